@@ -1,0 +1,261 @@
+//! Range scans over a B-tree in both directions. (InnoDB: btr0pcur, row_search.)
+//!
+//! A scan holds no latch between calls: each refill descends to its position (the first time
+//! from the start bound, then just past the last key it returned), copies a batch of records
+//! from the leaf (moving right with latch coupling when scanning forward), and releases. Values
+//! stored off-page are read while the leaf is still latched, so they cannot be freed under the
+//! reader. Moving left releases the current leaf and searches again (leaves are only latched
+//! left to right, btree LATCHING).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::buffer_pool::LatchMode;
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::mtr::{Mtr, PageRef};
+use crate::page::index_page as ip;
+use crate::page::record::{self, Tuple, REC_INFO_HAS_EXTERN};
+use crate::page::{self};
+use crate::types::{PageId, FIL_NULL};
+
+use super::{blob, descend, Bound, Index, Intent};
+
+/// Where a scan starts.
+#[derive(Clone, Debug)]
+pub enum Start {
+    /// The first (forward) or last (backward) record of the index.
+    End,
+    /// Records >= key (forward) / <= key (backward) when inclusive, else > / <. The key may be a
+    /// prefix of the ordering fields.
+    Key { key: Tuple, inclusive: bool },
+}
+
+/// A record copied out of a leaf, with its off-page values.
+#[derive(Clone, Debug, Default)]
+pub struct Fetched {
+    pub rec: Vec<u8>,
+    /// (field number, full value) for every field stored off-page.
+    pub externs: Vec<(usize, Vec<u8>)>,
+}
+
+impl Fetched {
+    /// A field's full value (None for NULL).
+    pub fn field<'a>(&'a self, layout: &record::RecLayout, i: usize) -> Option<&'a [u8]> {
+        if let Some((_, v)) = self.externs.iter().find(|(f, _)| *f == i) {
+            return Some(v);
+        }
+        record::field(layout, &self.rec, i)
+    }
+}
+
+/// Copies record `slot` of `leaf`, reading off-page values (leaf still latched).
+pub fn fetch(mtr: &mut Mtr<'_>, idx: &Index, leaf: PageRef, slot: usize) -> Result<Fetched> {
+    let rec = ip::rec(mtr.page(leaf), slot).to_vec();
+    let mut externs = Vec::new();
+    if record::info(&rec) & REC_INFO_HAS_EXTERN != 0 {
+        for (i, r) in record::FieldIter::new(&idx.leaf, &rec).enumerate() {
+            let r = r.expect("malformed record");
+            if r.ext {
+                let v = blob::read(mtr, idx.space, &rec[r.start..r.start + r.len])?;
+                externs.push((i, v));
+            }
+        }
+    }
+    Ok(Fetched { rec, externs })
+}
+
+pub struct Scan {
+    idx: Arc<Index>,
+    forward: bool,
+    start: Option<Start>,
+    /// Ordering key of the last record returned.
+    last: Option<Tuple>,
+    buf: VecDeque<Fetched>,
+    done: bool,
+    batch: usize,
+}
+
+impl Scan {
+    pub fn new(idx: Arc<Index>, start: Start, forward: bool) -> Self {
+        Scan {
+            idx,
+            forward,
+            start: Some(start),
+            last: None,
+            buf: VecDeque::new(),
+            done: false,
+            batch: 4,
+        }
+    }
+
+    pub fn index(&self) -> &Arc<Index> {
+        &self.idx
+    }
+
+    /// The next record, or None at the end of the index.
+    pub fn next(&mut self, inner: &Inner) -> Result<Option<Fetched>> {
+        if self.buf.is_empty() && !self.done {
+            self.refill(inner)?;
+        }
+        let Some(f) = self.buf.pop_front() else {
+            return Ok(None);
+        };
+        if self.buf.is_empty() {
+            self.last = Some(Tuple::from_rec(
+                &self.idx.leaf,
+                &f.rec,
+                self.idx.leaf.n_order,
+            ));
+        }
+        Ok(Some(f))
+    }
+
+    fn refill(&mut self, inner: &Inner) -> Result<()> {
+        let mut mtr = Mtr::new(inner);
+        let want = self.batch;
+        self.batch = (self.batch * 2).min(512);
+        // (key, bound) to descend with; the position is slot (forward) or slot-1 (backward).
+        let (key, bound) = match (&self.last, self.start.take()) {
+            (Some(last), _) => (
+                last.clone(),
+                if self.forward {
+                    Bound::Upper
+                } else {
+                    Bound::Lower
+                },
+            ),
+            (None, Some(Start::End)) | (None, None) => (
+                Tuple::new(),
+                if self.forward {
+                    Bound::Lower
+                } else {
+                    Bound::Upper
+                },
+            ),
+            (None, Some(Start::Key { key, inclusive })) => {
+                let b = match (self.forward, inclusive) {
+                    (true, true) | (false, false) => Bound::Lower,
+                    (true, false) | (false, true) => Bound::Upper,
+                };
+                (key, b)
+            }
+        };
+        let path = descend(&mut mtr, &self.idx, &key, bound, Intent::Read)?;
+        let leaf = path.leaf().page;
+        let slot = path.leaf().slot;
+        if self.forward {
+            self.collect_forward(&mut mtr, leaf, slot, want)?;
+        } else {
+            self.collect_backward(&mut mtr, leaf, slot, key, want)?;
+        }
+        mtr.commit()?;
+        Ok(())
+    }
+
+    fn collect_forward(
+        &mut self,
+        mtr: &mut Mtr<'_>,
+        mut leaf: PageRef,
+        mut slot: usize,
+        want: usize,
+    ) -> Result<()> {
+        loop {
+            let n = ip::n_recs(mtr.page(leaf));
+            while slot < n && self.buf.len() < want {
+                let f = fetch(mtr, &self.idx, leaf, slot)?;
+                self.buf.push_back(f);
+                slot += 1;
+            }
+            if self.buf.len() >= want && slot < n {
+                return Ok(());
+            }
+            let next = page::next(mtr.page(leaf));
+            if next == FIL_NULL {
+                self.done = self.buf.len() < want || slot >= n;
+                return Ok(());
+            }
+            if self.buf.len() >= want {
+                return Ok(());
+            }
+            let nl = mtr.get(PageId::new(self.idx.space, next), LatchMode::S)?;
+            mtr.release(leaf);
+            leaf = nl;
+            slot = 0;
+        }
+    }
+
+    fn collect_backward(
+        &mut self,
+        mtr: &mut Mtr<'_>,
+        leaf: PageRef,
+        slot: usize,
+        mut key: Tuple,
+        want: usize,
+    ) -> Result<()> {
+        let (mut leaf, mut slot) = (leaf, slot);
+        loop {
+            while slot > 0 && self.buf.len() < want {
+                slot -= 1;
+                let f = fetch(mtr, &self.idx, leaf, slot)?;
+                self.buf.push_back(f);
+            }
+            if self.buf.len() >= want {
+                return Ok(());
+            }
+            match self.prev_leaf(mtr, leaf, &mut key)? {
+                Some((l, s)) => (leaf, slot) = (l, s),
+                None => {
+                    self.done = true;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Releases `leaf` and latches the leaf before it, returning it with the number of its
+    /// records that come before `key` (every record of a consistent left neighbour). `key` is a
+    /// key no larger than any record of `leaf`; it is lowered as leaves are passed.
+    fn prev_leaf(
+        &self,
+        mtr: &mut Mtr<'_>,
+        mut leaf: PageRef,
+        key: &mut Tuple,
+    ) -> Result<Option<(PageRef, usize)>> {
+        loop {
+            let p = mtr.page(leaf);
+            // Lower the key to this leaf's first record (never raise it: records above the key
+            // were already returned or come after the scan position).
+            if ip::n_recs(p) > 0
+                && record::cmp_tuple_rec(&self.idx.leaf, key, ip::rec(p, 0))
+                    != std::cmp::Ordering::Less
+            {
+                *key = Tuple::from_rec(&self.idx.leaf, ip::rec(p, 0), self.idx.leaf.n_order);
+            }
+            let here = mtr.id(leaf).page;
+            let prev = page::prev(p);
+            mtr.release(leaf);
+            if prev == FIL_NULL {
+                return Ok(None);
+            }
+            let pl = mtr.get(PageId::new(self.idx.space, prev), LatchMode::S)?;
+            let pp = mtr.page(pl);
+            if page::page_type(pp) == Some(page::PageType::Index)
+                && ip::index_id(pp) == self.idx.id
+                && ip::is_leaf(pp)
+                && page::next(pp) == here
+            {
+                let n = ip::n_recs(pp);
+                return Ok(Some((pl, n)));
+            }
+            // The neighbourhood changed (split or merge): search for what precedes `key`.
+            mtr.release(pl);
+            let path = descend(mtr, &self.idx, key, Bound::Lower, Intent::Read)?;
+            let (l2, s2) = (path.leaf().page, path.leaf().slot);
+            if s2 > 0 {
+                return Ok(Some((l2, s2)));
+            }
+            leaf = l2;
+        }
+    }
+}

@@ -1,0 +1,904 @@
+//! Buffer pool: page frames allocated up front, page hash, LRU with an old sublist, free list,
+//! flush list ordered by oldest modification, page latches and pin counts.
+//! (InnoDB: buf0buf, buf0lru, buf0flu's lists.)
+//!
+//! OVERVIEW
+//! `innodb_buffer_pool_size` bytes of frames are allocated at open (one aligned block) and split
+//! evenly into `innodb_buffer_pool_instances`. A page belongs to the instance chosen by
+//! `PageId::fold`. Each instance has:
+//! ```text
+//!   hash[16]  RwLock<HashMap<PageId, frame>>   lookups take a shared lock only
+//!   lru       Mutex<{ LRU list (young | old sublist), free list }>
+//!   flush     Mutex<flush list>                 newest at head, oldest at tail
+//! ```
+//! A frame has a reader/writer latch guarding its bytes, a pin count that keeps it from being
+//! evicted, and the LSNs of its oldest and newest unflushed change.
+//!
+//! INVARIANTS
+//! - I1: a frame is in its instance's page hash iff it holds a page (state VALID or READING);
+//!   free-list frames have pin 0, no latch holders, oldest_modification 0.
+//! - I2: a frame is evicted (removed from the hash) only with pin == 0, observed under the hash
+//!   partition's write lock; pins are only taken under that partition's read or write lock, so
+//!   an evicted frame cannot be pinned concurrently.
+//! - I3: oldest_modification != 0 iff the frame is on its instance's flush list; both change only
+//!   under the flush-list mutex. Frames are added to a flush list only while the log mutex is
+//!   held (redo::Log::commit_mtr), so each list is ordered by oldest_modification.
+//! - I4: a dirty frame is never evicted; it becomes clean only after its image is durable in its
+//!   tablespace (flush module).
+//! - I5: frame bytes are read only under an S or X latch and written only under an X latch
+//!   (or by the reader that installed the frame, which holds X while the read runs).
+//!
+//! LATCHING (acquisition order, outermost first)
+//! page latches (tree order, see btree) -> log mutex -> flush-list mutex;
+//! LRU mutex -> hash partition lock. No page latch is awaited while holding any mutex here.
+
+mod lists;
+
+use std::alloc::{self, Layout};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::lock_api::{RawRwLock as _, RawRwLockDowngrade as _};
+use parking_lot::{Mutex, RawRwLock, RwLock};
+
+pub use lists::NIL;
+use lists::{Links, Lru};
+
+use crate::config::Tunables;
+use crate::types::{Lsn, PageId};
+
+pub type FrameIdx = u32;
+
+/// Page latch mode.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LatchMode {
+    S,
+    X,
+}
+
+const FREE: u8 = 0;
+const READING: u8 = 1;
+const VALID: u8 = 2;
+const INVALID: u8 = 3;
+
+const HASH_PARTITIONS: usize = 16;
+
+/// Hasher for `PageId` keys: the fold is already well mixed.
+#[derive(Default)]
+pub struct FoldHasher(u64);
+impl Hasher for FoldHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(32) ^ u64::from(v)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+type PageMap = HashMap<PageId, FrameIdx, BuildHasherDefault<FoldHasher>>;
+
+fn pack(id: PageId) -> u64 {
+    (u64::from(id.space) << 32) | u64::from(id.page)
+}
+fn unpack(v: u64) -> PageId {
+    PageId::new((v >> 32) as u32, v as u32)
+}
+
+/// Per-frame control block (InnoDB: buf_block_t).
+pub struct Frame {
+    latch: RawRwLock,
+    id: AtomicU64,
+    pin: AtomicU32,
+    state: AtomicU8,
+    /// Start LSN of the oldest change not yet on disk; 0 when clean. Protected by the flush-list
+    /// mutex of the frame's instance (I3).
+    pub oldest_modification: AtomicU64,
+    /// End LSN of the newest change. Written under the X latch and the log mutex.
+    pub newest_modification: AtomicU64,
+    /// Bumped by every structural change, so a cursor can tell whether its saved position is
+    /// still valid (InnoDB: modify_clock).
+    pub modify_clock: AtomicU64,
+    is_old: AtomicBool,
+    first_access_ms: AtomicU32,
+    young_clock: AtomicU64,
+    /// A flush batch holds this frame (pinned) and will write its copy.
+    pub in_flush: AtomicBool,
+}
+
+impl Frame {
+    fn new() -> Self {
+        Frame {
+            latch: RawRwLock::INIT,
+            id: AtomicU64::new(u64::MAX),
+            pin: AtomicU32::new(0),
+            state: AtomicU8::new(FREE),
+            oldest_modification: AtomicU64::new(0),
+            newest_modification: AtomicU64::new(0),
+            modify_clock: AtomicU64::new(0),
+            is_old: AtomicBool::new(false),
+            first_access_ms: AtomicU32::new(0),
+            young_clock: AtomicU64::new(0),
+            in_flush: AtomicBool::new(false),
+        }
+    }
+    pub fn page_id(&self) -> PageId {
+        unpack(self.id.load(Ordering::Acquire))
+    }
+    pub fn pins(&self) -> u32 {
+        self.pin.load(Ordering::Acquire)
+    }
+}
+
+/// The frames' memory: one block, 4 KiB aligned (ready for O_DIRECT).
+struct FrameMem {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+// SAFETY: the memory is only reached through frame latches (I5), which order all accesses.
+unsafe impl Send for FrameMem {}
+unsafe impl Sync for FrameMem {}
+impl Drop for FrameMem {
+    fn drop(&mut self) {
+        // SAFETY: allocated in BufferPool::new with this layout.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+struct LruFree {
+    lru: Lru,
+    free: Vec<FrameIdx>,
+}
+
+pub struct FlushList {
+    links: Links,
+}
+
+impl FlushList {
+    pub fn len(&self) -> u32 {
+        self.links.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.links.len == 0
+    }
+    /// Oldest (tail) frame.
+    pub fn tail(&self) -> FrameIdx {
+        self.links.tail
+    }
+    pub fn prev(&self, f: FrameIdx) -> FrameIdx {
+        self.links.prev(f)
+    }
+}
+
+pub struct Instance {
+    first: FrameIdx,
+    n: u32,
+    hash: Box<[RwLock<PageMap>]>,
+    lru: Mutex<LruFree>,
+    pub flush: Mutex<FlushList>,
+    /// Number of pages evicted from the LRU so far (InnoDB: freed_page_clock).
+    freed_clock: AtomicU64,
+}
+
+impl Instance {
+    fn partition(&self, id: PageId) -> &RwLock<PageMap> {
+        &self.hash[(id.fold() >> 7) as usize % HASH_PARTITIONS]
+    }
+    pub fn frames(&self) -> std::ops::Range<FrameIdx> {
+        self.first..self.first + self.n
+    }
+}
+
+/// Counters of the buffer pool (SHOW ENGINE INNODB STATUS / SHOW STATUS names in comments).
+#[derive(Default)]
+pub struct PoolStats {
+    /// Innodb_buffer_pool_read_requests
+    pub read_requests: AtomicU64,
+    /// Innodb_buffer_pool_reads
+    pub reads: AtomicU64,
+    /// Innodb_buffer_pool_wait_free
+    pub wait_free: AtomicU64,
+    /// pages made young / not young
+    pub made_young: AtomicU64,
+    pub made_not_young: AtomicU64,
+    pub evicted: AtomicU64,
+    pub created: AtomicU64,
+}
+
+pub struct BufferPool {
+    page_size: usize,
+    mem: FrameMem,
+    frames: Box<[Frame]>,
+    instances: Box<[Instance]>,
+    epoch: Instant,
+    tun: Arc<Tunables>,
+    pub stats: PoolStats,
+}
+
+/// Outcome of trying to install a frame for a page that was not in the pool.
+pub enum Install {
+    /// The frame now holds the page id, X-latched and pinned once, state READING (or VALID for
+    /// a new page).
+    Installed,
+    /// Another thread installed the page first; the given frame went back to the free list.
+    Raced,
+}
+
+impl BufferPool {
+    pub fn new(page_size: usize, pool_bytes: u64, n_instances: usize, tun: Arc<Tunables>) -> Self {
+        let n_frames = (pool_bytes / page_size as u64) as usize;
+        let per = (n_frames / n_instances).max(8) as u32;
+        let total = per as usize * n_instances;
+        let layout = Layout::from_size_align(total * page_size, 4096).expect("pool layout");
+        // SAFETY: layout has non-zero size (total >= 8 frames).
+        let ptr = unsafe { alloc::alloc_zeroed(layout) };
+        let Some(ptr) = NonNull::new(ptr) else {
+            alloc::handle_alloc_error(layout)
+        };
+        let frames: Box<[Frame]> = (0..total).map(|_| Frame::new()).collect();
+        let instances: Box<[Instance]> = (0..n_instances)
+            .map(|i| {
+                let first = i as u32 * per;
+                let free: Vec<FrameIdx> = (first..first + per).rev().collect();
+                Instance {
+                    first,
+                    n: per,
+                    hash: (0..HASH_PARTITIONS)
+                        .map(|_| RwLock::new(PageMap::default()))
+                        .collect(),
+                    lru: Mutex::new(LruFree {
+                        lru: Lru::new(first, per),
+                        free,
+                    }),
+                    flush: Mutex::new(FlushList {
+                        links: Links::new(first, per),
+                    }),
+                    freed_clock: AtomicU64::new(0),
+                }
+            })
+            .collect();
+        BufferPool {
+            page_size,
+            mem: FrameMem { ptr, layout },
+            frames,
+            instances,
+            epoch: Instant::now(),
+            tun,
+            stats: PoolStats::default(),
+        }
+    }
+
+    pub fn page_size(&self) -> usize {
+        self.page_size
+    }
+    pub fn n_frames(&self) -> usize {
+        self.frames.len()
+    }
+    pub fn instances(&self) -> &[Instance] {
+        &self.instances
+    }
+    pub fn instance_of(&self, id: PageId) -> usize {
+        (id.fold() % self.instances.len() as u64) as usize
+    }
+    pub fn instance_of_frame(&self, f: FrameIdx) -> usize {
+        (f / self.instances[0].n) as usize
+    }
+    pub fn frame(&self, f: FrameIdx) -> &Frame {
+        &self.frames[f as usize]
+    }
+
+    /// The bytes of a frame.
+    ///
+    /// # Safety
+    /// The caller holds the frame's S or X latch (I5) and keeps it for the life of the slice.
+    pub unsafe fn data(&self, f: FrameIdx) -> &[u8] {
+        let off = f as usize * self.page_size;
+        // SAFETY: in bounds of the allocation; aliasing governed by the latch (caller).
+        unsafe { std::slice::from_raw_parts(self.mem.ptr.as_ptr().add(off), self.page_size) }
+    }
+
+    /// The bytes of a frame, writable.
+    ///
+    /// # Safety
+    /// The caller holds the frame's X latch and no other slice of this frame is alive.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn data_mut(&self, f: FrameIdx) -> &mut [u8] {
+        let off = f as usize * self.page_size;
+        // SAFETY: as above, exclusive by the X latch (caller).
+        unsafe { std::slice::from_raw_parts_mut(self.mem.ptr.as_ptr().add(off), self.page_size) }
+    }
+
+    fn now_ms(&self) -> u32 {
+        (self.epoch.elapsed().as_millis() as u32).max(1)
+    }
+
+    // ---- latches -------------------------------------------------------------------------
+
+    pub fn latch(&self, f: FrameIdx, mode: LatchMode) {
+        let l = &self.frames[f as usize].latch;
+        match mode {
+            LatchMode::S => l.lock_shared(),
+            LatchMode::X => l.lock_exclusive(),
+        }
+    }
+
+    pub fn try_latch(&self, f: FrameIdx, mode: LatchMode) -> bool {
+        let l = &self.frames[f as usize].latch;
+        match mode {
+            LatchMode::S => l.try_lock_shared(),
+            LatchMode::X => l.try_lock_exclusive(),
+        }
+    }
+
+    /// Releases a latch taken with `latch`.
+    pub fn unlatch(&self, f: FrameIdx, mode: LatchMode) {
+        let l = &self.frames[f as usize].latch;
+        // SAFETY: callers pair every unlatch with a latch they hold (mtr memo / flush batch).
+        unsafe {
+            match mode {
+                LatchMode::S => l.unlock_shared(),
+                LatchMode::X => l.unlock_exclusive(),
+            }
+        }
+    }
+
+    /// Turns a held X latch into an S latch.
+    pub fn downgrade(&self, f: FrameIdx) {
+        // SAFETY: caller holds X (install path).
+        unsafe { self.frames[f as usize].latch.downgrade() }
+    }
+
+    pub fn unpin(&self, f: FrameIdx) {
+        let old = self.frames[f as usize].pin.fetch_sub(1, Ordering::AcqRel);
+        assert!(old > 0, "unpin of an unpinned frame");
+    }
+
+    /// Adds a pin to a frame the caller already has pinned.
+    pub fn repin(&self, f: FrameIdx) {
+        let old = self.frames[f as usize].pin.fetch_add(1, Ordering::AcqRel);
+        assert!(old > 0, "repin of an unpinned frame");
+    }
+
+    pub fn is_valid(&self, f: FrameIdx) -> bool {
+        self.frames[f as usize].state.load(Ordering::Acquire) == VALID
+    }
+
+    // ---- lookup, install, access -----------------------------------------------------------
+
+    /// Pins the frame holding `id` if the page is in the pool.
+    pub fn lookup_pin(&self, id: PageId) -> Option<FrameIdx> {
+        self.stats.read_requests.fetch_add(1, Ordering::Relaxed);
+        let inst = &self.instances[self.instance_of(id)];
+        let part = inst.partition(id).read();
+        let f = *part.get(&id)?;
+        self.frames[f as usize].pin.fetch_add(1, Ordering::AcqRel);
+        Some(f)
+    }
+
+    /// Pins `id`'s frame only if present and clean-or-dirty valid; used by flush and checks.
+    pub fn peek_pin(&self, id: PageId) -> Option<FrameIdx> {
+        let inst = &self.instances[self.instance_of(id)];
+        let part = inst.partition(id).read();
+        let f = *part.get(&id)?;
+        self.frames[f as usize].pin.fetch_add(1, Ordering::AcqRel);
+        Some(f)
+    }
+
+    /// Takes a frame from the free list, or evicts a clean unpinned page from the LRU tail
+    /// (scanning at most `depth` frames). None if neither is possible.
+    pub fn try_free_frame(&self, inst_idx: usize, depth: u32) -> Option<FrameIdx> {
+        let inst = &self.instances[inst_idx];
+        let mut g = inst.lru.lock();
+        if let Some(f) = g.free.pop() {
+            return Some(f);
+        }
+        let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
+        let mut cur = g.lru.links.tail;
+        let mut scanned = 0;
+        while cur != NIL && scanned < depth {
+            let prev = g.lru.links.prev(cur);
+            if self.try_evict_locked(inst, &mut g, cur, pct) {
+                return Some(cur);
+            }
+            cur = prev;
+            scanned += 1;
+        }
+        None
+    }
+
+    /// Evicts `f` if it is clean and unpinned. Called with the LRU mutex held.
+    fn try_evict_locked(&self, inst: &Instance, g: &mut LruFree, f: FrameIdx, pct: u32) -> bool {
+        let fr = &self.frames[f as usize];
+        if fr.pin.load(Ordering::Acquire) != 0
+            || fr.oldest_modification.load(Ordering::Acquire) != 0
+            || fr.state.load(Ordering::Acquire) != VALID
+        {
+            return false;
+        }
+        let id = fr.page_id();
+        let mut part = inst.partition(id).write();
+        // Recheck under the write lock: no pin can be taken now (I2).
+        if fr.pin.load(Ordering::Acquire) != 0
+            || fr.oldest_modification.load(Ordering::Acquire) != 0
+        {
+            return false;
+        }
+        part.remove(&id);
+        drop(part);
+        fr.state.store(FREE, Ordering::Release);
+        fr.id.store(u64::MAX, Ordering::Release);
+        let frames = &self.frames;
+        g.lru.remove(f, pct, &mut |x, v| {
+            frames[x as usize].is_old.store(v, Ordering::Relaxed)
+        });
+        inst.freed_clock.fetch_add(1, Ordering::Relaxed);
+        self.stats.evicted.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Moves clean unpinned pages from the LRU tail to the free list until it holds `want`
+    /// frames, scanning at most `depth` frames. Returns the number freed. (Page cleaner.)
+    pub fn replenish_free(&self, inst_idx: usize, want: usize, depth: u32) -> usize {
+        let inst = &self.instances[inst_idx];
+        let mut g = inst.lru.lock();
+        let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
+        let mut cur = g.lru.links.tail;
+        let mut scanned = 0;
+        let mut freed = 0;
+        while cur != NIL && scanned < depth && g.free.len() < want {
+            let prev = g.lru.links.prev(cur);
+            if self.try_evict_locked(inst, &mut g, cur, pct) {
+                g.free.push(cur);
+                freed += 1;
+            }
+            cur = prev;
+            scanned += 1;
+        }
+        freed
+    }
+
+    /// Dirty, unpinned frames among the last `depth` of the LRU (page cleaner's LRU flush).
+    pub fn lru_tail_dirty(&self, inst_idx: usize, depth: u32, out: &mut Vec<FrameIdx>) {
+        let inst = &self.instances[inst_idx];
+        let g = inst.lru.lock();
+        let mut cur = g.lru.links.tail;
+        let mut scanned = 0;
+        while cur != NIL && scanned < depth {
+            let fr = &self.frames[cur as usize];
+            if fr.oldest_modification.load(Ordering::Acquire) != 0
+                && fr.pin.load(Ordering::Acquire) == 0
+                && !fr.in_flush.load(Ordering::Acquire)
+            {
+                out.push(cur);
+            }
+            cur = g.lru.links.prev(cur);
+            scanned += 1;
+        }
+    }
+
+    pub fn free_len(&self, inst_idx: usize) -> usize {
+        self.instances[inst_idx].lru.lock().free.len()
+    }
+
+    /// Returns an unused frame to the free list.
+    pub fn release_free_frame(&self, inst_idx: usize, f: FrameIdx) {
+        self.instances[inst_idx].lru.lock().free.push(f);
+    }
+
+    /// Installs `id` into free frame `f` (from `try_free_frame` of the page's instance): the
+    /// frame is X-latched, pinned once and in the page hash. `new_page` marks it VALID at once
+    /// (a page being created, not read).
+    pub fn install(&self, id: PageId, f: FrameIdx, new_page: bool) -> Install {
+        let ii = self.instance_of(id);
+        let inst = &self.instances[ii];
+        let fr = &self.frames[f as usize];
+        {
+            let mut part = inst.partition(id).write();
+            if part.contains_key(&id) {
+                drop(part);
+                self.release_free_frame(ii, f);
+                return Install::Raced;
+            }
+            let ok = fr.latch.try_lock_exclusive();
+            assert!(ok, "free frame {f} is latched");
+            fr.id.store(pack(id), Ordering::Release);
+            fr.pin.store(1, Ordering::Release);
+            fr.state
+                .store(if new_page { VALID } else { READING }, Ordering::Release);
+            fr.modify_clock.fetch_add(1, Ordering::Relaxed);
+            fr.first_access_ms.store(0, Ordering::Relaxed);
+            part.insert(id, f);
+        }
+        let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
+        let frames = &self.frames;
+        inst.lru.lock().lru.insert_old(f, pct, &mut |x, v| {
+            frames[x as usize].is_old.store(v, Ordering::Relaxed)
+        });
+        if new_page {
+            self.stats.created.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.stats.reads.fetch_add(1, Ordering::Relaxed);
+        }
+        Install::Installed
+    }
+
+    /// The read into an installed frame succeeded.
+    pub fn complete_read(&self, f: FrameIdx) {
+        self.frames[f as usize]
+            .state
+            .store(VALID, Ordering::Release);
+    }
+
+    /// The read into an installed frame failed: take the page out of the pool. The caller holds
+    /// the X latch and one pin; both are released here. Threads waiting on the latch see the
+    /// frame INVALID, drop their pins and retry.
+    pub fn abort_read(&self, f: FrameIdx) {
+        let fr = &self.frames[f as usize];
+        let id = fr.page_id();
+        let ii = self.instance_of(id);
+        let inst = &self.instances[ii];
+        fr.state.store(INVALID, Ordering::Release);
+        {
+            let mut g = inst.lru.lock();
+            let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
+            let frames = &self.frames;
+            g.lru.remove(f, pct, &mut |x, v| {
+                frames[x as usize].is_old.store(v, Ordering::Relaxed)
+            });
+            inst.partition(id).write().remove(&id);
+        }
+        self.unlatch(f, LatchMode::X);
+        self.unpin(f);
+        // Waiters release their pins as soon as they get the latch.
+        while fr.pin.load(Ordering::Acquire) != 0 {
+            std::thread::yield_now();
+        }
+        fr.id.store(u64::MAX, Ordering::Release);
+        fr.state.store(FREE, Ordering::Release);
+        self.release_free_frame(ii, f);
+    }
+
+    /// LRU bookkeeping after a page was latched (InnoDB: buf_page_make_young_if_needed).
+    pub fn on_access(&self, f: FrameIdx) {
+        let fr = &self.frames[f as usize];
+        let inst_idx = self.instance_of_frame(f);
+        let inst = &self.instances[inst_idx];
+        if fr.is_old.load(Ordering::Relaxed) {
+            let now = self.now_ms();
+            let first = fr.first_access_ms.load(Ordering::Relaxed);
+            let window = self.tun.old_blocks_time.load(Ordering::Relaxed);
+            if first == 0 {
+                fr.first_access_ms.store(now, Ordering::Relaxed);
+                if window != 0 {
+                    self.stats.made_not_young.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+            } else if now.wrapping_sub(first) < window {
+                self.stats.made_not_young.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            self.make_young(inst, f);
+        } else {
+            // A young page moves to the head only once a quarter of the young sublist has been
+            // evicted since it was last moved, so hot pages cost no mutex.
+            let clock = inst.freed_clock.load(Ordering::Relaxed);
+            let pct = u64::from(self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95));
+            let young_quarter = u64::from(inst.n) * (100 - pct) / 400;
+            if clock.saturating_sub(fr.young_clock.load(Ordering::Relaxed)) > young_quarter {
+                self.make_young(inst, f);
+            }
+        }
+    }
+
+    fn make_young(&self, inst: &Instance, f: FrameIdx) {
+        let fr = &self.frames[f as usize];
+        let mut g = inst.lru.lock();
+        if g.lru.links.contains(f) {
+            let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
+            let frames = &self.frames;
+            g.lru.make_young(f, pct, &mut |x, v| {
+                frames[x as usize].is_old.store(v, Ordering::Relaxed)
+            });
+            fr.young_clock
+                .store(inst.freed_clock.load(Ordering::Relaxed), Ordering::Relaxed);
+            self.stats.made_young.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    // ---- flush list --------------------------------------------------------------------------
+
+    /// Marks a frame dirty from `start_lsn` if it was clean. Called by mtr commit with the log
+    /// mutex held (I3), so list order follows LSN order.
+    pub fn note_modified(&self, f: FrameIdx, start_lsn: Lsn, end_lsn: Lsn) {
+        let fr = &self.frames[f as usize];
+        fr.newest_modification.store(end_lsn, Ordering::Release);
+        if fr.oldest_modification.load(Ordering::Acquire) == 0 {
+            let inst = &self.instances[self.instance_of_frame(f)];
+            let mut fl = inst.flush.lock();
+            if fr.oldest_modification.load(Ordering::Acquire) == 0 {
+                fr.oldest_modification.store(start_lsn, Ordering::Release);
+                fl.links.push_head(f);
+            }
+        }
+    }
+
+    /// Marks a frame dirty during recovery, keeping the list sorted (pages are applied out of
+    /// LSN order there).
+    pub fn note_recovered(&self, f: FrameIdx, oldest: Lsn, newest: Lsn) {
+        let fr = &self.frames[f as usize];
+        fr.newest_modification.store(newest, Ordering::Release);
+        let inst = &self.instances[self.instance_of_frame(f)];
+        let mut fl = inst.flush.lock();
+        let cur_oldest = fr.oldest_modification.load(Ordering::Acquire);
+        if cur_oldest != 0 {
+            if cur_oldest <= oldest {
+                return;
+            }
+            fl.links.remove(f);
+        }
+        fr.oldest_modification.store(oldest, Ordering::Release);
+        // Walk from the head (newest) to the first frame not newer than `oldest`.
+        let mut at = fl.links.head;
+        while at != NIL
+            && self.frames[at as usize]
+                .oldest_modification
+                .load(Ordering::Acquire)
+                > oldest
+        {
+            at = fl.links.next(at);
+        }
+        fl.links.insert_before(f, at);
+    }
+
+    /// After a flushed image of `f` with `newest_modification == flushed_lsn` became durable:
+    /// marks the frame clean unless it changed again meanwhile (then it stays on the list with
+    /// its old oldest_modification, which is conservative).
+    pub fn mark_clean_if_unchanged(&self, f: FrameIdx, flushed_lsn: Lsn) -> bool {
+        let fr = &self.frames[f as usize];
+        let inst = &self.instances[self.instance_of_frame(f)];
+        let mut fl = inst.flush.lock();
+        if fr.oldest_modification.load(Ordering::Acquire) != 0
+            && fr.newest_modification.load(Ordering::Acquire) == flushed_lsn
+        {
+            fl.links.remove(f);
+            fr.oldest_modification.store(0, Ordering::Release);
+            return true;
+        }
+        false
+    }
+
+    /// Smallest oldest_modification over all flush lists (None if no page is dirty).
+    pub fn min_oldest_modification(&self) -> Option<Lsn> {
+        let mut min: Option<Lsn> = None;
+        for inst in self.instances.iter() {
+            let fl = inst.flush.lock();
+            let t = fl.links.tail;
+            if t != NIL {
+                let v = self.frames[t as usize]
+                    .oldest_modification
+                    .load(Ordering::Acquire);
+                min = Some(min.map_or(v, |m| m.min(v)));
+            }
+        }
+        min
+    }
+
+    /// Dirty pages in the pool.
+    pub fn n_dirty(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| i.flush.lock().links.len as usize)
+            .sum()
+    }
+
+    /// Pages holding data (in the LRU).
+    pub fn n_data(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| i.lru.lock().lru.links.len as usize)
+            .sum()
+    }
+
+    pub fn n_free(&self) -> usize {
+        self.instances.iter().map(|i| i.lru.lock().free.len()).sum()
+    }
+
+    /// LRU length and old sublist length of one instance.
+    pub fn lru_lens(&self, inst_idx: usize) -> (u32, u32) {
+        let g = self.instances[inst_idx].lru.lock();
+        (g.lru.links.len, g.lru.old_len)
+    }
+
+    /// Collects up to `max` frames from the tail (oldest end) of an instance's flush list whose
+    /// oldest_modification is below `lsn_limit`, skipping frames already in a batch.
+    pub fn flush_list_tail(
+        &self,
+        inst_idx: usize,
+        lsn_limit: Lsn,
+        max: usize,
+        out: &mut Vec<FrameIdx>,
+    ) {
+        let fl = self.instances[inst_idx].flush.lock();
+        let mut cur = fl.links.tail;
+        while cur != NIL && out.len() < max {
+            let fr = &self.frames[cur as usize];
+            if fr.oldest_modification.load(Ordering::Acquire) >= lsn_limit {
+                break;
+            }
+            if !fr.in_flush.load(Ordering::Acquire) {
+                out.push(cur);
+            }
+            cur = fl.links.prev(cur);
+        }
+    }
+
+    /// Pins a frame found on a list (flush list or LRU) so a flush can copy it; fails if the
+    /// frame is being freed.
+    pub fn pin_for_flush(&self, f: FrameIdx) -> bool {
+        let fr = &self.frames[f as usize];
+        let id = fr.page_id();
+        if id.space == u32::MAX {
+            return false;
+        }
+        let inst = &self.instances[self.instance_of(id)];
+        let part = inst.partition(id).read();
+        if part.get(&id) != Some(&f) || fr.state.load(Ordering::Acquire) != VALID {
+            return false;
+        }
+        if fr.in_flush.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        fr.pin.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    /// Drops every page of `space` from the pool, discarding unflushed changes (the tablespace
+    /// is being dropped). Waits for pins to go (flush batches finishing).
+    pub fn evict_space(&self, space: u32) {
+        for inst in self.instances.iter() {
+            let mut victims = Vec::new();
+            for part in inst.hash.iter() {
+                for (id, &f) in part.read().iter() {
+                    if id.space == space {
+                        victims.push(f);
+                    }
+                }
+            }
+            for f in victims {
+                let fr = &self.frames[f as usize];
+                while fr.pin.load(Ordering::Acquire) != 0 {
+                    std::thread::yield_now();
+                }
+                {
+                    let mut fl = inst.flush.lock();
+                    if fr.oldest_modification.load(Ordering::Acquire) != 0 {
+                        fl.links.remove(f);
+                        fr.oldest_modification.store(0, Ordering::Release);
+                    }
+                }
+                let mut g = inst.lru.lock();
+                let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
+                if self.try_evict_locked(inst, &mut g, f, pct) {
+                    g.free.push(f);
+                }
+            }
+        }
+    }
+
+    /// Debug/check helper: verifies list invariants of every instance.
+    pub fn check_lists(&self) -> Result<(), String> {
+        for inst in self.instances.iter() {
+            let g = inst.lru.lock();
+            g.lru.check()?;
+            let fl = inst.flush.lock();
+            let mut cur = fl.links.tail;
+            let mut last = 0;
+            let mut n = 0;
+            while cur != NIL {
+                let o = self.frames[cur as usize]
+                    .oldest_modification
+                    .load(Ordering::Acquire);
+                if o == 0 {
+                    return Err(format!("frame {cur} on flush list is clean"));
+                }
+                if o < last {
+                    return Err(format!("flush list out of order at frame {cur}"));
+                }
+                last = o;
+                n += 1;
+                cur = fl.links.prev(cur);
+            }
+            if n != fl.links.len {
+                return Err("flush list length".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TunableValues;
+
+    fn pool(frames: u64) -> BufferPool {
+        BufferPool::new(
+            4096,
+            frames * 4096,
+            1,
+            Arc::new(Tunables::new(&TunableValues::default())),
+        )
+    }
+
+    #[test]
+    fn install_lookup_evict() {
+        let bp = pool(16);
+        let id = PageId::new(1, 5);
+        assert!(bp.lookup_pin(id).is_none());
+        let f = bp.try_free_frame(0, 100).unwrap();
+        assert!(matches!(bp.install(id, f, false), Install::Installed));
+        // SAFETY: X latched by install.
+        unsafe { bp.data_mut(f)[0] = 7 };
+        bp.complete_read(f);
+        bp.unlatch(f, LatchMode::X);
+        bp.unpin(f);
+        let g = bp.lookup_pin(id).unwrap();
+        assert_eq!(g, f);
+        bp.latch(g, LatchMode::S);
+        // SAFETY: S latched.
+        assert_eq!(unsafe { bp.data(g)[0] }, 7);
+        bp.unlatch(g, LatchMode::S);
+        // Pinned pages are not evicted.
+        for i in 0..15 {
+            let h = bp.try_free_frame(0, 100).unwrap();
+            assert!(matches!(
+                bp.install(PageId::new(2, i), h, true),
+                Install::Installed
+            ));
+            bp.unlatch(h, LatchMode::X);
+            bp.unpin(h);
+        }
+        let victim = bp.try_free_frame(0, 100).unwrap();
+        assert_ne!(victim, f);
+        bp.release_free_frame(0, victim);
+        bp.unpin(g);
+        bp.check_lists().unwrap();
+    }
+
+    #[test]
+    fn dirty_pages_are_not_evicted_and_flush_list_is_ordered() {
+        let bp = pool(8);
+        let mut fs = Vec::new();
+        for i in 0..8 {
+            let f = bp.try_free_frame(0, 100).unwrap();
+            assert!(matches!(
+                bp.install(PageId::new(3, i), f, true),
+                Install::Installed
+            ));
+            bp.note_modified(f, 100 + u64::from(i), 200 + u64::from(i));
+            bp.unlatch(f, LatchMode::X);
+            bp.unpin(f);
+            fs.push(f);
+        }
+        assert!(
+            bp.try_free_frame(0, 100).is_none(),
+            "all dirty: nothing to evict"
+        );
+        assert_eq!(bp.min_oldest_modification(), Some(100));
+        assert!(!bp.mark_clean_if_unchanged(fs[0], 150));
+        assert!(bp.mark_clean_if_unchanged(fs[0], 200));
+        assert_eq!(bp.min_oldest_modification(), Some(101));
+        bp.note_recovered(fs[0], 50, 60);
+        assert_eq!(bp.min_oldest_modification(), Some(50));
+        bp.check_lists().unwrap();
+        assert!(bp.mark_clean_if_unchanged(fs[0], 60));
+        assert_eq!(bp.try_free_frame(0, 100), Some(fs[0]));
+    }
+}

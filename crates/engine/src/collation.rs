@@ -1,0 +1,200 @@
+//! String comparison for key columns of character types (InnoDB: cmp_data with the column's
+//! charset-collation). Every other column kind compares with memcmp because its stored bytes
+//! are memcomparable (docs/format/record.md).
+
+use std::cmp::Ordering;
+
+/// A collation, identified by its MySQL collation id.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Collation {
+    /// `binary` (63): raw bytes, trailing bytes significant.
+    Binary,
+    /// `latin1_swedish_ci` (8): case-insensitive, PAD SPACE.
+    Latin1SwedishCi,
+    /// `latin1_bin` (47): bytes, PAD SPACE.
+    Latin1Bin,
+    /// `utf8mb4_general_ci` (45): per-character case folding, PAD SPACE.
+    Utf8mb4GeneralCi,
+    /// `utf8mb4_bin` (46): code points, PAD SPACE.
+    Utf8mb4Bin,
+    /// `utf8mb4_0900_ai_ci` (255): accent- and case-insensitive, NO PAD.
+    Utf8mb40900AiCi,
+    /// `utf8mb4_0900_bin` (309): code points, NO PAD.
+    Utf8mb40900Bin,
+}
+
+impl Collation {
+    pub fn id(self) -> u16 {
+        match self {
+            Collation::Binary => 63,
+            Collation::Latin1SwedishCi => 8,
+            Collation::Latin1Bin => 47,
+            Collation::Utf8mb4GeneralCi => 45,
+            Collation::Utf8mb4Bin => 46,
+            Collation::Utf8mb40900AiCi => 255,
+            Collation::Utf8mb40900Bin => 309,
+        }
+    }
+
+    pub fn from_id(id: u16) -> Option<Collation> {
+        Some(match id {
+            63 => Collation::Binary,
+            8 => Collation::Latin1SwedishCi,
+            47 => Collation::Latin1Bin,
+            45 => Collation::Utf8mb4GeneralCi,
+            46 => Collation::Utf8mb4Bin,
+            255 => Collation::Utf8mb40900AiCi,
+            309 => Collation::Utf8mb40900Bin,
+            _ => return None,
+        })
+    }
+
+    fn pad_space(self) -> bool {
+        matches!(
+            self,
+            Collation::Latin1SwedishCi
+                | Collation::Latin1Bin
+                | Collation::Utf8mb4GeneralCi
+                | Collation::Utf8mb4Bin
+        )
+    }
+
+    /// Compares two stored values.
+    pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
+        match self {
+            Collation::Binary | Collation::Utf8mb40900Bin => a.cmp(b),
+            // UTF-8 byte order is code point order.
+            Collation::Latin1Bin | Collation::Utf8mb4Bin => trim_spaces(a).cmp(trim_spaces(b)),
+            Collation::Latin1SwedishCi => {
+                let (a, b) = (trim_spaces(a), trim_spaces(b));
+                a.iter()
+                    .map(|&c| latin1_fold(c))
+                    .cmp(b.iter().map(|&c| latin1_fold(c)))
+            }
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi => {
+                let (a, b) = if self.pad_space() {
+                    (trim_spaces(a), trim_spaces(b))
+                } else {
+                    (a, b)
+                };
+                let ai = self == Collation::Utf8mb40900AiCi;
+                let fa = chars(a).map(|c| fold_char(c, ai));
+                let fb = chars(b).map(|c| fold_char(c, ai));
+                fa.cmp(fb)
+            }
+        }
+    }
+}
+
+impl Collation {
+    /// Bytes that are equal for two values iff `compare` says they are equal (used to lock
+    /// unique key values).
+    pub fn sort_key(self, s: &[u8]) -> Vec<u8> {
+        match self {
+            Collation::Binary | Collation::Utf8mb40900Bin => s.to_vec(),
+            Collation::Latin1Bin | Collation::Utf8mb4Bin => trim_spaces(s).to_vec(),
+            Collation::Latin1SwedishCi => trim_spaces(s).iter().map(|&c| latin1_fold(c)).collect(),
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi => {
+                let s = if self.pad_space() { trim_spaces(s) } else { s };
+                let ai = self == Collation::Utf8mb40900AiCi;
+                chars(s)
+                    .flat_map(|c| fold_char(c, ai).to_be_bytes())
+                    .collect()
+            }
+        }
+    }
+}
+
+fn trim_spaces(s: &[u8]) -> &[u8] {
+    let mut n = s.len();
+    while n > 0 && s[n - 1] == b' ' {
+        n -= 1;
+    }
+    &s[..n]
+}
+
+fn latin1_fold(c: u8) -> u8 {
+    match c {
+        b'a'..=b'z' => c - 32,
+        0xE0..=0xFE if c != 0xF7 => c - 32,
+        _ => c,
+    }
+}
+
+/// Decodes UTF-8 leniently: an invalid byte becomes U+FFFD followed by the rest.
+fn chars(s: &[u8]) -> impl Iterator<Item = char> + '_ {
+    s.utf8_chunks().flat_map(|chunk| {
+        let bad = if chunk.invalid().is_empty() {
+            None
+        } else {
+            Some('\u{FFFD}')
+        };
+        chunk.valid().chars().chain(bad)
+    })
+}
+
+/// Weight of one character: upper case; for accent-insensitive collations, Latin letters with
+/// diacritics fold to their base letter.
+fn fold_char(c: char, accent_insensitive: bool) -> u32 {
+    let c = if accent_insensitive {
+        strip_accent(c)
+    } else {
+        c
+    };
+    let mut up = c.to_uppercase();
+    match (up.next(), up.next()) {
+        (Some(u), None) => u as u32,
+        _ => c as u32,
+    }
+}
+
+fn strip_accent(c: char) -> char {
+    match c {
+        'À'..='Å' | 'à'..='å' | 'Ā'..='ą' => 'a',
+        'Ç' | 'ç' | 'Ć'..='č' => 'c',
+        'È'..='Ë' | 'è'..='ë' | 'Ē'..='ě' => 'e',
+        'Ì'..='Ï' | 'ì'..='ï' | 'Ĩ'..='ı' => 'i',
+        'Ñ' | 'ñ' | 'Ń'..='ň' => 'n',
+        'Ò'..='Ö' | 'Ø' | 'ò'..='ö' | 'ø' | 'Ō'..='ő' => 'o',
+        'Ù'..='Ü' | 'ù'..='ü' | 'Ũ'..='ų' => 'u',
+        'Ý' | 'ý' | 'ÿ' | 'Ÿ' => 'y',
+        'ß' => 's',
+        _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Ordering::*;
+
+    #[test]
+    fn pad_space_and_case() {
+        let c = Collation::Utf8mb4GeneralCi;
+        assert_eq!(c.compare(b"abc", b"ABC  "), Equal);
+        assert_eq!(c.compare(b"abc", b"abd"), Less);
+        assert_eq!(Collation::Utf8mb40900AiCi.compare(b"abc", b"abc "), Less);
+        assert_eq!(
+            Collation::Utf8mb40900AiCi.compare("résumé".as_bytes(), b"RESUME"),
+            Equal
+        );
+        assert_eq!(Collation::Binary.compare(b"a", b"a "), Less);
+        assert_eq!(Collation::Latin1SwedishCi.compare(b"Zed", b"zed"), Equal);
+        for c in [
+            Collation::Utf8mb4GeneralCi,
+            Collation::Utf8mb40900AiCi,
+            Collation::Latin1SwedishCi,
+        ] {
+            for (a, b) in [(&b"abc"[..], &b"ABC  "[..]), (b"x", b"y"), (b"a ", b"a")] {
+                assert_eq!(
+                    c.compare(a, b) == Equal,
+                    c.sort_key(a) == c.sort_key(b),
+                    "{c:?}"
+                );
+            }
+        }
+        for id in [63, 8, 47, 45, 46, 255, 309] {
+            assert_eq!(Collation::from_id(id).map(Collation::id), Some(id));
+        }
+    }
+}

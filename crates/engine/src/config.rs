@@ -1,0 +1,200 @@
+//! Engine configuration, named after InnoDB's variables. Static settings are fixed at open;
+//! dynamic ones live in [`Tunables`] (atomics) so `SET GLOBAL` takes effect at once.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+
+/// Settings fixed for the life of an open engine.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// The data directory (`--datadir`).
+    pub datadir: PathBuf,
+    /// `innodb_page_size`: 4, 8, 16 (default), 32 or 64 KiB; fixed at initialisation.
+    pub page_size: usize,
+    /// `innodb_buffer_pool_size` in bytes (default 128 MiB).
+    pub buffer_pool_size: u64,
+    /// `innodb_buffer_pool_instances` (default 1 below 1 GiB of pool, else 8).
+    pub buffer_pool_instances: usize,
+    /// `innodb_page_cleaners` (default 4, at most the number of pool instances... and at least 1).
+    pub page_cleaners: usize,
+    /// `innodb_log_buffer_size` in bytes (default 16 MiB).
+    pub log_buffer_size: usize,
+    /// `innodb_log_file_size` in bytes (default 48 MiB).
+    pub log_file_size: u64,
+    /// `innodb_log_files_in_group` (default 2).
+    pub log_files_in_group: u32,
+    /// `innodb_doublewrite` (default ON).
+    pub doublewrite: bool,
+    /// Threads applying redo during crash recovery (default: available cores, at least 2).
+    pub recovery_threads: usize,
+    /// Start page cleaner and master threads. Deterministic tests turn this off and drive
+    /// flushing and checkpoints themselves.
+    pub background_threads: bool,
+    /// Initial values of the dynamic settings.
+    pub tunables: TunableValues,
+}
+
+/// Values of the dynamic settings, used to seed [`Tunables`].
+#[derive(Clone, Debug)]
+pub struct TunableValues {
+    pub flush_log_at_trx_commit: u8,
+    pub flush_log_at_timeout: u32,
+    pub io_capacity: u64,
+    pub io_capacity_max: u64,
+    pub max_dirty_pages_pct: f64,
+    pub max_dirty_pages_pct_lwm: f64,
+    pub adaptive_flushing: bool,
+    pub adaptive_flushing_lwm: f64,
+    pub old_blocks_pct: u32,
+    pub old_blocks_time: u32,
+    pub lru_scan_depth: u32,
+    /// innodb_lock_wait_timeout, seconds.
+    pub lock_wait_timeout: u64,
+}
+
+impl Default for TunableValues {
+    fn default() -> Self {
+        TunableValues {
+            flush_log_at_trx_commit: 1,
+            flush_log_at_timeout: 1,
+            io_capacity: 200,
+            io_capacity_max: 2000,
+            max_dirty_pages_pct: 90.0,
+            max_dirty_pages_pct_lwm: 10.0,
+            adaptive_flushing: true,
+            adaptive_flushing_lwm: 10.0,
+            old_blocks_pct: 37,
+            old_blocks_time: 1000,
+            lru_scan_depth: 1024,
+            lock_wait_timeout: 50,
+        }
+    }
+}
+
+impl EngineConfig {
+    /// MySQL 8.0 defaults for everything but the data directory.
+    pub fn new(datadir: impl Into<PathBuf>) -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        EngineConfig {
+            datadir: datadir.into(),
+            page_size: 16384,
+            buffer_pool_size: 128 << 20,
+            buffer_pool_instances: 1,
+            page_cleaners: 1,
+            log_buffer_size: 16 << 20,
+            log_file_size: 48 << 20,
+            log_files_in_group: 2,
+            doublewrite: true,
+            recovery_threads: cores.max(2),
+            background_threads: true,
+            tunables: TunableValues::default(),
+        }
+    }
+
+    /// Checks ranges the way mysqld does at startup; returns a message naming the variable.
+    pub fn validate(&self) -> Result<(), String> {
+        if ![4096, 8192, 16384, 32768, 65536].contains(&self.page_size) {
+            return Err(format!(
+                "innodb_page_size={} is not one of 4096, 8192, 16384, 32768, 65536",
+                self.page_size
+            ));
+        }
+        let min_pool = (self.page_size as u64) * 64;
+        if self.buffer_pool_size < min_pool {
+            return Err(format!(
+                "innodb_buffer_pool_size={} is too small: at least {} bytes (64 pages) are needed",
+                self.buffer_pool_size, min_pool
+            ));
+        }
+        if self.buffer_pool_instances == 0 || self.buffer_pool_instances > 64 {
+            return Err("innodb_buffer_pool_instances must be between 1 and 64".into());
+        }
+        if self.page_cleaners == 0 || self.page_cleaners > 64 {
+            return Err("innodb_page_cleaners must be between 1 and 64".into());
+        }
+        if self.log_files_in_group < 1 || self.log_files_in_group > 100 {
+            return Err("innodb_log_files_in_group must be between 1 and 100".into());
+        }
+        if self.log_file_size < 64 * 1024 || self.log_file_size % 4096 != 0 {
+            return Err(
+                "innodb_log_file_size must be at least 64 KiB and a multiple of 4096".into(),
+            );
+        }
+        if self.log_buffer_size < 64 * 1024 {
+            return Err("innodb_log_buffer_size must be at least 64 KiB".into());
+        }
+        Ok(())
+    }
+}
+
+/// Dynamic settings, read on every use so a change applies at once.
+pub struct Tunables {
+    pub flush_log_at_trx_commit: AtomicU8,
+    pub flush_log_at_timeout: AtomicU32,
+    pub io_capacity: AtomicU64,
+    pub io_capacity_max: AtomicU64,
+    /// Stored as percent * 1000.
+    max_dirty_pages_pct_milli: AtomicU64,
+    max_dirty_pages_pct_lwm_milli: AtomicU64,
+    adaptive_flushing_lwm_milli: AtomicU64,
+    pub adaptive_flushing: AtomicBool,
+    pub old_blocks_pct: AtomicU32,
+    pub old_blocks_time: AtomicU32,
+    pub lru_scan_depth: AtomicU32,
+    pub lock_wait_timeout: AtomicU64,
+}
+
+fn milli(v: f64) -> u64 {
+    (v * 1000.0).round().max(0.0) as u64
+}
+
+impl Tunables {
+    pub fn new(v: &TunableValues) -> Self {
+        Tunables {
+            flush_log_at_trx_commit: AtomicU8::new(v.flush_log_at_trx_commit),
+            flush_log_at_timeout: AtomicU32::new(v.flush_log_at_timeout),
+            io_capacity: AtomicU64::new(v.io_capacity),
+            io_capacity_max: AtomicU64::new(v.io_capacity_max),
+            max_dirty_pages_pct_milli: AtomicU64::new(milli(v.max_dirty_pages_pct)),
+            max_dirty_pages_pct_lwm_milli: AtomicU64::new(milli(v.max_dirty_pages_pct_lwm)),
+            adaptive_flushing_lwm_milli: AtomicU64::new(milli(v.adaptive_flushing_lwm)),
+            adaptive_flushing: AtomicBool::new(v.adaptive_flushing),
+            old_blocks_pct: AtomicU32::new(v.old_blocks_pct),
+            old_blocks_time: AtomicU32::new(v.old_blocks_time),
+            lru_scan_depth: AtomicU32::new(v.lru_scan_depth),
+            lock_wait_timeout: AtomicU64::new(v.lock_wait_timeout),
+        }
+    }
+    pub fn trx_commit(&self) -> u8 {
+        self.flush_log_at_trx_commit.load(Ordering::Relaxed)
+    }
+    pub fn max_dirty_pages_pct(&self) -> f64 {
+        self.max_dirty_pages_pct_milli.load(Ordering::Relaxed) as f64 / 1000.0
+    }
+    pub fn set_max_dirty_pages_pct(&self, v: f64) {
+        self.max_dirty_pages_pct_milli
+            .store(milli(v), Ordering::Relaxed);
+    }
+    pub fn max_dirty_pages_pct_lwm(&self) -> f64 {
+        self.max_dirty_pages_pct_lwm_milli.load(Ordering::Relaxed) as f64 / 1000.0
+    }
+    pub fn set_max_dirty_pages_pct_lwm(&self, v: f64) {
+        self.max_dirty_pages_pct_lwm_milli
+            .store(milli(v), Ordering::Relaxed);
+    }
+    pub fn adaptive_flushing_lwm(&self) -> f64 {
+        self.adaptive_flushing_lwm_milli.load(Ordering::Relaxed) as f64 / 1000.0
+    }
+    pub fn set_adaptive_flushing_lwm(&self, v: f64) {
+        self.adaptive_flushing_lwm_milli
+            .store(milli(v), Ordering::Relaxed);
+    }
+    pub fn io_capacity(&self) -> u64 {
+        self.io_capacity.load(Ordering::Relaxed).max(1)
+    }
+    pub fn io_capacity_max(&self) -> u64 {
+        self.io_capacity_max
+            .load(Ordering::Relaxed)
+            .max(self.io_capacity())
+    }
+}

@@ -1,0 +1,188 @@
+//! The state of an open engine (`Inner`) and the page access path every module uses.
+//! (InnoDB: srv0srv's globals, made fields of one struct; buf_page_get_gen.)
+//!
+//! `Inner` owns each subsystem as a field; modules receive `&Inner` and use the fields they
+//! need. There are no globals.
+//!
+//! INVARIANTS
+//! - I1: `fix` returns a frame pinned and latched in the requested mode whose bytes are the
+//!   verified current image of the page (buffer_pool I5, page I2).
+//! - I2: after `fail_stop`, no page or log byte is written again until the engine is reopened.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use innoxide_io::FileSystem;
+
+use crate::buffer_pool::{BufferPool, FrameIdx, Install, LatchMode};
+use crate::config::{EngineConfig, Tunables};
+use crate::dict::Dict;
+use crate::doublewrite::Doublewrite;
+use crate::error::{Error, Result};
+use crate::flush::FlushState;
+use crate::page;
+use crate::purge::PurgeStats;
+use crate::redo::Log;
+use crate::tablespace::file::Fil;
+use crate::trx::TrxSys;
+use crate::types::PageId;
+
+/// Engine-wide counters that belong to no single subsystem.
+#[derive(Default)]
+pub struct EngineStats {
+    /// Pages read whose LSN was ahead of the log ("is in the future").
+    pub future_lsn_pages: AtomicU64,
+    /// Checksum or identity failures found when reading pages.
+    pub corrupt_reads: AtomicU64,
+    /// Times a user thread had to flush a page itself to find a free frame.
+    pub user_single_page_flushes: AtomicU64,
+}
+
+pub struct Inner {
+    pub cfg: EngineConfig,
+    pub tun: Arc<Tunables>,
+    pub fs: Arc<dyn FileSystem>,
+    pub fil: Fil,
+    pub bp: BufferPool,
+    pub log: Log,
+    pub dblwr: Doublewrite,
+    pub flush: FlushState,
+    pub dict: Dict,
+    pub trx: TrxSys,
+    pub purge_stats: PurgeStats,
+    pub failed: Arc<AtomicBool>,
+    pub shutting_down: AtomicBool,
+    pub stats: EngineStats,
+}
+
+impl Inner {
+    /// Enters fail-stop (I2).
+    pub fn fail_stop(&self, why: &str) {
+        if !self.failed.swap(true, Ordering::AcqRel) {
+            tracing::error!("InnoDB: {why}; refusing further writes until restart");
+        }
+    }
+
+    pub fn check_writable(&self) -> Result<()> {
+        if self.failed.load(Ordering::Acquire) {
+            return Err(Error::PreviousIo);
+        }
+        Ok(())
+    }
+
+    /// Reads a page from its tablespace and verifies it (page I2).
+    pub fn read_verified(&self, id: PageId, buf: &mut [u8]) -> Result<()> {
+        self.fil.read_page(id, buf)?;
+        if let Err(d) = page::verify(buf, id) {
+            self.stats.corrupt_reads.fetch_add(1, Ordering::Relaxed);
+            tracing::error!("InnoDB: Database page corruption on disk: page {id}: {d}");
+            return Err(Error::corrupted(id.space, id.page, d.to_string()));
+        }
+        let lsn = page::lsn(buf);
+        let sys = self.log.lsn();
+        if lsn > sys {
+            self.stats.future_lsn_pages.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(
+                "InnoDB: Page {id} log sequence number {lsn} is in the future! \
+                 Current system log sequence number {sys}."
+            );
+        }
+        Ok(())
+    }
+
+    /// Pins and latches a page, reading it if it is not in the pool (I1).
+    pub fn fix(&self, id: PageId, mode: LatchMode) -> Result<FrameIdx> {
+        loop {
+            if let Some(f) = self.bp.lookup_pin(id) {
+                self.bp.latch(f, mode);
+                if self.bp.is_valid(f) {
+                    self.bp.on_access(f);
+                    return Ok(f);
+                }
+                // The read into this frame failed; retry (and report the error ourselves).
+                self.bp.unlatch(f, mode);
+                self.bp.unpin(f);
+                std::thread::yield_now();
+                continue;
+            }
+            let f = self.free_frame(self.bp.instance_of(id))?;
+            match self.bp.install(id, f, false) {
+                Install::Raced => continue,
+                Install::Installed => {}
+            }
+            // SAFETY: install returned the frame X-latched by us.
+            let buf = unsafe { self.bp.data_mut(f) };
+            match self.read_verified(id, buf) {
+                Ok(()) => {
+                    self.bp.complete_read(f);
+                    if mode == LatchMode::S {
+                        self.bp.downgrade(f);
+                    }
+                    self.bp.on_access(f);
+                    return Ok(f);
+                }
+                Err(e) => {
+                    self.bp.abort_read(f);
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Pins and X-latches the frame for a page being created; its bytes are not read (the caller
+    /// initialises them). A stale cached image of a freed page is reused in place.
+    pub fn fix_new(&self, id: PageId) -> Result<FrameIdx> {
+        loop {
+            if let Some(f) = self.bp.lookup_pin(id) {
+                self.bp.latch(f, LatchMode::X);
+                if self.bp.is_valid(f) {
+                    return Ok(f);
+                }
+                self.bp.unlatch(f, LatchMode::X);
+                self.bp.unpin(f);
+                std::thread::yield_now();
+                continue;
+            }
+            let f = self.free_frame(self.bp.instance_of(id))?;
+            match self.bp.install(id, f, true) {
+                Install::Raced => continue,
+                Install::Installed => {
+                    // SAFETY: X-latched by install.
+                    unsafe { self.bp.data_mut(f) }.fill(0);
+                    return Ok(f);
+                }
+            }
+        }
+    }
+
+    /// A free frame of instance `ii`: from the free list, by evicting a clean page, or, when the
+    /// LRU tail is all dirty, by flushing one page ourselves (rare; counted).
+    fn free_frame(&self, ii: usize) -> Result<FrameIdx> {
+        let depth = self.tun.lru_scan_depth.load(Ordering::Relaxed).max(64);
+        let mut tries = 0u32;
+        loop {
+            if let Some(f) = self.bp.try_free_frame(ii, depth) {
+                return Ok(f);
+            }
+            self.bp.stats.wait_free.fetch_add(1, Ordering::Relaxed);
+            self.flush.wake_cleaners();
+            self.check_writable()?;
+            if tries > 0 && self.flush_single_page(ii)? {
+                self.stats
+                    .user_single_page_flushes
+                    .fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            tries += 1;
+            if tries > 2000 {
+                return Err(Error::Startup(
+                    "InnoDB: cannot find a free block in the buffer pool: every page is pinned; \
+                     innodb_buffer_pool_size is too small for this workload"
+                        .into(),
+                ));
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+}

@@ -1,0 +1,465 @@
+//! Flushing dirty pages, checkpoints, and the page cleaner and master threads.
+//! (InnoDB: buf0flu, log0chkp, srv0srv master thread.)
+//!
+//! OVERVIEW
+//! A batch copies each page under a short S latch (writers never wait for I/O), makes the redo
+//! durable up to the newest copied LSN, writes the copies to a doublewrite area and syncs it,
+//! writes them home (coalescing neighbours), syncs the tablespaces, and only then marks the
+//! frames clean if they did not change meanwhile. Page cleaners (`innodb_page_cleaners`) run
+//! batches from the flush-list tail (adaptive flushing, `policy`) and from the LRU tail (so user
+//! threads find free frames); the master thread writes checkpoints and, for
+//! `innodb_flush_log_at_trx_commit` 0/2, flushes the log once per `innodb_flush_log_at_timeout`.
+//!
+//! INVARIANTS
+//! - I1 (write-ahead): a page copy reaches any file only after `log.flushed_lsn >=` its LSN.
+//! - I2: a frame leaves the flush list only after its copy is durable at home, and only if its
+//!   newest_modification still equals the copy's LSN.
+//! - I3: a checkpoint LSN is at most the oldest_modification of every dirty page, computed with
+//!   the log mutex held so no mtr commit interleaves.
+//! - I4: user threads wait in `log_free_check` (no latches held) when the checkpoint age passes
+//!   the async checkpoint point, so the log writer never needs to wait for space while a thread
+//!   holds page latches.
+//!
+//! LATCHING: a batch takes page S latches one at a time, never while holding an area mutex it
+//! would wait on; the area mutex is held across the I/O. `sync_mutex` serialises synchronous
+//! flushes by user threads.
+
+pub mod policy;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::buffer_pool::FrameIdx;
+use crate::doublewrite::{CLEANER_AREAS, DBLWR_AREA_PAGES, SINGLE_PAGE_AREA};
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::page;
+use crate::types::{Lsn, PageId};
+
+/// Who asked for a flush (the BUFFER FLUSH section of SHOW ENGINE INNODB STATUS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caller {
+    /// Page cleaner, flush list, adaptive (redo pressure).
+    Adaptive,
+    /// Page cleaner, flush list, dirty-page percentage.
+    DirtyPct,
+    /// Page cleaner on an idle server.
+    Background,
+    /// Page cleaner, LRU tail (free frames).
+    Lru,
+    /// A user thread waiting on the checkpoint limit (redo pressure, synchronous).
+    Sync,
+    /// A user thread that found no free frame.
+    SinglePage,
+    /// Shutdown or an explicit full flush.
+    Shutdown,
+}
+
+const N_CALLERS: usize = 7;
+
+impl Caller {
+    pub const ALL: [Caller; N_CALLERS] = [
+        Caller::Adaptive,
+        Caller::DirtyPct,
+        Caller::Background,
+        Caller::Lru,
+        Caller::Sync,
+        Caller::SinglePage,
+        Caller::Shutdown,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Caller::Adaptive => "adaptive (redo)",
+            Caller::DirtyPct => "dirty pages pct",
+            Caller::Background => "background (idle)",
+            Caller::Lru => "LRU",
+            Caller::Sync => "sync (checkpoint age)",
+            Caller::SinglePage => "single page",
+            Caller::Shutdown => "shutdown",
+        }
+    }
+    fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+#[derive(Default)]
+pub struct FlushStats {
+    pub calls: [AtomicU64; N_CALLERS],
+    pub pages: [AtomicU64; N_CALLERS],
+    /// Innodb_buffer_pool_pages_flushed
+    pub pages_flushed: AtomicU64,
+}
+
+/// Redo and page rates sampled by the page cleaner.
+struct Rates {
+    last: Instant,
+    last_lsn: Lsn,
+    last_flushed: u64,
+    avg_lsn_rate: f64,
+    avg_page_rate: f64,
+}
+
+pub struct FlushState {
+    wake: (Mutex<u64>, Condvar),
+    sync_mutex: Mutex<()>,
+    rates: Mutex<Rates>,
+    /// The page cleaners should run another iteration at once (sync flush pending).
+    pub urgent: AtomicBool,
+    pub stats: FlushStats,
+}
+
+impl FlushState {
+    pub fn new(lsn: Lsn) -> Self {
+        FlushState {
+            wake: (Mutex::new(0), Condvar::new()),
+            sync_mutex: Mutex::new(()),
+            rates: Mutex::new(Rates {
+                last: Instant::now(),
+                last_lsn: lsn,
+                last_flushed: 0,
+                avg_lsn_rate: 0.0,
+                avg_page_rate: 0.0,
+            }),
+            urgent: AtomicBool::new(false),
+            stats: FlushStats::default(),
+        }
+    }
+
+    pub fn wake_cleaners(&self) {
+        let mut g = self.wake.0.lock();
+        *g += 1;
+        self.wake.1.notify_all();
+    }
+
+    /// Sleeps until woken or `timeout`; returns true if woken.
+    pub fn wait(&self, seen: &mut u64, timeout: Duration) -> bool {
+        let mut g = self.wake.0.lock();
+        if *g == *seen {
+            self.wake.1.wait_for(&mut g, timeout);
+        }
+        let woke = *g != *seen;
+        *seen = *g;
+        woke
+    }
+}
+
+impl Inner {
+    /// Flushes frames already pinned for flush (`pin_for_flush`), at most DBLWR_AREA_PAGES, as
+    /// one batch through doublewrite area `area`. Returns the pages written.
+    pub fn flush_frames(
+        &self,
+        mut frames: Vec<FrameIdx>,
+        area: usize,
+        caller: Caller,
+    ) -> Result<usize> {
+        debug_assert!(frames.len() <= DBLWR_AREA_PAGES as usize);
+        let ps = self.bp.page_size();
+        frames.sort_by_key(|&f| self.bp.frame(f).page_id());
+        let mut staged = self.dblwr.lock_area(area);
+        let mut batch: Vec<(FrameIdx, PageId, Lsn)> = Vec::with_capacity(frames.len());
+        let mut max_lsn = 0;
+        for f in frames {
+            let fr = self.bp.frame(f);
+            self.bp.latch(f, crate::buffer_pool::LatchMode::S);
+            if !self.bp.is_valid(f) || fr.oldest_modification.load(Ordering::Acquire) == 0 {
+                self.bp.unlatch(f, crate::buffer_pool::LatchMode::S);
+                fr.in_flush.store(false, Ordering::Release);
+                self.bp.unpin(f);
+                continue;
+            }
+            let i = batch.len();
+            let dst = &mut staged[i * ps..(i + 1) * ps];
+            // SAFETY: S latch held for the copy.
+            dst.copy_from_slice(unsafe { self.bp.data(f) });
+            let lsn = fr.newest_modification.load(Ordering::Acquire);
+            self.bp.unlatch(f, crate::buffer_pool::LatchMode::S);
+            page::stamp(dst);
+            max_lsn = max_lsn.max(lsn);
+            batch.push((f, fr.page_id(), lsn));
+        }
+        let res = self.write_batch(&staged, &batch, max_lsn, area);
+        drop(staged);
+        let n = batch.len();
+        for &(f, _, lsn) in &batch {
+            if res.is_ok() {
+                self.bp.mark_clean_if_unchanged(f, lsn);
+            }
+            self.bp.frame(f).in_flush.store(false, Ordering::Release);
+            self.bp.unpin(f);
+        }
+        res?;
+        let st = &self.flush.stats;
+        st.calls[caller.idx()].fetch_add(1, Ordering::Relaxed);
+        st.pages[caller.idx()].fetch_add(n as u64, Ordering::Relaxed);
+        st.pages_flushed.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn write_batch(
+        &self,
+        staged: &[u8],
+        batch: &[(FrameIdx, PageId, Lsn)],
+        max_lsn: Lsn,
+        area: usize,
+    ) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let ps = self.bp.page_size();
+        self.log.write_up_to(max_lsn, true)?; // I1
+        self.dblwr.write(&self.fil, area, staged, batch.len())?;
+        // Home writes, coalescing runs of consecutive pages of one space.
+        let mut i = 0;
+        let mut spaces = Vec::new();
+        while i < batch.len() {
+            let id = batch[i].1;
+            let mut j = i + 1;
+            while j < batch.len()
+                && batch[j].1.space == id.space
+                && batch[j].1.page == batch[j - 1].1.page + 1
+            {
+                j += 1;
+            }
+            if let Some(sp) = self.fil.get(id.space) {
+                self.fil
+                    .write_pages(&sp, id.page, &staged[i * ps..j * ps])?;
+                if !spaces.iter().any(|s: &Arc<_>| Arc::ptr_eq(s, &sp)) {
+                    spaces.push(sp);
+                }
+            }
+            i = j;
+        }
+        for sp in &spaces {
+            self.fil.sync(sp)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes up to `max` pages with oldest_modification below `lsn_limit` from the flush
+    /// lists of the given instances (oldest first). Returns pages written.
+    pub fn flush_list_batch(
+        &self,
+        instances: &[usize],
+        lsn_limit: Lsn,
+        max: usize,
+        area: usize,
+        caller: Caller,
+    ) -> Result<usize> {
+        let mut done = 0;
+        let per_batch = DBLWR_AREA_PAGES as usize;
+        loop {
+            let mut cand = Vec::new();
+            let share = ((max - done) / instances.len().max(1)).clamp(1, per_batch);
+            for &ii in instances {
+                let before = cand.len();
+                self.bp
+                    .flush_list_tail(ii, lsn_limit, before + share, &mut cand);
+                if cand.len() >= per_batch {
+                    cand.truncate(per_batch);
+                    break;
+                }
+            }
+            cand.retain(|&f| self.bp.pin_for_flush(f));
+            if cand.is_empty() {
+                return Ok(done);
+            }
+            done += self.flush_frames(cand, area, caller)?;
+            if done >= max {
+                return Ok(done);
+            }
+        }
+    }
+
+    /// LRU flush of one instance: writes dirty pages near the LRU tail and refills the free list
+    /// to `innodb_lru_scan_depth` frames. Returns pages written.
+    pub fn flush_lru(&self, ii: usize, area: usize) -> Result<usize> {
+        let depth = self.tun.lru_scan_depth.load(Ordering::Relaxed).max(1);
+        let want = (depth as usize).min(self.bp.n_frames() / self.bp.instances().len() / 4 + 1);
+        self.bp.replenish_free(ii, want, depth);
+        if self.bp.free_len(ii) >= want {
+            return Ok(0);
+        }
+        let mut cand = Vec::new();
+        self.bp.lru_tail_dirty(ii, depth, &mut cand);
+        let mut written = 0;
+        for chunk in cand.chunks(DBLWR_AREA_PAGES as usize) {
+            let frames: Vec<FrameIdx> = chunk
+                .iter()
+                .copied()
+                .filter(|&f| self.bp.pin_for_flush(f))
+                .collect();
+            written += self.flush_frames(frames, area, Caller::Lru)?;
+        }
+        self.bp.replenish_free(ii, want, depth);
+        Ok(written)
+    }
+
+    /// A user thread with no free frame flushes the dirty page nearest the LRU tail itself.
+    pub fn flush_single_page(&self, ii: usize) -> Result<bool> {
+        let depth = self.tun.lru_scan_depth.load(Ordering::Relaxed).max(64);
+        let mut cand = Vec::new();
+        self.bp.lru_tail_dirty(ii, depth, &mut cand);
+        for f in cand {
+            if self.bp.pin_for_flush(f) {
+                return Ok(self.flush_frames(vec![f], SINGLE_PAGE_AREA, Caller::SinglePage)? > 0);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Writes a checkpoint at the oldest modification in the pool (or the current LSN if no
+    /// page is dirty). Returns true if the checkpoint advanced (I3).
+    pub fn checkpoint(&self) -> Result<bool> {
+        self.check_writable()?;
+        let cp = self
+            .log
+            .with_mutex(|lsn| self.bp.min_oldest_modification().unwrap_or(lsn));
+        self.log.write_checkpoint(cp)
+    }
+
+    /// Called before every operation that may write redo, with no latch held (I4): if the
+    /// checkpoint age is past the async checkpoint point, flush and checkpoint synchronously.
+    pub fn log_free_check(&self) -> Result<()> {
+        let m = self.log.margins;
+        loop {
+            let age = self.log.checkpoint_age();
+            if age <= m.max_checkpoint_age_async {
+                if age > m.max_modified_age_async {
+                    self.flush.wake_cleaners();
+                }
+                return Ok(());
+            }
+            self.check_writable()?;
+            self.sync_flush()?;
+        }
+    }
+
+    /// Flushes the oldest pages until the modified age is below the async point, then writes a
+    /// checkpoint. One user thread does it; others wait on the mutex and recheck.
+    pub fn sync_flush(&self) -> Result<()> {
+        let _g = self.flush.sync_mutex.lock();
+        let m = self.log.margins;
+        if self.log.checkpoint_age() <= m.max_checkpoint_age_async {
+            return Ok(());
+        }
+        let all: Vec<usize> = (0..self.bp.instances().len()).collect();
+        let target = self.log.lsn().saturating_sub(m.max_modified_age_async / 2);
+        loop {
+            let n = self.flush_list_batch(&all, target, 1 << 20, SINGLE_PAGE_AREA, Caller::Sync)?;
+            if n == 0 {
+                break;
+            }
+        }
+        self.checkpoint()?;
+        Ok(())
+    }
+
+    /// Flushes every dirty page and writes a checkpoint at the current LSN (clean shutdown).
+    pub fn flush_all_and_checkpoint(&self) -> Result<()> {
+        let all: Vec<usize> = (0..self.bp.instances().len()).collect();
+        loop {
+            self.flush_list_batch(&all, Lsn::MAX, 1 << 30, 0, Caller::Shutdown)?;
+            if self.bp.n_dirty() == 0 {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        self.log.write_up_to(self.log.lsn(), true)?;
+        self.checkpoint()?;
+        Ok(())
+    }
+
+    /// Dirty pages whose oldest change is below `limit`, counting up to `cap` (policy input).
+    fn count_pages_below(&self, limit: Lsn, cap: usize) -> u64 {
+        let mut v = Vec::new();
+        for ii in 0..self.bp.instances().len() {
+            self.bp.flush_list_tail(ii, limit, cap, &mut v);
+        }
+        v.len() as u64
+    }
+
+    /// One page cleaner iteration for the instances of cleaner `id` of `n` (every second, or at
+    /// once when woken). Returns pages written.
+    pub fn page_cleaner_iteration(&self, id: usize, n: usize) -> Result<usize> {
+        let mine: Vec<usize> = (0..self.bp.instances().len())
+            .filter(|i| i % n == id)
+            .collect();
+        let area = id % CLEANER_AREAS;
+        let mut written = 0;
+        for &ii in &mine {
+            written += self.flush_lru(ii, area)?;
+        }
+        let (pages, reason) = self.flush_recommendation(id == 0);
+        if pages > 0 {
+            let share = (pages as usize * mine.len())
+                .div_ceil(self.bp.instances().len())
+                .max(1);
+            let caller = match reason {
+                policy::Reason::Idle => Caller::Background,
+                policy::Reason::DirtyPct => Caller::DirtyPct,
+                _ => Caller::Adaptive,
+            };
+            written += self.flush_list_batch(&mine, Lsn::MAX, share, area, caller)?;
+        }
+        Ok(written)
+    }
+
+    /// Samples rates and asks the policy how many pages to flush this second.
+    fn flush_recommendation(&self, update_rates: bool) -> (u64, policy::Reason) {
+        let lsn = self.log.lsn();
+        let flushed_total = self.flush.stats.pages_flushed.load(Ordering::Relaxed);
+        let (lsn_rate, page_rate, idle) = {
+            let mut r = self.flush.rates.lock();
+            let dt = r.last.elapsed().as_secs_f64().max(0.001);
+            let idle = lsn == r.last_lsn;
+            if update_rates && dt >= 0.5 {
+                let lr = (lsn - r.last_lsn) as f64 / dt;
+                let pr = flushed_total.saturating_sub(r.last_flushed) as f64 / dt;
+                r.avg_lsn_rate = (r.avg_lsn_rate + lr) / 2.0;
+                r.avg_page_rate = (r.avg_page_rate + pr) / 2.0;
+                r.last = Instant::now();
+                r.last_lsn = lsn;
+                r.last_flushed = flushed_total;
+            }
+            (r.avg_lsn_rate, r.avg_page_rate, idle)
+        };
+        let oldest = self.bp.min_oldest_modification();
+        let age = oldest.map_or(0, |o| lsn.saturating_sub(o));
+        let cap = self.tun.io_capacity_max() as usize;
+        let pages_for_lsn = oldest.map_or(0, |o| {
+            self.count_pages_below(o.saturating_add((lsn_rate * 3.0) as u64), cap)
+        });
+        let inputs = policy::Inputs {
+            dirty_pages: self.bp.n_dirty() as u64,
+            pool_pages: self.bp.n_frames() as u64,
+            max_dirty_pct: self.tun.max_dirty_pages_pct(),
+            max_dirty_pct_lwm: self.tun.max_dirty_pages_pct_lwm(),
+            modified_age: age,
+            async_age: self.log.margins.max_modified_age_async,
+            io_capacity: self.tun.io_capacity(),
+            io_capacity_max: self.tun.io_capacity_max(),
+            adaptive_flushing: self.tun.adaptive_flushing.load(Ordering::Relaxed),
+            adaptive_flushing_lwm: self.tun.adaptive_flushing_lwm(),
+            avg_page_rate: page_rate,
+            pages_for_lsn,
+            idle,
+        };
+        policy::recommend(&inputs)
+    }
+
+    /// Master thread work, once per second: checkpoint, and the log flush for
+    /// innodb_flush_log_at_trx_commit 0 and 2.
+    pub fn master_tick(&self, last_log_flush: &mut Instant) -> Result<()> {
+        let timeout = u64::from(self.tun.flush_log_at_timeout.load(Ordering::Relaxed).max(1));
+        if last_log_flush.elapsed() >= Duration::from_secs(timeout) {
+            self.log.write_up_to(self.log.lsn(), true)?;
+            *last_log_flush = Instant::now();
+        }
+        self.checkpoint()?;
+        Ok(())
+    }
+}

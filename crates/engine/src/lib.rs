@@ -1,0 +1,427 @@
+//! innoxide's storage engine: an InnoDB-style, crash-safe, concurrent page store with
+//! transactions. See ARCHITECTURE.md for the map and docs/format/ for every on-disk structure.
+//!
+//! The API an upper layer uses:
+//! ```no_run
+//! use innoxide_engine::{Engine, EngineConfig, TableDef, ColumnDef, ColumnKind, Value};
+//! let engine = Engine::open(EngineConfig::new("/tmp/data"))?;
+//! let t = engine.create_table(TableDef::new(
+//!     "db/t",
+//!     vec![ColumnDef::new("id", ColumnKind::Int { bytes: 8, unsigned: false }),
+//!          ColumnDef::new("v", ColumnKind::Var { max_len: 100 })],
+//!     Some(vec![0]),
+//! ))?;
+//! let mut trx = engine.begin();
+//! trx.insert(&t, &[Value::Int(1), Value::from("one")])?;
+//! trx.commit()?;
+//! engine.shutdown()?;
+//! # Ok::<(), innoxide_engine::Error>(())
+//! ```
+
+#![allow(clippy::disallowed_types)] // only in doc examples above; no std::fs in code
+
+pub mod btree;
+pub mod buffer_pool;
+pub mod check;
+pub mod collation;
+pub mod config;
+mod ddl;
+pub mod dict;
+pub mod doublewrite;
+pub mod engine;
+pub mod error;
+pub mod flush;
+pub mod lock;
+pub mod mach;
+pub mod mtr;
+pub mod page;
+pub mod purge;
+pub mod recovery;
+pub mod redo;
+pub mod row;
+mod startup;
+pub mod tablespace;
+pub mod trx;
+pub mod types;
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use innoxide_io::{FileSystem, OsFs};
+use parking_lot::Mutex;
+
+pub use check::CheckReport;
+pub use collation::Collation;
+pub use config::{EngineConfig, TunableValues, Tunables};
+pub use dict::schema::{ColumnDef, ColumnKind, IndexSpec, RowFormat, TableDef, Value};
+pub use dict::Table;
+pub use error::{Error, Result};
+pub use row::scan::KeyBound;
+pub use startup::OpenReport;
+
+use engine::Inner;
+
+/// An open data directory.
+pub struct Engine {
+    inner: Arc<Inner>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    report: OpenReport,
+}
+
+impl Engine {
+    /// Opens `cfg.datadir` on the real file system, initialising it if it is empty.
+    pub fn open(cfg: EngineConfig) -> Result<Engine> {
+        Self::open_with(cfg, Arc::new(OsFs::new()))
+    }
+
+    /// Opens a data directory through any file system (tests use the simulated disk).
+    pub fn open_with(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<Engine> {
+        let (inner, report) = startup::open(cfg.clone(), fs.clone())?;
+        if startup::resize_log(&inner)?.is_some() {
+            drop(inner);
+            let (inner, mut r2) = startup::open(cfg, fs)?;
+            r2.initialised = report.initialised;
+            return Ok(Self::start(inner, r2));
+        }
+        Ok(Self::start(inner, report))
+    }
+
+    fn start(inner: Arc<Inner>, report: OpenReport) -> Engine {
+        let e = Engine {
+            inner,
+            threads: Mutex::new(Vec::new()),
+            report,
+        };
+        if e.inner.cfg.background_threads {
+            e.spawn_threads();
+        }
+        tracing::info!(
+            "InnoDB: ready: {} tables, buffer pool {} pages of {} bytes, log sequence number {}",
+            e.inner.dict.names().len(),
+            e.inner.bp.n_frames(),
+            e.inner.bp.page_size(),
+            e.inner.log.lsn()
+        );
+        e
+    }
+
+    fn spawn_threads(&self) {
+        let mut th = self.threads.lock();
+        let n = self
+            .inner
+            .cfg
+            .page_cleaners
+            .min(self.inner.bp.instances().len())
+            .max(1);
+        for id in 0..n {
+            let inner = self.inner.clone();
+            th.push(spawn(&format!("page_cleaner_{id}"), move || {
+                page_cleaner(&inner, id, n)
+            }));
+        }
+        let inner = self.inner.clone();
+        th.push(spawn("master", move || master(&inner)));
+        let inner = self.inner.clone();
+        th.push(spawn("purge", move || purge::run(inner)));
+    }
+
+    /// What opening found (initialisation, recovery figures).
+    pub fn open_report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    /// The engine's internals, for diagnostics and tests.
+    pub fn inner(&self) -> &Arc<Inner> {
+        &self.inner
+    }
+
+    pub fn tunables(&self) -> &Tunables {
+        &self.inner.tun
+    }
+
+    /// Starts a transaction.
+    pub fn begin(&self) -> Trx {
+        Trx {
+            inner: self.inner.clone(),
+            state: trx::TrxState::new(),
+            done: false,
+        }
+    }
+
+    pub fn create_table(&self, def: TableDef) -> Result<Arc<Table>> {
+        ddl::create_table(&self.inner, def)
+    }
+
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        ddl::drop_table(&self.inner, name)
+    }
+
+    pub fn create_index(&self, table: &str, spec: IndexSpec) -> Result<()> {
+        ddl::create_index(&self.inner, table, spec)
+    }
+
+    pub fn drop_index(&self, table: &str, index: &str) -> Result<()> {
+        ddl::drop_index(&self.inner, table, index)
+    }
+
+    /// The open table `db/name`.
+    pub fn table(&self, name: &str) -> Result<Arc<Table>> {
+        self.inner
+            .dict
+            .get(name)
+            .ok_or_else(|| Error::NoSuchTable(name.into()))
+    }
+
+    pub fn table_names(&self) -> Vec<String> {
+        self.inner.dict.names()
+    }
+
+    /// Verifies checksums, B-tree structure, index agreement, undo and space accounting.
+    /// Expects no concurrent writers.
+    pub fn check(&self) -> Result<CheckReport> {
+        check::check(&self.inner)
+    }
+
+    /// Flushes all dirty pages and writes a checkpoint at the current LSN.
+    pub fn flush_and_checkpoint(&self) -> Result<()> {
+        self.inner.flush_all_and_checkpoint()
+    }
+
+    /// Runs purge until the history list is empty (tests and shutdown with slow purge).
+    pub fn purge_all(&self) -> Result<usize> {
+        let mut n = 0;
+        loop {
+            let k = purge::purge_batch(&self.inner, 1024)?;
+            if k == 0 {
+                return Ok(n);
+            }
+            n += k;
+        }
+    }
+
+    /// One page cleaner and master iteration, for deterministic tests without background
+    /// threads.
+    pub fn background_tick(&self) -> Result<()> {
+        self.inner.page_cleaner_iteration(0, 1)?;
+        let mut t = Instant::now() - Duration::from_secs(3600);
+        self.inner.master_tick(&mut t)
+    }
+
+    fn stop_threads(&self) {
+        self.inner.shutting_down.store(true, Ordering::Release);
+        self.inner.flush.wake_cleaners();
+        self.inner.trx.wake_purge();
+        for h in self.threads.lock().drain(..) {
+            let _ = h.join();
+        }
+    }
+
+    /// Clean shutdown: stops background work, flushes every page, writes a checkpoint.
+    pub fn shutdown(self) -> Result<()> {
+        self.stop_threads();
+        let r = self.inner.flush_all_and_checkpoint();
+        match &r {
+            Ok(()) => tracing::info!(
+                "InnoDB: Shutdown completed; log sequence number {}",
+                self.inner.log.lsn()
+            ),
+            Err(e) => tracing::error!("InnoDB: shutdown could not flush: {e}"),
+        }
+        r
+    }
+
+    /// Stops without flushing anything, as a crash would (tests).
+    pub fn kill(self) {
+        self.inner.fail_stop("killed by a test");
+        self.stop_threads();
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop_threads();
+    }
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(f)
+        .expect("spawn a background thread")
+}
+
+fn page_cleaner(inner: &Inner, id: usize, n: usize) {
+    let mut seen = 0;
+    while !inner.shutting_down.load(Ordering::Acquire) {
+        match inner.page_cleaner_iteration(id, n) {
+            Ok(_) => {}
+            Err(e) => {
+                if !e.is_fatal() {
+                    tracing::error!("InnoDB: page cleaner {id}: {e}");
+                }
+                if inner.failed.load(Ordering::Acquire) {
+                    return;
+                }
+            }
+        }
+        inner.flush.wait(&mut seen, Duration::from_secs(1));
+    }
+}
+
+fn master(inner: &Inner) {
+    let mut last_flush = Instant::now();
+    while !inner.shutting_down.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(200));
+        if let Err(e) = inner.master_tick(&mut last_flush) {
+            if !e.is_fatal() {
+                tracing::error!("InnoDB: master thread: {e}");
+            }
+            if inner.failed.load(Ordering::Acquire) {
+                return;
+            }
+        }
+    }
+}
+
+/// A transaction. Dropping it without commit rolls it back.
+pub struct Trx {
+    inner: Arc<Inner>,
+    state: trx::TrxState,
+    done: bool,
+}
+
+impl Trx {
+    /// The current definition of `t` with its metadata lock held shared.
+    fn with_table<R>(
+        &mut self,
+        t: &Arc<Table>,
+        f: impl FnOnce(&mut Self, &Arc<Table>) -> Result<R>,
+    ) -> Result<R> {
+        let mut t = t.clone();
+        for _ in 0..3 {
+            if t.dropped.load(Ordering::Acquire) {
+                t = self
+                    .inner
+                    .dict
+                    .get(&t.name)
+                    .ok_or_else(|| Error::NoSuchTable(t.name.clone()))?;
+                continue;
+            }
+            let _g = t.mdl.read();
+            if t.dropped.load(Ordering::Acquire) {
+                continue;
+            }
+            return f(self, &t);
+        }
+        Err(Error::NoSuchTable(t.name.clone()))
+    }
+
+    pub fn id(&self) -> u64 {
+        self.state.id
+    }
+
+    /// Inserts a row (values in column order).
+    pub fn insert(&mut self, t: &Arc<Table>, row: &[Value]) -> Result<()> {
+        self.with_table(t, |s, t| row::insert(&s.inner, &mut s.state, t, row))
+    }
+
+    /// The row with primary key `key` (for a table without a primary key: its row id).
+    pub fn get(&mut self, t: &Arc<Table>, key: &[Value]) -> Result<Option<Vec<Value>>> {
+        self.with_table(t, |s, t| {
+            let k = row::encode_key(t, key)?;
+            row::get(&s.inner, t, &k)
+        })
+    }
+
+    /// Sets columns (by number) of the row with primary key `key`; false if there is none.
+    pub fn update(
+        &mut self,
+        t: &Arc<Table>,
+        key: &[Value],
+        changes: &[(usize, Value)],
+    ) -> Result<bool> {
+        self.with_table(t, |s, t| {
+            let k = row::encode_key(t, key)?;
+            row::update(&s.inner, &mut s.state, t, &k, changes)
+        })
+    }
+
+    /// Deletes the row with primary key `key`; false if there is none.
+    pub fn delete(&mut self, t: &Arc<Table>, key: &[Value]) -> Result<bool> {
+        self.with_table(t, |s, t| {
+            let k = row::encode_key(t, key)?;
+            row::delete(&s.inner, &mut s.state, t, &k)
+        })
+    }
+
+    /// Rows of the clustered index (`index` None) or a secondary index between two key bounds
+    /// (prefixes of the index's columns), forwards or backwards.
+    pub fn scan(
+        &mut self,
+        t: &Arc<Table>,
+        index: Option<&str>,
+        from: KeyBound,
+        to: KeyBound,
+        forward: bool,
+    ) -> Result<RowIter> {
+        let i = match index {
+            None => None,
+            Some(n) => Some(
+                t.secondary_by_name(n)
+                    .ok_or_else(|| Error::NoSuchIndex(n.into()))?,
+            ),
+        };
+        let scan = row::scan::RowScan::new(t.clone(), i, &from, &to, forward)?;
+        Ok(RowIter {
+            inner: self.inner.clone(),
+            scan,
+        })
+    }
+
+    /// A savepoint to roll back to.
+    pub fn savepoint(&self) -> u64 {
+        self.state.savepoint()
+    }
+
+    pub fn rollback_to_savepoint(&mut self, sp: u64) -> Result<()> {
+        self.state.rollback_to(&self.inner, sp)
+    }
+
+    /// Commits; with innodb_flush_log_at_trx_commit=1 the commit is durable when this returns.
+    pub fn commit(mut self) -> Result<()> {
+        self.done = true;
+        self.state.commit(&self.inner).map(|_| ())
+    }
+
+    pub fn rollback(mut self) -> Result<()> {
+        self.done = true;
+        self.state.rollback(&self.inner)
+    }
+}
+
+impl Drop for Trx {
+    fn drop(&mut self) {
+        if !self.done {
+            if let Err(e) = self.state.rollback(&self.inner) {
+                if !e.is_fatal() {
+                    tracing::error!("InnoDB: rollback of an abandoned transaction failed: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// Rows from `Trx::scan`.
+pub struct RowIter {
+    inner: Arc<Inner>,
+    scan: row::scan::RowScan,
+}
+
+impl Iterator for RowIter {
+    type Item = Result<Vec<Value>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.scan.next(&self.inner).transpose()
+    }
+}

@@ -1,0 +1,202 @@
+//! Purge: removes what committed transactions left behind, oldest first: delete-marked clustered
+//! records and secondary entries no current row needs, and off-page values of replaced
+//! versions; then frees the undo log. (InnoDB: trx0purge, row0purge.)
+//!
+//! OVERVIEW
+//! The purge queue holds the head of each rollback segment's history list; purge pops the log
+//! with the smallest transaction number, applies each of its undo records, frees the log and
+//! queues the rseg's next log. Purge runs in its own thread, never in the threads that flush,
+//! so a long history cannot starve flushing (the seed's "master thread never leaves purge").
+//! Until read views exist (issue 3) every committed log is purgeable.
+//!
+//! INVARIANTS
+//! - I1: purge removes a clustered record only if it is still delete-marked by the transaction
+//!   whose log is being purged, and a secondary entry only if it is delete-marked.
+//! - I2: processing a log again after a crash is harmless: removals re-check their conditions
+//!   and off-page values are freed through references that the freeing overwrites.
+//!
+//! LATCHING: purge reads undo pages, then changes one index at a time (row module rules).
+
+use std::cmp::Reverse;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::btree::{self, blob, Bound, Intent};
+use crate::dict::Table;
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::mtr::Mtr;
+use crate::page::index_page as ip;
+use crate::page::record::{self, Tuple};
+use crate::row::{sec, sec_entry, ClustRec};
+use crate::trx::undo::{self, UndoRec};
+use crate::trx::PurgeItem;
+use crate::types::{PageNo, FIL_NULL};
+
+#[derive(Default)]
+pub struct PurgeStats {
+    /// Undo logs purged.
+    pub logs: AtomicU64,
+    /// Undo records processed.
+    pub records: AtomicU64,
+    /// Purge batches (SHOW ENGINE INNODB STATUS "purge calls").
+    pub batches: AtomicU64,
+}
+
+/// The current clustered record for `key` (any transaction).
+fn current(inner: &Inner, t: &Table, key: &Tuple) -> Result<Option<ClustRec>> {
+    let idx = &t.clustered;
+    let mut mtr = Mtr::new(inner);
+    let path = btree::descend(&mut mtr, idx, key, Bound::Upper, Intent::Read)?;
+    let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+    let p = mtr.page(leaf);
+    let found = slot > 0 && record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)).is_eq();
+    let cr = if found {
+        Some(ClustRec::parse(t, ip::rec(p, slot - 1)))
+    } else {
+        None
+    };
+    mtr.commit()?;
+    Ok(cr)
+}
+
+fn purge_rec(inner: &Inner, trx_id: u64, r: &UndoRec) -> Result<()> {
+    if r.kind == undo::UREC_INSERT {
+        return Ok(());
+    }
+    let Some(t) = crate::ddl::table_for_undo(inner, r.table_id)? else {
+        return Ok(());
+    };
+    let o = ClustRec::parse(&t, &r.old_rec);
+    let key = o.key(&t);
+    let cur = current(inner, &t, &key)?;
+    if r.kind == undo::UREC_DEL_MARK {
+        // Remove the row if it is still the one this transaction deleted (I1).
+        let Some(c) = cur.filter(|c| c.deleted && c.trx_id == trx_id) else {
+            return Ok(());
+        };
+        for s in &t.secondary {
+            let e = sec_entry(inner, &t, s, &c)?;
+            sec::remove_if(inner, &s.index, &e, &|rec| record::is_deleted(rec), None)?;
+        }
+        let pred = |rec: &[u8]| {
+            let x = ClustRec::parse(&t, rec);
+            x.deleted && x.trx_id == trx_id
+        };
+        let chains = |rec: &[u8]| -> Vec<PageNo> {
+            ClustRec::parse(&t, rec)
+                .externs(None)
+                .iter()
+                .map(|r| blob::ref_page(r))
+                .filter(|&p| p != FIL_NULL)
+                .collect()
+        };
+        sec::remove_if(inner, &t.clustered, &key, &pred, Some(&chains))?;
+        return Ok(());
+    }
+    // UPDATE: entries of the old version that the current record does not have. (If the
+    // current record is delete-marked and has the same entry, its own purge removes it.) A
+    // reference already overwritten with FIL_NULL means an earlier pass got past this step.
+    let resumed = o
+        .externs(None)
+        .iter()
+        .any(|r| blob::ref_page(r) == FIL_NULL);
+    for s in t.secondary.iter().filter(|_| !resumed) {
+        let e_old = sec_entry(inner, &t, s, &o)?;
+        let keep = match &cur {
+            Some(c) => sec_entry(inner, &t, s, c)? == e_old,
+            None => false,
+        };
+        if !keep {
+            sec::remove_if(
+                inner,
+                &s.index,
+                &e_old,
+                &|rec| record::is_deleted(rec),
+                None,
+            )?;
+        }
+    }
+    // Off-page values the update replaced (freed once, I2).
+    let lay = &t.clustered.leaf;
+    for (i, f) in record::FieldIter::new(lay, &r.old_rec).enumerate() {
+        let f = f.expect("malformed record in undo");
+        if f.ext && r.changed.contains(&(i as u16)) {
+            let ref_off = usize::from(r.old_rec_off) + f.start;
+            blob::free_from_undo(inner, t.space, r.page, ref_off)?;
+        }
+    }
+    Ok(())
+}
+
+/// Purges one committed undo log.
+fn purge_log(inner: &Inner, item: PurgeItem) -> Result<()> {
+    let h = undo::read_header(inner, item.first)?;
+    let mut n = 0;
+    for pno in undo::log_pages(inner, item.first)? {
+        let (recs, _) = undo::read_page_records(inner, pno)?;
+        for r in &recs {
+            purge_rec(inner, h.trx_id, r)?;
+            n += 1;
+        }
+    }
+    let rseg_page = inner.trx.rsegs()[usize::from(item.rseg)];
+    if let Some((trx_no, first)) = undo::free_log(inner, rseg_page, item.first, true)? {
+        inner.trx.push_purge(PurgeItem {
+            trx_no,
+            rseg: item.rseg,
+            first,
+        });
+    }
+    inner.trx.history_len.fetch_sub(1, Ordering::Relaxed);
+    inner.purge_stats.records.fetch_add(n, Ordering::Relaxed);
+    inner.purge_stats.logs.fetch_add(1, Ordering::Relaxed);
+    Ok(())
+}
+
+/// Purges up to `max` undo logs; returns how many.
+pub fn purge_batch(inner: &Inner, max: usize) -> Result<usize> {
+    let mut done = 0;
+    while done < max {
+        let Some(Reverse(item)) = inner.trx.purge_heap.lock().pop() else {
+            break;
+        };
+        if let Err(e) = purge_log(inner, item) {
+            inner.trx.push_purge(item);
+            return Err(e);
+        }
+        done += 1;
+    }
+    if done > 0 {
+        inner.purge_stats.batches.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(done)
+}
+
+/// The purge thread: runs until shutdown, sleeping when there is nothing to purge.
+pub fn run(inner: Arc<Inner>) {
+    let mut seen = 0u64;
+    while !inner.shutting_down.load(Ordering::Acquire) {
+        match purge_batch(&inner, 32) {
+            Ok(0) => {
+                let (m, cv) = &inner.trx.purge_wake;
+                let mut g = m.lock();
+                if *g == seen {
+                    cv.wait_for(&mut g, Duration::from_millis(500));
+                }
+                seen = *g;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                if !e.is_fatal() {
+                    tracing::error!("InnoDB: purge failed: {e}");
+                }
+                std::thread::sleep(Duration::from_millis(100));
+                if inner.failed.load(Ordering::Acquire) {
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,748 @@
+//! Row operations over a table's clustered and secondary indexes. (InnoDB: row0ins, row0upd,
+//! row0sel, row0row.)
+//!
+//! OVERVIEW
+//! A row change takes the row's lock, writes an undo record, changes the clustered index, then
+//! each secondary index, every index change in its own mini-transaction (optimistic first,
+//! pessimistic when a page must split or merge). A delete only delete-marks the clustered
+//! record and the secondary entries; purge removes them once the deleting transaction has
+//! committed. An insert over a delete-marked record with the same key becomes an update of it.
+//! Values too long for the record go off-page first (BLOB chains), before any latch is taken.
+//!
+//! INVARIANTS
+//! - I1: a transaction holds the row's X lock before it writes undo or changes an index.
+//! - I2: every non-delete-marked clustered record has exactly one non-delete-marked entry in
+//!   each secondary index, built from its columns; delete-marked clustered records have none.
+//!   (Between the mini-transactions of one row change this holds only for committed rows;
+//!   rollback and recovery restore it for the others.)
+//! - I3: no latch is held while writing BLOB chains, waiting for a lock or in log_free_check.
+//!
+//! LATCHING: one index at a time. Readers of a secondary index release its leaf before the
+//! clustered lookup (btree LATCHING).
+
+pub mod rollback;
+pub mod scan;
+pub mod sec;
+
+use std::cmp::Ordering;
+
+use crate::btree::{self, blob, blob::PendingBlob, cursor, Bound, Intent, Path};
+use crate::dict::schema::{self, ColumnKind, Value};
+use crate::dict::{FieldSrc, SecIndex, Table};
+use crate::engine::Inner;
+use crate::error::{Error, Result};
+use crate::lock::LockKey;
+use crate::mach::{read_u48, write_u48};
+use crate::mtr::Mtr;
+use crate::page::index_page as ip;
+use crate::page::record::{self, FieldVal, Tuple, REC_INFO_DELETED};
+use crate::trx::undo::{self, RollPtr};
+use crate::trx::TrxState;
+
+/// Values shorter than this stay in the record (InnoDB DYNAMIC: 40 bytes).
+pub const EXTERN_MIN: usize = 40;
+
+/// How a column is stored in a clustered record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stored {
+    Null,
+    Inline(Vec<u8>),
+    Extern([u8; 20]),
+}
+
+impl Stored {
+    fn len(&self) -> Option<usize> {
+        match self {
+            Stored::Null => None,
+            Stored::Inline(v) => Some(v.len()),
+            Stored::Extern(_) => Some(record::EXTERN_REF_SIZE),
+        }
+    }
+}
+
+/// A clustered record taken apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClustRec {
+    /// By table column number.
+    pub cols: Vec<Stored>,
+    pub row_id: Option<[u8; 6]>,
+    pub trx_id: u64,
+    pub roll_ptr: [u8; 7],
+    pub deleted: bool,
+}
+
+impl ClustRec {
+    /// Parses a clustered record of `t`.
+    pub fn parse(t: &Table, rec: &[u8]) -> ClustRec {
+        let lay = &t.clustered.leaf;
+        let mut fields = Vec::with_capacity(lay.n_fields());
+        for r in record::FieldIter::new(lay, rec) {
+            let r = r.expect("malformed clustered record");
+            fields.push(if r.null {
+                Stored::Null
+            } else if r.ext {
+                let mut x = [0u8; 20];
+                x.copy_from_slice(&rec[r.start..r.start + r.len]);
+                Stored::Extern(x)
+            } else {
+                Stored::Inline(rec[r.start..r.start + r.len].to_vec())
+            });
+        }
+        let nk = lay.n_order;
+        let mut cols = vec![Stored::Null; t.def.columns.len()];
+        for (c, pos) in t.col_pos.iter().enumerate() {
+            cols[c] = fields[*pos].clone();
+        }
+        let row_id = if t.has_hidden_pk() {
+            let Stored::Inline(v) = &fields[0] else {
+                panic!("hidden row id")
+            };
+            let mut x = [0u8; 6];
+            x.copy_from_slice(v);
+            Some(x)
+        } else {
+            None
+        };
+        let sys = |i: usize| match &fields[i] {
+            Stored::Inline(v) => v.clone(),
+            _ => panic!("system field"),
+        };
+        let tid = sys(nk);
+        let mut rp = [0u8; 7];
+        rp.copy_from_slice(&sys(nk + 1));
+        ClustRec {
+            cols,
+            row_id,
+            trx_id: read_u48(&tid, 0),
+            roll_ptr: rp,
+            deleted: record::is_deleted(rec),
+        }
+    }
+
+    /// Builds the record bytes.
+    pub fn build(&self, t: &Table) -> Vec<u8> {
+        let lay = &t.clustered.leaf;
+        let mut tid = [0u8; 6];
+        write_u48(&mut tid, 0, self.trx_id);
+        let mut vals: Vec<FieldVal<'_>> = Vec::with_capacity(lay.n_fields());
+        fn stored(s: &Stored) -> FieldVal<'_> {
+            match s {
+                Stored::Null => FieldVal::Null,
+                Stored::Inline(v) => FieldVal::Bytes(v),
+                Stored::Extern(r) => FieldVal::Extern(r),
+            }
+        }
+        match &self.row_id {
+            Some(r) => vals.push(FieldVal::Bytes(r)),
+            None => {
+                for &c in &t.pk_cols {
+                    vals.push(stored(&self.cols[c]));
+                }
+            }
+        }
+        vals.push(FieldVal::Bytes(&tid));
+        vals.push(FieldVal::Bytes(&self.roll_ptr));
+        for &c in &t.other_cols {
+            vals.push(stored(&self.cols[c]));
+        }
+        let mut out = Vec::new();
+        record::build(
+            lay,
+            if self.deleted { REC_INFO_DELETED } else { 0 },
+            vals,
+            &mut out,
+        );
+        out
+    }
+
+    /// Length `build` would produce.
+    pub fn encoded_len(&self, t: &Table) -> usize {
+        let lay = &t.clustered.leaf;
+        let mut lens: Vec<Option<usize>> = Vec::with_capacity(lay.n_fields());
+        match &self.row_id {
+            Some(_) => lens.push(Some(6)),
+            None => lens.extend(t.pk_cols.iter().map(|&c| self.cols[c].len())),
+        }
+        lens.push(Some(6));
+        lens.push(Some(7));
+        lens.extend(t.other_cols.iter().map(|&c| self.cols[c].len()));
+        lay.encoded_len(lens.into_iter())
+    }
+
+    /// The clustered key (ordering fields).
+    pub fn key(&self, t: &Table) -> Tuple {
+        let mut k = Tuple::new();
+        match &self.row_id {
+            Some(r) => k.push(Some(r)),
+            None => {
+                for &c in &t.pk_cols {
+                    match &self.cols[c] {
+                        Stored::Inline(v) => k.push(Some(v)),
+                        _ => panic!("primary key column stored off-page or NULL"),
+                    }
+                }
+            }
+        }
+        k
+    }
+
+    /// Extern references of the given columns (all columns if None).
+    pub fn externs(&self, cols: Option<&[usize]>) -> Vec<[u8; 20]> {
+        self.cols
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| cols.is_none_or(|l| l.contains(c)))
+            .filter_map(|(_, s)| {
+                if let Stored::Extern(r) = s {
+                    Some(*r)
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+/// Encodes the clustered key of a row from key values (primary key columns, or the 6-byte row
+/// id for a table without one).
+pub fn encode_key(t: &Table, key: &[Value]) -> Result<Tuple> {
+    let mut k = Tuple::new();
+    if t.has_hidden_pk() {
+        let [Value::UInt(id)] = key else {
+            return Err(Error::InvalidArgument(
+                "a table without a primary key is keyed by its row id".into(),
+            ));
+        };
+        let mut b = [0u8; 6];
+        write_u48(&mut b, 0, *id);
+        k.push(Some(&b));
+        return Ok(k);
+    }
+    if key.len() != t.pk_cols.len() {
+        return Err(Error::InvalidArgument(format!(
+            "primary key of {} has {} columns, {} values given",
+            t.name,
+            t.pk_cols.len(),
+            key.len()
+        )));
+    }
+    let mut buf = Vec::new();
+    for (&c, v) in t.pk_cols.iter().zip(key) {
+        buf.clear();
+        if !schema::encode(&t.def.columns[c], v, &mut buf)? {
+            return Err(Error::InvalidArgument("NULL in a primary key".into()));
+        }
+        k.push(Some(&buf));
+    }
+    Ok(k)
+}
+
+/// Serialised key for locking.
+pub fn key_bytes(k: &Tuple) -> Vec<u8> {
+    let mut out = Vec::new();
+    for f in k.iter() {
+        match f {
+            Some(b) => {
+                out.push(1);
+                out.extend_from_slice(&(b.len() as u32).to_be_bytes());
+                out.extend_from_slice(b);
+            }
+            None => out.push(0),
+        }
+    }
+    out
+}
+
+fn row_lock(t: &Table, k: &Tuple) -> LockKey {
+    LockKey {
+        table: t.id,
+        index: t.clustered.id,
+        key: key_bytes(k),
+    }
+}
+
+/// Reads a column's full value (off-page values from their chain).
+pub fn col_value(inner: &Inner, t: &Table, s: &Stored) -> Result<Option<Vec<u8>>> {
+    Ok(match s {
+        Stored::Null => None,
+        Stored::Inline(v) => Some(v.clone()),
+        Stored::Extern(r) => {
+            let mut mtr = Mtr::new(inner);
+            let v = blob::read(&mut mtr, t.space, r)?;
+            mtr.commit()?;
+            Some(v)
+        }
+    })
+}
+
+/// The secondary index entry of a row (reads off-page values of indexed columns if needed).
+pub fn sec_entry(inner: &Inner, t: &Table, s: &SecIndex, cr: &ClustRec) -> Result<Tuple> {
+    let mut e = Tuple::new();
+    for src in &s.fields {
+        match src {
+            FieldSrc::Col(c) => {
+                let v = col_value(inner, t, &cr.cols[*c])?;
+                e.push(v.as_deref());
+            }
+            FieldSrc::RowId => e.push(cr.row_id.as_ref().map(|r| &r[..])),
+        }
+    }
+    Ok(e)
+}
+
+/// Decodes a row into values, using off-page values fetched with the record.
+pub fn decode_row(t: &Table, f: &cursor::Fetched) -> Vec<Value> {
+    t.def
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, col)| schema::decode(col, f.field(&t.clustered.leaf, t.col_pos[c])))
+        .collect()
+}
+
+/// Moves long values off-page until the record fits (I3: called with no latch held). Columns
+/// that no index uses go first, longest first.
+fn fit_record(
+    inner: &Inner,
+    t: &Table,
+    cr: &mut ClustRec,
+    written: &mut Vec<PendingBlob>,
+) -> Result<()> {
+    let max = ip::max_rec_size(inner.bp.page_size());
+    loop {
+        if cr.encoded_len(t) <= max {
+            return Ok(());
+        }
+        let indexed = |c: usize| t.secondary.iter().any(|s| s.spec.columns.contains(&c));
+        let cand = (0..cr.cols.len())
+            .filter(|&c| {
+                !t.pk_cols.contains(&c) && matches!(t.def.columns[c].kind, ColumnKind::Var { .. })
+            })
+            .filter_map(|c| match &cr.cols[c] {
+                Stored::Inline(v) if v.len() > EXTERN_MIN => {
+                    Some((indexed(c), std::cmp::Reverse(v.len()), c))
+                }
+                _ => None,
+            })
+            .min();
+        let Some((_, _, c)) = cand else {
+            return Err(Error::RowTooLarge(format!(
+                "the row of {} needs {} bytes in its page; the maximum is {max}",
+                t.name,
+                cr.encoded_len(t)
+            )));
+        };
+        let Stored::Inline(v) = std::mem::replace(&mut cr.cols[c], Stored::Null) else {
+            unreachable!()
+        };
+        let pb = blob::write(inner, t.space, &v)?;
+        cr.cols[c] = Stored::Extern(pb.reference());
+        written.push(pb);
+    }
+}
+
+/// Frees chains that were written but never linked (the change failed before its record).
+fn discard_pending(inner: &Inner, written: &[PendingBlob]) {
+    for b in written {
+        if let Err(e) = blob::free_from_slot(inner, b.space, b.slot, b.first) {
+            tracing::warn!("InnoDB: could not free an unused BLOB chain: {e}");
+        }
+    }
+}
+
+/// Runs `f` as a statement: on error, the transaction's changes since the start are rolled back.
+fn statement<T>(
+    inner: &Inner,
+    trx: &mut TrxState,
+    f: impl FnOnce(&mut TrxState) -> Result<T>,
+) -> Result<T> {
+    let sp = trx.savepoint();
+    match f(trx) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            if e.is_fatal() {
+                return Err(e);
+            }
+            if trx.undo.is_some() {
+                trx.rollback_to(inner, sp)?;
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Inserts a row.
+pub fn insert(inner: &Inner, trx: &mut TrxState, t: &Table, vals: &[Value]) -> Result<()> {
+    if vals.len() != t.def.columns.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} has {} columns, {} values given",
+            t.name,
+            t.def.columns.len(),
+            vals.len()
+        )));
+    }
+    let mut cols = Vec::with_capacity(vals.len());
+    let mut buf = Vec::new();
+    for (col, v) in t.def.columns.iter().zip(vals) {
+        buf.clear();
+        cols.push(if schema::encode(col, v, &mut buf)? {
+            Stored::Inline(buf.clone())
+        } else {
+            Stored::Null
+        });
+    }
+    for &c in &t.pk_cols {
+        if cols[c] == Stored::Null {
+            return Err(Error::InvalidArgument(format!(
+                "NULL in primary key column {}",
+                t.def.columns[c].name
+            )));
+        }
+    }
+    let row_id = if t.has_hidden_pk() {
+        let mut b = [0u8; 6];
+        write_u48(&mut b, 0, crate::dict::next_row_id(inner)?);
+        Some(b)
+    } else {
+        None
+    };
+    let mut cr = ClustRec {
+        cols,
+        row_id,
+        trx_id: 0,
+        roll_ptr: [0; 7],
+        deleted: false,
+    };
+    let key = cr.key(t);
+    trx.lock_row(inner, row_lock(t, &key))?;
+    trx.ensure_undo(inner)?;
+    cr.trx_id = trx.id;
+    statement(inner, trx, |trx| {
+        let mut written = Vec::new();
+        fit_record(inner, t, &mut cr, &mut written)
+            .inspect_err(|_| discard_pending(inner, &written))?;
+        clust_insert(inner, trx, t, &key, &mut cr, &written)
+            .inspect_err(|_| discard_pending(inner, &written))?;
+        for s in &t.secondary {
+            let e = sec_entry(inner, t, s, &cr)?;
+            sec::insert(inner, trx, t, s, &e)?;
+        }
+        Ok(())
+    })
+}
+
+fn clust_insert(
+    inner: &Inner,
+    trx: &mut TrxState,
+    t: &Table,
+    key: &Tuple,
+    cr: &mut ClustRec,
+    blobs: &[PendingBlob],
+) -> Result<()> {
+    let idx = &t.clustered;
+    for intent in [Intent::ModifyLeaf, Intent::TreeInsert] {
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let mut path = btree::descend(&mut mtr, idx, key, Bound::Upper, intent)?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let p = mtr.page(leaf);
+        let exact = slot > 0
+            && record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) == Ordering::Equal;
+        let new_len = cr.encoded_len(t);
+        if exact {
+            let old = ip::rec(p, slot - 1).to_vec();
+            if !record::is_deleted(&old) {
+                return Err(Error::DuplicateKey {
+                    index: "PRIMARY".into(),
+                    key: key_display(t, key),
+                });
+            }
+            // Insert over a delete-marked record: an update that replaces every field.
+            if intent == Intent::ModifyLeaf && new_len > old.len() + ip::free_space(p) {
+                continue;
+            }
+            let changed: Vec<u16> = (0..idx.leaf.n_fields() as u16).collect();
+            let rp = trx.write_undo(
+                inner,
+                undo::UREC_UPDATE,
+                t.id,
+                &undo::encode_update_body(&changed, &old),
+            )?;
+            cr.roll_ptr = rp.encode();
+            let rec = cr.build(t);
+            replace_at(&mut mtr, idx, &mut path, slot - 1, &rec, intent)?;
+        } else {
+            if intent == Intent::ModifyLeaf && !ip::fits(p, new_len) {
+                continue;
+            }
+            let kf: Vec<&[u8]> = key.iter().map(|f| f.unwrap_or(&[])).collect();
+            let rp = trx.write_undo(
+                inner,
+                undo::UREC_INSERT,
+                t.id,
+                &undo::encode_insert_body(&kf),
+            )?;
+            cr.roll_ptr = rp.encode();
+            let rec = cr.build(t);
+            if intent == Intent::ModifyLeaf {
+                let ok = mtr.rec_insert(leaf, slot, &rec);
+                debug_assert!(ok);
+            } else {
+                btree::tree_insert(&mut mtr, idx, &mut path, slot, &rec)?;
+            }
+        }
+        for b in blobs {
+            blob::link(&mut mtr, b)?;
+        }
+        mtr.commit()?;
+        return Ok(());
+    }
+    unreachable!("the pessimistic attempt always completes")
+}
+
+/// Replaces the record at `slot` (optimistically in place, or by removing it and inserting the
+/// new one with splits).
+fn replace_at(
+    mtr: &mut Mtr<'_>,
+    idx: &btree::Index,
+    path: &mut Path,
+    slot: usize,
+    rec: &[u8],
+    intent: Intent,
+) -> Result<()> {
+    let leaf = path.leaf().page;
+    if mtr.rec_update(leaf, slot, rec) {
+        return Ok(());
+    }
+    assert_eq!(
+        intent,
+        Intent::TreeInsert,
+        "optimistic replace was checked to fit"
+    );
+    mtr.rec_delete(leaf, slot);
+    btree::tree_insert(mtr, idx, path, slot, rec)
+}
+
+/// A printable key for duplicate-key errors.
+pub fn key_display(t: &Table, key: &Tuple) -> String {
+    if t.has_hidden_pk() {
+        return "row id".into();
+    }
+    let parts: Vec<String> = t
+        .pk_cols
+        .iter()
+        .zip(key.iter())
+        .map(|(&c, b)| match schema::decode(&t.def.columns[c], b) {
+            Value::Int(v) => v.to_string(),
+            Value::UInt(v) => v.to_string(),
+            Value::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    parts.join("-")
+}
+
+/// Reads the row with clustered key `key` (None if absent or deleted).
+pub fn get(inner: &Inner, t: &Table, key: &Tuple) -> Result<Option<Vec<Value>>> {
+    let idx = &t.clustered;
+    let mut mtr = Mtr::new(inner);
+    let path = btree::descend(&mut mtr, idx, key, Bound::Upper, Intent::Read)?;
+    let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+    let p = mtr.page(leaf);
+    if slot == 0 || record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) != Ordering::Equal {
+        return Ok(None);
+    }
+    if record::is_deleted(ip::rec(p, slot - 1)) {
+        return Ok(None);
+    }
+    let f = cursor::fetch(&mut mtr, idx, leaf, slot - 1)?;
+    mtr.commit()?;
+    Ok(Some(decode_row(t, &f)))
+}
+
+/// Updates columns of the row with clustered key `key`. Changing primary key columns is a
+/// delete and an insert for the caller. Returns false if the row does not exist.
+pub fn update(
+    inner: &Inner,
+    trx: &mut TrxState,
+    t: &Table,
+    key: &Tuple,
+    changes: &[(usize, Value)],
+) -> Result<bool> {
+    let mut enc: Vec<(usize, Stored)> = Vec::with_capacity(changes.len());
+    let mut buf = Vec::new();
+    for (c, v) in changes {
+        let col = t
+            .def
+            .columns
+            .get(*c)
+            .ok_or_else(|| Error::InvalidArgument(format!("column {c}")))?;
+        if t.pk_cols.contains(c) {
+            return Err(Error::InvalidArgument(
+                "update changes a primary key column".into(),
+            ));
+        }
+        buf.clear();
+        enc.push((
+            *c,
+            if schema::encode(col, v, &mut buf)? {
+                Stored::Inline(buf.clone())
+            } else {
+                Stored::Null
+            },
+        ));
+    }
+    trx.lock_row(inner, row_lock(t, key))?;
+    trx.ensure_undo(inner)?;
+    statement(inner, trx, |trx| update_locked(inner, trx, t, key, &enc))
+}
+
+fn update_locked(
+    inner: &Inner,
+    trx: &mut TrxState,
+    t: &Table,
+    key: &Tuple,
+    enc: &[(usize, Stored)],
+) -> Result<bool> {
+    let idx = &t.clustered;
+    let mut written: Vec<PendingBlob> = Vec::new();
+    let mut extra_extern: Vec<(usize, [u8; 20])> = Vec::new();
+    let mut intent = Intent::ModifyLeaf;
+    let result = loop {
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let mut path = btree::descend(&mut mtr, idx, key, Bound::Upper, intent)?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let p = mtr.page(leaf);
+        if slot == 0
+            || record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) != Ordering::Equal
+        {
+            break (false, None);
+        }
+        let old = ip::rec(p, slot - 1).to_vec();
+        let old_cr = ClustRec::parse(t, &old);
+        if old_cr.deleted {
+            break (false, None);
+        }
+        let mut cr = old_cr.clone();
+        for (c, s) in enc {
+            cr.cols[*c] = s.clone();
+        }
+        for (c, r) in &extra_extern {
+            cr.cols[*c] = Stored::Extern(*r);
+        }
+        if cr.encoded_len(t) > ip::max_rec_size(inner.bp.page_size()) {
+            // Long values must go off-page first, with no latch held (I3).
+            drop(mtr);
+            let mut moved = cr.clone();
+            fit_record(inner, t, &mut moved, &mut written)?;
+            extra_extern = moved
+                .cols
+                .iter()
+                .enumerate()
+                .filter_map(|(c, s)| match (s, &cr.cols[c]) {
+                    (Stored::Extern(r), Stored::Inline(_)) => Some((c, *r)),
+                    _ => None,
+                })
+                .collect();
+            continue;
+        }
+        let new_len = cr.encoded_len(t);
+        if intent == Intent::ModifyLeaf && new_len > old.len() + ip::free_space(p) {
+            drop(mtr);
+            intent = Intent::TreeInsert;
+            continue;
+        }
+        let changed: Vec<u16> = enc
+            .iter()
+            .map(|(c, _)| *c)
+            .chain(extra_extern.iter().map(|(c, _)| *c))
+            .map(|c| t.col_pos[c] as u16)
+            .collect();
+        let rp = trx.write_undo(
+            inner,
+            undo::UREC_UPDATE,
+            t.id,
+            &undo::encode_update_body(&changed, &old),
+        )?;
+        cr.trx_id = trx.id;
+        cr.roll_ptr = rp.encode();
+        let rec = cr.build(t);
+        replace_at(&mut mtr, idx, &mut path, slot - 1, &rec, intent)?;
+        for b in &written {
+            blob::link(&mut mtr, b)?;
+        }
+        mtr.commit()?;
+        break (true, Some((old_cr, cr)));
+    };
+    let (found, versions) = result;
+    if !found {
+        discard_pending(inner, &written);
+        return Ok(false);
+    }
+    let (old_cr, new_cr) = versions.expect("versions of an updated row");
+    for s in &t.secondary {
+        if !s
+            .spec
+            .columns
+            .iter()
+            .any(|c| enc.iter().any(|(x, _)| x == c))
+        {
+            continue;
+        }
+        let old_e = sec_entry(inner, t, s, &old_cr)?;
+        let new_e = sec_entry(inner, t, s, &new_cr)?;
+        if old_e != new_e {
+            sec::set_mark(inner, s, &old_e, true)?;
+            sec::insert(inner, trx, t, s, &new_e)?;
+        }
+    }
+    Ok(true)
+}
+
+/// Deletes (delete-marks) the row with clustered key `key`. Returns false if absent.
+pub fn delete(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Result<bool> {
+    trx.lock_row(inner, row_lock(t, key))?;
+    trx.ensure_undo(inner)?;
+    statement(inner, trx, |trx| {
+        let idx = &t.clustered;
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let path = btree::descend(&mut mtr, idx, key, Bound::Upper, Intent::ModifyLeaf)?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let p = mtr.page(leaf);
+        if slot == 0
+            || record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) != Ordering::Equal
+        {
+            return Ok(false);
+        }
+        let old = ip::rec(p, slot - 1).to_vec();
+        let mut cr = ClustRec::parse(t, &old);
+        if cr.deleted {
+            return Ok(false);
+        }
+        let old_cr = cr.clone();
+        let rp = trx.write_undo(
+            inner,
+            undo::UREC_DEL_MARK,
+            t.id,
+            &undo::encode_update_body(&[], &old),
+        )?;
+        cr.deleted = true;
+        cr.trx_id = trx.id;
+        cr.roll_ptr = rp.encode();
+        let ok = mtr.rec_update(leaf, slot - 1, &cr.build(t));
+        assert!(ok, "a delete mark keeps the record length");
+        mtr.commit()?;
+        for s in &t.secondary {
+            let e = sec_entry(inner, t, s, &old_cr)?;
+            sec::set_mark(inner, s, &e, true)?;
+        }
+        Ok(true)
+    })
+}
+
+/// The roll pointer of a clustered record image.
+pub fn roll_ptr_of(cr: &ClustRec) -> RollPtr {
+    RollPtr::decode(&cr.roll_ptr)
+}

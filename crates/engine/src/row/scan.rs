@@ -1,0 +1,197 @@
+//! Row scans over the clustered index or a secondary index, in either direction, between two
+//! key bounds (each a prefix of the index's columns). A secondary scan looks each row up in the
+//! clustered index after releasing the secondary leaf (btree LATCHING) and skips entries whose
+//! row no longer matches them (changed meanwhile).
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use crate::btree::cursor::{Scan, Start};
+use crate::dict::schema::{self, Value};
+use crate::dict::{FieldSrc, Table};
+use crate::engine::Inner;
+use crate::error::{Error, Result};
+use crate::page::record::{self, Tuple};
+
+/// One end of a key range.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyBound {
+    Unbounded,
+    Included(Vec<Value>),
+    Excluded(Vec<Value>),
+}
+
+pub struct RowScan {
+    table: Arc<Table>,
+    /// None = clustered index.
+    index: Option<usize>,
+    scan: Scan,
+    /// Stop bound (key prefix, inclusive) in scan direction.
+    stop: Option<(Tuple, bool)>,
+    forward: bool,
+    done: bool,
+}
+
+/// Encodes bound values as a key prefix of the index (`index` None = clustered).
+fn encode_prefix(t: &Table, index: Option<usize>, vals: &[Value]) -> Result<Tuple> {
+    let cols: Vec<FieldSrc> = match index {
+        None => {
+            if t.has_hidden_pk() {
+                vec![FieldSrc::RowId]
+            } else {
+                t.pk_cols.iter().map(|&c| FieldSrc::Col(c)).collect()
+            }
+        }
+        Some(i) => t.secondary[i].fields.clone(),
+    };
+    if vals.len() > cols.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} key values for a {}-field index",
+            vals.len(),
+            cols.len()
+        )));
+    }
+    let mut k = Tuple::new();
+    let mut buf = Vec::new();
+    for (src, v) in cols.iter().zip(vals) {
+        buf.clear();
+        match src {
+            FieldSrc::Col(c) => {
+                let mut col = t.def.columns[*c].clone();
+                col.nullable = true;
+                if schema::encode(&col, v, &mut buf)? {
+                    k.push(Some(&buf));
+                } else {
+                    k.push(None);
+                }
+            }
+            FieldSrc::RowId => {
+                let Value::UInt(id) = v else {
+                    return Err(Error::InvalidArgument(
+                        "row id bound must be unsigned".into(),
+                    ));
+                };
+                k.push(Some(&id.to_be_bytes()[2..]));
+            }
+        }
+    }
+    Ok(k)
+}
+
+impl RowScan {
+    pub fn new(
+        t: Arc<Table>,
+        index: Option<usize>,
+        from: &KeyBound,
+        to: &KeyBound,
+        forward: bool,
+    ) -> Result<RowScan> {
+        if let Some(i) = index {
+            if i >= t.secondary.len() {
+                return Err(Error::NoSuchIndex(format!("index #{i} of {}", t.name)));
+            }
+        }
+        let idx = match index {
+            None => t.clustered.clone(),
+            Some(i) => t.secondary[i].index.clone(),
+        };
+        // `start` is where the scan begins in its direction, `stop` where it ends.
+        let (start_b, stop_b) = if forward { (from, to) } else { (to, from) };
+        let start = match start_b {
+            KeyBound::Unbounded => Start::End,
+            KeyBound::Included(v) => Start::Key {
+                key: encode_prefix(&t, index, v)?,
+                inclusive: true,
+            },
+            KeyBound::Excluded(v) => Start::Key {
+                key: encode_prefix(&t, index, v)?,
+                inclusive: false,
+            },
+        };
+        let stop = match stop_b {
+            KeyBound::Unbounded => None,
+            KeyBound::Included(v) => Some((encode_prefix(&t, index, v)?, true)),
+            KeyBound::Excluded(v) => Some((encode_prefix(&t, index, v)?, false)),
+        };
+        Ok(RowScan {
+            scan: Scan::new(idx, start, forward),
+            table: t,
+            index,
+            stop,
+            forward,
+            done: false,
+        })
+    }
+
+    /// True if `rec` lies beyond the stop bound.
+    fn past_stop(&self, rec: &[u8]) -> bool {
+        let Some((k, inclusive)) = &self.stop else {
+            return false;
+        };
+        let lay = &self.scan.index().leaf;
+        // k vs rec on k's prefix.
+        let o = record::cmp_tuple_rec(lay, k, rec);
+        match (self.forward, inclusive) {
+            (true, true) => o == Ordering::Less,
+            (true, false) => o != Ordering::Greater,
+            (false, true) => o == Ordering::Greater,
+            (false, false) => o != Ordering::Less,
+        }
+    }
+
+    /// The next row, or None at the end of the range.
+    pub fn next(&mut self, inner: &Inner) -> Result<Option<Vec<Value>>> {
+        let t = self.table.clone();
+        while !self.done {
+            let Some(f) = self.scan.next(inner)? else {
+                self.done = true;
+                break;
+            };
+            if self.past_stop(&f.rec) {
+                self.done = true;
+                break;
+            }
+            if record::is_deleted(&f.rec) {
+                continue;
+            }
+            let Some(i) = self.index else {
+                return Ok(Some(crate::row::decode_row(&t, &f)));
+            };
+            let s = &t.secondary[i];
+            let lay = &s.index.leaf;
+            let mut key = Tuple::new();
+            if t.has_hidden_pk() {
+                key.push(record::field(lay, &f.rec, s.fields.len() - 1));
+            } else {
+                for &c in &t.pk_cols {
+                    let pos = s
+                        .fields
+                        .iter()
+                        .position(|x| *x == FieldSrc::Col(c))
+                        .expect("pk in entry");
+                    key.push(record::field(lay, &f.rec, pos));
+                }
+            }
+            let Some(row) = crate::row::get(inner, &t, &key)? else {
+                continue;
+            };
+            // The row may have changed since the entry was read: it must still match.
+            let mut enc = Tuple::new();
+            let mut buf = Vec::new();
+            for src in &s.fields {
+                match src {
+                    FieldSrc::Col(c) => {
+                        buf.clear();
+                        let present = schema::encode(&t.def.columns[*c], &row[*c], &mut buf)?;
+                        enc.push(present.then_some(&buf[..]));
+                    }
+                    FieldSrc::RowId => enc.push(key.get(0)),
+                }
+            }
+            if record::cmp_tuple_rec(lay, &enc, &f.rec) == Ordering::Equal {
+                return Ok(Some(row));
+            }
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,227 @@
+//! Secondary index entries: insert (with the uniqueness check), delete-mark and unmark, and
+//! physical removal (shared with the clustered index for rollback and purge).
+//! (InnoDB: row_ins_sec_index_entry, row_upd_sec_index_entry, row_purge_remove_sec_if_poss.)
+
+use std::cmp::Ordering;
+use std::time::Duration;
+
+use crate::btree::{self, blob, cursor, Bound, Index, Intent};
+use crate::dict::{SecIndex, Table};
+use crate::engine::Inner;
+use crate::error::{Error, Result};
+use crate::lock::LockKey;
+use crate::mtr::Mtr;
+use crate::page::index_page as ip;
+use crate::page::record::{self, Tuple, REC_INFO_DELETED};
+use crate::trx::TrxState;
+use crate::types::PageNo;
+
+fn with_mark(rec: &[u8], mark: bool) -> Vec<u8> {
+    let mut r = rec.to_vec();
+    if mark {
+        r[2] |= REC_INFO_DELETED;
+    } else {
+        r[2] &= !REC_INFO_DELETED;
+    }
+    r
+}
+
+/// The unique prefix of an entry, or None if it has a NULL there (NULLs never conflict).
+fn unique_prefix(s: &SecIndex, e: &Tuple) -> Option<Tuple> {
+    let n = s.index.n_unique;
+    if n == 0 {
+        return None;
+    }
+    let mut t = Tuple::new();
+    for i in 0..n {
+        t.push(Some(e.get(i)?));
+    }
+    Some(t)
+}
+
+/// Errors with DuplicateKey if another live row has the entry's unique prefix. The caller holds
+/// the lock on that prefix, so no other transaction can add one meanwhile.
+fn check_unique(inner: &Inner, _t: &Table, s: &SecIndex, e: &Tuple, prefix: &Tuple) -> Result<()> {
+    let idx = &s.index;
+    let mut scan = cursor::Scan::new(
+        idx.clone(),
+        cursor::Start::Key {
+            key: prefix.clone(),
+            inclusive: true,
+        },
+        true,
+    );
+    while let Some(f) = scan.next(inner)? {
+        if record::cmp_tuple_rec(&idx.leaf, prefix, &f.rec) != Ordering::Equal {
+            break;
+        }
+        if record::is_deleted(&f.rec) {
+            continue;
+        }
+        if record::cmp_tuple_rec(&idx.leaf, e, &f.rec) != Ordering::Equal {
+            let shown: Vec<String> = prefix
+                .iter()
+                .map(|b| String::from_utf8_lossy(b.unwrap_or(b"NULL")).into_owned())
+                .collect();
+            return Err(Error::DuplicateKey {
+                index: s.spec.name.clone(),
+                key: shown.join("-"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Inserts `e` into a secondary index for transaction `trx`, or clears the delete mark of an
+/// identical entry. A unique index's value is locked first, then checked.
+pub fn insert(inner: &Inner, trx: &mut TrxState, t: &Table, s: &SecIndex, e: &Tuple) -> Result<()> {
+    if let Some(prefix) = unique_prefix(s, e) {
+        let mut key = Vec::new();
+        for (i, f) in prefix.iter().enumerate() {
+            let c = s.index.leaf.fields[i].collation;
+            let sk = c.sort_key(f.unwrap_or(&[]));
+            key.extend_from_slice(&(sk.len() as u32).to_be_bytes());
+            key.extend_from_slice(&sk);
+        }
+        trx.lock_row(
+            inner,
+            LockKey {
+                table: t.id,
+                index: s.index.id,
+                key,
+            },
+        )?;
+    }
+    insert_entry(inner, t, s, e, true)
+}
+
+/// Inserts an entry without taking locks (index build, with the table's DML blocked).
+pub fn insert_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, check: bool) -> Result<()> {
+    if check {
+        if let Some(prefix) = unique_prefix(s, e) {
+            check_unique(inner, t, s, e, &prefix)?;
+        }
+    }
+    let idx = &s.index;
+    let mut rec = Vec::new();
+    record::build(
+        &idx.leaf,
+        0,
+        e.iter()
+            .map(|f| f.map_or(record::FieldVal::Null, record::FieldVal::Bytes)),
+        &mut rec,
+    );
+    for intent in [Intent::ModifyLeaf, Intent::TreeInsert] {
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let mut path = btree::descend(&mut mtr, idx, e, Bound::Upper, intent)?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let p = mtr.page(leaf);
+        if slot > 0 && record::cmp_tuple_rec(&idx.leaf, e, ip::rec(p, slot - 1)) == Ordering::Equal
+        {
+            let old = ip::rec(p, slot - 1);
+            if record::is_deleted(old) {
+                let r = with_mark(old, false);
+                let ok = mtr.rec_update(leaf, slot - 1, &r);
+                assert!(ok, "clearing a delete mark keeps the length");
+            }
+            mtr.commit()?;
+            return Ok(());
+        }
+        if intent == Intent::ModifyLeaf {
+            if !mtr.rec_insert(leaf, slot, &rec) {
+                continue;
+            }
+        } else {
+            btree::tree_insert(&mut mtr, idx, &mut path, slot, &rec)?;
+        }
+        mtr.commit()?;
+        return Ok(());
+    }
+    unreachable!("the pessimistic attempt always completes")
+}
+
+/// Sets or clears the delete mark of entry `e`. Returns false if the entry is absent.
+pub fn set_mark(inner: &Inner, s: &SecIndex, e: &Tuple, mark: bool) -> Result<bool> {
+    let idx = &s.index;
+    inner.log_free_check()?;
+    let mut mtr = Mtr::new(inner);
+    let path = btree::descend(&mut mtr, idx, e, Bound::Upper, Intent::ModifyLeaf)?;
+    let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+    let p = mtr.page(leaf);
+    if slot == 0 || record::cmp_tuple_rec(&idx.leaf, e, ip::rec(p, slot - 1)) != Ordering::Equal {
+        return Ok(false);
+    }
+    let old = ip::rec(p, slot - 1);
+    if record::is_deleted(old) != mark {
+        let r = with_mark(old, mark);
+        let ok = mtr.rec_update(leaf, slot - 1, &r);
+        assert!(ok, "a delete mark keeps the length");
+    }
+    mtr.commit()?;
+    Ok(true)
+}
+
+/// What to do with the chains of a removed record.
+pub type ChainsOf<'a> = &'a dyn Fn(&[u8]) -> Vec<PageNo>;
+
+/// Physically removes the record with full key `key` from `idx` if `pred` accepts it, merging
+/// pages as needed. Chains that `chains` lists for the record are registered for freeing in the
+/// same mini-transaction and freed after it (blob I1). Returns true if a record was removed.
+pub fn remove_if(
+    inner: &Inner,
+    idx: &Index,
+    key: &Tuple,
+    pred: &dyn Fn(&[u8]) -> bool,
+    chains: Option<ChainsOf<'_>>,
+) -> Result<bool> {
+    let ps = inner.bp.page_size();
+    let mut intent = Intent::ModifyLeaf;
+    loop {
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let mut path = btree::descend(
+            &mut mtr,
+            idx,
+            key,
+            Bound::Upper,
+            if intent == Intent::ModifyLeaf {
+                Intent::ModifyLeaf
+            } else {
+                Intent::TreeDelete
+            },
+        )?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let p = mtr.page(leaf);
+        if slot == 0
+            || record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) != Ordering::Equal
+        {
+            return Ok(false);
+        }
+        let rec = ip::rec(p, slot - 1).to_vec();
+        if !pred(&rec) {
+            return Ok(false);
+        }
+        let is_root = mtr.id(leaf).page == idx.root;
+        let stays = is_root || ip::used_space(p) - rec.len() - 2 >= btree::merge_threshold(ps);
+        if intent == Intent::ModifyLeaf && !stays {
+            drop(mtr);
+            intent = Intent::TreeDelete;
+            continue;
+        }
+        let heads = chains.map(|f| f(&rec)).unwrap_or_default();
+        let Some(regs) = blob::register(&mut mtr, idx.space, &heads)? else {
+            drop(mtr);
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
+        };
+        if intent == Intent::ModifyLeaf {
+            mtr.rec_delete(leaf, slot - 1);
+        } else {
+            btree::tree_delete(&mut mtr, idx, &mut path, slot - 1)?;
+        }
+        mtr.commit()?;
+        blob::free_registered(inner, idx.space, &regs)?;
+        return Ok(true);
+    }
+}

@@ -1,0 +1,302 @@
+//! Opening a data directory: initialise it if empty, otherwise recover. (InnoDB: srv0start.)
+//!
+//! STATE MACHINE (the life of a restart)
+//! ```text
+//!  empty dir --create ibdata1, redo--> bootstrap --------------------------------+
+//!  existing  --page size check, open redo--> parse redo from checkpoint          |
+//!     no redo after the checkpoint ------------------------------------------+   |
+//!     redo found: doublewrite restore (space 0) -> apply space 0 ->          |   |
+//!       map spaces from SYS_TABLES -> doublewrite restore -> apply the rest  |   |
+//!                                                                            v   v
+//!  read rsegs + id counters -> roll back incomplete transactions -> load dictionary ->
+//!  finish interrupted DDL -> remove orphan files -> (resize redo) -> ready
+//! ```
+//! Every step reads what the previous one made consistent; a crash during any of them is
+//! recovered by running the sequence again (recovery I2, rollback idempotence).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use innoxide_io::FileSystem;
+
+use crate::buffer_pool::BufferPool;
+use crate::config::{EngineConfig, Tunables};
+use crate::dict::{self, Dict};
+use crate::doublewrite::{self, Doublewrite};
+use crate::engine::{EngineStats, Inner};
+use crate::error::{Error, Result};
+use crate::flush::FlushState;
+use crate::mach::read_u32;
+use crate::purge::PurgeStats;
+use crate::recovery::{self, Parsed};
+use crate::redo::file::{self, LogFiles};
+use crate::redo::Log;
+use crate::tablespace::file::Fil;
+use crate::tablespace::fsp;
+use crate::trx::{self, TrxSys};
+use crate::types::SYSTEM_SPACE;
+use crate::{ddl, page};
+
+/// What opening found and did.
+#[derive(Debug, Default, Clone)]
+pub struct OpenReport {
+    pub initialised: bool,
+    pub checkpoint_lsn: u64,
+    pub end_lsn: u64,
+    pub redo_groups: u64,
+    pub redo_records: u64,
+    pub pages_recovered: usize,
+    pub pages_restored_from_doublewrite: usize,
+    pub trx_rolled_back: usize,
+    pub recovery_secs: f64,
+}
+
+fn startup_io(path: &Path, e: std::io::Error) -> Error {
+    Error::Startup(format!("InnoDB: cannot access {}: {e}", path.display()))
+}
+
+/// Checks the page size recorded in ibdata1 against the configuration.
+fn check_page_size(fs: &Arc<dyn FileSystem>, datadir: &Path, want: usize) -> Result<()> {
+    let p = datadir.join("ibdata1");
+    let f = fs.open(&p).map_err(|e| startup_io(&p, e))?;
+    let mut b = vec![0u8; 4096];
+    f.read_at(&mut b, 0).map_err(|e| startup_io(&p, e))?;
+    let flags = read_u32(&b, fsp::FSP_FLAGS);
+    match fsp::page_size_of_flags(flags) {
+        Some(ps) if ps == want => Ok(()),
+        Some(ps) => Err(Error::Startup(format!(
+            "InnoDB: Data file '{}' uses page size {ps}, but the innodb_page_size start-up parameter \
+             is {want}; start with innodb_page_size={ps} (the page size is fixed when a data \
+             directory is initialised)",
+            p.display()
+        ))),
+        None => Err(Error::Startup(format!("InnoDB: cannot read the page size from {}", p.display()))),
+    }
+}
+
+fn build_inner(
+    cfg: EngineConfig,
+    fs: Arc<dyn FileSystem>,
+    fil: Fil,
+    files: LogFiles,
+    cp: file::Checkpoint,
+    end_lsn: u64,
+    failed: Arc<AtomicBool>,
+) -> Inner {
+    let tun = Arc::new(Tunables::new(&cfg.tunables));
+    let log = Log::new(files, cfg.log_buffer_size, cp, end_lsn);
+    let bp = BufferPool::new(
+        cfg.page_size,
+        cfg.buffer_pool_size,
+        cfg.buffer_pool_instances,
+        tun.clone(),
+    );
+    let dblwr = Doublewrite::new(cfg.doublewrite, cfg.page_size);
+    Inner {
+        tun,
+        fs,
+        fil,
+        bp,
+        log,
+        dblwr,
+        flush: FlushState::new(end_lsn),
+        dict: Dict::new(),
+        trx: TrxSys::new(),
+        purge_stats: PurgeStats::default(),
+        failed,
+        shutting_down: AtomicBool::new(false),
+        stats: EngineStats::default(),
+        cfg,
+    }
+}
+
+/// Opens (or initialises) a data directory and brings it to a consistent state.
+pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, OpenReport)> {
+    cfg.validate().map_err(Error::Startup)?;
+    let started = std::time::Instant::now();
+    let datadir = cfg.datadir.clone();
+    fs.create_dir_all(&datadir)
+        .map_err(|e| startup_io(&datadir, e))?;
+    let failed = Arc::new(AtomicBool::new(false));
+    let fil = Fil::new(fs.clone(), datadir.clone(), cfg.page_size, failed.clone());
+    let ibdata = Path::new("ibdata1");
+    let fresh = !fs
+        .exists(&datadir.join(ibdata))
+        .map_err(|e| startup_io(&datadir, e))?;
+    let mut report = OpenReport {
+        initialised: fresh,
+        ..Default::default()
+    };
+    let (files, cp, parsed) = if fresh {
+        if LogFiles::exists(&fs, &datadir)? {
+            return Err(Error::Startup(format!(
+                "InnoDB: {} has redo log files but no ibdata1; refusing to start",
+                datadir.display()
+            )));
+        }
+        tracing::warn!(
+            "InnoDB: {} is empty: initialising a new data directory (innodb_page_size={})",
+            datadir.display(),
+            cfg.page_size
+        );
+        fil.create_space(SYSTEM_SPACE, ibdata, ddl::initial_system_pages())?;
+        let files = LogFiles::create(
+            &fs,
+            &datadir,
+            cfg.log_files_in_group,
+            cfg.log_file_size,
+            cfg.page_size as u32,
+            file::LOG_START_LSN,
+            failed.clone(),
+        )?;
+        let cp = files.read_checkpoint()?;
+        (files, cp, Parsed::empty_at(cp.lsn))
+    } else {
+        check_page_size(&fs, &datadir, cfg.page_size)?;
+        fil.open_space(SYSTEM_SPACE, ibdata)?;
+        if fs.exists(&datadir.join("ib_logfile101")).unwrap_or(false) {
+            return Err(Error::Startup(
+                "InnoDB: a redo log resize was interrupted (ib_logfile101 exists); the log was clean \
+                 before the resize: remove ib_logfile101 and restart"
+                    .into(),
+            ));
+        }
+        let files = LogFiles::open(&fs, &datadir, cfg.page_size as u32, failed.clone())?;
+        let cp = files.read_checkpoint()?;
+        let parsed = recovery::parse(&files, cp.lsn)?;
+        (files, cp, parsed)
+    };
+    report.checkpoint_lsn = cp.lsn;
+    report.end_lsn = parsed.end_lsn;
+    report.redo_groups = parsed.groups;
+    report.redo_records = parsed.records;
+    let inner = Arc::new(build_inner(cfg, fs, fil, files, cp, parsed.end_lsn, failed));
+    if fresh {
+        ddl::bootstrap(&inner, ddl::initial_system_pages())?;
+    } else if !parsed.is_empty() {
+        recover_pages(&inner, &parsed, &mut report)?;
+    }
+    let rsegs = ddl::rseg_pages(&inner)?;
+    inner
+        .trx
+        .init(rsegs, dict::header_u64(&inner, dict::DICT_HDR_TRX_ID)?);
+    inner
+        .dict
+        .set_row_id(dict::header_u64(&inner, dict::DICT_HDR_ROW_ID)?);
+    ddl::boot_sys_tables(&inner)?;
+    let active = trx::recover(&inner)?;
+    for mut t in active {
+        tracing::info!(
+            "InnoDB: Rolling back transaction {} that was active at the crash",
+            t.id
+        );
+        t.rollback(&inner)?;
+        report.trx_rolled_back += 1;
+    }
+    ddl::load_dictionary(&inner)?;
+    ddl::finish_interrupted_ddl(&inner)?;
+    ddl::remove_orphan_files(&inner)?;
+    if fresh || !parsed.is_empty() {
+        inner.flush_all_and_checkpoint()?;
+    }
+    report.recovery_secs = started.elapsed().as_secs_f64();
+    Ok((inner, report))
+}
+
+/// Doublewrite restore and redo apply (space 0 first, then the spaces it maps).
+fn recover_pages(inner: &Inner, parsed: &Parsed, report: &mut OpenReport) -> Result<()> {
+    tracing::info!(
+        "InnoDB: Starting crash recovery from checkpoint LSN={}: {} bytes of redo ({} groups, {} records, {} pages)",
+        parsed.checkpoint_lsn,
+        parsed.end_lsn - parsed.checkpoint_lsn,
+        parsed.groups,
+        parsed.records,
+        parsed.n_pages()
+    );
+    let threads = inner.cfg.recovery_threads;
+    let copies = if inner.dblwr.enabled {
+        doublewrite::load_copies(&inner.fil, parsed.end_lsn)?
+    } else {
+        Default::default()
+    };
+    let r = doublewrite::restore(&inner.fil, &copies, |s| s == SYSTEM_SPACE)?;
+    report.pages_restored_from_doublewrite += r.restored.len();
+    report.pages_recovered +=
+        recovery::apply(inner, parsed, &|s| s == SYSTEM_SPACE, threads)?.pages;
+    ddl::boot_sys_tables(inner)?;
+    for (space, path) in ddl::recovery_spaces(inner)? {
+        inner.fil.open_space(space, &path)?;
+    }
+    let open = |s: u32| s != SYSTEM_SPACE && inner.fil.get(s).is_some();
+    let r = doublewrite::restore(&inner.fil, &copies, open)?;
+    report.pages_restored_from_doublewrite += r.restored.len();
+    report.pages_recovered += recovery::apply(inner, parsed, &open, threads)?.pages;
+    for s in parsed.spaces() {
+        if inner.fil.get(s).is_none() {
+            tracing::info!("InnoDB: ignoring redo for tablespace {s}, which was dropped");
+        }
+    }
+    // Files must hold FSP_SIZE pages (growth is synced before FSP_SIZE is raised, but a file
+    // created by a rolled-back CREATE may be short).
+    for s in inner.fil.space_ids() {
+        let sp = inner.fil.space(s)?;
+        let mut buf = vec![0u8; inner.bp.page_size()];
+        let f = inner.fix(
+            crate::types::PageId::new(s, 0),
+            crate::buffer_pool::LatchMode::S,
+        )?;
+        // SAFETY: S-latched by fix.
+        buf.copy_from_slice(unsafe { inner.bp.data(f) });
+        inner.bp.unlatch(f, crate::buffer_pool::LatchMode::S);
+        inner.bp.unpin(f);
+        if page::page_type(&buf) == Some(page::PageType::FspHdr)
+            && sp.file_pages() < fsp::size(&buf)
+        {
+            inner.fil.grow(&sp, fsp::size(&buf))?;
+        }
+    }
+    tracing::info!(
+        "InnoDB: redo applied to {} pages ({} restored from the doublewrite buffer); log sequence number {}",
+        report.pages_recovered,
+        report.pages_restored_from_doublewrite,
+        parsed.end_lsn
+    );
+    Ok(())
+}
+
+/// Recreates the redo log with the configured size (at a clean point: every page flushed and
+/// a checkpoint at the current LSN, so the old log holds nothing needed).
+pub fn resize_log(inner: &Inner) -> Result<Option<(u64, u32)>> {
+    let f = &inner.log.files;
+    let (cfg_size, cfg_n) = (inner.cfg.log_file_size, inner.cfg.log_files_in_group);
+    if f.file_size == cfg_size && f.n_files() == cfg_n {
+        return Ok(None);
+    }
+    inner.flush_all_and_checkpoint()?;
+    tracing::warn!(
+        "InnoDB: Resizing redo log from {}*{} to {}*{} bytes, LSN={}",
+        f.n_files(),
+        f.file_size,
+        cfg_n,
+        cfg_size,
+        inner.log.lsn()
+    );
+    LogFiles::create(
+        &inner.fs,
+        &inner.cfg.datadir,
+        cfg_n,
+        cfg_size,
+        inner.cfg.page_size as u32,
+        inner.log.lsn(),
+        inner.failed.clone(),
+    )?;
+    // Old extra files beyond the new count are removed.
+    for i in cfg_n..f.n_files() {
+        let p = inner.cfg.datadir.join(file::file_name(i));
+        let _ = inner.fs.remove(&p);
+    }
+    let _ = inner.fs.sync_dir(&inner.cfg.datadir);
+    inner.shutting_down.store(true, Ordering::Release);
+    Ok(Some((cfg_size, cfg_n)))
+}

@@ -1,0 +1,1 @@
+//! Test harnesses shared by innoxide test suites (filled in below).
