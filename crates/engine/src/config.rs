@@ -120,6 +120,15 @@ impl EngineConfig {
                 "innodb_log_file_size must be at least 64 KiB and a multiple of 4096".into(),
             );
         }
+        let capacity = (self.log_file_size - 4096) * u64::from(self.log_files_in_group);
+        let need = 2 * 48 * self.page_size as u64;
+        if capacity < need {
+            return Err(format!(
+                "innodb_log_file_size * innodb_log_files_in_group leaves {capacity} bytes of redo, \
+                 too small for innodb_page_size={}: at least {need} bytes are needed",
+                self.page_size
+            ));
+        }
         if self.log_buffer_size < 64 * 1024 {
             return Err("innodb_log_buffer_size must be at least 64 KiB".into());
         }

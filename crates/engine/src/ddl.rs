@@ -71,26 +71,52 @@ pub fn bootstrap(inner: &Inner, size: u32) -> Result<()> {
     mtr.write_u32(dh, dict::DICT_HDR_DBLWR_FIRST, DBLWR_FIRST_PAGE);
     mtr.write_u32(dh, dict::DICT_HDR_DBLWR_AREAS, DBLWR_AREAS);
     mtr.write_u32(dh, dict::DICT_HDR_DBLWR_AREA_PAGES, DBLWR_AREA_PAGES);
+    mtr.commit()?;
+    // The rest in small mini-transactions, each bounded well below the log capacity.
     for off in [dict::DICT_HDR_TABLES_ROOT, dict::DICT_HDR_NAMES_ROOT] {
         let id = if off == dict::DICT_HDR_TABLES_ROOT {
             dict::SYS_TABLES_CLUSTERED
         } else {
             dict::SYS_TABLES_NAME_INDEX
         };
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let dh = mtr.get(PageId::new(SYSTEM_SPACE, DICT_HDR_PAGE), LatchMode::X)?;
+        let hdr = mtr.get(PageId::new(SYSTEM_SPACE, 0), LatchMode::X)?;
         let p = fsp::alloc(&mut mtr, hdr, SYSTEM_SPACE)?;
         let r = mtr.get_new(PageId::new(SYSTEM_SPACE, p))?;
         mtr.index_init(r, 0, id);
         mtr.write_u32(dh, off, p);
+        mtr.commit()?;
     }
-    mtr.write_u32(dh, dict::DICT_HDR_N_RSEGS, N_RSEGS);
     for i in 0..N_RSEGS {
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let dh = mtr.get(PageId::new(SYSTEM_SPACE, DICT_HDR_PAGE), LatchMode::X)?;
+        let hdr = mtr.get(PageId::new(SYSTEM_SPACE, 0), LatchMode::X)?;
         let p = fsp::alloc(&mut mtr, hdr, SYSTEM_SPACE)?;
         let r = mtr.get_new(PageId::new(SYSTEM_SPACE, p))?;
         undo::init_rseg(&mut mtr, r);
         mtr.write_u32(dh, dict::DICT_HDR_RSEGS + 4 * i as usize, p);
+        if i + 1 == N_RSEGS {
+            // Written last: a crash before it leaves a data directory that is initialised again.
+            mtr.write_u32(dh, dict::DICT_HDR_N_RSEGS, N_RSEGS);
+        }
+        mtr.commit()?;
     }
-    mtr.commit()?;
     Ok(())
+}
+
+/// True once bootstrap finished (its last mini-transaction sets the number of rsegs).
+pub fn bootstrap_complete(inner: &Inner) -> Result<bool> {
+    let mut mtr = Mtr::new(inner);
+    let h = mtr.get(PageId::new(SYSTEM_SPACE, DICT_HDR_PAGE), LatchMode::S)?;
+    let p = mtr.page(h);
+    let done = page::page_type(p) == Some(PageType::Sys)
+        && read_u32(p, dict::DICT_HDR_MAGIC) == dict::DICT_MAGIC
+        && read_u32(p, dict::DICT_HDR_N_RSEGS) != 0;
+    mtr.commit()?;
+    Ok(done)
 }
 
 /// Reads the rseg header page numbers from the dictionary header.
@@ -177,25 +203,43 @@ pub fn ibd_path(name: &str) -> PathBuf {
     PathBuf::from(format!("{name}.ibd"))
 }
 
-/// Tablespaces that redo may refer to (every SYS_TABLES row, committed or not, whose file exists
-/// and really holds that space id).
-pub fn recovery_spaces(inner: &Inner) -> Result<Vec<(SpaceId, PathBuf)>> {
-    let mut out = Vec::new();
+/// Tablespaces that redo may refer to: every SYS_TABLES row, committed or not, whose file exists.
+/// When a dropped table and a newer one share a name (so a path), the live row wins. A file
+/// whose valid page 0 names another space is not the row's; a torn page 0 is trusted if the
+/// doublewrite area holds that page of the row's space, or if the row is live.
+pub fn recovery_spaces(
+    inner: &Inner,
+    dblwr: &std::collections::HashMap<PageId, Vec<u8>>,
+) -> Result<Vec<(SpaceId, PathBuf)>> {
+    let mut by_path: std::collections::BTreeMap<PathBuf, (bool, TableId, SpaceId)> =
+        Default::default();
     for r in sys_rows(inner)? {
         let Ok(meta) = decode_meta(&r) else { continue };
-        let rel = ibd_path(&r.name);
+        let cand = (!r.deleted, r.id, meta.space);
+        let e = by_path.entry(ibd_path(&r.name)).or_insert(cand);
+        if (cand.0, cand.1) > (e.0, e.1) {
+            *e = cand;
+        }
+    }
+    let mut out = Vec::new();
+    for (rel, (live, _, space)) in by_path {
         let abs = inner.fil.abs(&rel);
         if !inner.fs.exists(&abs).unwrap_or(false) {
             continue;
         }
-        // The file may belong to a newer table of the same name: check its header's space id.
         let Ok(f) = inner.fs.open(&abs) else { continue };
         let mut hdr = vec![0u8; inner.bp.page_size()];
-        if f.len().unwrap_or(0) >= hdr.len() as u64
-            && f.read_at(&mut hdr, 0).is_ok()
-            && page::space_id(&hdr) == meta.space
-        {
-            out.push((meta.space, rel));
+        if f.len().unwrap_or(0) >= hdr.len() as u64 && f.read_at(&mut hdr, 0).is_err() {
+            continue;
+        }
+        let id = PageId::new(space, 0);
+        let ours = match page::verify(&hdr, id) {
+            Ok(()) => !page::is_all_zero(&hdr) || live,
+            Err(page::PageDefect::WrongPage { .. }) => false,
+            Err(_) => dblwr.contains_key(&id) || live,
+        };
+        if ours {
+            out.push((space, rel));
         }
     }
     Ok(out)

@@ -189,6 +189,16 @@ impl Engine {
         self.inner.flush_all_and_checkpoint()
     }
 
+    /// Flushes up to `n` of the oldest dirty pages and writes a checkpoint (deterministic tests).
+    pub fn flush_some(&self, n: usize) -> Result<usize> {
+        let all: Vec<usize> = (0..self.inner.bp.instances().len()).collect();
+        let k = self
+            .inner
+            .flush_list_batch(&all, u64::MAX, n, 0, flush::Caller::Background)?;
+        self.inner.checkpoint()?;
+        Ok(k)
+    }
+
     /// Runs purge until the history list is empty (tests and shutdown with slow purge).
     pub fn purge_all(&self) -> Result<usize> {
         let mut n = 0;

@@ -56,6 +56,45 @@ fn startup_io(path: &Path, e: std::io::Error) -> Error {
     Error::Startup(format!("InnoDB: cannot access {}: {e}", path.display()))
 }
 
+/// True if ibdata1 exists but a crash during initialisation left nothing to recover: its
+/// header page was never flushed (zeros or the LSN-0 creation image) and the redo log is
+/// missing or holds nothing.
+fn initialisation_interrupted(
+    fs: &Arc<dyn FileSystem>,
+    datadir: &Path,
+    cfg: &EngineConfig,
+    failed: &Arc<AtomicBool>,
+) -> Result<bool> {
+    let p = datadir.join("ibdata1");
+    let f = fs.open(&p).map_err(|e| startup_io(&p, e))?;
+    let mut b = vec![0u8; cfg.page_size];
+    if f.len().map_err(|e| startup_io(&p, e))? >= b.len() as u64 {
+        f.read_at(&mut b, 0).map_err(|e| startup_io(&p, e))?;
+    }
+    // Bootstrap's first flush gives page 0 an LSN; before that it is zeros or the creation image.
+    if !page::is_all_zero(&b) && page::lsn(&b) != 0 {
+        return Ok(false);
+    }
+    if !LogFiles::exists(fs, datadir)? {
+        return Ok(true);
+    }
+    let files = LogFiles::open(fs, datadir, cfg.page_size as u32, failed.clone())?;
+    let cp = files.read_checkpoint()?;
+    Ok(recovery::parse(&files, cp.lsn)?.is_empty())
+}
+
+/// Removes ibdata1 and the redo log of a data directory whose initialisation never finished.
+fn wipe_system_files(fs: &Arc<dyn FileSystem>, datadir: &Path) -> Result<()> {
+    let names = ["ibdata1".to_string(), "ib_logfile101".to_string()];
+    for name in names.into_iter().chain((0..100).map(file::file_name)) {
+        let p = datadir.join(name);
+        if fs.exists(&p).unwrap_or(false) {
+            fs.remove(&p).map_err(|e| startup_io(&p, e))?;
+        }
+    }
+    fs.sync_dir(datadir).map_err(|e| startup_io(datadir, e))
+}
+
 /// Checks the page size recorded in ibdata1 against the configuration.
 fn check_page_size(fs: &Arc<dyn FileSystem>, datadir: &Path, want: usize) -> Result<()> {
     let p = datadir.join("ibdata1");
@@ -65,13 +104,14 @@ fn check_page_size(fs: &Arc<dyn FileSystem>, datadir: &Path, want: usize) -> Res
     let flags = read_u32(&b, fsp::FSP_FLAGS);
     match fsp::page_size_of_flags(flags) {
         Some(ps) if ps == want => Ok(()),
+        // Unreadable (torn) header: the redo header already vouched for the page size.
+        None => Ok(()),
         Some(ps) => Err(Error::Startup(format!(
             "InnoDB: Data file '{}' uses page size {ps}, but the innodb_page_size start-up parameter \
              is {want}; start with innodb_page_size={ps} (the page size is fixed when a data \
              directory is initialised)",
             p.display()
         ))),
-        None => Err(Error::Startup(format!("InnoDB: cannot read the page size from {}", p.display()))),
     }
 }
 
@@ -121,9 +161,18 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
     let failed = Arc::new(AtomicBool::new(false));
     let fil = Fil::new(fs.clone(), datadir.clone(), cfg.page_size, failed.clone());
     let ibdata = Path::new("ibdata1");
-    let fresh = !fs
+    let mut fresh = !fs
         .exists(&datadir.join(ibdata))
         .map_err(|e| startup_io(&datadir, e))?;
+    if !fresh && initialisation_interrupted(&fs, &datadir, &cfg, &failed)? {
+        tracing::warn!(
+            "InnoDB: the initialisation of {} was interrupted before anything reached disk; \
+             initialising again",
+            datadir.display()
+        );
+        wipe_system_files(&fs, &datadir)?;
+        fresh = true;
+    }
     let mut report = OpenReport {
         initialised: fresh,
         ..Default::default()
@@ -153,7 +202,6 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
         let cp = files.read_checkpoint()?;
         (files, cp, Parsed::empty_at(cp.lsn))
     } else {
-        check_page_size(&fs, &datadir, cfg.page_size)?;
         fil.open_space(SYSTEM_SPACE, ibdata)?;
         if fs.exists(&datadir.join("ib_logfile101")).unwrap_or(false) {
             return Err(Error::Startup(
@@ -162,7 +210,16 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
                     .into(),
             ));
         }
+        if !LogFiles::exists(&fs, &datadir)? {
+            return Err(Error::Startup(format!(
+                "InnoDB: {} has ibdata1 but no redo log (ib_logfile0); refusing to start",
+                datadir.display()
+            )));
+        }
+        // The redo header records the page size too (checked by open); ibdata1's header may be
+        // torn (recovery repairs it), but if it is readable it must agree.
         let files = LogFiles::open(&fs, &datadir, cfg.page_size as u32, failed.clone())?;
+        check_page_size(&fs, &datadir, cfg.page_size)?;
         let cp = files.read_checkpoint()?;
         let parsed = recovery::parse(&files, cp.lsn)?;
         (files, cp, parsed)
@@ -176,6 +233,18 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
         ddl::bootstrap(&inner, ddl::initial_system_pages())?;
     } else if !parsed.is_empty() {
         recover_pages(&inner, &parsed, &mut report)?;
+    }
+    if !fresh && !ddl::bootstrap_complete(&inner)? {
+        // A crash during the first start: nothing but the half-made system tablespace exists.
+        let cfg = inner.cfg.clone();
+        let fs = inner.fs.clone();
+        drop(inner);
+        tracing::warn!(
+            "InnoDB: the initialisation of {} was interrupted; initialising again",
+            datadir.display()
+        );
+        wipe_system_files(&fs, &datadir)?;
+        return open(cfg, fs);
     }
     let rsegs = ddl::rseg_pages(&inner)?;
     inner
@@ -225,7 +294,7 @@ fn recover_pages(inner: &Inner, parsed: &Parsed, report: &mut OpenReport) -> Res
     report.pages_recovered +=
         recovery::apply(inner, parsed, &|s| s == SYSTEM_SPACE, threads)?.pages;
     ddl::boot_sys_tables(inner)?;
-    for (space, path) in ddl::recovery_spaces(inner)? {
+    for (space, path) in ddl::recovery_spaces(inner, &copies)? {
         inner.fil.open_space(space, &path)?;
     }
     let open = |s: u32| s != SYSTEM_SPACE && inner.fil.get(s).is_some();

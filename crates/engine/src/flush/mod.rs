@@ -162,10 +162,16 @@ impl Inner {
         let mut staged = self.dblwr.lock_area(area);
         let mut batch: Vec<(FrameIdx, PageId, Lsn)> = Vec::with_capacity(frames.len());
         let mut max_lsn = 0;
+        // Only redo the writer can write now (below checkpoint + capacity) may be required: a page
+        // changed beyond that waits for a later batch, so the checkpoint can always advance.
+        let writable = self.log.checkpoint_lsn() + self.log.files.capacity;
         for f in frames {
             let fr = self.bp.frame(f);
             self.bp.latch(f, crate::buffer_pool::LatchMode::S);
-            if !self.bp.is_valid(f) || fr.oldest_modification.load(Ordering::Acquire) == 0 {
+            if !self.bp.is_valid(f)
+                || fr.oldest_modification.load(Ordering::Acquire) == 0
+                || fr.newest_modification.load(Ordering::Acquire) > writable
+            {
                 self.bp.unlatch(f, crate::buffer_pool::LatchMode::S);
                 fr.in_flush.store(false, Ordering::Release);
                 self.bp.unpin(f);

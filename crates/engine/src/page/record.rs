@@ -110,15 +110,15 @@ impl RecLayout {
         self.fields.len()
     }
 
-    /// Bytes the record would take for the given field values (lengths of the values; `extern`
-    /// fields count as their 20-byte reference).
-    pub fn encoded_len(&self, lens: impl Iterator<Item = Option<usize>>) -> usize {
+    /// Bytes `build` produces for fields of these lengths (None = NULL; `true` = stored
+    /// off-page, given as its 20-byte reference).
+    pub fn encoded_len(&self, lens: impl Iterator<Item = Option<(usize, bool)>>) -> usize {
         let mut n = HDR + self.null_bytes;
         for (f, len) in self.fields.iter().zip(lens) {
-            let Some(len) = len else { continue };
+            let Some((len, ext)) = len else { continue };
             n += match f.ty {
                 FieldType::Fixed(l) => usize::from(l),
-                FieldType::Var { .. } => len + if len < 0x80 { 1 } else { 3 },
+                FieldType::Var { .. } => len + if len < 0x80 && !ext { 1 } else { 3 },
             };
         }
         n
@@ -521,6 +521,13 @@ mod tests {
             &mut a,
         );
         assert!(info(&a) & REC_INFO_HAS_EXTERN != 0);
+        let lens = [
+            Some((4, false)),
+            Some((3, false)),
+            Some((EXTERN_REF_SIZE, true)),
+            None,
+        ];
+        assert_eq!(l.encoded_len(lens.into_iter()), a.len());
         assert!(field_range(&l, &a, 2).ext);
         let mut t = Tuple::new();
         t.push(Some(&[0, 0, 0, 5]));

@@ -96,8 +96,14 @@ pub struct Margins {
 }
 
 impl Margins {
-    pub fn new(capacity: u64) -> Self {
-        let margin = capacity - capacity / 5;
+    /// Redo the log keeps free above the checkpoint limits for mini-transactions in flight: an
+    /// eighth of the capacity, and at least 48 pages (InnoDB reserves a few pages per thread).
+    pub fn reserve(capacity: u64, page_size: usize) -> u64 {
+        (capacity / 8).max(48 * page_size as u64)
+    }
+
+    pub fn new(capacity: u64, page_size: usize) -> Self {
+        let margin = capacity.saturating_sub(Self::reserve(capacity, page_size));
         Margins {
             capacity,
             max_modified_age_async: margin - margin / 8,
@@ -129,7 +135,7 @@ pub struct Log {
 impl Log {
     /// Opens the log positioned at `end_lsn` (after recovery) with the given last checkpoint.
     pub fn new(files: LogFiles, buf_capacity: usize, cp: Checkpoint, end_lsn: Lsn) -> Self {
-        let margins = Margins::new(files.capacity);
+        let margins = Margins::new(files.capacity, files.page_size as usize);
         let failed = files.failed_flag();
         Log {
             buf: Mutex::new(LogBuf {
@@ -275,7 +281,15 @@ impl Log {
             if !w.pending.is_empty() {
                 // The ring is full: wait for a checkpoint instead of overwriting (I2).
                 drop(w);
-                self.stats.full_waits.fetch_add(1, Ordering::Relaxed);
+                if self.stats.full_waits.fetch_add(1, Ordering::Relaxed) == 0 {
+                    tracing::warn!(
+                        "InnoDB: the redo log is full (LSN {}, last checkpoint {}, capacity {}); \
+                         waiting for a checkpoint",
+                        self.lsn(),
+                        self.checkpoint_lsn(),
+                        self.files.capacity
+                    );
+                }
                 self.wait_progress(Duration::from_millis(10));
             }
         }

@@ -51,11 +51,11 @@ pub enum Stored {
 }
 
 impl Stored {
-    fn len(&self) -> Option<usize> {
+    fn len(&self) -> Option<(usize, bool)> {
         match self {
             Stored::Null => None,
-            Stored::Inline(v) => Some(v.len()),
-            Stored::Extern(_) => Some(record::EXTERN_REF_SIZE),
+            Stored::Inline(v) => Some((v.len(), false)),
+            Stored::Extern(_) => Some((record::EXTERN_REF_SIZE, true)),
         }
     }
 }
@@ -158,13 +158,13 @@ impl ClustRec {
     /// Length `build` would produce.
     pub fn encoded_len(&self, t: &Table) -> usize {
         let lay = &t.clustered.leaf;
-        let mut lens: Vec<Option<usize>> = Vec::with_capacity(lay.n_fields());
+        let mut lens: Vec<Option<(usize, bool)>> = Vec::with_capacity(lay.n_fields());
         match &self.row_id {
-            Some(_) => lens.push(Some(6)),
+            Some(_) => lens.push(Some((6, false))),
             None => lens.extend(t.pk_cols.iter().map(|&c| self.cols[c].len())),
         }
-        lens.push(Some(6));
-        lens.push(Some(7));
+        lens.push(Some((6, false)));
+        lens.push(Some((7, false)));
         lens.extend(t.other_cols.iter().map(|&c| self.cols[c].len()));
         lay.encoded_len(lens.into_iter())
     }

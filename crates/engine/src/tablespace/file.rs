@@ -7,8 +7,8 @@
 //!   preallocating) is not a write failure: nothing was written, the caller gets TableFull.
 //! - I2: a page beyond the end of its file reads as zeros (allocated by FSP_SIZE but not yet
 //!   written, e.g. after a crash before the file was extended).
-//! - I3: a tablespace file is created, preallocated and synced, and its directory synced,
-//!   before any redo record refers to it.
+//! - I3: a tablespace file is created, preallocated, given a valid page 0 naming its space, and
+//!   synced, and its directory synced, before any redo record refers to it.
 //!
 //! LATCHING: `spaces` RwLock (read on every I/O, write on create/drop); a space's `grow` mutex
 //! serialises file growth. Neither is held while waiting for a page latch.
@@ -143,6 +143,16 @@ impl Fil {
             }
             return Err(self.io_error(&path, e, false));
         }
+        // Page 0 identifies the file's space before any redo refers to it (recovery maps files
+        // to spaces with it); the first mini-transaction rebuilds it through redo.
+        let mut p0 = vec![0u8; self.page_size];
+        crate::page::init(&mut p0, PageId::new(id, 0), crate::page::PageType::FspHdr);
+        crate::mach::write_u32(&mut p0, crate::tablespace::fsp::FSP_SPACE_ID, id);
+        let flags = crate::tablespace::fsp::flags_for(self.page_size);
+        crate::mach::write_u32(&mut p0, crate::tablespace::fsp::FSP_FLAGS, flags);
+        crate::page::stamp(&mut p0);
+        file.write_at(&p0, 0)
+            .map_err(|e| self.io_error(&path, e, true))?;
         file.sync_data()
             .map_err(|e| self.io_error(&path, e, true))?;
         self.fs

@@ -197,7 +197,8 @@ pub fn free(mtr: &mut Mtr<'_>, hdr: PageRef, page: PageRef) -> Result<()> {
 pub fn pending(hdr: &[u8]) -> Vec<(usize, PageNo)> {
     (0..FSP_N_PENDING)
         .map(|i| (i, read_u32(hdr, FSP_PENDING + 4 * i)))
-        .filter(|&(_, p)| p != FIL_NULL)
+        // 0 never heads a chain (page 0 is this header): it is what an unwritten header reads.
+        .filter(|&(_, p)| p != FIL_NULL && p != 0)
         .collect()
 }
 

@@ -69,11 +69,12 @@ pub fn init_rseg(mtr: &mut Mtr<'_>, r: PageRef) {
     mtr.write_u32(r, RSEG_HISTORY_LAST, FIL_NULL);
     mtr.write_u32(r, RSEG_FREE_FIRST, FIL_NULL);
     mtr.write_u32(r, RSEG_FREE_LEN, 0);
-    let n = rseg_n_slots(ps);
-    mtr.write_u32(r, RSEG_N_SLOTS, n);
-    let nulls = vec![0xFFu8; 4 * n as usize];
-    mtr.write(r, RSEG_SLOTS, &nulls);
+    mtr.write_u32(r, RSEG_N_SLOTS, rseg_n_slots(ps));
+    // Slots start empty (0): page_init zeroed them.
 }
+
+/// An empty rseg slot (page 0 of the system tablespace is never an undo page).
+pub const SLOT_EMPTY: PageNo = 0;
 
 /// A roll pointer (docs/format/undo.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -250,7 +251,7 @@ pub fn create(inner: &Inner, rseg: u8, rseg_page: PageNo, trx_id: u64) -> Result
     let mut mtr = Mtr::new(inner);
     let rh = mtr.get(PageId::new(SYSTEM_SPACE, rseg_page), LatchMode::X)?;
     let n = read_u32(mtr.page(rh), RSEG_N_SLOTS) as usize;
-    let Some(slot) = (0..n).find(|&i| read_u32(mtr.page(rh), RSEG_SLOTS + 4 * i) == FIL_NULL)
+    let Some(slot) = (0..n).find(|&i| read_u32(mtr.page(rh), RSEG_SLOTS + 4 * i) == SLOT_EMPTY)
     else {
         return Ok(None);
     };
@@ -465,7 +466,7 @@ pub fn commit(
     mtr.write_u32(rh, RSEG_HISTORY_LAST, log.first);
     let n = read_u32(mtr.page(rh), RSEG_HISTORY_LEN);
     mtr.write_u32(rh, RSEG_HISTORY_LEN, n + 1);
-    mtr.write_u32(rh, RSEG_SLOTS + 4 * usize::from(log.slot), FIL_NULL);
+    mtr.write_u32(rh, RSEG_SLOTS + 4 * usize::from(log.slot), SLOT_EMPTY);
     let lsn = mtr.commit()?;
     Ok((trx_no, lsn, prev.is_none()))
 }
@@ -569,7 +570,7 @@ pub fn free_log(
             mtr.write_u32(rh, RSEG_HISTORY_LEN, n.saturating_sub(1));
         } else {
             let slot = usize::from(read_u16(mtr.page(fp), UNDO_SLOT));
-            mtr.write_u32(rh, RSEG_SLOTS + 4 * slot, FIL_NULL);
+            mtr.write_u32(rh, RSEG_SLOTS + 4 * slot, SLOT_EMPTY);
         }
         give_page(&mut mtr, rh, fp)?;
         mtr.commit()?;
@@ -596,7 +597,7 @@ pub fn read_rseg(inner: &Inner, rseg_page: PageNo) -> Result<RsegState> {
     let n = read_u32(p, RSEG_N_SLOTS) as usize;
     let active = (0..n)
         .map(|i| read_u32(p, RSEG_SLOTS + 4 * i))
-        .filter(|&x| x != FIL_NULL)
+        .filter(|&x| x != SLOT_EMPTY)
         .collect();
     let first = read_u32(p, RSEG_HISTORY_FIRST);
     let st = RsegState {

@@ -1,0 +1,74 @@
+//! `innoxide-bench`: the project's benchmark driver.
+//!
+//! Each workload is a clap subcommand. Today there is one, `engine`, a micro-benchmark of the
+//! storage engine API (point lookups and inserts, data inside and ten times the buffer pool,
+//! one and two threads); SQL-level drivers (dbSTRESS, sysbench) will be added beside it.
+//! Every subcommand checks its own results and the process exits non-zero when a check fails.
+
+mod engine_bench;
+mod phases;
+mod report;
+mod workload;
+
+use std::process::ExitCode;
+
+use clap::{ArgAction, Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+/// Benchmarks for innoxide. Every figure comes with the checks that make it trustworthy:
+/// a run whose results fail a check exits with status 1.
+#[derive(Parser, Debug)]
+#[command(name = "innoxide-bench", version, about, long_about = None)]
+struct Cli {
+    /// Log more: -v shows the engine's info messages, -vv debug, -vvv trace. The default shows
+    /// warnings and errors only. RUST_LOG, when set, overrides this.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    verbose: u8,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Storage engine micro-benchmark (no SQL): point lookups/s and inserts/s, with the data
+    /// inside the buffer pool and about 10x the buffer pool, per thread count.
+    Engine(engine_bench::EngineArgs),
+}
+
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let outcome = match cli.command {
+        Command::Engine(args) => engine_bench::run(&args),
+    };
+    match outcome {
+        Ok(failures) if failures.is_empty() => ExitCode::SUCCESS,
+        Ok(failures) => {
+            eprintln!();
+            eprintln!("FAILED: {} result check(s) failed:", failures.len());
+            for f in &failures {
+                eprintln!("  - {f}");
+            }
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("innoxide-bench: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
