@@ -8,6 +8,8 @@
 mod engine_bench;
 mod phases;
 mod report;
+mod sysload;
+mod watchdog;
 mod workload;
 
 use std::process::ExitCode;

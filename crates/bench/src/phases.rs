@@ -13,6 +13,8 @@ use hdrhistogram::Histogram;
 use innoxide_engine::{Engine, Table};
 
 use crate::report::{mib, CheckSummary, Latency, Lookups, Measurement};
+use crate::sysload;
+use crate::watchdog;
 use crate::workload::{self, LoadPlan, WorkerOut};
 
 /// Sum of the sizes of the files under `dir` whose name ends with `suffix` ("" for all).
@@ -82,10 +84,12 @@ pub fn load(
     let mut data_bytes;
     let mut round = 0;
     loop {
+        watchdog::phase(format!("{name}: load ids {}..={}", plan.first, plan.last));
         let done = workload::load(engine, table, &plan, name)?;
         seconds += done.seconds;
         inserted += done.rows;
         let t = Instant::now();
+        watchdog::phase(format!("{name}: flush after the load"));
         engine
             .flush_and_checkpoint()
             .context("flush after the load")?;
@@ -152,6 +156,7 @@ pub fn lookups(
         }
     };
     if p.warmup > 0.0 {
+        watchdog::phase(format!("{name}: point-lookup warm-up"));
         let n = p.threads.iter().copied().max().unwrap_or(1);
         let (outs, _) = workload::timed(n, p.warmup, work(n, 0xffff))
             .with_context(|| format!("{name}: warm-up"))?;
@@ -162,6 +167,8 @@ pub fn lookups(
     struct Acc {
         hist: Histogram<u64>,
         out: Lookups,
+        /// CPU ticks taken by other processes, and all ticks, over this thread count's rounds.
+        others: Option<(u64, u64)>,
     }
     let mut accs = p
         .threads
@@ -170,6 +177,7 @@ pub fn lookups(
             Ok(Acc {
                 hist: workload::new_hist()?,
                 out: Lookups::default(),
+                others: Some((0, 0)),
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -178,11 +186,22 @@ pub fn lookups(
     let stats = &engine.inner().bp.stats;
     for round in 0..rounds {
         for (acc, &n) in accs.iter_mut().zip(p.threads) {
+            watchdog::phase(format!(
+                "{name}: point lookups, {n} thread(s), round {round}"
+            ));
             let reads0 = stats.reads.load(Ordering::Relaxed);
             let req0 = stats.read_requests.load(Ordering::Relaxed);
             let young0 = stats.made_young.load(Ordering::Relaxed);
+            let cpu0 = sysload::Snapshot::take();
             let (outs, secs) = workload::timed(n, per_round, work(n, round as u64))
                 .with_context(|| format!("{name}: point lookups with {n} thread(s)"))?;
+            acc.others = match (acc.others, cpu0, sysload::Snapshot::take()) {
+                (Some((o, t)), Some(a), Some(b)) => {
+                    let (o2, t2) = a.others_since(&b);
+                    Some((o + o2, t + t2))
+                }
+                _ => None,
+            };
             let l = &mut acc.out;
             l.reads += stats.reads.load(Ordering::Relaxed) - reads0;
             l.read_requests += stats.read_requests.load(Ordering::Relaxed) - req0;
@@ -203,10 +222,15 @@ pub fn lookups(
     for (acc, &n) in accs.into_iter().zip(p.threads) {
         let mut l = acc.out;
         l.m.latency = Latency::from_hist(&acc.hist);
+        l.others_cores = acc.others.and_then(|(o, t)| sysload::cores(o, t));
+        let others = l
+            .others_cores
+            .map_or("unknown".to_string(), |c| format!("{c:.2} cores"));
         let rates: Vec<String> = l.round_rates.iter().map(|r| format!("{r:.0}")).collect();
         println!(
             "point lookups, {n} thread(s): {:.0}/s ({}); pool hit {:.2}% ({} reads / {} \
-             requests, {} made young); missing {}, wrong id {}; per round: {}",
+             requests, {} made young); missing {}, wrong id {}; per round: {}; \
+             other processes used {others}",
             l.m.per_sec(),
             l.m.latency.brief(),
             l.hit_ratio() * 100.0,
@@ -251,6 +275,7 @@ pub fn inserts(
     failures: &mut Vec<String>,
 ) -> Result<(Measurement, i64)> {
     let (n, batch) = (p.threads, p.batch);
+    watchdog::phase(format!("{name}: inserts, {batch}/commit, {n} thread(s)"));
     let (outs, secs) = workload::timed(n, p.seconds, |t, stop| {
         let s = p.seed ^ (0x1000 * batch as u64 + 0x10 * n as u64 + t as u64);
         workload::insert_worker(engine, table, p.base, t, n, batch, p.k_max, s, stop)
@@ -281,6 +306,7 @@ pub fn verify(
     name: &str,
     failures: &mut Vec<String>,
 ) -> Result<(u64, Option<CheckSummary>)> {
+    watchdog::phase(format!("{name}: row count"));
     let counted = workload::count_rows(engine, table)?;
     println!("row count: {counted} (expected {expected})");
     if counted != expected {
@@ -289,6 +315,7 @@ pub fn verify(
         ));
     }
     let t = Instant::now();
+    watchdog::phase(format!("{name}: purge and Engine::check"));
     if let Err(e) = engine.purge_all() {
         failures.push(format!("{name}: purge before the check failed: {e}"));
     }

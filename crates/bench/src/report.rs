@@ -110,6 +110,8 @@ pub struct Lookups {
     pub made_young: u64,
     /// Lookups/s of each round.
     pub round_rates: Vec<f64>,
+    /// Cores' worth of CPU that other processes (and the hypervisor's steal) took meanwhile.
+    pub others_cores: Option<f64>,
 }
 
 impl Lookups {
@@ -335,6 +337,10 @@ fn lookups_json(l: &Lookups) -> Json {
         ("bp_read_requests", Json::Num(l.read_requests as f64)),
         ("bp_hit_ratio", Json::Num(l.hit_ratio())),
         ("bp_made_young", Json::Num(l.made_young as f64)),
+        (
+            "other_processes_cores",
+            l.others_cores.map_or(Json::Null, Json::Num),
+        ),
         (
             "per_round_per_sec",
             Json::Arr(l.round_rates.iter().map(|&r| Json::Num(r)).collect()),

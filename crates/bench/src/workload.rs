@@ -16,6 +16,8 @@ use innoxide_engine::{ColumnDef, ColumnKind, Engine, KeyBound, Table, TableDef, 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::watchdog;
+
 /// The benchmark table, `db/name` as the engine spells it.
 pub const TABLE: &str = "bench/t";
 
@@ -203,6 +205,7 @@ fn load_range(
         trx.commit()
             .with_context(|| format!("load: commit ids {id}..={end}"))?;
         done.fetch_add(end - id + 1, Ordering::Relaxed);
+        watchdog::beat();
         id = end + 1;
     }
     Ok(())
@@ -303,6 +306,9 @@ pub fn lookup_worker(
             }
         };
         out.ops += 1;
+        if out.ops.is_multiple_of(4096) {
+            watchdog::beat();
+        }
         match row {
             None => out.missing += 1,
             Some(r) if r.first().and_then(Value::as_i64) != Some(id) => out.wrong += 1,
@@ -352,6 +358,7 @@ pub fn insert_worker(
         out.hist.saturating_record(nanos(t0.elapsed()));
         j += batch as i64;
         out.ops += batch as u64;
+        watchdog::beat();
         out.max_id = Some(base + t + (j - 1) * n);
     }
     out.end = Instant::now();
@@ -376,6 +383,9 @@ pub fn count_rows(engine: &Engine, table: &Arc<Table>) -> Result<u64> {
         }
         last = Some(id);
         n += 1;
+        if n.is_multiple_of(65536) {
+            watchdog::beat();
+        }
     }
     trx.commit().context("commit the counting scan")?;
     Ok(n)

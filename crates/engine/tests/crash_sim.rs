@@ -232,6 +232,10 @@ fn power_loss_at_every_sync_point_loses_nothing_acknowledged() {
     assert_eq!(fig.acked_commits_lost, 0);
     assert_eq!(fig.corruptions, 0);
     assert!(fig.states >= 300, "only {} crash states", fig.states);
+    assert_eq!(
+        fig.states,
+        3 * fig.sync_points.div_ceil(env("CRASH_STRIDE", 1).max(1))
+    );
     assert!(
         fig.pages_restored_from_doublewrite > 0,
         "no torn page was repaired: the test lost its teeth"

@@ -117,6 +117,9 @@ pub struct WorkloadCfg {
     pub pad_max: usize,
     /// Fraction of transactions rolled back instead of committed.
     pub rollback_chance: f64,
+    /// Prefix of generated unique values (concurrent workers use distinct ones, so whether a
+    /// value is a duplicate depends only on their own rows).
+    pub unique_prefix: String,
 }
 
 impl Default for WorkloadCfg {
@@ -129,6 +132,7 @@ impl Default for WorkloadCfg {
             id_space: 2000,
             pad_max: 250,
             rollback_chance: 0.05,
+            unique_prefix: String::new(),
         }
     }
 }
@@ -139,15 +143,14 @@ pub struct Workload {
     pub cfg: WorkloadCfg,
 }
 
-fn unique_value(rng: &mut StdRng) -> Option<String> {
+fn unique_value(rng: &mut StdRng, prefix: &str) -> Option<String> {
     match rng.random_range(0..10) {
         0..=3 => None,
         // A small space of values so duplicates happen; mixed case exercises the collation.
-        n => Some(if n % 2 == 0 {
-            format!("U{}", rng.random_range(0..400))
-        } else {
-            format!("u{}", rng.random_range(0..400))
-        }),
+        n => {
+            let c = if n % 2 == 0 { 'U' } else { 'u' };
+            Some(format!("{prefix}{c}{}", rng.random_range(0..400)))
+        }
     }
 }
 
@@ -172,7 +175,7 @@ impl Workload {
         };
         ModelRow {
             k: self.rng.random_range(-50..50),
-            u: unique_value(&mut self.rng),
+            u: unique_value(&mut self.rng, &self.cfg.unique_prefix),
             pad: vec![b ^ 0x55; pad_len],
             blob,
         }
@@ -205,7 +208,7 @@ impl Workload {
                         table,
                         id,
                         k: self.rng.random_range(-50..50),
-                        u: unique_value(&mut self.rng),
+                        u: unique_value(&mut self.rng, &self.cfg.unique_prefix),
                         blob,
                     }
                 }

@@ -20,9 +20,9 @@
 //!   the async checkpoint point, so the log writer never needs to wait for space while a thread
 //!   holds page latches.
 //!
-//! LATCHING: a batch takes page S latches one at a time, never while holding an area mutex it
-//! would wait on; the area mutex is held across the I/O. `sync_mutex` serialises synchronous
-//! flushes by user threads.
+//! LATCHING: a batch only tries page S latches (never waits for one: the holder may be a thread
+//! waiting for this very flush to free a frame), one at a time, for the copy; the area mutex is
+//! held across the I/O. `sync_mutex` serialises synchronous flushes by user threads.
 
 pub mod policy;
 
@@ -167,7 +167,13 @@ impl Inner {
         let writable = self.log.checkpoint_lsn() + self.log.files.capacity;
         for f in frames {
             let fr = self.bp.frame(f);
-            self.bp.latch(f, crate::buffer_pool::LatchMode::S);
+            // Never wait for a page latch while flushing: the holder may be a thread that
+            // needs a free frame (and so this flush). A busy page waits for a later batch.
+            if !self.bp.try_latch(f, crate::buffer_pool::LatchMode::S) {
+                fr.in_flush.store(false, Ordering::Release);
+                self.bp.unpin(f);
+                continue;
+            }
             if !self.bp.is_valid(f)
                 || fr.oldest_modification.load(Ordering::Acquire) == 0
                 || fr.newest_modification.load(Ordering::Acquire) > writable
@@ -360,7 +366,10 @@ impl Inner {
                 break;
             }
         }
-        self.checkpoint()?;
+        if !self.checkpoint()? {
+            // Everything old enough is busy right now; let its holders finish.
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         Ok(())
     }
 

@@ -496,10 +496,8 @@ mod tests {
         assert_eq!(field(&l, rec, 1), None);
         assert_eq!(field(&l, rec, 2), Some(&long[..]));
         assert_eq!(field(&l, rec, 3), Some(&[1u8, 2][..]));
-        assert_eq!(
-            l.encoded_len([Some(4), None, Some(300), Some(2)].into_iter()),
-            rec.len()
-        );
+        let lens = [Some((4, false)), None, Some((300, false)), Some((2, false))];
+        assert_eq!(l.encoded_len(lens.into_iter()), rec.len());
         // Truncating breaks validation rather than panicking.
         assert!(!validate(&l, &rec[..rec.len() - 1]));
     }
