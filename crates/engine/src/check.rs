@@ -95,8 +95,12 @@ fn check_table(
                 _ => {
                     extra.get_or_insert_with(|| {
                         format!(
-                            "index {} of {} has an entry with no row",
-                            s.spec.name, t.name
+                            "index {} of {} has an entry with no row: {:?}",
+                            s.spec.name,
+                            t.name,
+                            e.iter()
+                                .map(|f| f.map(String::from_utf8_lossy))
+                                .collect::<Vec<_>>()
                         )
                     });
                 }

@@ -53,6 +53,9 @@ pub struct Inner {
     pub purge_stats: PurgeStats,
     pub failed: Arc<AtomicBool>,
     pub shutting_down: AtomicBool,
+    /// Held shared by each unit of background work (purge batch, page cleaner iteration,
+    /// master tick) and exclusively by `check()`, which needs a still picture.
+    pub bg_gate: parking_lot::RwLock<()>,
     pub stats: EngineStats,
 }
 

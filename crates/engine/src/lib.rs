@@ -181,6 +181,7 @@ impl Engine {
     /// Verifies checksums, B-tree structure, index agreement, undo and space accounting.
     /// Expects no concurrent writers.
     pub fn check(&self) -> Result<CheckReport> {
+        let _still = self.inner.bg_gate.write();
         check::check(&self.inner)
     }
 
@@ -265,7 +266,11 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
 fn page_cleaner(inner: &Inner, id: usize, n: usize) {
     let mut seen = 0;
     while !inner.shutting_down.load(Ordering::Acquire) {
-        match inner.page_cleaner_iteration(id, n) {
+        let r = {
+            let _gate = inner.bg_gate.read();
+            inner.page_cleaner_iteration(id, n)
+        };
+        match r {
             Ok(_) => {}
             Err(e) => {
                 if !e.is_fatal() {
@@ -284,7 +289,11 @@ fn master(inner: &Inner) {
     let mut last_flush = Instant::now();
     while !inner.shutting_down.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(200));
-        if let Err(e) = inner.master_tick(&mut last_flush) {
+        let r = {
+            let _gate = inner.bg_gate.read();
+            inner.master_tick(&mut last_flush)
+        };
+        if let Err(e) = r {
             if !e.is_fatal() {
                 tracing::error!("InnoDB: master thread: {e}");
             }

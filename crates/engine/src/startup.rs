@@ -146,6 +146,7 @@ fn build_inner(
         purge_stats: PurgeStats::default(),
         failed,
         shutting_down: AtomicBool::new(false),
+        bg_gate: parking_lot::RwLock::new(()),
         stats: EngineStats::default(),
         cfg,
     }

@@ -207,6 +207,7 @@ fn crash_every_sync(dblwr: bool) -> Figures {
         let modes: Vec<(CrashMode, &str)> = if dblwr {
             vec![
                 (CrashMode::DropUnsynced, "drop unsynced"),
+                (CrashMode::KeepAll, "keep all (as after SIGKILL)"),
                 (CrashMode::Random { seed: k }, "random"),
                 (CrashMode::TornOnly { seed: k }, "torn"),
             ]
@@ -232,9 +233,13 @@ fn power_loss_at_every_sync_point_loses_nothing_acknowledged() {
     assert_eq!(fig.acked_commits_lost, 0);
     assert_eq!(fig.corruptions, 0);
     assert!(fig.states >= 300, "only {} crash states", fig.states);
+    let points = (1..=fig.sync_points)
+        .step_by(env("CRASH_STRIDE", 1).max(1) as usize)
+        .count();
     assert_eq!(
         fig.states,
-        3 * fig.sync_points.div_ceil(env("CRASH_STRIDE", 1).max(1))
+        4 * points as u64,
+        "every crash point gives four disk images"
     );
     assert!(
         fig.pages_restored_from_doublewrite > 0,

@@ -105,7 +105,7 @@ fn purge_rec(inner: &Inner, trx_id: u64, r: &UndoRec) -> Result<()> {
     for s in t.secondary.iter().filter(|_| !resumed) {
         let e_old = sec_entry(inner, &t, s, &o)?;
         let keep = match &cur {
-            Some(c) => sec_entry(inner, &t, s, c)? == e_old,
+            Some(c) => sec::same_place(s, &sec_entry(inner, &t, s, c)?, &e_old),
             None => false,
         };
         if !keep {
@@ -157,6 +157,7 @@ fn purge_log(inner: &Inner, item: PurgeItem) -> Result<()> {
 
 /// Purges up to `max` undo logs; returns how many.
 pub fn purge_batch(inner: &Inner, max: usize) -> Result<usize> {
+    let _gate = inner.bg_gate.read();
     let mut done = 0;
     while done < max {
         let Some(Reverse(item)) = inner.trx.purge_heap.lock().pop() else {

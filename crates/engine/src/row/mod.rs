@@ -692,7 +692,14 @@ fn update_locked(
         }
         let old_e = sec_entry(inner, t, s, &old_cr)?;
         let new_e = sec_entry(inner, t, s, &new_cr)?;
-        if old_e != new_e {
+        if old_e == new_e {
+            continue;
+        }
+        if sec::same_place(s, &old_e, &new_e) {
+            // Same place in the index (e.g. only the letter case changed): rewrite the bytes.
+            sec::set_entry(inner, s, &new_e, false)?;
+        } else {
+            sec::lock_unique(inner, trx, t, s, &old_e)?;
             sec::set_mark(inner, s, &old_e, true)?;
             sec::insert(inner, trx, t, s, &new_e)?;
         }
@@ -736,6 +743,7 @@ pub fn delete(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Resu
         mtr.commit()?;
         for s in &t.secondary {
             let e = sec_entry(inner, t, s, &old_cr)?;
+            sec::lock_unique(inner, trx, t, s, &e)?;
             sec::set_mark(inner, s, &e, true)?;
         }
         Ok(true)

@@ -108,17 +108,21 @@ fn undo_modify(inner: &Inner, t: &Table, trx_id: u64, old: &[u8], changed: &[u16
             (false, true) => {
                 sec::set_mark(inner, s, &e_old, false)?;
             }
-            // Update undone.
+            // Update undone. An entry at the same place (bytes may differ under a collation)
+            // gets the old bytes back; otherwise the new entry goes and the old one returns.
             (false, false) => {
-                if e_old != e_cur {
+                if e_old == e_cur {
+                } else if sec::same_place(s, &e_old, &e_cur) {
+                    sec::set_entry(inner, s, &e_old, false)?;
+                } else {
                     sec::remove_if(inner, &s.index, &e_cur, &|_| true, None)?;
                     sec::set_mark(inner, s, &e_old, false)?;
                 }
             }
             // Insert over a delete-marked record undone: its entries were marked before.
             (true, false) => {
-                if e_old == e_cur {
-                    sec::set_mark(inner, s, &e_old, true)?;
+                if sec::same_place(s, &e_old, &e_cur) {
+                    sec::set_entry(inner, s, &e_old, true)?;
                 } else {
                     sec::remove_if(inner, &s.index, &e_cur, &|_| true, None)?;
                 }

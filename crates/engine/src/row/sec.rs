@@ -75,24 +75,38 @@ fn check_unique(inner: &Inner, _t: &Table, s: &SecIndex, e: &Tuple, prefix: &Tup
 /// Inserts `e` into a secondary index for transaction `trx`, or clears the delete mark of an
 /// identical entry. A unique index's value is locked first, then checked.
 pub fn insert(inner: &Inner, trx: &mut TrxState, t: &Table, s: &SecIndex, e: &Tuple) -> Result<()> {
-    if let Some(prefix) = unique_prefix(s, e) {
-        let mut key = Vec::new();
-        for (i, f) in prefix.iter().enumerate() {
-            let c = s.index.leaf.fields[i].collation;
-            let sk = c.sort_key(f.unwrap_or(&[]));
-            key.extend_from_slice(&(sk.len() as u32).to_be_bytes());
-            key.extend_from_slice(&sk);
-        }
-        trx.lock_row(
-            inner,
-            LockKey {
-                table: t.id,
-                index: s.index.id,
-                key,
-            },
-        )?;
-    }
+    lock_unique(inner, trx, t, s, e)?;
     insert_entry(inner, t, s, e, true)
+}
+
+/// Locks the unique value of entry `e` (if the index is unique and the value has no NULL) until
+/// the transaction ends: taken before inserting the value and before delete-marking it, so no
+/// other transaction can add the value while this one might still bring it back by rollback.
+pub fn lock_unique(
+    inner: &Inner,
+    trx: &mut TrxState,
+    t: &Table,
+    s: &SecIndex,
+    e: &Tuple,
+) -> Result<()> {
+    let Some(prefix) = unique_prefix(s, e) else {
+        return Ok(());
+    };
+    let mut key = Vec::new();
+    for (i, f) in prefix.iter().enumerate() {
+        let c = s.index.leaf.fields[i].collation;
+        let sk = c.sort_key(f.unwrap_or(&[]));
+        key.extend_from_slice(&(sk.len() as u32).to_be_bytes());
+        key.extend_from_slice(&sk);
+    }
+    trx.lock_row(
+        inner,
+        LockKey {
+            table: t.id,
+            index: s.index.id,
+            key,
+        },
+    )
 }
 
 /// Inserts an entry without taking locks (index build, with the table's DML blocked).
@@ -119,13 +133,10 @@ pub fn insert_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, check: bo
         let p = mtr.page(leaf);
         if slot > 0 && record::cmp_tuple_rec(&idx.leaf, e, ip::rec(p, slot - 1)) == Ordering::Equal
         {
-            let old = ip::rec(p, slot - 1);
-            if record::is_deleted(old) {
-                let r = with_mark(old, false);
-                let ok = mtr.rec_update(leaf, slot - 1, &r);
-                assert!(ok, "clearing a delete mark keeps the length");
-            }
-            mtr.commit()?;
+            // An equal entry (possibly different bytes under a case-insensitive collation)
+            // exists: the insert becomes an update of it to exactly the new bytes, unmarked.
+            drop(mtr);
+            set_entry(inner, s, e, false)?;
             return Ok(());
         }
         if intent == Intent::ModifyLeaf {
@@ -160,6 +171,52 @@ pub fn set_mark(inner: &Inner, s: &SecIndex, e: &Tuple, mark: bool) -> Result<bo
     }
     mtr.commit()?;
     Ok(true)
+}
+
+/// True if two entries sit at the same place in the index (equal under its collations), even
+/// if their bytes differ.
+pub fn same_place(s: &SecIndex, a: &Tuple, b: &Tuple) -> bool {
+    let lay = &s.index.leaf;
+    (0..lay.n_order.min(a.len()).min(b.len()))
+        .all(|i| record::cmp_field(&lay.fields[i], a.get(i), b.get(i)) == Ordering::Equal)
+}
+
+/// Rewrites the entry equal to `e` with exactly `e`'s bytes and the given delete mark (the
+/// stored bytes may differ under a case-insensitive collation). Returns false if absent.
+pub fn set_entry(inner: &Inner, s: &SecIndex, e: &Tuple, deleted: bool) -> Result<bool> {
+    let idx = &s.index;
+    let mut rec = Vec::new();
+    let info = if deleted { REC_INFO_DELETED } else { 0 };
+    let vals = e
+        .iter()
+        .map(|f| f.map_or(record::FieldVal::Null, record::FieldVal::Bytes));
+    record::build(&idx.leaf, info, vals, &mut rec);
+    for intent in [Intent::ModifyLeaf, Intent::TreeInsert] {
+        inner.log_free_check()?;
+        let mut mtr = Mtr::new(inner);
+        let mut path = btree::descend(&mut mtr, idx, e, Bound::Upper, intent)?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let p = mtr.page(leaf);
+        if slot == 0 || record::cmp_tuple_rec(&idx.leaf, e, ip::rec(p, slot - 1)) != Ordering::Equal
+        {
+            return Ok(false);
+        }
+        if ip::rec(p, slot - 1) == rec.as_slice() {
+            return Ok(true);
+        }
+        if mtr.rec_update(leaf, slot - 1, &rec) {
+            mtr.commit()?;
+            return Ok(true);
+        }
+        if intent == Intent::ModifyLeaf {
+            continue;
+        }
+        mtr.rec_delete(leaf, slot - 1);
+        btree::tree_insert(&mut mtr, idx, &mut path, slot - 1, &rec)?;
+        mtr.commit()?;
+        return Ok(true);
+    }
+    unreachable!("the pessimistic attempt always completes")
 }
 
 /// What to do with the chains of a removed record.
