@@ -227,6 +227,12 @@ impl LogFiles {
         self.dir.join(file_name(i as u32))
     }
 
+    /// The file and byte offset where the log byte at `lsn` is stored.
+    pub fn position(&self, lsn: Lsn) -> (PathBuf, u64) {
+        let (fi, off, _) = self.locate(lsn);
+        (self.path(fi), off)
+    }
+
     /// (file index, byte offset in that file, bytes left in that file's data area)
     fn locate(&self, lsn: Lsn) -> (usize, u64, u64) {
         let ring = (lsn - self.start_lsn) % self.capacity;
