@@ -115,7 +115,7 @@ impl EngineConfig {
         if self.log_files_in_group < 1 || self.log_files_in_group > 100 {
             return Err("innodb_log_files_in_group must be between 1 and 100".into());
         }
-        if self.log_file_size < 64 * 1024 || self.log_file_size % 4096 != 0 {
+        if self.log_file_size < 64 * 1024 || !self.log_file_size.is_multiple_of(4096) {
             return Err(
                 "innodb_log_file_size must be at least 64 KiB and a multiple of 4096".into(),
             );

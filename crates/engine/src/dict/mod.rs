@@ -374,7 +374,7 @@ pub fn alloc_space_id(inner: &Inner) -> Result<SpaceId> {
 /// Next hidden row id; the header is advanced every ROW_ID_WRITE_MARGIN ids.
 pub fn next_row_id(inner: &Inner) -> Result<u64> {
     let id = inner.dict.row_id.fetch_add(1, Ordering::AcqRel);
-    if id % ROW_ID_WRITE_MARGIN == 0 {
+    if id.is_multiple_of(ROW_ID_WRITE_MARGIN) {
         let mut mtr = Mtr::new(inner);
         let h = mtr.get(PageId::new(SYSTEM_SPACE, DICT_HDR_PAGE), LatchMode::X)?;
         if read_u64(mtr.page(h), DICT_HDR_ROW_ID) < id + ROW_ID_WRITE_MARGIN {

@@ -10,6 +10,7 @@
 //!   checkpoint age stays below the async point in steady state;
 //! - the observed rates: pages flushed recently and pages whose oldest change falls within the
 //!   redo generated in the next seconds.
+//!
 //! An idle server flushes at io_capacity so dirty pages drain and the checkpoint catches up.
 
 /// Inputs sampled once per page cleaner iteration.
@@ -144,7 +145,7 @@ mod tests {
             pages_for_lsn: 100_000,
             ..base()
         };
-        assert_eq!(recommend(&i).0, 1000.min(2000), "capped by dirty pages");
+        assert_eq!(recommend(&i).0, 1000, "capped by dirty pages");
         assert_eq!(
             recommend(&Inputs {
                 modified_age: 900_000,

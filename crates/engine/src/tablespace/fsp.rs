@@ -132,7 +132,7 @@ pub fn is_used(mtr: &mut Mtr<'_>, hdr: PageRef, space: SpaceId, p: PageNo) -> Re
 /// page of the operation; the header must be X-latched in `mtr`.
 pub fn reserve(mtr: &mut Mtr<'_>, hdr: PageRef, space: SpaceId, n: u32) -> Result<()> {
     let (sz, used) = (size(mtr.page(hdr)), used(mtr.page(hdr)));
-    if sz - used >= n + 1 {
+    if sz - used > n {
         return Ok(());
     }
     let inner = mtr.inner();

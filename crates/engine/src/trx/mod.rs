@@ -117,7 +117,7 @@ impl TrxSys {
     pub fn next_id(&self, inner: &Inner) -> Result<u64> {
         let mut g = self.ids.lock();
         let id = *g;
-        if id % TRX_ID_WRITE_MARGIN == 0 {
+        if id.is_multiple_of(TRX_ID_WRITE_MARGIN) {
             let mut mtr = Mtr::new(inner);
             let h = mtr.get(PageId::new(SYSTEM_SPACE, DICT_HDR_PAGE), LatchMode::X)?;
             if read_u64(mtr.page(h), DICT_HDR_TRX_ID) < id + TRX_ID_WRITE_MARGIN {
