@@ -38,7 +38,8 @@ pub struct EngineArgs {
     datadir: Option<PathBuf>,
 
     /// Keep the data directories after the run. Without it each case's data directory (and
-    /// the temporary parent, when --datadir is not given) is removed when the case ends.
+    /// the temporary parent, when --datadir is not given) is removed when the case ends,
+    /// unless the case failed a check: then it is kept for inspection and its path printed.
     #[arg(long)]
     keep: bool,
 
@@ -253,6 +254,7 @@ pub fn run(args: &EngineArgs) -> Result<Vec<String>> {
     );
     let mut failures = Vec::new();
     let mut cases: Vec<CaseResult> = Vec::new();
+    let mut kept_failed = false;
     for (ci, &case) in args.cases.iter().enumerate() {
         let (rows, target_bytes) = match case {
             Case::InPool => (
@@ -269,6 +271,7 @@ pub fn run(args: &EngineArgs) -> Result<Vec<String>> {
             bail!("case {}: 0 rows to load", case.name());
         }
         let dir = dirs.root.join(case.name());
+        let failed_before = failures.len();
         let seed = args.seed.wrapping_add(1_000_003 * ci as u64);
         let c = run_case(
             args,
@@ -281,7 +284,15 @@ pub fn run(args: &EngineArgs) -> Result<Vec<String>> {
             &mut failures,
         )
         .with_context(|| format!("case {}", case.name()))?;
-        if !args.keep {
+        let failed = failures.len() > failed_before;
+        if failed && !args.keep {
+            println!(
+                "keeping {} for inspection: this case failed a check",
+                dir.display()
+            );
+            kept_failed = true;
+        }
+        if !failed && !args.keep {
             std::fs::remove_dir_all(&dir).with_context(|| format!("remove {}", dir.display()))?;
         }
         cases.push(c);
@@ -356,7 +367,7 @@ pub fn run(args: &EngineArgs) -> Result<Vec<String>> {
         )?;
         println!("results written to {}", path.display());
     }
-    dirs.finish(args.keep)?;
+    dirs.finish(args.keep || kept_failed)?;
     Ok(failures)
 }
 

@@ -4,7 +4,7 @@
 //! result checks to `failures`.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -189,9 +189,9 @@ pub fn lookups(
             watchdog::phase(format!(
                 "{name}: point lookups, {n} thread(s), round {round}"
             ));
-            let reads0 = stats.reads.load(Ordering::Relaxed);
-            let req0 = stats.read_requests.load(Ordering::Relaxed);
-            let young0 = stats.made_young.load(Ordering::Relaxed);
+            let reads0 = stats.reads.get();
+            let req0 = stats.read_requests.get();
+            let young0 = stats.made_young.get();
             let cpu0 = sysload::Snapshot::take();
             let (outs, secs) = workload::timed(n, per_round, work(n, round as u64))
                 .with_context(|| format!("{name}: point lookups with {n} thread(s)"))?;
@@ -203,9 +203,9 @@ pub fn lookups(
                 _ => None,
             };
             let l = &mut acc.out;
-            l.reads += stats.reads.load(Ordering::Relaxed) - reads0;
-            l.read_requests += stats.read_requests.load(Ordering::Relaxed) - req0;
-            l.made_young += stats.made_young.load(Ordering::Relaxed) - young0;
+            l.reads += stats.reads.get() - reads0;
+            l.read_requests += stats.read_requests.get() - req0;
+            l.made_young += stats.made_young.get() - young0;
             let what = format!("{name}, point lookups, {n} thread(s)");
             let m = merge(&what, &outs, secs, failures)?;
             l.round_rates.push(m.per_sec());

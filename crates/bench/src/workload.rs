@@ -30,20 +30,8 @@ pub fn table_def() -> TableDef {
     TableDef::new(
         TABLE,
         vec![
-            ColumnDef::new(
-                "id",
-                ColumnKind::Int {
-                    bytes: 8,
-                    unsigned: false,
-                },
-            ),
-            ColumnDef::new(
-                "k",
-                ColumnKind::Int {
-                    bytes: 4,
-                    unsigned: false,
-                },
-            ),
+            ColumnDef::new("id", ColumnKind::BIGINT),
+            ColumnDef::new("k", ColumnKind::INT),
             ColumnDef::new("c", ColumnKind::Var { max_len: 120 }),
             ColumnDef::new("pad", ColumnKind::Var { max_len: 60 }),
         ],

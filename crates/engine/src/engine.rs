@@ -168,7 +168,7 @@ impl Inner {
             if let Some(f) = self.bp.try_free_frame(ii, depth) {
                 return Ok(f);
             }
-            self.bp.stats.wait_free.fetch_add(1, Ordering::Relaxed);
+            self.bp.stats.wait_free.inc();
             self.flush.wake_cleaners();
             self.check_writable()?;
             if tries > 0 && self.flush_single_page(ii)? {

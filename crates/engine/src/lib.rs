@@ -7,7 +7,7 @@
 //! let engine = Engine::open(EngineConfig::new("/tmp/data"))?;
 //! let t = engine.create_table(TableDef::new(
 //!     "db/t",
-//!     vec![ColumnDef::new("id", ColumnKind::Int { bytes: 8, unsigned: false }),
+//!     vec![ColumnDef::new("id", ColumnKind::BIGINT),
 //!          ColumnDef::new("v", ColumnKind::Var { max_len: 100 })],
 //!     Some(vec![0]),
 //! ))?;
@@ -25,6 +25,7 @@ pub mod buffer_pool;
 pub mod check;
 pub mod collation;
 pub mod config;
+pub mod counter;
 mod ddl;
 pub mod dict;
 pub mod doublewrite;
@@ -215,7 +216,8 @@ impl Engine {
     /// One page cleaner and master iteration, for deterministic tests without background
     /// threads.
     pub fn background_tick(&self) -> Result<()> {
-        self.inner.page_cleaner_iteration(0, 1)?;
+        self.inner
+            .page_cleaner_iteration(0, 1, Duration::from_secs(1))?;
         let mut t = Instant::now() - Duration::from_secs(3600);
         self.inner.master_tick(&mut t)
     }
@@ -265,12 +267,19 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
 
 fn page_cleaner(inner: &Inner, id: usize, n: usize) {
     let mut seen = 0;
+    let mut last = Instant::now();
     while !inner.shutting_down.load(Ordering::Acquire) {
         let r = {
             let _gate = inner.bg_gate.read();
-            inner.page_cleaner_iteration(id, n)
+            let dt = last.elapsed();
+            last = Instant::now();
+            inner.page_cleaner_iteration(id, n, dt)
         };
+        // Under redo pressure the cleaner comes back after 50 ms; otherwise once a second (or
+        // when woken: a user thread short of frames or of log space).
+        let mut nap = Duration::from_secs(1);
         match r {
+            Ok((_, true)) => nap = Duration::from_millis(50),
             Ok(_) => {}
             Err(e) => {
                 if !e.is_fatal() {
@@ -281,7 +290,7 @@ fn page_cleaner(inner: &Inner, id: usize, n: usize) {
                 }
             }
         }
-        inner.flush.wait(&mut seen, Duration::from_secs(1));
+        inner.flush.wait(&mut seen, nap);
     }
 }
 

@@ -22,13 +22,7 @@ fn people(engine: &Engine) -> Arc<innoxide_engine::Table> {
             TableDef::new(
                 "test/people",
                 vec![
-                    ColumnDef::new(
-                        "id",
-                        ColumnKind::Int {
-                            bytes: 4,
-                            unsigned: false,
-                        },
-                    ),
+                    ColumnDef::new("id", ColumnKind::INT),
                     ColumnDef::new("name", ColumnKind::Var { max_len: 100 }),
                     ColumnDef::new(
                         "age",

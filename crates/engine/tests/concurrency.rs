@@ -15,6 +15,53 @@ use innoxide_engine::{
 };
 use innoxide_testkit::{apply_op, from_values, table_def, Model, Op, Workload, WorkloadCfg};
 
+/// The raw clustered record of `id` and its version chain through the undo logs.
+fn diagnose(engine: &Engine, t: &Arc<innoxide_engine::Table>, id: i64) -> String {
+    use innoxide_engine::btree::{self, Bound, Intent};
+    use innoxide_engine::mtr::Mtr;
+    use innoxide_engine::page::{index_page as ip, record};
+    use innoxide_engine::row::{encode_key, ClustRec};
+    let inner = engine.inner();
+    let key = encode_key(t, &[Value::Int(id)]).unwrap();
+    let mut mtr = Mtr::new(inner);
+    let path = btree::descend(&mut mtr, &t.clustered, &key, Bound::Upper, Intent::Read).unwrap();
+    let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+    let p = mtr.page(leaf);
+    let mut out = format!(
+        "leaf page {}, slot {slot} of {}\n",
+        mtr.id(leaf).page,
+        ip::n_recs(p)
+    );
+    if slot > 0 && record::cmp_tuple_rec(&t.clustered.leaf, &key, ip::rec(p, slot - 1)).is_eq() {
+        let mut cr = ClustRec::parse(t, ip::rec(p, slot - 1));
+        mtr.commit().unwrap();
+        for depth in 0..10 {
+            let rp = innoxide_engine::trx::undo::RollPtr::decode(&cr.roll_ptr);
+            out += &format!(
+                "  v{depth}: deleted={} trx_id={} roll_ptr={rp:?} k={:?}\n",
+                cr.deleted, cr.trx_id, cr.cols[1]
+            );
+            if rp.insert || rp.page == 0 {
+                break;
+            }
+            match innoxide_engine::trx::undo::read_at(inner, rp.page, rp.offset) {
+                Ok(u) if !u.old_rec.is_empty() => cr = ClustRec::parse(t, &u.old_rec),
+                Ok(u) => {
+                    out += &format!("  undo kind {} has no old image\n", u.kind);
+                    break;
+                }
+                Err(e) => {
+                    out += &format!("  undo unreadable (purged?): {e}\n");
+                    break;
+                }
+            }
+        }
+    } else {
+        out += "  no record\n";
+    }
+    out
+}
+
 const ACCOUNTS: i64 = 20;
 const START_BALANCE: i64 = 1000;
 
@@ -44,20 +91,8 @@ fn twelve_threads_reading_and_writing_end_with_a_clean_check() {
         .create_table(TableDef::new(
             "test/bank",
             vec![
-                ColumnDef::new(
-                    "id",
-                    ColumnKind::Int {
-                        bytes: 8,
-                        unsigned: false,
-                    },
-                ),
-                ColumnDef::new(
-                    "balance",
-                    ColumnKind::Int {
-                        bytes: 8,
-                        unsigned: false,
-                    },
-                ),
+                ColumnDef::new("id", ColumnKind::BIGINT),
+                ColumnDef::new("balance", ColumnKind::BIGINT),
             ],
             Some(vec![0]),
         ))
@@ -105,8 +140,18 @@ fn twelve_threads_reading_and_writing_end_with_a_clean_check() {
                 let mut trx = engine.begin();
                 let mut m = model.clone();
                 for op in &ops {
-                    apply_op(&mut trx, &tables, &mut m, op)
-                        .unwrap_or_else(|e| panic!("writer {w}: {e}"));
+                    if let Err(e) = apply_op(&mut trx, &tables, &mut m, op) {
+                        let id = match op {
+                            Op::Insert { id, .. }
+                            | Op::Update { id, .. }
+                            | Op::Delete { id, .. } => *id,
+                        };
+                        panic!(
+                            "writer {w} trx {} op {op:?}: {e}\n{}",
+                            trx.id(),
+                            diagnose(&engine, &tables["test/t"], id)
+                        );
+                    }
                 }
                 if rollback {
                     trx.rollback().unwrap();

@@ -17,8 +17,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         Some('T') => (&s[..s.len() - 1], 1 << 40),
         _ => (s, 1),
     };
-    let n: u64 = num.parse().map_err(|_| format!("'{s}' is not a size (a number with an optional K, M, G or T)"))?;
-    n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (a number with an optional K, M, G or T)"))?;
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("'{s}' is too large"))
 }
 
 /// Parses ON/OFF/1/0/TRUE/FALSE (as mysqld does).
@@ -26,7 +29,9 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s.to_ascii_uppercase().as_str() {
         "ON" | "1" | "TRUE" | "YES" => Ok(true),
         "OFF" | "0" | "FALSE" | "NO" => Ok(false),
-        _ => Err(format!("'{s}' is not a boolean (ON, OFF, 1, 0, TRUE, FALSE)")),
+        _ => Err(format!(
+            "'{s}' is not a boolean (ON, OFF, 1, 0, TRUE, FALSE)"
+        )),
     }
 }
 
@@ -46,16 +51,28 @@ pub struct Options {
     #[arg(long = "innodb-buffer-pool-size", alias = "innodb_buffer_pool_size", default_value = "128M", value_parser = parse_size)]
     pub buffer_pool_size: u64,
     /// Number of buffer pool instances (each with its own lists and locks).
-    #[arg(long = "innodb-buffer-pool-instances", alias = "innodb_buffer_pool_instances", default_value_t = 1)]
+    #[arg(
+        long = "innodb-buffer-pool-instances",
+        alias = "innodb_buffer_pool_instances",
+        default_value_t = 1
+    )]
     pub buffer_pool_instances: usize,
     /// Page cleaner threads (at most one per buffer pool instance).
-    #[arg(long = "innodb-page-cleaners", alias = "innodb_page_cleaners", default_value_t = 1)]
+    #[arg(
+        long = "innodb-page-cleaners",
+        alias = "innodb_page_cleaners",
+        default_value_t = 1
+    )]
     pub page_cleaners: usize,
     /// Size of each redo log file.
     #[arg(long = "innodb-log-file-size", alias = "innodb_log_file_size", default_value = "48M", value_parser = parse_size)]
     pub log_file_size: u64,
     /// Number of redo log files; capacity = size x files (a change resizes the log at start).
-    #[arg(long = "innodb-log-files-in-group", alias = "innodb_log_files_in_group", default_value_t = 2)]
+    #[arg(
+        long = "innodb-log-files-in-group",
+        alias = "innodb_log_files_in_group",
+        default_value_t = 2
+    )]
     pub log_files_in_group: u32,
     /// Size of the redo log buffer.
     #[arg(long = "innodb-log-buffer-size", alias = "innodb_log_buffer_size", default_value = "16M", value_parser = parse_size)]
@@ -65,40 +82,80 @@ pub struct Options {
     #[arg(long = "innodb-flush-log-at-trx-commit", alias = "innodb_flush_log_at_trx_commit", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub flush_log_at_trx_commit: u8,
     /// Seconds between redo flushes for innodb_flush_log_at_trx_commit 0 and 2.
-    #[arg(long = "innodb-flush-log-at-timeout", alias = "innodb_flush_log_at_timeout", default_value_t = 1)]
+    #[arg(
+        long = "innodb-flush-log-at-timeout",
+        alias = "innodb_flush_log_at_timeout",
+        default_value_t = 1
+    )]
     pub flush_log_at_timeout: u32,
     /// Write pages to the doublewrite area before writing them in place (torn page repair).
     #[arg(long = "innodb-doublewrite", alias = "innodb_doublewrite", default_value = "ON", value_parser = parse_bool)]
     pub doublewrite: bool,
     /// Background page writes per second the page cleaners aim for.
-    #[arg(long = "innodb-io-capacity", alias = "innodb_io_capacity", default_value_t = 200)]
+    #[arg(
+        long = "innodb-io-capacity",
+        alias = "innodb_io_capacity",
+        default_value_t = 200
+    )]
     pub io_capacity: u64,
     /// Upper bound of background page writes per second under redo pressure.
-    #[arg(long = "innodb-io-capacity-max", alias = "innodb_io_capacity_max", default_value_t = 2000)]
+    #[arg(
+        long = "innodb-io-capacity-max",
+        alias = "innodb_io_capacity_max",
+        default_value_t = 2000
+    )]
     pub io_capacity_max: u64,
     /// Percentage of dirty pages at which flushing runs at full io_capacity.
-    #[arg(long = "innodb-max-dirty-pages-pct", alias = "innodb_max_dirty_pages_pct", default_value_t = 90.0)]
+    #[arg(
+        long = "innodb-max-dirty-pages-pct",
+        alias = "innodb_max_dirty_pages_pct",
+        default_value_t = 90.0
+    )]
     pub max_dirty_pages_pct: f64,
     /// Percentage of dirty pages at which flushing starts (0 disables the low-water mark).
-    #[arg(long = "innodb-max-dirty-pages-pct-lwm", alias = "innodb_max_dirty_pages_pct_lwm", default_value_t = 10.0)]
+    #[arg(
+        long = "innodb-max-dirty-pages-pct-lwm",
+        alias = "innodb_max_dirty_pages_pct_lwm",
+        default_value_t = 10.0
+    )]
     pub max_dirty_pages_pct_lwm: f64,
     /// Adapt the flushing rate to the redo generation rate.
     #[arg(long = "innodb-adaptive-flushing", alias = "innodb_adaptive_flushing", default_value = "ON", value_parser = parse_bool)]
     pub adaptive_flushing: bool,
     /// Percentage of the redo async limit below which adaptive flushing stays off.
-    #[arg(long = "innodb-adaptive-flushing-lwm", alias = "innodb_adaptive_flushing_lwm", default_value_t = 10.0)]
+    #[arg(
+        long = "innodb-adaptive-flushing-lwm",
+        alias = "innodb_adaptive_flushing_lwm",
+        default_value_t = 10.0
+    )]
     pub adaptive_flushing_lwm: f64,
     /// How deep the page cleaner looks into each LRU list for pages to flush or free.
-    #[arg(long = "innodb-lru-scan-depth", alias = "innodb_lru_scan_depth", default_value_t = 1024)]
+    #[arg(
+        long = "innodb-lru-scan-depth",
+        alias = "innodb_lru_scan_depth",
+        default_value_t = 1024
+    )]
     pub lru_scan_depth: u32,
     /// Percentage of the LRU list kept as the old sublist (where new pages enter).
-    #[arg(long = "innodb-old-blocks-pct", alias = "innodb_old_blocks_pct", default_value_t = 37)]
+    #[arg(
+        long = "innodb-old-blocks-pct",
+        alias = "innodb_old_blocks_pct",
+        default_value_t = 37
+    )]
     pub old_blocks_pct: u32,
     /// Milliseconds a page must stay in the old sublist before an access moves it to the young one.
-    #[arg(long = "innodb-old-blocks-time", alias = "innodb_old_blocks_time", default_value_t = 1000)]
+    #[arg(
+        long = "innodb-old-blocks-time",
+        alias = "innodb_old_blocks_time",
+        default_value_t = 1000
+    )]
     pub old_blocks_time: u32,
     /// Seconds a transaction waits for a row lock before error 1205.
-    #[arg(long = "innodb-lock-wait-timeout", alias = "innodb_lock_wait_timeout", default_value_t = 50)]
+    #[arg(
+        long = "innodb-lock-wait-timeout",
+        alias = "innodb_lock_wait_timeout",
+        default_value_t = 50
+    )]
     pub lock_wait_timeout: u64,
 }
 
@@ -111,7 +168,8 @@ impl Options {
         c.page_cleaners = self.page_cleaners;
         c.log_file_size = self.log_file_size;
         c.log_files_in_group = self.log_files_in_group;
-        c.log_buffer_size = usize::try_from(self.log_buffer_size).map_err(|_| "innodb_log_buffer_size too large")?;
+        c.log_buffer_size = usize::try_from(self.log_buffer_size)
+            .map_err(|_| "innodb_log_buffer_size too large")?;
         c.doublewrite = self.doublewrite;
         let t = &mut c.tunables;
         t.flush_log_at_trx_commit = self.flush_log_at_trx_commit;
@@ -146,10 +204,19 @@ mod tests {
         assert_eq!(parse_bool("on"), Ok(true));
         assert_eq!(parse_bool("0"), Ok(false));
         assert!(parse_bool("maybe").is_err());
-        let o = Options::parse_from(["innoxide", "--datadir", "/x", "--innodb_buffer_pool_size=64M", "--innodb-page-size=4K"]);
+        let o = Options::parse_from([
+            "innoxide",
+            "--datadir",
+            "/x",
+            "--innodb_buffer_pool_size=64M",
+            "--innodb-page-size=4K",
+        ]);
         let c = o.engine_config().unwrap();
         assert_eq!((c.buffer_pool_size, c.page_size), (64 << 20, 4096));
         let bad = Options::parse_from(["innoxide", "--innodb-page-size=3K"]);
-        assert!(bad.engine_config().unwrap_err().contains("innodb_page_size"));
+        assert!(bad
+            .engine_config()
+            .unwrap_err()
+            .contains("innodb_page_size"));
     }
 }

@@ -8,7 +8,12 @@ use std::time::Duration;
 
 fn start(dir: &std::path::Path) -> (Child, mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_innoxide"))
-        .args(["--datadir", dir.to_str().unwrap(), "--innodb-buffer-pool-size=16M", "--innodb-log-file-size=4M"])
+        .args([
+            "--datadir",
+            dir.to_str().unwrap(),
+            "--innodb-buffer-pool-size=16M",
+            "--innodb-log-file-size=4M",
+        ])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -25,7 +30,9 @@ fn start(dir: &std::path::Path) -> (Child, mpsc::Receiver<String>) {
 fn wait_for(rx: &mpsc::Receiver<String>, what: &str) -> Vec<String> {
     let mut seen = Vec::new();
     loop {
-        let l = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("no '{what}' in {seen:#?}"));
+        let l = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no '{what}' in {seen:#?}"));
         let hit = l.contains(what);
         seen.push(l);
         if hit {
@@ -35,7 +42,11 @@ fn wait_for(rx: &mpsc::Receiver<String>, what: &str) -> Vec<String> {
 }
 
 fn signal(child: &Child, sig: &str) {
-    let ok = Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap().success();
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
     assert!(ok);
 }
 
@@ -44,7 +55,12 @@ fn initialise_ready_sigterm_restart_sigkill_recover() {
     let dir = tempfile::tempdir().unwrap();
     let (mut c, rx) = start(dir.path());
     let lines = wait_for(&rx, "ready");
-    assert!(lines.iter().any(|l| l.contains("initialising a new data directory")), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("initialising a new data directory")),
+        "{lines:#?}"
+    );
     assert!(dir.path().join("ibdata1").exists() && dir.path().join("ib_logfile0").exists());
     signal(&c, "-TERM");
     assert!(c.wait().unwrap().success());
@@ -53,7 +69,10 @@ fn initialise_ready_sigterm_restart_sigkill_recover() {
     // A clean restart has nothing to recover.
     let (mut c, rx) = start(dir.path());
     let lines = wait_for(&rx, "ready");
-    assert!(!lines.iter().any(|l| l.contains("crash recovery")), "{lines:#?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("crash recovery")),
+        "{lines:#?}"
+    );
     signal(&c, "-KILL");
     let _ = c.wait();
     // After SIGKILL the next start runs recovery (from the last checkpoint) and comes up.
@@ -72,7 +91,13 @@ fn a_bad_option_is_refused_with_a_clear_message() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("innodb_page_size"), "{err}");
-    let help = Command::new(env!("CARGO_BIN_EXE_innoxide")).arg("--help").output().unwrap();
+    let help = Command::new(env!("CARGO_BIN_EXE_innoxide"))
+        .arg("--help")
+        .output()
+        .unwrap();
     let h = String::from_utf8_lossy(&help.stdout);
-    assert!(h.contains("--innodb-buffer-pool-size") && h.contains("--innodb-flush-log-at-trx-commit"), "{h}");
+    assert!(
+        h.contains("--innodb-buffer-pool-size") && h.contains("--innodb-flush-log-at-trx-commit"),
+        "{h}"
+    );
 }

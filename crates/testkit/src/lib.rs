@@ -35,20 +35,8 @@ pub fn table_def(name: &str) -> TableDef {
     TableDef::new(
         name,
         vec![
-            ColumnDef::new(
-                "id",
-                ColumnKind::Int {
-                    bytes: 8,
-                    unsigned: false,
-                },
-            ),
-            ColumnDef::new(
-                "k",
-                ColumnKind::Int {
-                    bytes: 4,
-                    unsigned: false,
-                },
-            ),
+            ColumnDef::new("id", ColumnKind::BIGINT),
+            ColumnDef::new("k", ColumnKind::INT),
             ColumnDef::new("u", ColumnKind::Var { max_len: 128 })
                 .nullable()
                 .collation(Collation::Utf8mb4GeneralCi),

@@ -49,6 +49,7 @@ pub use lists::NIL;
 use lists::{Links, Lru};
 
 use crate::config::Tunables;
+use crate::counter::Counter;
 use crate::types::{Lsn, PageId};
 
 pub type FrameIdx = u32;
@@ -200,16 +201,16 @@ impl Instance {
 #[derive(Default)]
 pub struct PoolStats {
     /// Innodb_buffer_pool_read_requests
-    pub read_requests: AtomicU64,
+    pub read_requests: Counter,
     /// Innodb_buffer_pool_reads
-    pub reads: AtomicU64,
+    pub reads: Counter,
     /// Innodb_buffer_pool_wait_free
-    pub wait_free: AtomicU64,
+    pub wait_free: Counter,
     /// pages made young / not young
-    pub made_young: AtomicU64,
-    pub made_not_young: AtomicU64,
-    pub evicted: AtomicU64,
-    pub created: AtomicU64,
+    pub made_young: Counter,
+    pub made_not_young: Counter,
+    pub evicted: Counter,
+    pub created: Counter,
 }
 
 pub struct BufferPool {
@@ -374,7 +375,7 @@ impl BufferPool {
 
     /// Pins the frame holding `id` if the page is in the pool.
     pub fn lookup_pin(&self, id: PageId) -> Option<FrameIdx> {
-        self.stats.read_requests.fetch_add(1, Ordering::Relaxed);
+        self.stats.read_requests.inc();
         let inst = &self.instances[self.instance_of(id)];
         let part = inst.partition(id).read();
         let f = *part.get(&id)?;
@@ -439,7 +440,7 @@ impl BufferPool {
             frames[x as usize].is_old.store(v, Ordering::Relaxed)
         });
         inst.freed_clock.fetch_add(1, Ordering::Relaxed);
-        self.stats.evicted.fetch_add(1, Ordering::Relaxed);
+        self.stats.evicted.inc();
         true
     }
 
@@ -464,13 +465,14 @@ impl BufferPool {
         freed
     }
 
-    /// Dirty, unpinned frames among the last `depth` of the LRU (page cleaner's LRU flush).
-    pub fn lru_tail_dirty(&self, inst_idx: usize, depth: u32, out: &mut Vec<FrameIdx>) {
+    /// Up to `max` dirty, unpinned frames among the last `depth` of the LRU, tail first (page
+    /// cleaner's LRU flush, single-page flushes).
+    pub fn lru_tail_dirty(&self, inst_idx: usize, depth: u32, max: usize, out: &mut Vec<FrameIdx>) {
         let inst = &self.instances[inst_idx];
         let g = inst.lru.lock();
         let mut cur = g.lru.links.tail;
         let mut scanned = 0;
-        while cur != NIL && scanned < depth {
+        while cur != NIL && scanned < depth && out.len() < max {
             let fr = &self.frames[cur as usize];
             if fr.oldest_modification.load(Ordering::Acquire) != 0
                 && fr.pin.load(Ordering::Acquire) == 0
@@ -522,9 +524,9 @@ impl BufferPool {
             frames[x as usize].is_old.store(v, Ordering::Relaxed)
         });
         if new_page {
-            self.stats.created.fetch_add(1, Ordering::Relaxed);
+            self.stats.created.inc();
         } else {
-            self.stats.reads.fetch_add(1, Ordering::Relaxed);
+            self.stats.reads.inc();
         }
         Install::Installed
     }
@@ -570,6 +572,11 @@ impl BufferPool {
         let fr = &self.frames[f as usize];
         let inst_idx = self.instance_of_frame(f);
         let inst = &self.instances[inst_idx];
+        if inst.freed_clock.load(Ordering::Relaxed) == 0 {
+            // Nothing was evicted yet (warm-up, or the data fits): LRU order does not matter
+            // and moving pages would only cost the mutex (as InnoDB's buf_page_peek_if_too_old).
+            return;
+        }
         if fr.is_old.load(Ordering::Relaxed) {
             let now = self.now_ms();
             let first = fr.first_access_ms.load(Ordering::Relaxed);
@@ -577,11 +584,11 @@ impl BufferPool {
             if first == 0 {
                 fr.first_access_ms.store(now, Ordering::Relaxed);
                 if window != 0 {
-                    self.stats.made_not_young.fetch_add(1, Ordering::Relaxed);
+                    self.stats.made_not_young.inc();
                     return;
                 }
             } else if now.wrapping_sub(first) < window {
-                self.stats.made_not_young.fetch_add(1, Ordering::Relaxed);
+                self.stats.made_not_young.inc();
                 return;
             }
             self.make_young(inst, f);
@@ -608,7 +615,7 @@ impl BufferPool {
             });
             fr.young_clock
                 .store(inst.freed_clock.load(Ordering::Relaxed), Ordering::Relaxed);
-            self.stats.made_young.fetch_add(1, Ordering::Relaxed);
+            self.stats.made_young.inc();
         }
     }
 
@@ -618,14 +625,15 @@ impl BufferPool {
     /// mutex held (I3), so list order follows LSN order.
     pub fn note_modified(&self, f: FrameIdx, start_lsn: Lsn, end_lsn: Lsn) {
         let fr = &self.frames[f as usize];
+        // Both LSNs change under the flush-list mutex: `mark_clean_if_unchanged` compares
+        // newest_modification and clears oldest_modification under it, and a change slipping
+        // between its compare and its clear would leave a modified page marked clean (I4).
+        let inst = &self.instances[self.instance_of_frame(f)];
+        let mut fl = inst.flush.lock();
         fr.newest_modification.store(end_lsn, Ordering::Release);
         if fr.oldest_modification.load(Ordering::Acquire) == 0 {
-            let inst = &self.instances[self.instance_of_frame(f)];
-            let mut fl = inst.flush.lock();
-            if fr.oldest_modification.load(Ordering::Acquire) == 0 {
-                fr.oldest_modification.store(start_lsn, Ordering::Release);
-                fl.links.push_head(f);
-            }
+            fr.oldest_modification.store(start_lsn, Ordering::Release);
+            fl.links.push_head(f);
         }
     }
 
@@ -633,18 +641,25 @@ impl BufferPool {
     /// LSN order there).
     pub fn note_recovered(&self, f: FrameIdx, oldest: Lsn, newest: Lsn) {
         let fr = &self.frames[f as usize];
-        fr.newest_modification.store(newest, Ordering::Release);
         let inst = &self.instances[self.instance_of_frame(f)];
         let mut fl = inst.flush.lock();
+        fr.newest_modification.store(newest, Ordering::Release);
+        self.raise_or_insert(&mut fl, f, oldest);
+    }
+
+    /// Gives a frame `oldest` as its oldest_modification if it is clean or has an older one,
+    /// placing it in the flush list by walking from the head (newest) to the first frame not
+    /// newer than `oldest` (I3). Flush-list mutex held.
+    fn raise_or_insert(&self, fl: &mut FlushList, f: FrameIdx, oldest: Lsn) {
+        let fr = &self.frames[f as usize];
         let cur_oldest = fr.oldest_modification.load(Ordering::Acquire);
         if cur_oldest != 0 {
-            if cur_oldest <= oldest {
+            if cur_oldest >= oldest {
                 return;
             }
             fl.links.remove(f);
         }
         fr.oldest_modification.store(oldest, Ordering::Release);
-        // Walk from the head (newest) to the first frame not newer than `oldest`.
         let mut at = fl.links.head;
         while at != NIL
             && self.frames[at as usize]
@@ -658,19 +673,25 @@ impl BufferPool {
     }
 
     /// After a flushed image of `f` with `newest_modification == flushed_lsn` became durable:
-    /// marks the frame clean unless it changed again meanwhile (then it stays on the list with
-    /// its old oldest_modification, which is conservative).
+    /// marks the frame clean, or, if it changed again meanwhile, moves its oldest_modification
+    /// up to `flushed_lsn`. That is a lower bound of the changes the image lacks: the copy was
+    /// taken under the page latch, and a later change reserves its redo (start LSN) after the
+    /// change ending at `flushed_lsn`. Without this a page changed during every write of it would
+    /// keep its first change's LSN and hold the checkpoint back. Returns whether this marked it
+    /// clean.
     pub fn mark_clean_if_unchanged(&self, f: FrameIdx, flushed_lsn: Lsn) -> bool {
         let fr = &self.frames[f as usize];
         let inst = &self.instances[self.instance_of_frame(f)];
         let mut fl = inst.flush.lock();
-        if fr.oldest_modification.load(Ordering::Acquire) != 0
-            && fr.newest_modification.load(Ordering::Acquire) == flushed_lsn
-        {
+        if fr.oldest_modification.load(Ordering::Acquire) == 0 {
+            return false;
+        }
+        if fr.newest_modification.load(Ordering::Acquire) == flushed_lsn {
             fl.links.remove(f);
             fr.oldest_modification.store(0, Ordering::Release);
             return true;
         }
+        self.raise_or_insert(&mut fl, f, flushed_lsn);
         false
     }
 
@@ -870,6 +891,96 @@ mod tests {
         bp.release_free_frame(0, victim);
         bp.unpin(g);
         bp.check_lists().unwrap();
+    }
+
+    #[test]
+    fn a_change_racing_with_mark_clean_keeps_the_page_dirty() {
+        // A flusher keeps marking clean what it "copied" (the newest LSN it saw) while a writer
+        // changes the page now and then. After each change the writer lets the flusher run a
+        // few rounds and checks: a clean page was cleaned at its newest change, never before.
+        let bp = Arc::new(pool(8));
+        let f = bp.try_free_frame(0, 100).unwrap();
+        assert!(matches!(
+            bp.install(PageId::new(3, 1), f, true),
+            Install::Installed
+        ));
+        bp.unlatch(f, LatchMode::X);
+        let stop = Arc::new(AtomicBool::new(false));
+        let rounds = Arc::new(AtomicU64::new(0));
+        let cleaned = Arc::new(AtomicU64::new(0));
+        let (b2, s2, r2, c2) = (bp.clone(), stop.clone(), rounds.clone(), cleaned.clone());
+        let flusher = std::thread::spawn(move || {
+            while !s2.load(Ordering::Relaxed) {
+                let copied = b2.frame(f).newest_modification.load(Ordering::Acquire);
+                if copied != 0 && b2.mark_clean_if_unchanged(f, copied) {
+                    c2.store(copied, Ordering::Release);
+                }
+                r2.fetch_add(1, Ordering::Release);
+            }
+        });
+        let fr = bp.frame(f);
+        let mut x = 88172645463325252u64;
+        for i in 0..50_000u64 {
+            // Two changes a random short time apart: the second may land while the flusher is
+            // marking the first one clean.
+            let lsn = 100 + 4 * i;
+            bp.note_modified(f, lsn, lsn + 1);
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for _ in 0..(x % 512) {
+                std::hint::spin_loop();
+            }
+            let lsn = lsn + 2;
+            bp.note_modified(f, lsn, lsn + 1);
+            let r0 = rounds.load(Ordering::Acquire);
+            while rounds.load(Ordering::Acquire) < r0 + 3 {
+                std::hint::spin_loop();
+            }
+            if fr.oldest_modification.load(Ordering::Acquire) == 0 {
+                assert_eq!(
+                    cleaned.load(Ordering::Acquire),
+                    lsn + 1,
+                    "change {lsn} was marked clean unflushed"
+                );
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        flusher.join().unwrap();
+        bp.unpin(f);
+    }
+
+    #[test]
+    fn a_page_changed_during_its_write_moves_up_the_flush_list() {
+        let bp = pool(8);
+        let mut fs = Vec::new();
+        for n in 1..=3 {
+            let f = bp.try_free_frame(0, 100).unwrap();
+            assert!(matches!(
+                bp.install(PageId::new(3, n), f, true),
+                Install::Installed
+            ));
+            bp.unlatch(f, LatchMode::X);
+            fs.push(f);
+        }
+        bp.note_modified(fs[0], 10, 20);
+        bp.note_modified(fs[1], 30, 40);
+        // fs[0] is copied at LSN 20, then changed again (50..60) while the copy is written.
+        bp.note_modified(fs[0], 50, 60);
+        bp.note_modified(fs[2], 70, 80);
+        assert!(!bp.mark_clean_if_unchanged(fs[0], 20));
+        assert_eq!(
+            bp.frame(fs[0]).oldest_modification.load(Ordering::Acquire),
+            20
+        );
+        assert_eq!(bp.min_oldest_modification(), Some(20));
+        bp.check_lists().unwrap();
+        assert!(bp.mark_clean_if_unchanged(fs[0], 60));
+        assert_eq!(bp.min_oldest_modification(), Some(30));
+        bp.check_lists().unwrap();
+        for f in fs {
+            bp.unpin(f);
+        }
     }
 
     #[test]

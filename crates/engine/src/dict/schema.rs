@@ -24,6 +24,19 @@ pub enum ColumnKind {
     },
 }
 
+impl ColumnKind {
+    /// BIGINT (signed, 8 bytes).
+    pub const BIGINT: ColumnKind = ColumnKind::Int {
+        bytes: 8,
+        unsigned: false,
+    };
+    /// INT (signed, 4 bytes).
+    pub const INT: ColumnKind = ColumnKind::Int {
+        bytes: 4,
+        unsigned: false,
+    };
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ColumnDef {
     pub name: String,

@@ -295,8 +295,10 @@ impl Inner {
         if self.bp.free_len(ii) >= want {
             return Ok(0);
         }
+        // Only as many dirty pages as the free list lacks: the flush list does the rest.
+        let need = want.saturating_sub(self.bp.free_len(ii));
         let mut cand = Vec::new();
-        self.bp.lru_tail_dirty(ii, depth, &mut cand);
+        self.bp.lru_tail_dirty(ii, depth, need, &mut cand);
         let mut written = 0;
         for chunk in cand.chunks(DBLWR_AREA_PAGES as usize) {
             let frames: Vec<FrameIdx> = chunk
@@ -314,7 +316,7 @@ impl Inner {
     pub fn flush_single_page(&self, ii: usize) -> Result<bool> {
         let depth = self.tun.lru_scan_depth.load(Ordering::Relaxed).max(64);
         let mut cand = Vec::new();
-        self.bp.lru_tail_dirty(ii, depth, &mut cand);
+        self.bp.lru_tail_dirty(ii, depth, 8, &mut cand);
         for f in cand {
             if self.bp.pin_for_flush(f) {
                 return Ok(self.flush_frames(vec![f], SINGLE_PAGE_AREA, Caller::SinglePage)? > 0);
@@ -397,9 +399,16 @@ impl Inner {
         v.len() as u64
     }
 
-    /// One page cleaner iteration for the instances of cleaner `id` of `n` (every second, or at
-    /// once when woken). Returns pages written.
-    pub fn page_cleaner_iteration(&self, id: usize, n: usize) -> Result<usize> {
+    /// One page cleaner iteration for the instances of cleaner `id` of `n`, covering `dt` of
+    /// time: it flushes the policy's per-second recommendation scaled to `dt`. Returns the pages
+    /// written and whether the redo is under pressure (then the cleaner comes back soon instead
+    /// of sleeping a second).
+    pub fn page_cleaner_iteration(
+        &self,
+        id: usize,
+        n: usize,
+        dt: Duration,
+    ) -> Result<(usize, bool)> {
         let mine: Vec<usize> = (0..self.bp.instances().len())
             .filter(|i| i % n == id)
             .collect();
@@ -408,7 +417,8 @@ impl Inner {
         for &ii in &mine {
             written += self.flush_lru(ii, area)?;
         }
-        let (pages, reason) = self.flush_recommendation(id == 0);
+        let (per_sec, reason) = self.flush_recommendation(id == 0);
+        let pages = (per_sec as f64 * dt.as_secs_f64().clamp(0.001, 1.0)).ceil() as u64;
         if pages > 0 {
             let share = (pages as usize * mine.len())
                 .div_ceil(self.bp.instances().len())
@@ -420,7 +430,16 @@ impl Inner {
             };
             written += self.flush_list_batch(&mine, Lsn::MAX, share, area, caller)?;
         }
-        Ok(written)
+        let oldest = self.bp.min_oldest_modification().unwrap_or(self.log.lsn());
+        let lwm = self.log.margins.max_modified_age_async as f64 * self.tun.adaptive_flushing_lwm()
+            / 100.0;
+        let pressure = (self.log.lsn().saturating_sub(oldest)) as f64 > lwm;
+        // Under redo pressure the checkpoint follows the flushing at once, so the space the
+        // flushing freed is usable before user threads reach the async point.
+        if pressure && id == 0 && written > 0 {
+            self.checkpoint()?;
+        }
+        Ok((written, pressure))
     }
 
     /// Samples rates and asks the policy how many pages to flush this second.

@@ -88,13 +88,14 @@ pub fn recommend(i: &Inputs) -> (u64, Reason) {
         return (0, Reason::None);
     }
     if i.idle {
-        return (i.io_capacity.min(i.dirty_pages), Reason::Idle);
+        return (i.io_capacity, Reason::Idle);
     }
     let pd = pct_for_dirty(i);
     let pl = pct_for_lsn(i);
     let pct = pd.max(pl);
     let n = (i.io_capacity as f64 * pct / 100.0 + i.avg_page_rate + i.pages_for_lsn as f64) / 3.0;
-    let n = (n.round() as u64).min(i.io_capacity_max).min(i.dirty_pages);
+    // A rate: an iteration caps what it flushes by the dirty pages it finds.
+    let n = (n.round() as u64).min(i.io_capacity_max);
     let reason = if n == 0 {
         Reason::None
     } else if pl >= pd {
@@ -145,7 +146,7 @@ mod tests {
             pages_for_lsn: 100_000,
             ..base()
         };
-        assert_eq!(recommend(&i).0, 1000, "capped by dirty pages");
+        assert_eq!(recommend(&i).0, 2000, "capped by io_capacity_max");
         assert_eq!(
             recommend(&Inputs {
                 modified_age: 900_000,
