@@ -50,6 +50,16 @@ pub struct TunableValues {
     pub lru_scan_depth: u32,
     /// innodb_lock_wait_timeout, seconds.
     pub lock_wait_timeout: u64,
+    /// innodb_rollback_on_timeout (static in MySQL): a lock wait timeout rolls back the whole
+    /// transaction instead of the statement.
+    pub rollback_on_timeout: bool,
+    /// innodb_deadlock_detect.
+    pub deadlock_detect: bool,
+    /// innodb_snapshot_isolation (MariaDB): at REPEATABLE READ, a locking read or write of a
+    /// row changed after the transaction's read view fails with error 1020.
+    pub snapshot_isolation: bool,
+    /// transaction_isolation: the level new transactions start with.
+    pub isolation: crate::trx::Isolation,
 }
 
 impl Default for TunableValues {
@@ -67,6 +77,10 @@ impl Default for TunableValues {
             old_blocks_time: 1000,
             lru_scan_depth: 1024,
             lock_wait_timeout: 50,
+            rollback_on_timeout: false,
+            deadlock_detect: true,
+            snapshot_isolation: false,
+            isolation: crate::trx::Isolation::RepeatableRead,
         }
     }
 }
@@ -151,6 +165,11 @@ pub struct Tunables {
     pub old_blocks_time: AtomicU32,
     pub lru_scan_depth: AtomicU32,
     pub lock_wait_timeout: AtomicU64,
+    pub rollback_on_timeout: AtomicBool,
+    pub deadlock_detect: AtomicBool,
+    pub snapshot_isolation: AtomicBool,
+    /// `Isolation as u8`.
+    isolation: AtomicU8,
 }
 
 fn milli(v: f64) -> u64 {
@@ -172,7 +191,18 @@ impl Tunables {
             old_blocks_time: AtomicU32::new(v.old_blocks_time),
             lru_scan_depth: AtomicU32::new(v.lru_scan_depth),
             lock_wait_timeout: AtomicU64::new(v.lock_wait_timeout),
+            rollback_on_timeout: AtomicBool::new(v.rollback_on_timeout),
+            deadlock_detect: AtomicBool::new(v.deadlock_detect),
+            snapshot_isolation: AtomicBool::new(v.snapshot_isolation),
+            isolation: AtomicU8::new(v.isolation as u8),
         }
+    }
+    /// The isolation level new transactions start with.
+    pub fn isolation(&self) -> crate::trx::Isolation {
+        crate::trx::Isolation::from_u8(self.isolation.load(Ordering::Relaxed))
+    }
+    pub fn set_isolation(&self, v: crate::trx::Isolation) {
+        self.isolation.store(v as u8, Ordering::Relaxed);
     }
     pub fn trx_commit(&self) -> u8 {
         self.flush_log_at_trx_commit.load(Ordering::Relaxed)

@@ -253,7 +253,7 @@ pub fn table_for_undo(inner: &Inner, id: TableId) -> Result<Option<Arc<Table>>> 
     let sys = inner.dict.sys_tables();
     let mut key = Tuple::new();
     key.push(Some(&id.to_be_bytes()));
-    let Some(vals) = row::get(inner, &sys, &key)? else {
+    let Some(vals) = row::get(inner, &sys, &key, row::ReadMode::Latest)? else {
         return Ok(None);
     };
     let (Value::Bytes(name), Value::Bytes(meta)) = (&vals[1], &vals[2]) else {
@@ -828,7 +828,8 @@ pub fn finish_interrupted_ddl(inner: &Inner) -> Result<()> {
 fn meta_of_stored(inner: &Inner, t: &Table) -> Result<TableMeta> {
     let sys = inner.dict.sys_tables();
     let key = row::encode_key(&sys, &[Value::UInt(t.id)])?;
-    let vals = row::get(inner, &sys, &key)?.ok_or_else(|| Error::NoSuchTable(t.name.clone()))?;
+    let vals = row::get(inner, &sys, &key, row::ReadMode::Latest)?
+        .ok_or_else(|| Error::NoSuchTable(t.name.clone()))?;
     let Value::Bytes(m) = &vals[2] else {
         return Err(Error::NoSuchTable(t.name.clone()));
     };

@@ -22,6 +22,13 @@ pub enum Error {
     /// A row lock could not be had within innodb_lock_wait_timeout (MySQL 1205).
     #[error("Lock wait timeout exceeded; try restarting transaction")]
     LockWaitTimeout,
+    /// The transaction was chosen as a deadlock victim and has been rolled back (MySQL 1213).
+    #[error("Deadlock found when trying to get lock; try restarting transaction")]
+    Deadlock,
+    /// innodb_snapshot_isolation: the row changed after the transaction's read view was taken;
+    /// the transaction has been rolled back (MySQL 1020).
+    #[error("Record has changed since last read in table '{0}'")]
+    RecordChanged(String),
     /// The row to change does not exist.
     #[error("row not found")]
     RowNotFound,

@@ -61,6 +61,7 @@ pub use dict::Table;
 pub use error::{Error, Result};
 pub use row::scan::KeyBound;
 pub use startup::OpenReport;
+pub use trx::Isolation;
 
 use engine::Inner;
 
@@ -142,11 +143,13 @@ impl Engine {
         &self.inner.tun
     }
 
-    /// Starts a transaction.
+    /// Starts a transaction at the default isolation level (`transaction_isolation`).
     pub fn begin(&self) -> Trx {
+        let mut state = trx::TrxState::new();
+        state.isolation = self.inner.tun.isolation();
         Trx {
             inner: self.inner.clone(),
-            state: trx::TrxState::new(),
+            state,
             done: false,
         }
     }
@@ -350,16 +353,52 @@ impl Trx {
         self.state.id
     }
 
+    pub fn isolation(&self) -> Isolation {
+        self.state.isolation
+    }
+
+    /// Sets the isolation level (SET TRANSACTION ISOLATION LEVEL). It governs the reads that
+    /// follow; a REPEATABLE READ view already taken stays.
+    pub fn set_isolation(&mut self, level: Isolation) {
+        self.state.isolation = level;
+    }
+
+    /// Takes the read view now (START TRANSACTION WITH CONSISTENT SNAPSHOT).
+    pub fn start_consistent_snapshot(&mut self) {
+        let _ = self.state.read_view(&self.inner);
+    }
+
+    /// Starts a statement: at READ COMMITTED its reads share one view (module `trx`).
+    pub fn begin_statement(&mut self) {
+        self.state.begin_statement();
+    }
+
+    pub fn end_statement(&mut self) {
+        self.state.end_statement();
+    }
+
+    fn read_mode_view(&mut self) -> Option<(Arc<trx::view::ReadView>, u64)> {
+        self.state
+            .read_view(&self.inner)
+            .map(|v| (v, self.state.id))
+    }
+
     /// Inserts a row (values in column order).
     pub fn insert(&mut self, t: &Arc<Table>, row: &[Value]) -> Result<()> {
         self.with_table(t, |s, t| row::insert(&s.inner, &mut s.state, t, row))
     }
 
-    /// The row with primary key `key` (for a table without a primary key: its row id).
+    /// The row with primary key `key` (for a table without a primary key: its row id), as a
+    /// consistent read sees it.
     pub fn get(&mut self, t: &Arc<Table>, key: &[Value]) -> Result<Option<Vec<Value>>> {
         self.with_table(t, |s, t| {
             let k = row::encode_key(t, key)?;
-            row::get(&s.inner, t, &k)
+            let view = s.read_mode_view();
+            let mode = match &view {
+                Some((v, own)) => row::ReadMode::View(v, *own),
+                None => row::ReadMode::Latest,
+            };
+            row::get(&s.inner, t, &k, mode)
         })
     }
 
@@ -401,7 +440,8 @@ impl Trx {
                     .ok_or_else(|| Error::NoSuchIndex(n.into()))?,
             ),
         };
-        let scan = row::scan::RowScan::new(t.clone(), i, &from, &to, forward)?;
+        let view = self.read_mode_view();
+        let scan = row::scan::RowScan::new(t.clone(), i, &from, &to, forward, view)?;
         Ok(RowIter {
             inner: self.inner.clone(),
             scan,

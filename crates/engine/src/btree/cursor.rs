@@ -6,6 +6,10 @@
 //! stored off-page are read while the leaf is still latched, so they cannot be freed under the
 //! reader. Moving left releases the current leaf and searches again (leaves are only latched
 //! left to right, btree LATCHING).
+//!
+//! A scan may carry a resolver, called on every record while its leaf is latched: it returns
+//! the bytes to return instead (an older version, for a consistent read) or None to skip the
+//! record. The position is the last record examined, returned or skipped.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -52,6 +56,12 @@ impl Fetched {
 /// Copies record `slot` of `leaf`, reading off-page values (leaf still latched).
 pub fn fetch(mtr: &mut Mtr<'_>, idx: &Index, leaf: PageRef, slot: usize) -> Result<Fetched> {
     let rec = ip::rec(mtr.page(leaf), slot).to_vec();
+    fetch_rec(mtr, idx, rec)
+}
+
+/// Reads the off-page values of `rec` (a record or an older version of one, whose leaf is
+/// latched, so its chains cannot be freed meanwhile).
+pub fn fetch_rec(mtr: &mut Mtr<'_>, idx: &Index, rec: Vec<u8>) -> Result<Fetched> {
     let mut externs = Vec::new();
     if record::info(&rec) & REC_INFO_HAS_EXTERN != 0 {
         for (i, r) in record::FieldIter::new(&idx.leaf, &rec).enumerate() {
@@ -65,15 +75,21 @@ pub fn fetch(mtr: &mut Mtr<'_>, idx: &Index, leaf: PageRef, slot: usize) -> Resu
     Ok(Fetched { rec, externs })
 }
 
+/// What a scan returns for a record (see the module comment).
+pub type Resolver = Box<dyn FnMut(&Inner, &[u8]) -> Result<Option<Vec<u8>>> + Send>;
+
 pub struct Scan {
     idx: Arc<Index>,
     forward: bool,
     start: Option<Start>,
-    /// Ordering key of the last record returned.
+    /// Ordering key of the last record examined.
     last: Option<Tuple>,
+    /// The last record examined in the current refill.
+    examined: Vec<u8>,
     buf: VecDeque<Fetched>,
     done: bool,
     batch: usize,
+    resolve: Option<Resolver>,
 }
 
 impl Scan {
@@ -83,10 +99,19 @@ impl Scan {
             forward,
             start: Some(start),
             last: None,
+            examined: Vec::new(),
             buf: VecDeque::new(),
             done: false,
             batch: 4,
+            resolve: None,
         }
+    }
+
+    /// A scan whose records pass through `resolve` (module comment).
+    pub fn with_resolver(idx: Arc<Index>, start: Start, forward: bool, resolve: Resolver) -> Self {
+        let mut s = Self::new(idx, start, forward);
+        s.resolve = Some(resolve);
+        s
     }
 
     pub fn index(&self) -> &Arc<Index> {
@@ -95,20 +120,27 @@ impl Scan {
 
     /// The next record, or None at the end of the index.
     pub fn next(&mut self, inner: &Inner) -> Result<Option<Fetched>> {
-        if self.buf.is_empty() && !self.done {
+        while self.buf.is_empty() && !self.done {
             self.refill(inner)?;
         }
-        let Some(f) = self.buf.pop_front() else {
-            return Ok(None);
+        Ok(self.buf.pop_front())
+    }
+
+    /// Examines record `slot` of `leaf`: records it as the position and queues what the
+    /// resolver makes of it.
+    fn take(&mut self, mtr: &mut Mtr<'_>, leaf: PageRef, slot: usize) -> Result<()> {
+        let rec = ip::rec(mtr.page(leaf), slot);
+        self.examined.clear();
+        self.examined.extend_from_slice(rec);
+        let f = match &mut self.resolve {
+            None => fetch(mtr, &self.idx, leaf, slot)?,
+            Some(r) => match r(mtr.inner(), &self.examined)? {
+                None => return Ok(()),
+                Some(v) => fetch_rec(mtr, &self.idx, v)?,
+            },
         };
-        if self.buf.is_empty() {
-            self.last = Some(Tuple::from_rec(
-                &self.idx.leaf,
-                &f.rec,
-                self.idx.leaf.n_order,
-            ));
-        }
-        Ok(Some(f))
+        self.buf.push_back(f);
+        Ok(())
     }
 
     fn refill(&mut self, inner: &Inner) -> Result<()> {
@@ -144,12 +176,20 @@ impl Scan {
         let path = descend(&mut mtr, &self.idx, &key, bound, Intent::Read)?;
         let leaf = path.leaf().page;
         let slot = path.leaf().slot;
+        self.examined.clear();
         if self.forward {
             self.collect_forward(&mut mtr, leaf, slot, want)?;
         } else {
             self.collect_backward(&mut mtr, leaf, slot, key, want)?;
         }
         mtr.commit()?;
+        if !self.examined.is_empty() {
+            self.last = Some(Tuple::from_rec(
+                &self.idx.leaf,
+                &self.examined,
+                self.idx.leaf.n_order,
+            ));
+        }
         Ok(())
     }
 
@@ -163,8 +203,7 @@ impl Scan {
         loop {
             let n = ip::n_recs(mtr.page(leaf));
             while slot < n && self.buf.len() < want {
-                let f = fetch(mtr, &self.idx, leaf, slot)?;
-                self.buf.push_back(f);
+                self.take(mtr, leaf, slot)?;
                 slot += 1;
             }
             if self.buf.len() >= want && slot < n {
@@ -197,8 +236,7 @@ impl Scan {
         loop {
             while slot > 0 && self.buf.len() < want {
                 slot -= 1;
-                let f = fetch(mtr, &self.idx, leaf, slot)?;
-                self.buf.push_back(f);
+                self.take(mtr, leaf, slot)?;
             }
             if self.buf.len() >= want {
                 return Ok(());

@@ -7,11 +7,17 @@
 //! with the smallest transaction number, applies each of its undo records, frees the log and
 //! queues the rseg's next log. Purge runs in its own thread, never in the threads that flush,
 //! so a long history cannot starve flushing (the seed's "master thread never leaves purge").
-//! Until read views exist (issue 3) every committed log is purgeable.
+//!
+//! Each batch starts by taking the purge view (`TrxSys::purge_view`: it sees a transaction only
+//! if every open read view does) and processes only logs whose transaction number is below the
+//! view's `low_limit_no`, i.e. logs every open view sees: what they replaced is needed by none.
 //!
 //! INVARIANTS
 //! - I1: purge removes a clustered record only if it is still delete-marked by the transaction
-//!   whose log is being purged, and a secondary entry only if it is delete-marked.
+//!   whose log is being purged, and a secondary entry only if it is delete-marked and no
+//!   version of the row that an open view may read (back to the first one the purge view
+//!   sees) has it.
+//! - I3: a log is purged only if the purge view sees its transaction.
 //! - I2: processing a log again after a crash is harmless: removals re-check their conditions
 //!   and off-page values are freed through references that the freeing overwrites.
 //!
@@ -23,14 +29,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::btree::{self, blob, Bound, Intent};
-use crate::dict::Table;
+use crate::dict::{SecIndex, Table};
 use crate::engine::Inner;
 use crate::error::Result;
 use crate::mtr::Mtr;
 use crate::page::index_page as ip;
 use crate::page::record::{self, Tuple};
-use crate::row::{sec, sec_entry, ClustRec};
+use crate::row::{sec, sec_entry, vers, ClustRec};
 use crate::trx::undo::{self, UndoRec};
+use crate::trx::view::ReadView;
 use crate::trx::PurgeItem;
 use crate::types::{PageNo, FIL_NULL};
 
@@ -44,24 +51,45 @@ pub struct PurgeStats {
     pub batches: AtomicU64,
 }
 
-/// The current clustered record for `key` (any transaction).
-fn current(inner: &Inner, t: &Table, key: &Tuple) -> Result<Option<ClustRec>> {
+/// Calls `f` on the current clustered record for `key` (any transaction) with its leaf latched.
+fn with_current<R>(
+    inner: &Inner,
+    t: &Table,
+    key: &Tuple,
+    f: impl FnOnce(Option<&[u8]>) -> Result<R>,
+) -> Result<R> {
     let idx = &t.clustered;
     let mut mtr = Mtr::new(inner);
     let path = btree::descend(&mut mtr, idx, key, Bound::Upper, Intent::Read)?;
     let (leaf, slot) = (path.leaf().page, path.leaf().slot);
     let p = mtr.page(leaf);
     let found = slot > 0 && record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)).is_eq();
-    let cr = if found {
-        Some(ClustRec::parse(t, ip::rec(p, slot - 1)))
-    } else {
-        None
-    };
+    let r = f(found.then(|| ip::rec(p, slot - 1)))?;
     mtr.commit()?;
-    Ok(cr)
+    Ok(r)
 }
 
-fn purge_rec(inner: &Inner, trx_id: u64, r: &UndoRec) -> Result<()> {
+/// True if a version of the row `rec` (or an older one, down to the first that `view` sees)
+/// that is not deleted has a secondary entry at the place of `e` (I1). The caller holds the
+/// leaf latch or the purge view latch (vers R1).
+pub fn entry_needed(
+    inner: &Inner,
+    t: &Table,
+    s: &SecIndex,
+    e: &Tuple,
+    rec: &[u8],
+    view: &ReadView,
+) -> Result<bool> {
+    vers::any_version_until(inner, t, rec, view, &mut |v| {
+        if record::is_deleted(v) {
+            return Ok(false);
+        }
+        let c = ClustRec::parse(t, v);
+        Ok(sec::same_place(s, &sec_entry(inner, t, s, &c)?, e))
+    })
+}
+
+fn purge_rec(inner: &Inner, pv: &ReadView, trx_id: u64, r: &UndoRec) -> Result<()> {
     if r.kind == undo::UREC_INSERT {
         return Ok(());
     }
@@ -70,7 +98,7 @@ fn purge_rec(inner: &Inner, trx_id: u64, r: &UndoRec) -> Result<()> {
     };
     let o = ClustRec::parse(&t, &r.old_rec);
     let key = o.key(&t);
-    let cur = current(inner, &t, &key)?;
+    let cur = with_current(inner, &t, &key, |c| Ok(c.map(|c| ClustRec::parse(&t, c))))?;
     if r.kind == undo::UREC_DEL_MARK {
         // Remove the row if it is still the one this transaction deleted (I1).
         let Some(c) = cur.filter(|c| c.deleted && c.trx_id == trx_id) else {
@@ -104,10 +132,10 @@ fn purge_rec(inner: &Inner, trx_id: u64, r: &UndoRec) -> Result<()> {
         .any(|r| blob::ref_page(r) == FIL_NULL);
     for s in t.secondary.iter().filter(|_| !resumed) {
         let e_old = sec_entry(inner, &t, s, &o)?;
-        let keep = match &cur {
-            Some(c) => sec::same_place(s, &sec_entry(inner, &t, s, c)?, &e_old),
-            None => false,
-        };
+        let keep = with_current(inner, &t, &key, |c| match c {
+            Some(c) => entry_needed(inner, &t, s, &e_old, c, pv),
+            None => Ok(false),
+        })?;
         if !keep {
             sec::remove_if(
                 inner,
@@ -131,13 +159,13 @@ fn purge_rec(inner: &Inner, trx_id: u64, r: &UndoRec) -> Result<()> {
 }
 
 /// Purges one committed undo log.
-fn purge_log(inner: &Inner, item: PurgeItem) -> Result<()> {
+fn purge_log(inner: &Inner, pv: &ReadView, item: PurgeItem) -> Result<()> {
     let h = undo::read_header(inner, item.first)?;
     let mut n = 0;
     for pno in undo::log_pages(inner, item.first)? {
         let (recs, _) = undo::read_page_records(inner, pno)?;
         for r in &recs {
-            purge_rec(inner, h.trx_id, r)?;
+            purge_rec(inner, pv, h.trx_id, r)?;
             n += 1;
         }
     }
@@ -155,15 +183,24 @@ fn purge_log(inner: &Inner, item: PurgeItem) -> Result<()> {
     Ok(())
 }
 
-/// Purges up to `max` undo logs; returns how many.
+/// Purges up to `max` undo logs that every open read view sees (I3); returns how many.
 pub fn purge_batch(inner: &Inner, max: usize) -> Result<usize> {
     let _gate = inner.bg_gate.read();
+    let pv = Arc::new(inner.trx.purge_view());
+    *inner.trx.purge_view.write() = pv.clone();
     let mut done = 0;
     while done < max {
-        let Some(Reverse(item)) = inner.trx.purge_heap.lock().pop() else {
+        let item = {
+            let mut h = inner.trx.purge_heap.lock();
+            match h.peek() {
+                Some(Reverse(i)) if i.trx_no < pv.low_limit_no => h.pop().map(|Reverse(i)| i),
+                _ => None,
+            }
+        };
+        let Some(item) = item else {
             break;
         };
-        if let Err(e) = purge_log(inner, item) {
+        if let Err(e) = purge_log(inner, &pv, item) {
             inner.trx.push_purge(item);
             return Err(e);
         }

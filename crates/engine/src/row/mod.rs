@@ -23,6 +23,7 @@
 pub mod rollback;
 pub mod scan;
 pub mod sec;
+pub mod vers;
 
 use std::cmp::Ordering;
 
@@ -37,6 +38,7 @@ use crate::mtr::Mtr;
 use crate::page::index_page as ip;
 use crate::page::record::{self, FieldVal, Tuple, REC_INFO_DELETED};
 use crate::trx::undo::{self, RollPtr};
+use crate::trx::view::ReadView;
 use crate::trx::TrxState;
 
 /// Values shorter than this stay in the record (InnoDB DYNAMIC: 40 bytes).
@@ -542,8 +544,23 @@ pub fn key_display(t: &Table, key: &Tuple) -> String {
     parts.join("-")
 }
 
-/// Reads the row with clustered key `key` (None if absent or deleted).
-pub fn get(inner: &Inner, t: &Table, key: &Tuple) -> Result<Option<Vec<Value>>> {
+/// How a read sees rows.
+#[derive(Clone, Copy)]
+pub enum ReadMode<'a> {
+    /// The newest version, committed or not (READ UNCOMMITTED, and locking reads once the
+    /// lock is held).
+    Latest,
+    /// The version a read view sees, for a reader whose own transaction id is the second field.
+    View(&'a ReadView, u64),
+}
+
+/// Reads the row with clustered key `key` (None if absent or deleted) as `mode` sees it.
+pub fn get(
+    inner: &Inner,
+    t: &Table,
+    key: &Tuple,
+    mode: ReadMode<'_>,
+) -> Result<Option<Vec<Value>>> {
     let idx = &t.clustered;
     let mut mtr = Mtr::new(inner);
     let path = btree::descend(&mut mtr, idx, key, Bound::Upper, Intent::Read)?;
@@ -552,10 +569,22 @@ pub fn get(inner: &Inner, t: &Table, key: &Tuple) -> Result<Option<Vec<Value>>> 
     if slot == 0 || record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) != Ordering::Equal {
         return Ok(None);
     }
-    if record::is_deleted(ip::rec(p, slot - 1)) {
-        return Ok(None);
-    }
-    let f = cursor::fetch(&mut mtr, idx, leaf, slot - 1)?;
+    let rec = ip::rec(p, slot - 1);
+    let f = match mode {
+        ReadMode::View(v, own) if !v.sees(vers::trx_id(t, rec), own) => {
+            let rec = rec.to_vec();
+            match vers::visible(inner, t, &rec, v, own)? {
+                Some(old) => cursor::fetch_rec(&mut mtr, idx, old)?,
+                None => return Ok(None),
+            }
+        }
+        _ => {
+            if record::is_deleted(rec) {
+                return Ok(None);
+            }
+            cursor::fetch(&mut mtr, idx, leaf, slot - 1)?
+        }
+    };
     mtr.commit()?;
     Ok(Some(decode_row(t, &f)))
 }

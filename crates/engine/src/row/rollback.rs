@@ -4,12 +4,14 @@
 //! Each undo record is applied only if the clustered record still carries the transaction's id
 //! (so a change whose undo was written but whose index change never happened is skipped), and
 //! secondary indexes are restored before the clustered record: rolling back again after a crash
-//! part way through is harmless (idempotent).
+//! part way through is harmless (idempotent). A secondary entry the rolled-back change brought
+//! is removed only if no older version of the row that a read view may need has it (it may
+//! have been a delete-marked entry this change revived); otherwise it is delete-marked again.
 
 use std::time::Duration;
 
 use crate::btree::{self, blob, Bound, Intent};
-use crate::dict::Table;
+use crate::dict::{SecIndex, Table};
 use crate::engine::Inner;
 use crate::error::Result;
 use crate::mtr::Mtr;
@@ -92,6 +94,21 @@ fn undo_insert(inner: &Inner, t: &Table, trx_id: u64, key: &Tuple) -> Result<()>
     Ok(())
 }
 
+/// Removes entry `e` of `s` that the change being rolled back brought, or delete-marks it if a
+/// version from `old` back may still be read through it (purge I1).
+fn drop_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, old: &[u8]) -> Result<()> {
+    let needed = {
+        let pv = inner.trx.purge_view.read();
+        crate::purge::entry_needed(inner, t, s, e, old, &pv)?
+    };
+    if needed {
+        sec::set_entry(inner, s, e, true)?;
+    } else {
+        sec::remove_if(inner, &s.index, e, &|_| true, None)?;
+    }
+    Ok(())
+}
+
 /// Undoes an update, a delete mark, or an insert over a delete-marked record: puts `old` back.
 fn undo_modify(inner: &Inner, t: &Table, trx_id: u64, old: &[u8], changed: &[u16]) -> Result<()> {
     let o = ClustRec::parse(t, old);
@@ -115,7 +132,7 @@ fn undo_modify(inner: &Inner, t: &Table, trx_id: u64, old: &[u8], changed: &[u16
                 } else if sec::same_place(s, &e_old, &e_cur) {
                     sec::set_entry(inner, s, &e_old, false)?;
                 } else {
-                    sec::remove_if(inner, &s.index, &e_cur, &|_| true, None)?;
+                    drop_entry(inner, t, s, &e_cur, old)?;
                     sec::set_mark(inner, s, &e_old, false)?;
                 }
             }
@@ -124,7 +141,7 @@ fn undo_modify(inner: &Inner, t: &Table, trx_id: u64, old: &[u8], changed: &[u16
                 if sec::same_place(s, &e_old, &e_cur) {
                     sec::set_entry(inner, s, &e_old, true)?;
                 } else {
-                    sec::remove_if(inner, &s.index, &e_cur, &|_| true, None)?;
+                    drop_entry(inner, t, s, &e_cur, old)?;
                 }
             }
             (true, true) => {}

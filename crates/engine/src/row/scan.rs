@@ -1,17 +1,23 @@
 //! Row scans over the clustered index or a secondary index, in either direction, between two
 //! key bounds (each a prefix of the index's columns). A secondary scan looks each row up in the
 //! clustered index after releasing the secondary leaf (btree LATCHING) and skips entries whose
-//! row no longer matches them (changed meanwhile).
+//! row (the version the reader sees) does not match them.
+//!
+//! With a read view, a clustered scan returns the version of each record the view sees (row
+//! versions are rebuilt while the leaf is latched, vers R1) and a secondary scan also visits
+//! delete-marked entries: the version the view sees may still have them.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::btree::cursor::{Scan, Start};
+use crate::btree::cursor::{Resolver, Scan, Start};
 use crate::dict::schema::{self, Value};
 use crate::dict::{FieldSrc, Table};
 use crate::engine::Inner;
 use crate::error::{Error, Result};
 use crate::page::record::{self, Tuple};
+use crate::row::vers;
+use crate::trx::view::ReadView;
 
 /// One end of a key range.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +36,9 @@ pub struct RowScan {
     stop: Option<(Tuple, bool)>,
     forward: bool,
     done: bool,
+    /// The view of a consistent read and the reader's transaction id; None reads the newest
+    /// versions.
+    view: Option<(Arc<ReadView>, u64)>,
 }
 
 /// Encodes bound values as a key prefix of the index (`index` None = clustered).
@@ -85,6 +94,7 @@ impl RowScan {
         from: &KeyBound,
         to: &KeyBound,
         forward: bool,
+        view: Option<(Arc<ReadView>, u64)>,
     ) -> Result<RowScan> {
         if let Some(i) = index {
             if i >= t.secondary.len() {
@@ -113,13 +123,24 @@ impl RowScan {
             KeyBound::Included(v) => Some((encode_prefix(&t, index, v)?, true)),
             KeyBound::Excluded(v) => Some((encode_prefix(&t, index, v)?, false)),
         };
+        let scan = match (&view, index) {
+            (Some((v, own)), None) => {
+                let (v, own, t2) = (v.clone(), *own, t.clone());
+                let resolve: Resolver = Box::new(move |inner: &Inner, rec: &[u8]| {
+                    vers::visible(inner, &t2, rec, &v, own)
+                });
+                Scan::with_resolver(idx, start, forward, resolve)
+            }
+            _ => Scan::new(idx, start, forward),
+        };
         Ok(RowScan {
-            scan: Scan::new(idx, start, forward),
+            scan,
             table: t,
             index,
             stop,
             forward,
             done: false,
+            view,
         })
     }
 
@@ -151,7 +172,9 @@ impl RowScan {
                 self.done = true;
                 break;
             }
-            if record::is_deleted(&f.rec) {
+            // A consistent read of a secondary index also visits delete-marked entries (module
+            // comment); the clustered resolver has already dropped deleted versions.
+            if self.view.is_none() && record::is_deleted(&f.rec) {
                 continue;
             }
             let Some(i) = self.index else {
@@ -172,7 +195,11 @@ impl RowScan {
                     key.push(record::field(lay, &f.rec, pos));
                 }
             }
-            let Some(row) = crate::row::get(inner, &t, &key)? else {
+            let mode = match &self.view {
+                Some((v, own)) => crate::row::ReadMode::View(v, *own),
+                None => crate::row::ReadMode::Latest,
+            };
+            let Some(row) = crate::row::get(inner, &t, &key, mode)? else {
                 continue;
             };
             // The row may have changed since the entry was read: it must still match.

@@ -9,6 +9,12 @@
 //! Rollback applies the undo records in reverse (row::rollback) and frees the log. Purge takes
 //! committed logs in transaction-number order (a heap holding the head of each rseg's history).
 //!
+//! READ VIEWS
+//! Ids and commit numbers come from one counter under the `sys` lock, which also holds the set
+//! of active transactions and the numbers of commits in progress. Handing out an id and
+//! registering it as active happen in one step, as do the end of a commit and its removal, so
+//! a read view (taken under the lock in read mode) never sees half of either.
+//!
 //! PROGRESS MARKERS
 //! - `next_id`: ids and commit numbers below it may be in use. The dictionary header stores a
 //!   value at least `TRX_ID_WRITE_MARGIN` above every id handed out (written before the id that
@@ -23,17 +29,20 @@
 //! - I3: a transaction's row locks are released only after its commit or rollback is complete
 //!   in the buffer pool.
 //!
-//! LATCHING: `ids` mutex is taken alone or inside an rseg header latch (commit numbers);
-//! `active` and `purge_heap` mutexes are leaves.
+//! LATCHING: `sys` is taken alone or inside an rseg header latch (commit numbers); in write
+//! mode it may latch the dictionary header page (the id margin). View stripes are taken
+//! inside `sys`; `purge_heap` is a leaf.
 
 pub mod undo;
+pub mod view;
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::buffer_pool::LatchMode;
 use crate::dict::{DICT_HDR_PAGE, DICT_HDR_TRX_ID};
@@ -44,6 +53,7 @@ use crate::mach::read_u64;
 use crate::mtr::Mtr;
 use crate::types::{Lsn, PageId, PageNo, SYSTEM_SPACE};
 use undo::{RollPtr, UndoLog};
+use view::{ReadView, ViewRegistry};
 
 pub const TRX_ID_WRITE_MARGIN: u64 = 256;
 pub const N_RSEGS: u32 = 32;
@@ -63,12 +73,70 @@ pub struct PurgeItem {
     pub first: PageNo,
 }
 
+/// Isolation levels, with MySQL's names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Isolation {
+    ReadUncommitted = 0,
+    ReadCommitted = 1,
+    RepeatableRead = 2,
+    Serializable = 3,
+}
+
+impl Isolation {
+    pub fn from_u8(v: u8) -> Isolation {
+        match v {
+            0 => Isolation::ReadUncommitted,
+            1 => Isolation::ReadCommitted,
+            3 => Isolation::Serializable,
+            _ => Isolation::RepeatableRead,
+        }
+    }
+
+    /// MySQL's name (`transaction_isolation` values).
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadUncommitted => "READ-UNCOMMITTED",
+            Isolation::ReadCommitted => "READ-COMMITTED",
+            Isolation::RepeatableRead => "REPEATABLE-READ",
+            Isolation::Serializable => "SERIALIZABLE",
+        }
+    }
+
+    /// Parses a `transaction_isolation` value (dashes or spaces, any case).
+    pub fn parse(s: &str) -> Option<Isolation> {
+        let n = s.trim().to_ascii_uppercase().replace(' ', "-");
+        [
+            Isolation::ReadUncommitted,
+            Isolation::ReadCommitted,
+            Isolation::RepeatableRead,
+            Isolation::Serializable,
+        ]
+        .into_iter()
+        .find(|l| l.name() == n)
+    }
+}
+
+/// What the `sys` lock protects.
+struct SysState {
+    /// The next id or commit number.
+    next_id: u64,
+    /// Active transactions (those with an id) and when they started.
+    active: BTreeMap<u64, Instant>,
+    /// Commit numbers handed out whose transaction is still in the active set.
+    committing: BTreeSet<u64>,
+}
+
 pub struct TrxSys {
-    ids: Mutex<u64>,
+    sys: RwLock<SysState>,
+    pub views: ViewRegistry,
+    /// The view purge last took. Purge frees only undo logs this view sees; whoever walks old
+    /// row versions outside a leaf latch holds it shared and stops at versions it sees
+    /// (row::vers R1).
+    pub purge_view: RwLock<Arc<ReadView>>,
     /// Header page of each rollback segment (set once at startup).
     rsegs: std::sync::OnceLock<Vec<PageNo>>,
     next_rseg: AtomicUsize,
-    active: Mutex<BTreeMap<u64, Instant>>,
     pub purge_heap: Mutex<BinaryHeap<Reverse<PurgeItem>>>,
     /// Committed undo logs not yet purged (Innodb_history_list_length).
     pub history_len: AtomicU64,
@@ -86,10 +154,20 @@ impl Default for TrxSys {
 impl TrxSys {
     pub fn new() -> Self {
         TrxSys {
-            ids: Mutex::new(0),
+            sys: RwLock::new(SysState {
+                next_id: 0,
+                active: BTreeMap::new(),
+                committing: BTreeSet::new(),
+            }),
+            views: ViewRegistry::new(),
+            purge_view: RwLock::new(Arc::new(ReadView {
+                low_limit_id: 0,
+                up_limit_id: 0,
+                active: Vec::new(),
+                low_limit_no: 0,
+            })),
             rsegs: std::sync::OnceLock::new(),
             next_rseg: AtomicUsize::new(0),
-            active: Mutex::new(BTreeMap::new()),
             purge_heap: Mutex::new(BinaryHeap::new()),
             history_len: AtomicU64::new(0),
             purge_wake: (Mutex::new(0), Condvar::new()),
@@ -101,7 +179,7 @@ impl TrxSys {
     /// Startup: the rollback segments and the first free id (from the dictionary header).
     pub fn init(&self, rsegs: Vec<PageNo>, next_id: u64) {
         // Ids restart at a multiple of the margin so the next write of the margin happens on time.
-        *self.ids.lock() = next_id.div_ceil(TRX_ID_WRITE_MARGIN) * TRX_ID_WRITE_MARGIN;
+        self.sys.write().next_id = next_id.div_ceil(TRX_ID_WRITE_MARGIN) * TRX_ID_WRITE_MARGIN;
         let _ = self.rsegs.set(rsegs);
     }
 
@@ -110,13 +188,12 @@ impl TrxSys {
     }
 
     pub fn max_trx_id(&self) -> u64 {
-        *self.ids.lock()
+        self.sys.read().next_id
     }
 
-    /// Hands out the next id (or commit number), persisting the margin first when needed.
-    pub fn next_id(&self, inner: &Inner) -> Result<u64> {
-        let mut g = self.ids.lock();
-        let id = *g;
+    /// Hands out the next id or commit number, persisting the margin first when needed.
+    fn alloc_id(inner: &Inner, g: &mut SysState) -> Result<u64> {
+        let id = g.next_id;
         if id.is_multiple_of(TRX_ID_WRITE_MARGIN) {
             let mut mtr = Mtr::new(inner);
             let h = mtr.get(PageId::new(SYSTEM_SPACE, DICT_HDR_PAGE), LatchMode::X)?;
@@ -125,16 +202,70 @@ impl TrxSys {
             }
             mtr.commit()?;
         }
-        *g = id + 1;
+        g.next_id = id + 1;
         Ok(id)
     }
 
+    /// A new transaction id, registered as active in the same step.
+    pub fn start(&self, inner: &Inner, started: Instant) -> Result<u64> {
+        let mut g = self.sys.write();
+        let id = Self::alloc_id(inner, &mut g)?;
+        g.active.insert(id, started);
+        Ok(id)
+    }
+
+    /// A commit number for active transaction `id` (called with its rseg header latched).
+    pub fn commit_no(&self, inner: &Inner) -> Result<u64> {
+        let mut g = self.sys.write();
+        let no = Self::alloc_id(inner, &mut g)?;
+        g.committing.insert(no);
+        Ok(no)
+    }
+
+    /// Removes a finished transaction (and its commit number, if any) from the active set.
+    fn end(&self, id: u64, no: Option<u64>) {
+        let mut g = self.sys.write();
+        g.active.remove(&id);
+        if let Some(n) = no {
+            g.committing.remove(&n);
+        }
+    }
+
+    /// True if transaction `id` has not finished committing or rolling back.
+    pub fn is_active(&self, id: u64) -> bool {
+        self.sys.read().active.contains_key(&id)
+    }
+
+    fn view_of(g: &SysState, own: u64) -> ReadView {
+        let active: Vec<u64> = g.active.keys().copied().filter(|&i| i != own).collect();
+        ReadView {
+            low_limit_id: g.next_id,
+            up_limit_id: active.first().copied().unwrap_or(g.next_id),
+            active,
+            low_limit_no: g.committing.first().copied().unwrap_or(g.next_id),
+        }
+    }
+
+    /// Opens a read view for a transaction whose id is `own` (0 if none yet).
+    pub fn open_view(&self, own: u64) -> Arc<ReadView> {
+        let g = self.sys.read();
+        let v = Arc::new(Self::view_of(&g, own));
+        self.views.register(&v);
+        v
+    }
+
+    /// The view purge works with: it sees a transaction only if every open view does.
+    pub fn purge_view(&self) -> ReadView {
+        let fresh = Self::view_of(&self.sys.read(), 0);
+        self.views.purge_view(fresh)
+    }
+
     pub fn active_ids(&self) -> Vec<u64> {
-        self.active.lock().keys().copied().collect()
+        self.sys.read().active.keys().copied().collect()
     }
 
     pub fn n_active(&self) -> usize {
-        self.active.lock().len()
+        self.sys.read().active.len()
     }
 
     pub fn wake_purge(&self) {
@@ -157,6 +288,12 @@ pub struct TrxState {
     pub started: Instant,
     /// Recovered from a crash (rolled back by recovery).
     pub recovered: bool,
+    pub isolation: Isolation,
+    /// The read view of consistent reads (REPEATABLE READ: kept until the end; READ
+    /// COMMITTED: one per statement).
+    pub view: Option<Arc<ReadView>>,
+    /// Inside `begin_statement` .. `end_statement`: a READ COMMITTED view lasts until the end.
+    pub in_statement: bool,
 }
 
 impl Default for TrxState {
@@ -173,16 +310,45 @@ impl TrxState {
             locks: Vec::new(),
             started: Instant::now(),
             recovered: false,
+            isolation: Isolation::RepeatableRead,
+            view: None,
+            in_statement: false,
         }
     }
 
     /// Assigns an id at the first change.
     pub fn ensure_id(&mut self, inner: &Inner) -> Result<u64> {
         if self.id == 0 {
-            self.id = inner.trx.next_id(inner)?;
-            inner.trx.active.lock().insert(self.id, self.started);
+            self.id = inner.trx.start(inner, self.started)?;
         }
         Ok(self.id)
+    }
+
+    /// The view for a consistent read: None at READ UNCOMMITTED (latest versions are read).
+    /// READ COMMITTED takes a new view for every statement: every read call outside
+    /// `begin_statement`, or the first one inside.
+    pub fn read_view(&mut self, inner: &Inner) -> Option<Arc<ReadView>> {
+        match self.isolation {
+            Isolation::ReadUncommitted => return None,
+            Isolation::ReadCommitted if !self.in_statement => self.view = None,
+            _ => {}
+        }
+        if self.view.is_none() {
+            self.view = Some(inner.trx.open_view(self.id));
+        }
+        self.view.clone()
+    }
+
+    /// Starts a statement: its consistent reads share one view at READ COMMITTED.
+    pub fn begin_statement(&mut self) {
+        self.in_statement = true;
+        if self.isolation <= Isolation::ReadCommitted {
+            self.view = None;
+        }
+    }
+
+    pub fn end_statement(&mut self) {
+        self.in_statement = false;
     }
 
     /// Locks a row exclusively until commit/rollback.
@@ -242,7 +408,7 @@ impl TrxState {
     /// Commits. Returns the commit LSN (0 for a read-only transaction).
     pub fn commit(&mut self, inner: &Inner) -> Result<Lsn> {
         let Some(log) = self.undo.take() else {
-            self.finish(inner);
+            self.finish(inner, None);
             inner
                 .trx
                 .stats
@@ -252,18 +418,27 @@ impl TrxState {
         };
         inner.log_free_check()?;
         let mut no_err = None;
-        let (trx_no, lsn, is_head) =
-            undo::commit(inner, &log, || match inner.trx.next_id(inner) {
-                Ok(n) => n,
-                Err(e) => {
-                    no_err = Some(e);
-                    0
-                }
-            })?;
+        let mut no = None;
+        let r = undo::commit(inner, &log, || match inner.trx.commit_no(inner) {
+            Ok(n) => {
+                no = Some(n);
+                n
+            }
+            Err(e) => {
+                no_err = Some(e);
+                0
+            }
+        });
+        if let Some(n) = no {
+            if r.is_err() || no_err.is_some() {
+                inner.trx.end(self.id, Some(n));
+            }
+        }
+        let (trx_no, lsn, is_head) = r?;
         if let Some(e) = no_err {
             return Err(e);
         }
-        self.finish(inner);
+        self.finish(inner, no);
         inner.trx.history_len.fetch_add(1, Ordering::Relaxed);
         if is_head {
             inner.trx.push_purge(PurgeItem {
@@ -288,7 +463,7 @@ impl TrxState {
             crate::row::rollback::rollback_to(inner, self.id, &mut log, 0)?;
             undo::free_log(inner, log.rseg_page, log.first, false)?;
         }
-        self.finish(inner);
+        self.finish(inner, None);
         inner.trx.stats.rollbacks.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -302,13 +477,14 @@ impl TrxState {
         Ok(())
     }
 
-    fn finish(&mut self, inner: &Inner) {
+    fn finish(&mut self, inner: &Inner, no: Option<u64>) {
         if self.id != 0 {
             inner.trx.locks.release(self.id, &self.locks);
-            inner.trx.active.lock().remove(&self.id);
+            inner.trx.end(self.id, no);
         }
         self.locks.clear();
         self.id = 0;
+        self.view = None;
     }
 }
 
@@ -335,7 +511,7 @@ pub fn recover(inner: &Inner) -> Result<Vec<TrxState>> {
             t.id = h.trx_id;
             t.undo = Some(log);
             t.recovered = true;
-            inner.trx.active.lock().insert(t.id, t.started);
+            inner.trx.sys.write().active.insert(t.id, t.started);
             out.push(t);
         }
     }

@@ -1,0 +1,275 @@
+//! Consistent reads: what each isolation level sees of other transactions' changes, through the
+//! clustered index and a secondary index, with off-page values, while purge runs.
+
+use std::sync::Arc;
+
+use innoxide_engine::{
+    ColumnDef, ColumnKind, Engine, EngineConfig, Isolation, KeyBound, Table, TableDef, Value,
+};
+
+fn open(dir: &std::path::Path) -> Engine {
+    let mut c = EngineConfig::new(dir);
+    c.page_size = 4096;
+    c.buffer_pool_size = 2 << 20;
+    c.log_file_size = 2 << 20;
+    c.log_buffer_size = 256 << 10;
+    Engine::open(c).unwrap()
+}
+
+/// `t (id INT PRIMARY KEY, k INT, v VARCHAR, KEY k (k))`.
+fn table(e: &Engine) -> Arc<Table> {
+    e.create_table(
+        TableDef::new(
+            "test/t",
+            vec![
+                ColumnDef::new("id", ColumnKind::INT),
+                ColumnDef::new("k", ColumnKind::INT),
+                ColumnDef::new("v", ColumnKind::Var { max_len: 1 << 20 }),
+            ],
+            Some(vec![0]),
+        )
+        .index("k", vec![1], false),
+    )
+    .unwrap()
+}
+
+fn row(id: i64, k: i64, v: &[u8]) -> Vec<Value> {
+    vec![Value::Int(id), Value::Int(k), Value::Bytes(v.to_vec())]
+}
+
+fn ids_by_pk(trx: &mut innoxide_engine::Trx, t: &Arc<Table>) -> Vec<(i64, i64)> {
+    trx.scan(t, None, KeyBound::Unbounded, KeyBound::Unbounded, true)
+        .unwrap()
+        .map(|r| {
+            let r = r.unwrap();
+            match (&r[0], &r[1]) {
+                (Value::Int(a), Value::Int(b)) => (*a, *b),
+                other => panic!("{other:?}"),
+            }
+        })
+        .collect()
+}
+
+fn ids_by_k(trx: &mut innoxide_engine::Trx, t: &Arc<Table>, forward: bool) -> Vec<(i64, i64)> {
+    let mut v: Vec<(i64, i64)> = trx
+        .scan(
+            t,
+            Some("k"),
+            KeyBound::Unbounded,
+            KeyBound::Unbounded,
+            forward,
+        )
+        .unwrap()
+        .map(|r| {
+            let r = r.unwrap();
+            match (&r[0], &r[1]) {
+                (Value::Int(a), Value::Int(b)) => (*a, *b),
+                other => panic!("{other:?}"),
+            }
+        })
+        .collect();
+    if !forward {
+        v.reverse();
+    }
+    v
+}
+
+fn set(e: &Engine, t: &Arc<Table>, id: i64, k: i64) {
+    let mut w = e.begin();
+    assert!(w
+        .update(t, &[Value::Int(id)], &[(1, Value::Int(k))])
+        .unwrap());
+    w.commit().unwrap();
+}
+
+#[test]
+fn repeatable_read_keeps_its_snapshot_through_both_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let t = table(&e);
+    let mut w = e.begin();
+    for id in 1..=20 {
+        w.insert(&t, &row(id, id * 10, b"x")).unwrap();
+    }
+    w.commit().unwrap();
+
+    let mut r = e.begin();
+    let before = ids_by_pk(&mut r, &t);
+    assert_eq!(before.len(), 20);
+
+    // Committed changes after the view: updates (twice, moving in the k index), a delete,
+    // an insert, a delete followed by a re-insert with another k.
+    set(&e, &t, 3, 35);
+    set(&e, &t, 3, 1000);
+    let mut w = e.begin();
+    assert!(w.delete(&t, &[Value::Int(5)]).unwrap());
+    w.insert(&t, &row(21, 210, b"new")).unwrap();
+    assert!(w.delete(&t, &[Value::Int(7)]).unwrap());
+    w.commit().unwrap();
+    let mut w = e.begin();
+    w.insert(&t, &row(7, 7, b"again")).unwrap();
+    w.commit().unwrap();
+    // An uncommitted change as well.
+    let mut open_w = e.begin();
+    open_w
+        .update(&t, &[Value::Int(9)], &[(1, Value::Int(-1))])
+        .unwrap();
+
+    // Purge may run: the view keeps what it needs.
+    e.purge_all().unwrap();
+    assert_eq!(ids_by_pk(&mut r, &t), before);
+    let mut by_k = before.clone();
+    by_k.sort_by_key(|&(_, k)| k);
+    assert_eq!(ids_by_k(&mut r, &t, true), by_k);
+    assert_eq!(ids_by_k(&mut r, &t, false), by_k);
+    assert_eq!(
+        r.get(&t, &[Value::Int(5)]).unwrap().unwrap()[1],
+        Value::Int(50)
+    );
+    assert_eq!(r.get(&t, &[Value::Int(21)]).unwrap(), None);
+    assert_eq!(
+        r.get(&t, &[Value::Int(9)]).unwrap().unwrap()[1],
+        Value::Int(90)
+    );
+    r.commit().unwrap();
+
+    // A new transaction sees the committed state, not the open change.
+    let mut r2 = e.begin();
+    let now = ids_by_pk(&mut r2, &t);
+    assert!(now.contains(&(3, 1000)) && now.contains(&(7, 7)) && now.contains(&(21, 210)));
+    assert!(!now.iter().any(|&(id, _)| id == 5));
+    assert!(now.contains(&(9, 90)));
+    let mut by_k = now.clone();
+    by_k.sort_by_key(|&(_, k)| k);
+    assert_eq!(ids_by_k(&mut r2, &t, true), by_k);
+    r2.commit().unwrap();
+    open_w.commit().unwrap();
+
+    e.purge_all().unwrap();
+    let rep = e.check().unwrap();
+    assert_eq!(rep.active_undo_logs, 0);
+    e.shutdown().unwrap();
+}
+
+#[test]
+fn read_committed_and_read_uncommitted_see_what_their_level_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let t = table(&e);
+    let mut w = e.begin();
+    w.insert(&t, &row(1, 10, b"a")).unwrap();
+    w.commit().unwrap();
+
+    let mut rc = e.begin();
+    rc.set_isolation(Isolation::ReadCommitted);
+    let mut ru = e.begin();
+    ru.set_isolation(Isolation::ReadUncommitted);
+    let mut rr = e.begin();
+    assert_eq!(rr.isolation(), Isolation::RepeatableRead);
+    let k = |trx: &mut innoxide_engine::Trx| {
+        trx.get(&t, &[Value::Int(1)]).unwrap().map(|r| r[1].clone())
+    };
+    assert_eq!(k(&mut rc), Some(Value::Int(10)));
+    assert_eq!(k(&mut ru), Some(Value::Int(10)));
+    assert_eq!(k(&mut rr), Some(Value::Int(10)));
+
+    let mut w = e.begin();
+    w.update(&t, &[Value::Int(1)], &[(1, Value::Int(11))])
+        .unwrap();
+    // Uncommitted: only READ UNCOMMITTED sees it (a dirty read).
+    assert_eq!(k(&mut rc), Some(Value::Int(10)));
+    assert_eq!(k(&mut ru), Some(Value::Int(11)));
+    assert_eq!(k(&mut rr), Some(Value::Int(10)));
+    w.rollback().unwrap();
+    assert_eq!(k(&mut ru), Some(Value::Int(10)));
+
+    set(&e, &t, 1, 12);
+    // Committed: READ COMMITTED sees it at its next statement, REPEATABLE READ does not.
+    assert_eq!(k(&mut rc), Some(Value::Int(12)));
+    assert_eq!(k(&mut rr), Some(Value::Int(10)));
+    // Inside one statement, READ COMMITTED keeps one view.
+    rc.begin_statement();
+    assert_eq!(k(&mut rc), Some(Value::Int(12)));
+    set(&e, &t, 1, 13);
+    assert_eq!(k(&mut rc), Some(Value::Int(12)));
+    rc.end_statement();
+    assert_eq!(k(&mut rc), Some(Value::Int(13)));
+    // A transaction always sees its own changes.
+    rr.update(&t, &[Value::Int(1)], &[(2, Value::from("mine"))])
+        .unwrap();
+    let mine = rr.get(&t, &[Value::Int(1)]).unwrap().unwrap();
+    assert_eq!(mine[2], Value::from("mine"));
+    for trx in [rc, ru, rr] {
+        trx.commit().unwrap();
+    }
+    e.shutdown().unwrap();
+}
+
+#[test]
+fn old_versions_of_off_page_values_survive_purge_while_a_view_needs_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let t = table(&e);
+    let big = |c: u8| vec![c; 20_000];
+    let mut w = e.begin();
+    w.insert(&t, &row(1, 1, &big(b'a'))).unwrap();
+    w.commit().unwrap();
+    let mut r = e.begin();
+    r.start_consistent_snapshot();
+    for c in [b'b', b'c', b'd'] {
+        let mut w = e.begin();
+        w.update(&t, &[Value::Int(1)], &[(2, Value::Bytes(big(c)))])
+            .unwrap();
+        w.commit().unwrap();
+        e.purge_all().unwrap();
+    }
+    let got = r.get(&t, &[Value::Int(1)]).unwrap().unwrap();
+    assert_eq!(got[2], Value::Bytes(big(b'a')));
+    r.commit().unwrap();
+    e.purge_all().unwrap();
+    let mut r = e.begin();
+    assert_eq!(
+        r.get(&t, &[Value::Int(1)]).unwrap().unwrap()[2],
+        Value::Bytes(big(b'd'))
+    );
+    r.commit().unwrap();
+    let rep = e.check().unwrap();
+    assert_eq!(rep.active_undo_logs, 0);
+    e.shutdown().unwrap();
+}
+
+#[test]
+fn purge_waits_for_the_oldest_view_then_drains() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let t = table(&e);
+    let mut w = e.begin();
+    w.insert(&t, &row(1, 1, b"a")).unwrap();
+    w.commit().unwrap();
+    e.purge_all().unwrap();
+    let mut r = e.begin();
+    r.start_consistent_snapshot();
+    for i in 0..50 {
+        set(&e, &t, 1, i);
+    }
+    e.purge_all().unwrap();
+    let hist = || {
+        e.inner()
+            .trx
+            .history_len
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    assert_eq!(
+        hist(),
+        50,
+        "a view open since before the updates holds them all"
+    );
+    assert_eq!(
+        r.get(&t, &[Value::Int(1)]).unwrap().unwrap()[1],
+        Value::Int(1)
+    );
+    r.commit().unwrap();
+    e.purge_all().unwrap();
+    assert_eq!(hist(), 0);
+    e.shutdown().unwrap();
+}
