@@ -639,7 +639,7 @@ fn build_index(inner: &Inner, t: &Table, s: &crate::dict::SecIndex) -> Result<()
         }
         let cr = ClustRec::parse(t, &f.rec);
         let e = row::sec_entry(inner, t, s, &cr)?;
-        sec::insert_entry(inner, t, s, &e, true)?;
+        sec::insert_entry(inner, t, s, &e, true, None)?;
     }
     Ok(())
 }

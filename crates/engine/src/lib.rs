@@ -59,6 +59,8 @@ pub use config::{EngineConfig, TunableValues, Tunables};
 pub use dict::schema::{ColumnDef, ColumnKind, IndexSpec, RowFormat, TableDef, Value};
 pub use dict::Table;
 pub use error::{Error, Result};
+pub use lock::Mode as LockMode;
+pub use row::lock::LockRead;
 pub use row::scan::KeyBound;
 pub use startup::OpenReport;
 pub use trx::Isolation;
@@ -151,6 +153,7 @@ impl Engine {
             inner: self.inner.clone(),
             state,
             done: false,
+            serializable_reads_lock: true,
         }
     }
 
@@ -321,6 +324,7 @@ pub struct Trx {
     inner: Arc<Inner>,
     state: trx::TrxState,
     done: bool,
+    serializable_reads_lock: bool,
 }
 
 impl Trx {
@@ -344,9 +348,122 @@ impl Trx {
             if t.dropped.load(Ordering::Acquire) {
                 continue;
             }
-            return f(self, &t);
+            // With innodb_snapshot_isolation, SERIALIZABLE takes its read view at its first
+            // statement, whatever it is (MariaDB), so later conflicts are detected.
+            if self.state.isolation == Isolation::Serializable
+                && self.inner.tun.snapshot_isolation.load(Ordering::Relaxed)
+            {
+                let _ = self.state.read_view(&self.inner);
+            }
+            let r = f(self, &t);
+            return self.after(r);
         }
         Err(Error::NoSuchTable(t.name.clone()))
+    }
+
+    /// Applies InnoDB's rule for errors that end the transaction: a deadlock victim, a
+    /// snapshot-isolation conflict, and (with innodb_rollback_on_timeout) a lock wait timeout
+    /// roll the whole transaction back; the `Trx` then starts afresh.
+    fn after<R>(&mut self, r: Result<R>) -> Result<R> {
+        if let Err(e) = &r {
+            let whole = matches!(e, Error::Deadlock | Error::RecordChanged(_))
+                || (matches!(e, Error::LockWaitTimeout)
+                    && self.inner.tun.rollback_on_timeout.load(Ordering::Relaxed));
+            if whole {
+                self.state.rollback(&self.inner)?;
+                let mut fresh = trx::TrxState::new();
+                fresh.isolation = self.state.isolation;
+                fresh.lock_wait_timeout = self.state.lock_wait_timeout;
+                self.state = fresh;
+            }
+        }
+        r
+    }
+
+    /// Takes a table lock for this transaction (IX before changes, IS before locking reads,
+    /// S or X for LOCK TABLES), waiting if another transaction holds a conflicting one.
+    fn table_lock(&mut self, t: &Table, mode: LockMode) -> Result<()> {
+        self.state.lock(
+            &self.inner,
+            &lock::LockKey::table(t.id),
+            mode,
+            lock::Kind::RecNotGap,
+        )
+    }
+
+    /// LOCK TABLES: a shared (READ) or exclusive (WRITE) table lock until the transaction ends.
+    pub fn lock_table(&mut self, t: &Arc<Table>, exclusive: bool) -> Result<()> {
+        let mode = if exclusive { LockMode::X } else { LockMode::S };
+        self.with_table(t, |s, t| s.table_lock(t, mode))
+    }
+
+    /// innodb_lock_wait_timeout for this transaction (the session value), in seconds.
+    pub fn set_lock_wait_timeout(&mut self, secs: u64) {
+        self.state.lock_wait_timeout = Some(Duration::from_secs(secs));
+    }
+
+    /// Plain reads at SERIALIZABLE are locking reads (InnoDB's rule for reads inside a
+    /// transaction); the server turns this off for an autocommit SELECT.
+    pub fn set_serializable_reads_lock(&mut self, on: bool) {
+        self.serializable_reads_lock = on;
+    }
+
+    fn reads_lock(&self) -> bool {
+        self.serializable_reads_lock && self.state.isolation == Isolation::Serializable
+    }
+
+    /// A locking read of the row with primary key `key` (SELECT ... FOR UPDATE with `how`
+    /// Exclusive, LOCK IN SHARE MODE with Shared). Returns the newest version, locked.
+    pub fn get_locking(
+        &mut self,
+        t: &Arc<Table>,
+        key: &[Value],
+        how: LockRead,
+    ) -> Result<Option<Vec<Value>>> {
+        self.with_table(t, |s, t| {
+            s.table_lock(t, intention(how))?;
+            let k = row::encode_key(t, key)?;
+            row::lock::get(&s.inner, &mut s.state, t, &k, how)
+        })
+    }
+
+    /// A locking range scan (forward or backward) of the clustered index or a secondary index:
+    /// the rows `pred` accepts, each locked (InnoDB's locking rules per isolation level, see
+    /// `row::lock`). `semi_consistent`: this is the read of an UPDATE or DELETE, which at READ
+    /// COMMITTED skips rows locked by others whose committed version `pred` rejects.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_locking(
+        &mut self,
+        t: &Arc<Table>,
+        index: Option<&str>,
+        from: KeyBound,
+        to: KeyBound,
+        forward: bool,
+        how: LockRead,
+        semi_consistent: bool,
+        pred: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> Result<Vec<Vec<Value>>> {
+        self.with_table(t, |s, t| {
+            s.table_lock(t, intention(how))?;
+            let i = index_no(t, index)?;
+            let lo = row::scan::bound_key(t, i, &from)?;
+            let hi = row::scan::bound_key(t, i, &to)?;
+            let mut rows = row::lock::scan(
+                &s.inner,
+                &mut s.state,
+                t,
+                i,
+                lo,
+                hi,
+                how,
+                semi_consistent,
+                pred,
+            )?;
+            if !forward {
+                rows.reverse();
+            }
+            Ok(rows)
+        })
     }
 
     pub fn id(&self) -> u64 {
@@ -385,12 +502,18 @@ impl Trx {
 
     /// Inserts a row (values in column order).
     pub fn insert(&mut self, t: &Arc<Table>, row: &[Value]) -> Result<()> {
-        self.with_table(t, |s, t| row::insert(&s.inner, &mut s.state, t, row))
+        self.with_table(t, |s, t| {
+            s.table_lock(t, LockMode::IX)?;
+            row::insert(&s.inner, &mut s.state, t, row)
+        })
     }
 
     /// The row with primary key `key` (for a table without a primary key: its row id), as a
     /// consistent read sees it.
     pub fn get(&mut self, t: &Arc<Table>, key: &[Value]) -> Result<Option<Vec<Value>>> {
+        if self.reads_lock() {
+            return self.get_locking(t, key, LockRead::Shared);
+        }
         self.with_table(t, |s, t| {
             let k = row::encode_key(t, key)?;
             let view = s.read_mode_view();
@@ -410,6 +533,7 @@ impl Trx {
         changes: &[(usize, Value)],
     ) -> Result<bool> {
         self.with_table(t, |s, t| {
+            s.table_lock(t, LockMode::IX)?;
             let k = row::encode_key(t, key)?;
             row::update(&s.inner, &mut s.state, t, &k, changes)
         })
@@ -418,6 +542,7 @@ impl Trx {
     /// Deletes the row with primary key `key`; false if there is none.
     pub fn delete(&mut self, t: &Arc<Table>, key: &[Value]) -> Result<bool> {
         self.with_table(t, |s, t| {
+            s.table_lock(t, LockMode::IX)?;
             let k = row::encode_key(t, key)?;
             row::delete(&s.inner, &mut s.state, t, &k)
         })
@@ -433,18 +558,28 @@ impl Trx {
         to: KeyBound,
         forward: bool,
     ) -> Result<RowIter> {
-        let i = match index {
-            None => None,
-            Some(n) => Some(
-                t.secondary_by_name(n)
-                    .ok_or_else(|| Error::NoSuchIndex(n.into()))?,
-            ),
-        };
+        if self.reads_lock() {
+            let rows = self.scan_locking(
+                t,
+                index,
+                from,
+                to,
+                forward,
+                LockRead::Shared,
+                false,
+                &mut |_| true,
+            )?;
+            return Ok(RowIter {
+                inner: self.inner.clone(),
+                src: RowSrc::Locked(rows.into_iter()),
+            });
+        }
+        let i = index_no(t, index)?;
         let view = self.read_mode_view();
         let scan = row::scan::RowScan::new(t.clone(), i, &from, &to, forward, view)?;
         Ok(RowIter {
             inner: self.inner.clone(),
-            scan,
+            src: RowSrc::Scan(Box::new(scan)),
         })
     }
 
@@ -481,15 +616,42 @@ impl Drop for Trx {
     }
 }
 
+fn index_no(t: &Table, index: Option<&str>) -> Result<Option<usize>> {
+    match index {
+        None => Ok(None),
+        Some(n) => Ok(Some(
+            t.secondary_by_name(n)
+                .ok_or_else(|| Error::NoSuchIndex(n.into()))?,
+        )),
+    }
+}
+
+/// The table lock a locking read takes first.
+fn intention(how: LockRead) -> LockMode {
+    match how {
+        LockRead::Shared => LockMode::IS,
+        LockRead::Exclusive => LockMode::IX,
+    }
+}
+
+enum RowSrc {
+    Scan(Box<row::scan::RowScan>),
+    /// Rows a locking read already returned (SERIALIZABLE).
+    Locked(std::vec::IntoIter<Vec<Value>>),
+}
+
 /// Rows from `Trx::scan`.
 pub struct RowIter {
     inner: Arc<Inner>,
-    scan: row::scan::RowScan,
+    src: RowSrc,
 }
 
 impl Iterator for RowIter {
     type Item = Result<Vec<Value>>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.scan.next(&self.inner).transpose()
+        match &mut self.src {
+            RowSrc::Scan(s) => s.next(&self.inner).transpose(),
+            RowSrc::Locked(v) => v.next().map(Ok),
+        }
     }
 }

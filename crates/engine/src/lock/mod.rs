@@ -1,24 +1,46 @@
-//! Row locks. (InnoDB: lock0lock.)
+//! Row and table locks, waits, deadlock detection. (InnoDB: lock0lock, lock0wait.)
 //!
 //! OVERVIEW
-//! A transaction takes an exclusive lock on a row (its clustered key) before changing it and
-//! keeps it until it commits or rolls back, so two transactions never interleave changes to one
-//! row and a rollback only ever undoes its own changes. Waits are bounded by
-//! `innodb_lock_wait_timeout` (MySQL error 1205). Shared locks, gap and next-key locks,
-//! insert-intention locks and deadlock detection belong to the isolation work (issue 3).
+//! Locks name index records logically: (table, index, the record's ordering key normalised by
+//! its collations), plus one "supremum" key per index for the gap after its last record. A
+//! request has a mode (S or X; IS, IX, S, X for tables) and a kind: next-key (the record and
+//! the gap before it), gap only, record only, or insert intention (a gap lock an inserter
+//! waits for). The conflict rules are InnoDB's (`has_to_wait`): gap locks never wait and only
+//! insert intentions wait for them; S and S are compatible.
 //!
-//! The table is sharded by key hash; each shard has a mutex and a condition variable that
-//! waiters sleep on.
+//! Locks are kept compactly: a change to a clustered record does not create a lock entry. The
+//! record's transaction id is its implicit X lock while that transaction is active; another
+//! transaction that needs the record first turns it into an explicit lock for its owner
+//! (`make_explicit`), then queues behind it. Explicit entries exist only for locking reads,
+//! gap locks, waits and such conversions, so a transaction changing a million rows holds no
+//! million entries.
+//!
+//! The table of queues is sharded by key hash; each shard has a mutex and a condition
+//! variable its waiters sleep on. A waiter re-examines its queue when woken: it is granted
+//! when no conflicting request of another transaction is granted or queued ahead of it.
+//!
+//! Deadlocks: a transaction about to wait records whom it waits for in the wait-for graph and
+//! searches it for a cycle back to itself. The victim is the cycle's lightest transaction
+//! (undo records + locks, InnoDB's trx_weight), the requester on ties. A victim that is
+//! another, waiting, transaction is flagged and woken; it returns `Error::Deadlock` and its
+//! caller rolls it back.
 //!
 //! INVARIANTS
-//! - I1: at most one transaction holds the lock on a key; a holder's key is in its lock list.
-//! - I2: a transaction waiting for a lock holds no page latch (callers lock before latching).
+//! - L1: a transaction's granted requests conflict with no granted request of another
+//!   transaction on the same key.
+//! - L2: a transaction waiting for a lock holds no page latch (callers release latches and
+//!   retry their operation after the wait).
+//! - L3: every key a transaction has requested is in its `TrxLocks::keys`, so `release_all`
+//!   finds every entry; after `release_all` (`finished`), no entry is created for it.
 //!
-//! LATCHING: a shard mutex is a leaf: nothing is acquired while holding it.
+//! LATCHING: a `TrxLocks` mutex may be held while taking a shard mutex (conversion, release);
+//! a shard mutex may be held while taking the wait-for graph mutex; nothing is taken inside
+//! the graph mutex. Callers may hold page latches while calling anything but `wait`.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -26,7 +48,12 @@ use parking_lot::{Condvar, Mutex};
 use crate::error::{Error, Result};
 use crate::types::{IndexId, TableId};
 
-/// The locked row: index and the encoded clustered key.
+/// Index id used for table lock keys.
+const TABLE_KEY: IndexId = u64::MAX;
+/// Key bytes of an index's supremum (real keys start with a 0 or 1 flag byte).
+const SUPREMUM: u8 = 2;
+
+/// What a lock names: a record (or the supremum) of an index, or a table.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LockKey {
     pub table: TableId,
@@ -34,8 +61,158 @@ pub struct LockKey {
     pub key: Vec<u8>,
 }
 
+impl LockKey {
+    pub fn table(table: TableId) -> LockKey {
+        LockKey {
+            table,
+            index: TABLE_KEY,
+            key: Vec::new(),
+        }
+    }
+
+    /// The gap after the last record of an index.
+    pub fn supremum(table: TableId, index: IndexId) -> LockKey {
+        LockKey {
+            table,
+            index,
+            key: vec![SUPREMUM],
+        }
+    }
+
+    pub fn is_supremum(&self) -> bool {
+        self.key.first() == Some(&SUPREMUM)
+    }
+}
+
+/// Lock modes. Records use S and X; tables all four.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    IS,
+    IX,
+    S,
+    X,
+}
+
+impl Mode {
+    fn compatible(self, o: Mode) -> bool {
+        use Mode::*;
+        matches!(
+            (self, o),
+            (IS, IS) | (IS, IX) | (IS, S) | (IX, IS) | (IX, IX) | (S, IS) | (S, S)
+        )
+    }
+
+    /// True if holding `self` gives everything `want` gives.
+    fn covers(self, want: Mode) -> bool {
+        use Mode::*;
+        self == want || matches!((self, want), (X, _) | (S, IS) | (IX, IS))
+    }
+}
+
+/// What part of a record a lock covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// The record and the gap before it.
+    NextKey,
+    /// The gap before the record only.
+    Gap,
+    /// The record only (also every table lock).
+    RecNotGap,
+    /// An inserter's intention to insert into the gap before the record.
+    InsertIntention,
+}
+
+impl Kind {
+    fn covers(self, want: Kind) -> bool {
+        self == want || (self == Kind::NextKey && matches!(want, Kind::Gap | Kind::RecNotGap))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Req {
+    trx: u64,
+    mode: Mode,
+    kind: Kind,
+    waiting: bool,
+}
+
+/// True if request `a` must wait for request `b` of another transaction (InnoDB's
+/// lock_rec_has_to_wait).
+fn has_to_wait(a: &Req, b: &Req) -> bool {
+    if a.trx == b.trx || a.mode.compatible(b.mode) {
+        return false;
+    }
+    // Gap locks never wait, except insert intentions.
+    if a.kind == Kind::Gap {
+        return false;
+    }
+    // Only insert intentions wait for gap locks.
+    if a.kind != Kind::InsertIntention && b.kind == Kind::Gap {
+        return false;
+    }
+    // Nobody waits for an insert intention; an insert intention does not wait for a lock on
+    // the record alone.
+    if b.kind == Kind::InsertIntention {
+        return false;
+    }
+    if a.kind == Kind::InsertIntention && b.kind == Kind::RecNotGap {
+        return false;
+    }
+    true
+}
+
+/// Per-transaction lock state.
+#[derive(Default)]
+pub struct TrxLocks {
+    pub id: u64,
+    state: Mutex<TrxLockState>,
+    /// Set when chosen as a deadlock victim while waiting.
+    victim: AtomicBool,
+    /// Undo records written (part of the deadlock weight).
+    pub undo_records: AtomicU64,
+    /// Lock structures InnoDB would have created for the same requests (the other part of the
+    /// weight; read without the state mutex).
+    n_structs: AtomicU64,
+}
+
+#[derive(Default)]
+struct TrxLockState {
+    keys: Vec<LockKey>,
+    /// (index, mode, kind) of the granted requests made: InnoDB shares one lock structure
+    /// between such requests on a page, and a weight counted in structures matches its choice
+    /// of deadlock victims.
+    sigs: HashSet<(IndexId, Mode, Kind)>,
+    finished: bool,
+}
+
+impl TrxLocks {
+    /// Lock structures held (InnoDB's count, see `TrxLockState::sigs`).
+    pub fn n_locks(&self) -> u64 {
+        self.n_structs.load(Ordering::Relaxed)
+    }
+    fn weight(&self) -> u64 {
+        self.undo_records.load(Ordering::Relaxed) + self.n_locks()
+    }
+}
+
+impl TrxLockState {
+    /// Records a request on `key` (granted: `sig` Some; a wait always counts as a structure).
+    fn add(&mut self, t: &TrxLocks, key: &LockKey, sig: Option<(Mode, Kind)>) {
+        if !self.keys.contains(key) {
+            self.keys.push(key.clone());
+        }
+        let new = match sig {
+            Some((m, k)) => self.sigs.insert((key.index, m, k)),
+            None => true,
+        };
+        if new {
+            t.n_structs.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
 struct Shard {
-    map: Mutex<HashMap<LockKey, u64>>,
+    map: Mutex<HashMap<LockKey, Vec<Req>>>,
     cv: Condvar,
 }
 
@@ -48,11 +225,25 @@ pub struct LockStats {
     /// Innodb_row_lock_current_waits
     pub current_waits: AtomicU64,
     pub timeouts: AtomicU64,
+    /// Innodb_deadlocks
+    pub deadlocks: AtomicU64,
+}
+
+/// Outcome of `try_lock`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Granted,
+    /// A conflicting request of another transaction exists; nothing was queued.
+    MustWait,
 }
 
 pub struct LockSys {
     shards: Vec<Shard>,
     hasher: std::collections::hash_map::RandomState,
+    trxs: Vec<Mutex<HashMap<u64, Arc<TrxLocks>>>>,
+    /// Wait-for graph: waiting transaction -> (shard index, transactions it waits for).
+    graph: Mutex<HashMap<u64, (usize, Vec<u64>)>>,
+    pub deadlock_detect: AtomicBool,
     pub stats: LockStats,
 }
 
@@ -72,107 +263,425 @@ impl LockSys {
                 })
                 .collect(),
             hasher: std::collections::hash_map::RandomState::new(),
+            trxs: (0..16).map(|_| Mutex::new(HashMap::new())).collect(),
+            graph: Mutex::new(HashMap::new()),
+            deadlock_detect: AtomicBool::new(true),
             stats: LockStats::default(),
         }
     }
 
-    fn shard(&self, k: &LockKey) -> &Shard {
-        let h = self.hasher.hash_one(k);
-        &self.shards[(h % self.shards.len() as u64) as usize]
+    fn shard_no(&self, k: &LockKey) -> usize {
+        (self.hasher.hash_one(k) % self.shards.len() as u64) as usize
     }
 
-    /// Takes the exclusive lock on `key` for `trx`, waiting at most `timeout` (I2). Returns true
-    /// if the lock is new for this transaction (the caller records it for release).
-    pub fn lock_x(&self, trx: u64, key: &LockKey, timeout: Duration) -> Result<bool> {
-        let sh = self.shard(key);
+    fn trx_map(&self, id: u64) -> &Mutex<HashMap<u64, Arc<TrxLocks>>> {
+        &self.trxs[(id % self.trxs.len() as u64) as usize]
+    }
+
+    /// Registers a transaction that just got its id.
+    pub fn register(&self, id: u64) -> Arc<TrxLocks> {
+        let t = Arc::new(TrxLocks {
+            id,
+            ..TrxLocks::default()
+        });
+        self.trx_map(id).lock().insert(id, t.clone());
+        t
+    }
+
+    fn held(q: &[Req], trx: u64, mode: Mode, kind: Kind) -> bool {
+        q.iter()
+            .any(|r| r.trx == trx && !r.waiting && r.mode.covers(mode) && r.kind.covers(kind))
+    }
+
+    /// Normalises a request: every lock on a supremum is a gap lock.
+    fn kind_for(key: &LockKey, kind: Kind) -> Kind {
+        if key.is_supremum() && kind != Kind::InsertIntention {
+            Kind::Gap
+        } else {
+            kind
+        }
+    }
+
+    /// True if `trx` would have to wait for `mode`/`kind` on `key`.
+    pub fn conflicts(&self, trx: u64, key: &LockKey, mode: Mode, kind: Kind) -> bool {
+        let kind = Self::kind_for(key, kind);
+        let a = Req {
+            trx,
+            mode,
+            kind,
+            waiting: false,
+        };
+        let sh = &self.shards[self.shard_no(key)];
+        let m = sh.map.lock();
+        m.get(key).is_some_and(|q| {
+            !Self::held(q, trx, mode, kind) && q.iter().any(|b| has_to_wait(&a, b))
+        })
+    }
+
+    /// Takes the lock if no other transaction's request conflicts; never waits. May be called
+    /// with page latches held.
+    pub fn try_lock(&self, trx: &TrxLocks, key: &LockKey, mode: Mode, kind: Kind) -> Outcome {
+        let kind = Self::kind_for(key, kind);
+        let a = Req {
+            trx: trx.id,
+            mode,
+            kind,
+            waiting: false,
+        };
+        let mut st = trx.state.lock();
+        let sh = &self.shards[self.shard_no(key)];
         let mut m = sh.map.lock();
-        let mut waited: Option<Instant> = None;
-        loop {
-            match m.get(key) {
-                None => {
-                    m.insert(key.clone(), trx);
-                    self.finish_wait(waited);
-                    return Ok(true);
-                }
-                Some(&owner) if owner == trx => {
-                    self.finish_wait(waited);
-                    return Ok(false);
-                }
-                Some(_) => {}
+        let q = m.entry(key.clone()).or_default();
+        if Self::held(q, trx.id, mode, kind) {
+            return Outcome::Granted;
+        }
+        if q.iter().any(|b| has_to_wait(&a, b)) {
+            if q.is_empty() {
+                m.remove(key);
             }
-            let start = *waited.get_or_insert_with(|| {
-                self.stats.waits.fetch_add(1, Ordering::Relaxed);
-                self.stats.current_waits.fetch_add(1, Ordering::Relaxed);
-                Instant::now()
-            });
+            return Outcome::MustWait;
+        }
+        q.push(a);
+        drop(m);
+        st.add(trx, key, Some((mode, kind)));
+        Outcome::Granted
+    }
+
+    /// Queues the request and waits until it is granted, the wait times out (1205) or the
+    /// transaction becomes a deadlock victim (1213). The caller holds no latch (L2).
+    pub fn lock_wait(
+        &self,
+        trx: &TrxLocks,
+        key: &LockKey,
+        mode: Mode,
+        kind: Kind,
+        timeout: Duration,
+    ) -> Result<()> {
+        let kind = Self::kind_for(key, kind);
+        let me = Req {
+            trx: trx.id,
+            mode,
+            kind,
+            waiting: true,
+        };
+        let sno = self.shard_no(key);
+        let sh = &self.shards[sno];
+        {
+            trx.state.lock().add(trx, key, None);
+        }
+        let mut m = sh.map.lock();
+        {
+            let q = m.entry(key.clone()).or_default();
+            if Self::held(q, trx.id, mode, kind) {
+                return Ok(());
+            }
+            if !q.iter().any(|b| has_to_wait(&me, b)) {
+                q.push(Req {
+                    waiting: false,
+                    ..me
+                });
+                return Ok(());
+            }
+            q.push(me);
+        }
+        trx.victim.store(false, Ordering::Relaxed);
+        let start = Instant::now();
+        self.stats.waits.fetch_add(1, Ordering::Relaxed);
+        self.stats.current_waits.fetch_add(1, Ordering::Relaxed);
+        let mut blockers: Vec<u64> = Vec::new();
+        let r = loop {
+            let q = m.get_mut(key).expect("a waiter's queue exists");
+            let pos = q
+                .iter()
+                .position(|r| r.trx == trx.id && r.waiting && r.mode == mode && r.kind == kind)
+                .expect("the waiting request is queued");
+            let now: Vec<u64> = {
+                let mine = q[pos];
+                let mut v: Vec<u64> = q
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, b)| (*i < pos || !b.waiting) && has_to_wait(&mine, b))
+                    .map(|(_, b)| b.trx)
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            };
+            if now.is_empty() {
+                q[pos].waiting = false;
+                break Ok(());
+            }
+            if trx.victim.load(Ordering::Acquire) {
+                q.remove(pos);
+                break Err(Error::Deadlock);
+            }
+            if now != blockers {
+                blockers = now;
+                match self.record_wait(trx, sno, &blockers) {
+                    Some((victim, _)) if victim == trx.id => {
+                        q.remove(pos);
+                        break Err(Error::Deadlock);
+                    }
+                    Some((_, Some(vsno))) => {
+                        // Wake the victim under its shard mutex (so the wake-up cannot fall
+                        // between its check and its sleep), holding no other shard mutex.
+                        drop(m);
+                        {
+                            let vsh = &self.shards[vsno];
+                            let _g = vsh.map.lock();
+                            vsh.cv.notify_all();
+                        }
+                        m = sh.map.lock();
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             let left = timeout.saturating_sub(start.elapsed());
             if left.is_zero() {
-                self.finish_wait(waited);
+                q.remove(pos);
                 self.stats.timeouts.fetch_add(1, Ordering::Relaxed);
-                return Err(Error::LockWaitTimeout);
+                break Err(Error::LockWaitTimeout);
             }
             sh.cv.wait_for(&mut m, left);
+        };
+        if m.get(key).is_some_and(|q| q.is_empty()) {
+            m.remove(key);
+        }
+        drop(m);
+        self.graph.lock().remove(&trx.id);
+        if r.is_err() {
+            // Others may have queued behind the request that just left.
+            sh.cv.notify_all();
+        }
+        if matches!(r, Err(Error::Deadlock)) {
+            self.stats.deadlocks.fetch_add(1, Ordering::Relaxed);
+        }
+        self.stats.current_waits.fetch_sub(1, Ordering::Relaxed);
+        self.stats
+            .wait_ms
+            .fetch_add(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+        r
+    }
+
+    /// Records that `trx` waits for `blockers` and looks for a cycle through it. Returns the
+    /// victim if there is one, with the shard it waits in if it is another transaction (its
+    /// flag is set; the caller wakes it).
+    fn record_wait(
+        &self,
+        trx: &TrxLocks,
+        sno: usize,
+        blockers: &[u64],
+    ) -> Option<(u64, Option<usize>)> {
+        let mut g = self.graph.lock();
+        g.insert(trx.id, (sno, blockers.to_vec()));
+        if !self.deadlock_detect.load(Ordering::Relaxed) {
+            return None;
+        }
+        let cycle = find_cycle(&g, trx.id)?;
+        let weights: Vec<(u64, u64)> = cycle.iter().map(|&t| (self.weight_of(t), t)).collect();
+        let min = weights.iter().map(|w| w.0).min()?;
+        // The requester is the victim unless another transaction in the cycle is lighter
+        // (InnoDB: the requester loses ties).
+        if weights.iter().any(|&(w, t)| t == trx.id && w == min) {
+            g.remove(&trx.id);
+            return Some((trx.id, None));
+        }
+        let victim = weights.iter().find(|w| w.0 == min)?.1;
+        let vsh = g.remove(&victim).map(|x| x.0);
+        drop(g);
+        if let Some(t) = self.trx_map(victim).lock().get(&victim) {
+            t.victim.store(true, Ordering::Release);
+        }
+        Some((victim, vsh))
+    }
+
+    fn weight_of(&self, id: u64) -> u64 {
+        self.trx_map(id)
+            .lock()
+            .get(&id)
+            .map_or(u64::MAX, |t| t.weight())
+    }
+
+    /// Gives active transaction `owner` an explicit X lock on the record `key` whose implicit
+    /// lock it holds (its id is in the record), unless it has finished (L3).
+    pub fn make_explicit(&self, owner: u64, key: &LockKey) {
+        let Some(t) = self.trx_map(owner).lock().get(&owner).cloned() else {
+            return;
+        };
+        let mut st = t.state.lock();
+        if st.finished {
+            return;
+        }
+        let sh = &self.shards[self.shard_no(key)];
+        let mut m = sh.map.lock();
+        let q = m.entry(key.clone()).or_default();
+        if Self::held(q, owner, Mode::X, Kind::RecNotGap) {
+            return;
+        }
+        q.push(Req {
+            trx: owner,
+            mode: Mode::X,
+            kind: Kind::RecNotGap,
+            waiting: false,
+        });
+        drop(m);
+        st.add(&t, key, Some((Mode::X, Kind::RecNotGap)));
+    }
+
+    /// Releases every lock of a finished transaction and wakes their waiters (L3).
+    pub fn release_all(&self, trx: &TrxLocks) {
+        let keys = {
+            let mut st = trx.state.lock();
+            st.finished = true;
+            trx.n_structs.store(0, Ordering::Relaxed);
+            std::mem::take(&mut st.keys)
+        };
+        for k in &keys {
+            self.remove_requests(trx.id, k);
+        }
+        self.trx_map(trx.id).lock().remove(&trx.id);
+        self.graph.lock().remove(&trx.id);
+    }
+
+    fn remove_requests(&self, trx: u64, k: &LockKey) {
+        let sh = &self.shards[self.shard_no(k)];
+        let mut m = sh.map.lock();
+        let Some(q) = m.get_mut(k) else {
+            return;
+        };
+        q.retain(|r| r.trx != trx);
+        let waiters = q.iter().any(|r| r.waiting);
+        if q.is_empty() {
+            m.remove(k);
+        }
+        if waiters {
+            sh.cv.notify_all();
         }
     }
 
-    fn finish_wait(&self, waited: Option<Instant>) {
-        if let Some(s) = waited {
-            self.stats.current_waits.fetch_sub(1, Ordering::Relaxed);
-            self.stats
-                .wait_ms
-                .fetch_add(s.elapsed().as_millis() as u64, Ordering::Relaxed);
+    /// Releases `trx`'s locks on one record (READ COMMITTED: a row that did not match).
+    pub fn unlock_row(&self, trx: &TrxLocks, key: &LockKey) {
+        let mut st = trx.state.lock();
+        if let Some(i) = st.keys.iter().position(|k| k == key) {
+            st.keys.swap_remove(i);
+            drop(st);
+            self.remove_requests(trx.id, key);
         }
     }
 
-    /// Releases the given locks of `trx` and wakes their waiters.
-    pub fn release(&self, trx: u64, keys: &[LockKey]) {
-        for k in keys {
-            let sh = self.shard(k);
+    /// A record left its index (purge, rollback of an insert): the granted locks on it become
+    /// gap locks on its successor (InnoDB's lock_rec_inherit_to_gap). Its waiters stay queued
+    /// and are woken: nothing blocks them now, and they retry their operation.
+    pub fn inherit_to_gap(&self, removed: &LockKey, successor: &LockKey) {
+        let moved: Vec<Req> = {
+            let sh = &self.shards[self.shard_no(removed)];
             let mut m = sh.map.lock();
-            if m.get(k) == Some(&trx) {
-                m.remove(k);
-                sh.cv.notify_all();
+            let Some(q) = m.get_mut(removed) else {
+                return;
+            };
+            let moved: Vec<Req> = q.iter().filter(|r| !r.waiting).copied().collect();
+            q.retain(|r| r.waiting);
+            if q.is_empty() {
+                m.remove(removed);
             }
+            sh.cv.notify_all();
+            moved
+        };
+        self.add_gap_locks(&moved, successor, |r| r.kind != Kind::InsertIntention);
+    }
+
+    /// True if any request names `key` (a cheap test before computing a successor).
+    pub fn has_requests(&self, key: &LockKey) -> bool {
+        self.shards[self.shard_no(key)].map.lock().contains_key(key)
+    }
+
+    /// A record was inserted before `successor`: it inherits the gap-type locks on the
+    /// successor as gap locks (InnoDB's lock_update_insert).
+    pub fn inherit_from_successor(&self, successor: &LockKey, new: &LockKey) {
+        let src: Vec<Req> = {
+            let sh = &self.shards[self.shard_no(successor)];
+            let m = sh.map.lock();
+            match m.get(successor) {
+                Some(q) => q.clone(),
+                None => return,
+            }
+        };
+        self.add_gap_locks(&src, new, |r| {
+            !r.waiting && matches!(r.kind, Kind::NextKey | Kind::Gap)
+        });
+    }
+
+    fn add_gap_locks(&self, from: &[Req], to: &LockKey, keep: impl Fn(&Req) -> bool) {
+        let mut trxs: Vec<(u64, Mode)> = from
+            .iter()
+            .filter(|r| keep(r))
+            .map(|r| (r.trx, r.mode))
+            .collect();
+        trxs.sort_unstable_by_key(|x| x.0);
+        trxs.dedup();
+        for (id, mode) in trxs {
+            let Some(t) = self.trx_map(id).lock().get(&id).cloned() else {
+                continue;
+            };
+            let mut st = t.state.lock();
+            if st.finished {
+                continue;
+            }
+            let sh = &self.shards[self.shard_no(to)];
+            let mut m = sh.map.lock();
+            let q = m.entry(to.clone()).or_default();
+            if Self::held(q, id, mode, Kind::Gap) {
+                continue;
+            }
+            q.push(Req {
+                trx: id,
+                mode,
+                kind: Kind::Gap,
+                waiting: false,
+            });
+            drop(m);
+            st.add(&t, to, Some((mode, Kind::Gap)));
         }
     }
 
-    /// Number of locks held (SHOW ENGINE INNODB STATUS).
+    /// Number of lock entries (SHOW ENGINE INNODB STATUS).
     pub fn n_locks(&self) -> usize {
-        self.shards.iter().map(|s| s.map.lock().len()).sum()
+        self.shards
+            .iter()
+            .map(|s| s.map.lock().values().map(Vec::len).sum::<usize>())
+            .sum()
+    }
+
+    /// Transactions waiting for a lock, with whom they wait for.
+    pub fn waits(&self) -> Vec<(u64, Vec<u64>)> {
+        self.graph
+            .lock()
+            .iter()
+            .map(|(k, v)| (*k, v.1.clone()))
+            .collect()
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::Arc;
-
-    #[test]
-    fn exclusive_wait_and_timeout() {
-        let ls = Arc::new(LockSys::new());
-        let k = LockKey {
-            table: 5,
-            index: 9,
-            key: vec![1, 2],
-        };
-        assert!(ls.lock_x(1, &k, Duration::from_secs(1)).unwrap());
-        assert!(!ls.lock_x(1, &k, Duration::from_secs(1)).unwrap());
-        let t0 = Instant::now();
-        assert!(matches!(
-            ls.lock_x(2, &k, Duration::from_millis(100)),
-            Err(Error::LockWaitTimeout)
-        ));
-        let e = t0.elapsed();
-        assert!(
-            e >= Duration::from_millis(100) && e < Duration::from_millis(300),
-            "{e:?}"
-        );
-        let ls2 = ls.clone();
-        let k2 = k.clone();
-        let h = std::thread::spawn(move || ls2.lock_x(3, &k2, Duration::from_secs(5)));
-        std::thread::sleep(Duration::from_millis(50));
-        ls.release(1, std::slice::from_ref(&k));
-        assert!(h.join().unwrap().unwrap());
-        assert_eq!(ls.n_locks(), 1);
+/// A cycle in the wait-for graph through `start`, as the list of its transactions.
+fn find_cycle(g: &HashMap<u64, (usize, Vec<u64>)>, start: u64) -> Option<Vec<u64>> {
+    // Iterative DFS keeping the path.
+    let mut path: Vec<(u64, usize)> = vec![(start, 0)];
+    let mut seen: HashSet<u64> = HashSet::from([start]);
+    while let Some(&mut (node, ref mut i)) = path.last_mut() {
+        let next = g.get(&node).and_then(|(_, b)| b.get(*i)).copied();
+        *i += 1;
+        match next {
+            None => {
+                path.pop();
+            }
+            Some(n) if n == start => return Some(path.iter().map(|p| p.0).collect()),
+            Some(n) => {
+                if seen.insert(n) && g.contains_key(&n) {
+                    path.push((n, 0));
+                }
+            }
+        }
     }
+    None
 }

@@ -106,7 +106,14 @@ fn purge_rec(inner: &Inner, pv: &ReadView, trx_id: u64, r: &UndoRec) -> Result<(
         };
         for s in &t.secondary {
             let e = sec_entry(inner, &t, s, &c)?;
-            sec::remove_if(inner, &s.index, &e, &|rec| record::is_deleted(rec), None)?;
+            sec::remove_if(
+                inner,
+                t.id,
+                &s.index,
+                &e,
+                &|rec| record::is_deleted(rec),
+                None,
+            )?;
         }
         let pred = |rec: &[u8]| {
             let x = ClustRec::parse(&t, rec);
@@ -120,7 +127,7 @@ fn purge_rec(inner: &Inner, pv: &ReadView, trx_id: u64, r: &UndoRec) -> Result<(
                 .filter(|&p| p != FIL_NULL)
                 .collect()
         };
-        sec::remove_if(inner, &t.clustered, &key, &pred, Some(&chains))?;
+        sec::remove_if(inner, t.id, &t.clustered, &key, &pred, Some(&chains))?;
         return Ok(());
     }
     // UPDATE: entries of the old version that the current record does not have. (If the
@@ -139,6 +146,7 @@ fn purge_rec(inner: &Inner, pv: &ReadView, trx_id: u64, r: &UndoRec) -> Result<(
         if !keep {
             sec::remove_if(
                 inner,
+                t.id,
                 &s.index,
                 &e_old,
                 &|rec| record::is_deleted(rec),

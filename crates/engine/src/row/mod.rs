@@ -20,6 +20,7 @@
 //! LATCHING: one index at a time. Readers of a secondary index release its leaf before the
 //! clustered lookup (btree LATCHING).
 
+pub mod lock;
 pub mod rollback;
 pub mod scan;
 pub mod sec;
@@ -32,14 +33,14 @@ use crate::dict::schema::{self, ColumnKind, Value};
 use crate::dict::{FieldSrc, SecIndex, Table};
 use crate::engine::Inner;
 use crate::error::{Error, Result};
-use crate::lock::LockKey;
+use crate::lock::{Kind, Mode, Outcome};
 use crate::mach::{read_u48, write_u48};
 use crate::mtr::Mtr;
 use crate::page::index_page as ip;
 use crate::page::record::{self, FieldVal, Tuple, REC_INFO_DELETED};
 use crate::trx::undo::{self, RollPtr};
 use crate::trx::view::ReadView;
-use crate::trx::TrxState;
+use crate::trx::{Isolation, TrxState};
 
 /// Values shorter than this stay in the record (InnoDB DYNAMIC: 40 bytes).
 pub const EXTERN_MIN: usize = 40;
@@ -255,12 +256,24 @@ pub fn key_bytes(k: &Tuple) -> Vec<u8> {
     out
 }
 
-fn row_lock(t: &Table, k: &Tuple) -> LockKey {
-    LockKey {
-        table: t.id,
-        index: t.clustered.id,
-        key: key_bytes(k),
+/// Before changing clustered record `rec` (leaf latched): turns another active transaction's
+/// implicit lock on it into an explicit one, and returns false if the change must wait for a
+/// lock (the caller releases the latch and waits for X on the record). With
+/// innodb_snapshot_isolation at REPEATABLE READ, a row changed after the read view is an error.
+fn lock_for_change(
+    inner: &Inner,
+    trx: &mut TrxState,
+    t: &Table,
+    key: &Tuple,
+    rec: &[u8],
+) -> Result<bool> {
+    let lk = lock::key_of(t.id, &t.clustered, key);
+    lock::convert_implicit(inner, trx, t, &lk, rec);
+    if trx.conflicts(inner, &lk, Mode::X, Kind::RecNotGap) {
+        return Ok(false);
     }
+    lock::check_snapshot(inner, trx, t, rec)?;
+    Ok(true)
 }
 
 /// Reads a column's full value (off-page values from their chain).
@@ -416,7 +429,6 @@ pub fn insert(inner: &Inner, trx: &mut TrxState, t: &Table, vals: &[Value]) -> R
         deleted: false,
     };
     let key = cr.key(t);
-    trx.lock_row(inner, row_lock(t, &key))?;
     trx.ensure_undo(inner)?;
     cr.trx_id = trx.id;
     statement(inner, trx, |trx| {
@@ -442,7 +454,9 @@ fn clust_insert(
     blobs: &[PendingBlob],
 ) -> Result<()> {
     let idx = &t.clustered;
-    for intent in [Intent::ModifyLeaf, Intent::TreeInsert] {
+    let lk = lock::key_of(t.id, idx, key);
+    let mut intent = Intent::ModifyLeaf;
+    loop {
         inner.log_free_check()?;
         let mut mtr = Mtr::new(inner);
         let mut path = btree::descend(&mut mtr, idx, key, Bound::Upper, intent)?;
@@ -451,16 +465,38 @@ fn clust_insert(
         let exact = slot > 0
             && record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) == Ordering::Equal;
         let new_len = cr.encoded_len(t);
+        let mut successor = None;
         if exact {
             let old = ip::rec(p, slot - 1).to_vec();
+            lock::convert_implicit(inner, trx, t, &lk, &old);
             if !record::is_deleted(&old) {
+                // A duplicate: InnoDB share-locks it (next-key at REPEATABLE READ) first, so
+                // an insert that races with an uncommitted one waits for its outcome.
+                let kind = if trx.isolation >= Isolation::RepeatableRead {
+                    Kind::NextKey
+                } else {
+                    Kind::RecNotGap
+                };
+                if trx.try_lock(inner, &lk, Mode::S, kind)? == Outcome::MustWait {
+                    drop(mtr);
+                    trx.wait_lock(inner, &lk, Mode::S, kind)?;
+                    continue;
+                }
+                lock::check_snapshot(inner, trx, t, &old)?;
                 return Err(Error::DuplicateKey {
                     index: "PRIMARY".into(),
                     key: key_display(t, key),
                 });
             }
+            if trx.conflicts(inner, &lk, Mode::X, Kind::RecNotGap) {
+                drop(mtr);
+                trx.wait_lock(inner, &lk, Mode::X, Kind::RecNotGap)?;
+                continue;
+            }
+            lock::check_snapshot(inner, trx, t, &old)?;
             // Insert over a delete-marked record: an update that replaces every field.
             if intent == Intent::ModifyLeaf && new_len > old.len() + ip::free_space(p) {
+                intent = Intent::TreeInsert;
                 continue;
             }
             let changed: Vec<u16> = (0..idx.leaf.n_fields() as u16).collect();
@@ -475,6 +511,14 @@ fn clust_insert(
             replace_at(&mut mtr, idx, &mut path, slot - 1, &rec, intent)?;
         } else {
             if intent == Intent::ModifyLeaf && !ip::fits(p, new_len) {
+                intent = Intent::TreeInsert;
+                continue;
+            }
+            // The gap the record goes into must not be locked by another transaction.
+            let succ = lock::successor_key(&mut mtr, t.id, idx, leaf, slot)?;
+            if trx.conflicts(inner, &succ, Mode::X, Kind::InsertIntention) {
+                drop(mtr);
+                trx.wait_lock(inner, &succ, Mode::X, Kind::InsertIntention)?;
                 continue;
             }
             let kf: Vec<&[u8]> = key.iter().map(|f| f.unwrap_or(&[])).collect();
@@ -492,14 +536,17 @@ fn clust_insert(
             } else {
                 btree::tree_insert(&mut mtr, idx, &mut path, slot, &rec)?;
             }
+            successor = Some(succ);
         }
         for b in blobs {
             blob::link(&mut mtr, b)?;
         }
+        if let Some(succ) = &successor {
+            inner.trx.locks.inherit_from_successor(succ, &lk);
+        }
         mtr.commit()?;
         return Ok(());
     }
-    unreachable!("the pessimistic attempt always completes")
 }
 
 /// Replaces the record at `slot` (optimistically in place, or by removing it and inserting the
@@ -621,7 +668,6 @@ pub fn update(
             },
         ));
     }
-    trx.lock_row(inner, row_lock(t, key))?;
     trx.ensure_undo(inner)?;
     statement(inner, trx, |trx| update_locked(inner, trx, t, key, &enc))
 }
@@ -649,6 +695,16 @@ fn update_locked(
             break (false, None);
         }
         let old = ip::rec(p, slot - 1).to_vec();
+        if !lock_for_change(inner, trx, t, key, &old)? {
+            drop(mtr);
+            trx.wait_lock(
+                inner,
+                &lock::key_of(t.id, idx, key),
+                Mode::X,
+                Kind::RecNotGap,
+            )?;
+            continue;
+        }
         let old_cr = ClustRec::parse(t, &old);
         if old_cr.deleted {
             break (false, None);
@@ -738,21 +794,32 @@ fn update_locked(
 
 /// Deletes (delete-marks) the row with clustered key `key`. Returns false if absent.
 pub fn delete(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Result<bool> {
-    trx.lock_row(inner, row_lock(t, key))?;
     trx.ensure_undo(inner)?;
     statement(inner, trx, |trx| {
         let idx = &t.clustered;
-        inner.log_free_check()?;
-        let mut mtr = Mtr::new(inner);
-        let path = btree::descend(&mut mtr, idx, key, Bound::Upper, Intent::ModifyLeaf)?;
-        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
-        let p = mtr.page(leaf);
-        if slot == 0
-            || record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) != Ordering::Equal
-        {
-            return Ok(false);
-        }
-        let old = ip::rec(p, slot - 1).to_vec();
+        let (mut mtr, leaf, slot, old) = loop {
+            inner.log_free_check()?;
+            let mut mtr = Mtr::new(inner);
+            let path = btree::descend(&mut mtr, idx, key, Bound::Upper, Intent::ModifyLeaf)?;
+            let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+            let p = mtr.page(leaf);
+            if slot == 0
+                || record::cmp_tuple_rec(&idx.leaf, key, ip::rec(p, slot - 1)) != Ordering::Equal
+            {
+                return Ok(false);
+            }
+            let old = ip::rec(p, slot - 1).to_vec();
+            if lock_for_change(inner, trx, t, key, &old)? {
+                break (mtr, leaf, slot, old);
+            }
+            drop(mtr);
+            trx.wait_lock(
+                inner,
+                &lock::key_of(t.id, idx, key),
+                Mode::X,
+                Kind::RecNotGap,
+            )?;
+        };
         let mut cr = ClustRec::parse(t, &old);
         if cr.deleted {
             return Ok(false);

@@ -86,11 +86,11 @@ fn undo_insert(inner: &Inner, t: &Table, trx_id: u64, key: &Tuple) -> Result<()>
     };
     for s in &t.secondary {
         let e = sec_entry(inner, t, s, &cur)?;
-        sec::remove_if(inner, &s.index, &e, &|_| true, None)?;
+        sec::remove_if(inner, t.id, &s.index, &e, &|_| true, None)?;
     }
     let pred = |rec: &[u8]| ClustRec::parse(t, rec).trx_id == trx_id;
     let chains = |rec: &[u8]| chain_heads(&ClustRec::parse(t, rec).externs(None));
-    sec::remove_if(inner, &t.clustered, key, &pred, Some(&chains))?;
+    sec::remove_if(inner, t.id, &t.clustered, key, &pred, Some(&chains))?;
     Ok(())
 }
 
@@ -104,7 +104,7 @@ fn drop_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, old: &[u8]) -> 
     if needed {
         sec::set_entry(inner, s, e, true)?;
     } else {
-        sec::remove_if(inner, &s.index, e, &|_| true, None)?;
+        sec::remove_if(inner, t.id, &s.index, e, &|_| true, None)?;
     }
     Ok(())
 }

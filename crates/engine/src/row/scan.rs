@@ -87,6 +87,15 @@ fn encode_prefix(t: &Table, index: Option<usize>, vals: &[Value]) -> Result<Tupl
     Ok(k)
 }
 
+/// A key bound as (key prefix, inclusive); None when unbounded.
+pub fn bound_key(t: &Table, index: Option<usize>, b: &KeyBound) -> Result<Option<(Tuple, bool)>> {
+    Ok(match b {
+        KeyBound::Unbounded => None,
+        KeyBound::Included(v) => Some((encode_prefix(t, index, v)?, true)),
+        KeyBound::Excluded(v) => Some((encode_prefix(t, index, v)?, false)),
+    })
+}
+
 impl RowScan {
     pub fn new(
         t: Arc<Table>,
@@ -118,11 +127,7 @@ impl RowScan {
                 inclusive: false,
             },
         };
-        let stop = match stop_b {
-            KeyBound::Unbounded => None,
-            KeyBound::Included(v) => Some((encode_prefix(&t, index, v)?, true)),
-            KeyBound::Excluded(v) => Some((encode_prefix(&t, index, v)?, false)),
-        };
+        let stop = bound_key(&t, index, stop_b)?;
         let scan = match (&view, index) {
             (Some((v, own)), None) => {
                 let (v, own, t2) = (v.clone(), *own, t.clone());
@@ -180,21 +185,7 @@ impl RowScan {
             let Some(i) = self.index else {
                 return Ok(Some(crate::row::decode_row(&t, &f)));
             };
-            let s = &t.secondary[i];
-            let lay = &s.index.leaf;
-            let mut key = Tuple::new();
-            if t.has_hidden_pk() {
-                key.push(record::field(lay, &f.rec, s.fields.len() - 1));
-            } else {
-                for &c in &t.pk_cols {
-                    let pos = s
-                        .fields
-                        .iter()
-                        .position(|x| *x == FieldSrc::Col(c))
-                        .expect("pk in entry");
-                    key.push(record::field(lay, &f.rec, pos));
-                }
-            }
+            let key = crate::row::lock::pk_of_sec_rec(&t, i, &f.rec);
             let mode = match &self.view {
                 Some((v, own)) => crate::row::ReadMode::View(v, *own),
                 None => crate::row::ReadMode::Latest,
@@ -202,20 +193,8 @@ impl RowScan {
             let Some(row) = crate::row::get(inner, &t, &key, mode)? else {
                 continue;
             };
-            // The row may have changed since the entry was read: it must still match.
-            let mut enc = Tuple::new();
-            let mut buf = Vec::new();
-            for src in &s.fields {
-                match src {
-                    FieldSrc::Col(c) => {
-                        buf.clear();
-                        let present = schema::encode(&t.def.columns[*c], &row[*c], &mut buf)?;
-                        enc.push(present.then_some(&buf[..]));
-                    }
-                    FieldSrc::RowId => enc.push(key.get(0)),
-                }
-            }
-            if record::cmp_tuple_rec(lay, &enc, &f.rec) == Ordering::Equal {
+            // The version read must still have this entry.
+            if crate::row::lock::sec_matches(&t, i, &row, &f.rec)? {
                 return Ok(Some(row));
             }
         }

@@ -9,12 +9,13 @@ use crate::btree::{self, blob, cursor, Bound, Index, Intent};
 use crate::dict::{SecIndex, Table};
 use crate::engine::Inner;
 use crate::error::{Error, Result};
-use crate::lock::LockKey;
+use crate::lock::{Kind, LockKey, Mode};
 use crate::mtr::Mtr;
 use crate::page::index_page as ip;
 use crate::page::record::{self, Tuple, REC_INFO_DELETED};
+use crate::row::lock;
 use crate::trx::TrxState;
-use crate::types::PageNo;
+use crate::types::{PageNo, TableId};
 
 fn with_mark(rec: &[u8], mark: bool) -> Vec<u8> {
     let mut r = rec.to_vec();
@@ -76,7 +77,7 @@ fn check_unique(inner: &Inner, _t: &Table, s: &SecIndex, e: &Tuple, prefix: &Tup
 /// identical entry. A unique index's value is locked first, then checked.
 pub fn insert(inner: &Inner, trx: &mut TrxState, t: &Table, s: &SecIndex, e: &Tuple) -> Result<()> {
     lock_unique(inner, trx, t, s, e)?;
-    insert_entry(inner, t, s, e, true)
+    insert_entry(inner, t, s, e, true, Some(trx))
 }
 
 /// Locks the unique value of entry `e` (if the index is unique and the value has no NULL) until
@@ -109,8 +110,16 @@ pub fn lock_unique(
     )
 }
 
-/// Inserts an entry without taking locks (index build, with the table's DML blocked).
-pub fn insert_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, check: bool) -> Result<()> {
+/// Inserts an entry. A transaction inserting first checks that no other transaction locks the
+/// gap (insert intention); an index build passes None (the table's DML is blocked).
+pub fn insert_entry(
+    inner: &Inner,
+    t: &Table,
+    s: &SecIndex,
+    e: &Tuple,
+    check: bool,
+    mut trx: Option<&mut TrxState>,
+) -> Result<()> {
     if check {
         if let Some(prefix) = unique_prefix(s, e) {
             check_unique(inner, t, s, e, &prefix)?;
@@ -125,7 +134,8 @@ pub fn insert_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, check: bo
             .map(|f| f.map_or(record::FieldVal::Null, record::FieldVal::Bytes)),
         &mut rec,
     );
-    for intent in [Intent::ModifyLeaf, Intent::TreeInsert] {
+    let mut intent = Intent::ModifyLeaf;
+    loop {
         inner.log_free_check()?;
         let mut mtr = Mtr::new(inner);
         let mut path = btree::descend(&mut mtr, idx, e, Bound::Upper, intent)?;
@@ -139,17 +149,33 @@ pub fn insert_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, check: bo
             set_entry(inner, s, e, false)?;
             return Ok(());
         }
+        let mut succ = None;
+        if let Some(trx) = trx.as_deref_mut() {
+            let k = lock::successor_key(&mut mtr, t.id, idx, leaf, slot)?;
+            if trx.conflicts(inner, &k, Mode::X, Kind::InsertIntention) {
+                drop(mtr);
+                trx.wait_lock(inner, &k, Mode::X, Kind::InsertIntention)?;
+                continue;
+            }
+            succ = Some(k);
+        }
         if intent == Intent::ModifyLeaf {
             if !mtr.rec_insert(leaf, slot, &rec) {
+                intent = Intent::TreeInsert;
                 continue;
             }
         } else {
             btree::tree_insert(&mut mtr, idx, &mut path, slot, &rec)?;
         }
+        if let Some(k) = succ {
+            inner
+                .trx
+                .locks
+                .inherit_from_successor(&k, &lock::key_of(t.id, idx, e));
+        }
         mtr.commit()?;
         return Ok(());
     }
-    unreachable!("the pessimistic attempt always completes")
 }
 
 /// Sets or clears the delete mark of entry `e`. Returns false if the entry is absent.
@@ -222,11 +248,13 @@ pub fn set_entry(inner: &Inner, s: &SecIndex, e: &Tuple, deleted: bool) -> Resul
 /// What to do with the chains of a removed record.
 pub type ChainsOf<'a> = &'a dyn Fn(&[u8]) -> Vec<PageNo>;
 
-/// Physically removes the record with full key `key` from `idx` if `pred` accepts it, merging
-/// pages as needed. Chains that `chains` lists for the record are registered for freeing in the
-/// same mini-transaction and freed after it (blob I1). Returns true if a record was removed.
+/// Physically removes the record with full key `key` from `idx` (of table `table`) if `pred`
+/// accepts it, merging pages as needed. Chains that `chains` lists for the record are
+/// registered for freeing in the same mini-transaction and freed after it (blob I1). Locks on
+/// the record pass to its successor as gap locks. Returns true if a record was removed.
 pub fn remove_if(
     inner: &Inner,
+    table: TableId,
     idx: &Index,
     key: &Tuple,
     pred: &dyn Fn(&[u8]) -> bool,
@@ -272,12 +300,32 @@ pub fn remove_if(
             std::thread::sleep(Duration::from_millis(1));
             continue;
         };
+        let rk = lock::key_of(table, idx, key);
+        let locked = inner.trx.locks.has_requests(&rk);
         if intent == Intent::ModifyLeaf {
+            let succ = if locked {
+                Some(lock::successor_key(&mut mtr, table, idx, leaf, slot)?)
+            } else {
+                None
+            };
             mtr.rec_delete(leaf, slot - 1);
+            if let Some(succ) = succ {
+                inner.trx.locks.inherit_to_gap(&rk, &succ);
+            }
+            mtr.commit()?;
         } else {
             btree::tree_delete(&mut mtr, idx, &mut path, slot - 1)?;
+            mtr.commit()?;
+            if locked {
+                // The tree changed shape: find the successor afresh.
+                let mut m2 = Mtr::new(inner);
+                let p2 = btree::descend(&mut m2, idx, key, Bound::Upper, Intent::Read)?;
+                let (l2, s2) = (p2.leaf().page, p2.leaf().slot);
+                let succ = lock::successor_key(&mut m2, table, idx, l2, s2)?;
+                m2.commit()?;
+                inner.trx.locks.inherit_to_gap(&rk, &succ);
+            }
         }
-        mtr.commit()?;
         blob::free_registered(inner, idx.space, &regs)?;
         return Ok(true);
     }

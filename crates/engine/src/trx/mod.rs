@@ -48,7 +48,7 @@ use crate::buffer_pool::LatchMode;
 use crate::dict::{DICT_HDR_PAGE, DICT_HDR_TRX_ID};
 use crate::engine::Inner;
 use crate::error::{Error, Result};
-use crate::lock::{LockKey, LockSys};
+use crate::lock::{Kind, LockKey, LockSys, Mode, Outcome, TrxLocks};
 use crate::mach::read_u64;
 use crate::mtr::Mtr;
 use crate::types::{Lsn, PageId, PageNo, SYSTEM_SPACE};
@@ -284,7 +284,8 @@ pub struct TrxState {
     /// 0 until the first change.
     pub id: u64,
     pub undo: Option<UndoLog>,
-    pub locks: Vec<LockKey>,
+    /// Lock state, registered with the id.
+    pub locks: Option<Arc<TrxLocks>>,
     pub started: Instant,
     /// Recovered from a crash (rolled back by recovery).
     pub recovered: bool,
@@ -294,6 +295,8 @@ pub struct TrxState {
     pub view: Option<Arc<ReadView>>,
     /// Inside `begin_statement` .. `end_statement`: a READ COMMITTED view lasts until the end.
     pub in_statement: bool,
+    /// innodb_lock_wait_timeout for this transaction (session value), if set.
+    pub lock_wait_timeout: Option<Duration>,
 }
 
 impl Default for TrxState {
@@ -307,21 +310,78 @@ impl TrxState {
         TrxState {
             id: 0,
             undo: None,
-            locks: Vec::new(),
+            locks: None,
             started: Instant::now(),
             recovered: false,
             isolation: Isolation::RepeatableRead,
             view: None,
             in_statement: false,
+            lock_wait_timeout: None,
         }
     }
 
-    /// Assigns an id at the first change.
+    /// Assigns an id at the first change or locking read.
     pub fn ensure_id(&mut self, inner: &Inner) -> Result<u64> {
         if self.id == 0 {
             self.id = inner.trx.start(inner, self.started)?;
+            self.locks = Some(inner.trx.locks.register(self.id));
         }
         Ok(self.id)
+    }
+
+    /// The transaction's lock state (assigning its id if needed).
+    pub fn lock_state(&mut self, inner: &Inner) -> Result<Arc<TrxLocks>> {
+        self.ensure_id(inner)?;
+        Ok(self.locks.clone().expect("registered with the id"))
+    }
+
+    fn wait_timeout(&self, inner: &Inner) -> Duration {
+        self.lock_wait_timeout.unwrap_or_else(|| {
+            Duration::from_secs(inner.tun.lock_wait_timeout.load(Ordering::Relaxed))
+        })
+    }
+
+    /// Takes a lock if nothing conflicts, never waiting (page latches may be held).
+    pub fn try_lock(
+        &mut self,
+        inner: &Inner,
+        key: &LockKey,
+        mode: Mode,
+        kind: Kind,
+    ) -> Result<Outcome> {
+        let l = self.lock_state(inner)?;
+        Ok(inner.trx.locks.try_lock(&l, key, mode, kind))
+    }
+
+    /// Waits for a lock (no page latch may be held: lock I2).
+    pub fn wait_lock(
+        &mut self,
+        inner: &Inner,
+        key: &LockKey,
+        mode: Mode,
+        kind: Kind,
+    ) -> Result<()> {
+        let l = self.lock_state(inner)?;
+        let timeout = self.wait_timeout(inner);
+        inner.trx.locks.lock_wait(&l, key, mode, kind, timeout)
+    }
+
+    /// Takes a lock, waiting if needed (no page latch may be held).
+    pub fn lock(&mut self, inner: &Inner, key: &LockKey, mode: Mode, kind: Kind) -> Result<()> {
+        if self.try_lock(inner, key, mode, kind)? == Outcome::MustWait {
+            self.wait_lock(inner, key, mode, kind)?;
+        }
+        Ok(())
+    }
+
+    /// True if another transaction's lock would make this request wait.
+    pub fn conflicts(&self, inner: &Inner, key: &LockKey, mode: Mode, kind: Kind) -> bool {
+        inner.trx.locks.conflicts(self.id, key, mode, kind)
+    }
+
+    /// Locks a row exclusively until commit/rollback (unique values of secondary indexes).
+    pub fn lock_row(&mut self, inner: &Inner, key: LockKey) -> Result<()> {
+        self.lock(inner, &key, Mode::X, Kind::RecNotGap)
     }
 
     /// The view for a consistent read: None at READ UNCOMMITTED (latest versions are read).
@@ -349,20 +409,6 @@ impl TrxState {
 
     pub fn end_statement(&mut self) {
         self.in_statement = false;
-    }
-
-    /// Locks a row exclusively until commit/rollback.
-    pub fn lock_row(&mut self, inner: &Inner, key: LockKey) -> Result<()> {
-        self.ensure_id(inner)?;
-        let secs = inner.tun.lock_wait_timeout.load(Ordering::Relaxed);
-        if inner
-            .trx
-            .locks
-            .lock_x(self.id, &key, Duration::from_secs(secs))?
-        {
-            self.locks.push(key);
-        }
-        Ok(())
     }
 
     /// Creates the undo log if the transaction has none yet. Call before latching pages: it may
@@ -397,7 +443,11 @@ impl TrxState {
         body: &[u8],
     ) -> Result<RollPtr> {
         let log = self.undo.as_mut().expect("ensure_undo before write_undo");
-        undo::append(inner, log, kind, table_id, body)
+        let rp = undo::append(inner, log, kind, table_id, body)?;
+        if let Some(l) = &self.locks {
+            l.undo_records.store(log.top_undo_no, Ordering::Relaxed);
+        }
+        Ok(rp)
     }
 
     /// Undo number of the next change (a savepoint).
@@ -479,10 +529,11 @@ impl TrxState {
 
     fn finish(&mut self, inner: &Inner, no: Option<u64>) {
         if self.id != 0 {
-            inner.trx.locks.release(self.id, &self.locks);
+            if let Some(l) = self.locks.take() {
+                inner.trx.locks.release_all(&l);
+            }
             inner.trx.end(self.id, no);
         }
-        self.locks.clear();
         self.id = 0;
         self.view = None;
     }
@@ -511,6 +562,7 @@ pub fn recover(inner: &Inner) -> Result<Vec<TrxState>> {
             t.id = h.trx_id;
             t.undo = Some(log);
             t.recovered = true;
+            t.locks = Some(inner.trx.locks.register(t.id));
             inner.trx.sys.write().active.insert(t.id, t.started);
             out.push(t);
         }

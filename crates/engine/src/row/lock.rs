@@ -1,0 +1,396 @@
+//! Row locking: lock keys of index records, implicit locks, insert intentions, locking reads
+//! (SELECT ... FOR UPDATE / LOCK IN SHARE MODE, and the current reads of UPDATE and DELETE).
+//! (InnoDB: lock_clust_rec_read_check_and_lock, lock_rec_insert_check_and_lock,
+//! row_search_mvcc's locking path.)
+//!
+//! OVERVIEW
+//! A record's lock key is its ordering fields, each normalised by its collation (so keys equal
+//! under a collation share locks). The gap after an index's last record is its supremum key.
+//! Locks are requested with the leaf latched; if one must wait, the latches go (lock L2), the
+//! wait happens, and the operation starts again from its position, now holding the lock.
+//!
+//! Which lock a read takes (InnoDB's rules): at REPEATABLE READ and SERIALIZABLE a locking
+//! scan takes next-key locks on every record it passes and on the first record beyond the range
+//! (a gap lock on the supremum at the end of the index); an equality search on the whole
+//! primary key takes a record-only lock on the row it finds, or a gap lock before the next
+//! record if the row is absent. READ COMMITTED and READ UNCOMMITTED lock records only, release
+//! the locks on rows that do not match, and, for UPDATE/DELETE, read the newest committed
+//! version of a row another transaction has locked instead of waiting, to see whether it
+//! matches at all (a semi-consistent read).
+//!
+//! LATCHING: the leaf and then its right siblings (S), left to right; none during waits.
+
+use std::sync::Arc;
+
+use crate::btree::{self, cursor, Bound, Index, Intent};
+use crate::buffer_pool::LatchMode;
+use crate::dict::schema::Value;
+use crate::dict::{FieldSrc, Table};
+use crate::engine::Inner;
+use crate::error::{Error, Result};
+use crate::lock::{Kind, LockKey, Mode, Outcome};
+use crate::mtr::{Mtr, PageRef};
+use crate::page::index_page as ip;
+use crate::page::record::{self, Tuple};
+use crate::page::{self};
+use crate::row::vers;
+use crate::trx::{Isolation, TrxState};
+use crate::types::{PageId, TableId, FIL_NULL};
+
+/// The lock key of ordering fields `k` of index `idx` of table `table`.
+pub fn key_of(table: TableId, idx: &Index, k: &Tuple) -> LockKey {
+    let mut key = Vec::new();
+    for (i, f) in k.iter().enumerate() {
+        match f {
+            None => key.push(0),
+            Some(b) => {
+                key.push(1);
+                let sk = idx.leaf.fields[i].collation.sort_key(b);
+                key.extend_from_slice(&(sk.len() as u32).to_be_bytes());
+                key.extend_from_slice(&sk);
+            }
+        }
+    }
+    LockKey {
+        table,
+        index: idx.id,
+        key,
+    }
+}
+
+/// The lock key of record `rec` of `idx`.
+pub fn key_of_rec(table: TableId, idx: &Index, rec: &[u8]) -> LockKey {
+    key_of(
+        table,
+        idx,
+        &Tuple::from_rec(&idx.leaf, rec, idx.leaf.n_order),
+    )
+}
+
+/// The record at `slot` of `leaf`, or the first record of the next non-empty leaf to the right
+/// (latched S only while it is copied, so the caller may still X-latch it for a split); None
+/// at the end of the index.
+pub fn record_at_or_after(
+    mtr: &mut Mtr<'_>,
+    idx: &Index,
+    leaf: PageRef,
+    slot: usize,
+) -> Result<Option<Vec<u8>>> {
+    if slot < ip::n_recs(mtr.page(leaf)) {
+        return Ok(Some(ip::rec(mtr.page(leaf), slot).to_vec()));
+    }
+    let mut next = page::next(mtr.page(leaf));
+    while next != FIL_NULL {
+        let l = mtr.get(PageId::new(idx.space, next), LatchMode::S)?;
+        let p = mtr.page(l);
+        let r = (ip::n_recs(p) > 0).then(|| ip::rec(p, 0).to_vec());
+        next = page::next(p);
+        mtr.release(l);
+        if r.is_some() {
+            return Ok(r);
+        }
+    }
+    Ok(None)
+}
+
+/// The lock key of the record at or after `slot` (the gap an insert at `slot` goes into).
+pub fn successor_key(
+    mtr: &mut Mtr<'_>,
+    table: TableId,
+    idx: &Index,
+    leaf: PageRef,
+    slot: usize,
+) -> Result<LockKey> {
+    Ok(match record_at_or_after(mtr, idx, leaf, slot)? {
+        Some(r) => key_of_rec(table, idx, &r),
+        None => LockKey::supremum(table, idx.id),
+    })
+}
+
+/// If clustered record `rec` carries the id of another active transaction, gives that
+/// transaction an explicit lock on it (its implicit lock), so a request can queue behind it.
+pub fn convert_implicit(inner: &Inner, trx: &TrxState, t: &Table, key: &LockKey, rec: &[u8]) {
+    let owner = vers::trx_id(t, rec);
+    if owner != trx.id && owner != 0 && inner.trx.is_active(owner) {
+        inner.trx.locks.make_explicit(owner, key);
+    }
+}
+
+/// What a locking read asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockRead {
+    /// LOCK IN SHARE MODE / FOR SHARE (and SERIALIZABLE's plain reads).
+    Shared,
+    /// FOR UPDATE, and the reads of UPDATE and DELETE.
+    Exclusive,
+}
+
+impl LockRead {
+    fn mode(self) -> Mode {
+        match self {
+            LockRead::Shared => Mode::S,
+            LockRead::Exclusive => Mode::X,
+        }
+    }
+}
+
+fn snapshot_isolation(inner: &Inner) -> bool {
+    inner
+        .tun
+        .snapshot_isolation
+        .load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// innodb_snapshot_isolation (REPEATABLE READ and SERIALIZABLE): a row locked for reading or
+/// writing that a transaction the read view does not see has changed is an error (1020).
+pub fn check_snapshot(inner: &Inner, trx: &TrxState, t: &Table, rec: &[u8]) -> Result<()> {
+    if trx.isolation < Isolation::RepeatableRead || !snapshot_isolation(inner) {
+        return Ok(());
+    }
+    if let Some(v) = &trx.view {
+        if !v.sees(vers::trx_id(t, rec), trx.id) {
+            return Err(Error::RecordChanged(t.name.clone()));
+        }
+    }
+    Ok(())
+}
+
+fn gap_locking(trx: &TrxState) -> bool {
+    trx.isolation >= Isolation::RepeatableRead
+}
+
+/// A locking read of the row with primary key `key`.
+pub fn get(
+    inner: &Inner,
+    trx: &mut TrxState,
+    t: &Table,
+    key: &Tuple,
+    how: LockRead,
+) -> Result<Option<Vec<Value>>> {
+    let idx = &t.clustered;
+    let lk = key_of(t.id, idx, key);
+    loop {
+        let mut mtr = Mtr::new(inner);
+        let path = btree::descend(&mut mtr, idx, key, Bound::Lower, Intent::Read)?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let rec = record_at_or_after(&mut mtr, idx, leaf, slot)?;
+        let exact = rec
+            .as_ref()
+            .is_some_and(|r| record::cmp_tuple_rec(&idx.leaf, key, r).is_eq());
+        let (want_key, kind) = match &rec {
+            Some(r) if exact => {
+                convert_implicit(inner, trx, t, &lk, r);
+                let kind = if record::is_deleted(r) && gap_locking(trx) {
+                    Kind::NextKey
+                } else {
+                    Kind::RecNotGap
+                };
+                (lk.clone(), kind)
+            }
+            _ if !gap_locking(trx) => {
+                mtr.commit()?;
+                return Ok(None);
+            }
+            Some(r) => (key_of_rec(t.id, idx, r), Kind::Gap),
+            None => (LockKey::supremum(t.id, idx.id), Kind::Gap),
+        };
+        if trx.try_lock(inner, &want_key, how.mode(), kind)? == Outcome::MustWait {
+            drop(mtr);
+            trx.wait_lock(inner, &want_key, how.mode(), kind)?;
+            continue;
+        }
+        let Some(r) = rec.filter(|_| exact) else {
+            mtr.commit()?;
+            return Ok(None);
+        };
+        check_snapshot(inner, trx, t, &r)?;
+        if record::is_deleted(&r) {
+            mtr.commit()?;
+            return Ok(None);
+        }
+        let f = cursor::fetch_rec(&mut mtr, idx, r)?;
+        mtr.commit()?;
+        return Ok(Some(super::decode_row(t, &f)));
+    }
+}
+
+/// A locking range scan (forward) of the clustered index (`index` None) or a secondary index
+/// between key prefixes `from` and `to` (each with its inclusiveness; None = unbounded),
+/// returning the rows `pred` accepts, locked. `semi_consistent` allows READ COMMITTED's
+/// semi-consistent read (UPDATE and DELETE).
+#[allow(clippy::too_many_arguments)]
+pub fn scan(
+    inner: &Inner,
+    trx: &mut TrxState,
+    t: &Arc<Table>,
+    index: Option<usize>,
+    from: Option<(Tuple, bool)>,
+    to: Option<(Tuple, bool)>,
+    how: LockRead,
+    semi_consistent: bool,
+    pred: &mut dyn FnMut(&[Value]) -> bool,
+) -> Result<Vec<Vec<Value>>> {
+    let idx = match index {
+        None => t.clustered.clone(),
+        Some(i) => t.secondary[i].index.clone(),
+    };
+    let gap = gap_locking(trx);
+    let kind = if gap { Kind::NextKey } else { Kind::RecNotGap };
+    let mut out = Vec::new();
+    // Position: (key, inclusive).
+    let mut pos: Option<(Tuple, bool)> = from;
+    loop {
+        let mut mtr = Mtr::new(inner);
+        let (k, bound) = match &pos {
+            None => (Tuple::new(), Bound::Lower),
+            Some((k, true)) => (k.clone(), Bound::Lower),
+            Some((k, false)) => (k.clone(), Bound::Upper),
+        };
+        let path = btree::descend(&mut mtr, &idx, &k, bound, Intent::Read)?;
+        let (leaf, slot) = (path.leaf().page, path.leaf().slot);
+        let Some(rec) = record_at_or_after(&mut mtr, &idx, leaf, slot)? else {
+            if gap {
+                let sup = LockKey::supremum(t.id, idx.id);
+                if trx.try_lock(inner, &sup, how.mode(), Kind::Gap)? == Outcome::MustWait {
+                    drop(mtr);
+                    trx.wait_lock(inner, &sup, how.mode(), Kind::Gap)?;
+                    continue;
+                }
+            }
+            mtr.commit()?;
+            return Ok(out);
+        };
+        let rk = key_of_rec(t.id, &idx, &rec);
+        let beyond = to.as_ref().is_some_and(|(stop, incl)| {
+            let o = record::cmp_tuple_rec(&idx.leaf, stop, &rec);
+            if *incl {
+                o.is_lt()
+            } else {
+                o.is_le()
+            }
+        });
+        if beyond && !gap {
+            mtr.commit()?;
+            return Ok(out);
+        }
+        let is_clustered = index.is_none();
+        if is_clustered {
+            convert_implicit(inner, trx, t, &rk, &rec);
+        }
+        if trx.try_lock(inner, &rk, how.mode(), kind)? == Outcome::MustWait {
+            // READ COMMITTED UPDATE: skip a locked row whose newest committed version does not
+            // match, without waiting. MariaDB's rules with innodb_snapshot_isolation: none at
+            // READ COMMITTED; READ UNCOMMITTED judges the newest, uncommitted version.
+            if semi_consistent && !gap && is_clustered && !beyond {
+                let si = snapshot_isolation(inner);
+                let judged = match (trx.isolation, si) {
+                    (_, false) => Some(vers::last_committed(inner, t, &rec)?),
+                    (Isolation::ReadUncommitted, true) => {
+                        Some((!record::is_deleted(&rec)).then(|| rec.clone()))
+                    }
+                    _ => None,
+                };
+                let skip = match judged {
+                    None => false,
+                    Some(None) => true,
+                    Some(Some(v)) => {
+                        let f = cursor::fetch_rec(&mut mtr, &idx, v)?;
+                        !pred(&super::decode_row(t, &f))
+                    }
+                };
+                if skip {
+                    mtr.commit()?;
+                    pos = Some((Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false));
+                    continue;
+                }
+            }
+            drop(mtr);
+            trx.wait_lock(inner, &rk, how.mode(), kind)?;
+            continue;
+        }
+        let next_pos = Some((Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false));
+        if beyond {
+            mtr.commit()?;
+            return Ok(out);
+        }
+        if is_clustered {
+            check_snapshot(inner, trx, t, &rec)?;
+        }
+        if record::is_deleted(&rec) {
+            mtr.commit()?;
+            if !gap {
+                inner
+                    .trx
+                    .locks
+                    .unlock_row(trx.locks.as_ref().expect("locked"), &rk);
+            }
+            pos = next_pos;
+            continue;
+        }
+        let row = if is_clustered {
+            let f = cursor::fetch_rec(&mut mtr, &idx, rec.clone())?;
+            mtr.commit()?;
+            Some(super::decode_row(t, &f))
+        } else {
+            mtr.commit()?;
+            // Lock the row in the clustered index, then check that its newest version still
+            // has this entry.
+            let pk = pk_of_sec_rec(t, index.expect("secondary"), &rec);
+            match get(inner, trx, t, &pk, how)? {
+                Some(row) if sec_matches(t, index.expect("secondary"), &row, &rec)? => Some(row),
+                _ => None,
+            }
+        };
+        match row {
+            Some(r) if pred(&r) => out.push(r),
+            _ => {
+                if !gap {
+                    inner
+                        .trx
+                        .locks
+                        .unlock_row(trx.locks.as_ref().expect("locked"), &rk);
+                }
+            }
+        }
+        pos = next_pos;
+    }
+}
+
+/// The primary key (clustered ordering fields) stored in secondary record `rec`.
+pub fn pk_of_sec_rec(t: &Table, i: usize, rec: &[u8]) -> Tuple {
+    let s = &t.secondary[i];
+    let lay = &s.index.leaf;
+    let mut key = Tuple::new();
+    if t.has_hidden_pk() {
+        key.push(record::field(lay, rec, s.fields.len() - 1));
+    } else {
+        for &c in &t.pk_cols {
+            let pos = s
+                .fields
+                .iter()
+                .position(|x| *x == FieldSrc::Col(c))
+                .expect("pk in entry");
+            key.push(record::field(lay, rec, pos));
+        }
+    }
+    key
+}
+
+/// True if `row` (decoded values) has secondary record `rec` of index `i` as its entry.
+pub fn sec_matches(t: &Table, i: usize, row: &[Value], rec: &[u8]) -> Result<bool> {
+    let s = &t.secondary[i];
+    let lay = &s.index.leaf;
+    let mut enc = Tuple::new();
+    let mut buf = Vec::new();
+    for src in &s.fields {
+        match src {
+            FieldSrc::Col(c) => {
+                buf.clear();
+                let present = crate::dict::schema::encode(&t.def.columns[*c], &row[*c], &mut buf)?;
+                enc.push(present.then_some(&buf[..]));
+            }
+            FieldSrc::RowId => enc.push(record::field(lay, rec, s.fields.len() - 1)),
+        }
+    }
+    Ok(record::cmp_tuple_rec(lay, &enc, rec).is_eq())
+}
