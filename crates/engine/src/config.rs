@@ -166,7 +166,7 @@ pub struct Tunables {
     pub lru_scan_depth: AtomicU32,
     pub lock_wait_timeout: AtomicU64,
     pub rollback_on_timeout: AtomicBool,
-    pub deadlock_detect: AtomicBool,
+    pub deadlock_detect: std::sync::Arc<AtomicBool>,
     pub snapshot_isolation: AtomicBool,
     /// `Isolation as u8`.
     isolation: AtomicU8,
@@ -192,7 +192,7 @@ impl Tunables {
             lru_scan_depth: AtomicU32::new(v.lru_scan_depth),
             lock_wait_timeout: AtomicU64::new(v.lock_wait_timeout),
             rollback_on_timeout: AtomicBool::new(v.rollback_on_timeout),
-            deadlock_detect: AtomicBool::new(v.deadlock_detect),
+            deadlock_detect: std::sync::Arc::new(AtomicBool::new(v.deadlock_detect)),
             snapshot_isolation: AtomicBool::new(v.snapshot_isolation),
             isolation: AtomicU8::new(v.isolation as u8),
         }

@@ -125,6 +125,8 @@ fn build_inner(
     failed: Arc<AtomicBool>,
 ) -> Inner {
     let tun = Arc::new(Tunables::new(&cfg.tunables));
+    let mut trx_sys = TrxSys::new();
+    trx_sys.locks.deadlock_detect = tun.deadlock_detect.clone();
     let log = Log::new(files, cfg.log_buffer_size, cp, end_lsn);
     let bp = BufferPool::new(
         cfg.page_size,
@@ -142,7 +144,7 @@ fn build_inner(
         dblwr,
         flush: FlushState::new(end_lsn),
         dict: Dict::new(),
-        trx: TrxSys::new(),
+        trx: trx_sys,
         purge_stats: PurgeStats::default(),
         failed,
         shutting_down: AtomicBool::new(false),

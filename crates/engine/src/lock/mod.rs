@@ -243,7 +243,8 @@ pub struct LockSys {
     trxs: Vec<Mutex<HashMap<u64, Arc<TrxLocks>>>>,
     /// Wait-for graph: waiting transaction -> (shard index, transactions it waits for).
     graph: Mutex<HashMap<u64, (usize, Vec<u64>)>>,
-    pub deadlock_detect: AtomicBool,
+    /// innodb_deadlock_detect (the engine's tunable, shared).
+    pub deadlock_detect: Arc<AtomicBool>,
     pub stats: LockStats,
 }
 
@@ -265,7 +266,7 @@ impl LockSys {
             hasher: std::collections::hash_map::RandomState::new(),
             trxs: (0..16).map(|_| Mutex::new(HashMap::new())).collect(),
             graph: Mutex::new(HashMap::new()),
-            deadlock_detect: AtomicBool::new(true),
+            deadlock_detect: Arc::new(AtomicBool::new(true)),
             stats: LockStats::default(),
         }
     }
