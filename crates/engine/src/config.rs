@@ -27,6 +27,8 @@ pub struct EngineConfig {
     pub doublewrite: bool,
     /// Threads applying redo during crash recovery (default: available cores, at least 2).
     pub recovery_threads: usize,
+    /// `innodb_purge_threads` (default 4, 1..32).
+    pub purge_threads: usize,
     /// Start page cleaner and master threads. Deterministic tests turn this off and drive
     /// flushing and checkpoints themselves.
     pub background_threads: bool,
@@ -60,6 +62,14 @@ pub struct TunableValues {
     pub snapshot_isolation: bool,
     /// transaction_isolation: the level new transactions start with.
     pub isolation: crate::trx::Isolation,
+    /// innodb_max_purge_lag: history list length above which DML is delayed (0: never).
+    pub max_purge_lag: u64,
+    /// innodb_max_purge_lag_delay: the largest such delay in microseconds (0: no cap).
+    pub max_purge_lag_delay: u64,
+    /// innodb_thread_concurrency: threads inside the engine at once (0: no limit).
+    pub thread_concurrency: u64,
+    /// innodb_concurrency_tickets: engine calls a thread makes before it queues again.
+    pub concurrency_tickets: u64,
 }
 
 impl Default for TunableValues {
@@ -81,6 +91,10 @@ impl Default for TunableValues {
             deadlock_detect: true,
             snapshot_isolation: false,
             isolation: crate::trx::Isolation::RepeatableRead,
+            max_purge_lag: 0,
+            max_purge_lag_delay: 0,
+            thread_concurrency: 0,
+            concurrency_tickets: 5000,
         }
     }
 }
@@ -100,6 +114,7 @@ impl EngineConfig {
             log_files_in_group: 2,
             doublewrite: true,
             recovery_threads: cores.max(2),
+            purge_threads: 4,
             background_threads: true,
             tunables: TunableValues::default(),
         }
@@ -143,6 +158,9 @@ impl EngineConfig {
                 self.page_size
             ));
         }
+        if self.purge_threads == 0 || self.purge_threads > 32 {
+            return Err("innodb_purge_threads must be between 1 and 32".into());
+        }
         if self.log_buffer_size < 64 * 1024 {
             return Err("innodb_log_buffer_size must be at least 64 KiB".into());
         }
@@ -170,6 +188,10 @@ pub struct Tunables {
     pub snapshot_isolation: AtomicBool,
     /// `Isolation as u8`.
     isolation: AtomicU8,
+    pub max_purge_lag: AtomicU64,
+    pub max_purge_lag_delay: AtomicU64,
+    pub thread_concurrency: AtomicU64,
+    pub concurrency_tickets: AtomicU64,
 }
 
 fn milli(v: f64) -> u64 {
@@ -195,6 +217,10 @@ impl Tunables {
             deadlock_detect: std::sync::Arc::new(AtomicBool::new(v.deadlock_detect)),
             snapshot_isolation: AtomicBool::new(v.snapshot_isolation),
             isolation: AtomicU8::new(v.isolation as u8),
+            max_purge_lag: AtomicU64::new(v.max_purge_lag),
+            max_purge_lag_delay: AtomicU64::new(v.max_purge_lag_delay),
+            thread_concurrency: AtomicU64::new(v.thread_concurrency),
+            concurrency_tickets: AtomicU64::new(v.concurrency_tickets.max(1)),
         }
     }
     /// The isolation level new transactions start with.

@@ -127,8 +127,10 @@ impl Engine {
         }
         let inner = self.inner.clone();
         th.push(spawn("master", move || master(&inner)));
-        let inner = self.inner.clone();
-        th.push(spawn("purge", move || purge::run(inner)));
+        for i in 0..self.inner.cfg.purge_threads {
+            let inner = self.inner.clone();
+            th.push(spawn(&format!("purge_{i}"), move || purge::run(inner)));
+        }
     }
 
     /// What opening found (initialisation, recovery figures).
@@ -355,7 +357,9 @@ impl Trx {
             {
                 let _ = self.state.read_view(&self.inner);
             }
+            self.state.enter(&self.inner);
             let r = f(self, &t);
+            self.state.leave(&self.inner);
             return self.after(r);
         }
         Err(Error::NoSuchTable(t.name.clone()))
@@ -389,6 +393,15 @@ impl Trx {
             mode,
             lock::Kind::RecNotGap,
         )
+    }
+
+    /// innodb_max_purge_lag: waits before a change while purge is far behind (purge
+    /// `dml_delay`), outside the engine.
+    fn purge_lag_delay(&self) {
+        let d = purge::dml_delay(&self.inner);
+        if !d.is_zero() {
+            std::thread::sleep(d);
+        }
     }
 
     /// LOCK TABLES: a shared (READ) or exclusive (WRITE) table lock until the transaction ends.
@@ -491,7 +504,7 @@ impl Trx {
     }
 
     pub fn end_statement(&mut self) {
-        self.state.end_statement();
+        self.state.end_statement(&self.inner);
     }
 
     fn read_mode_view(&mut self) -> Option<(Arc<trx::view::ReadView>, u64)> {
@@ -502,6 +515,7 @@ impl Trx {
 
     /// Inserts a row (values in column order).
     pub fn insert(&mut self, t: &Arc<Table>, row: &[Value]) -> Result<()> {
+        self.purge_lag_delay();
         self.with_table(t, |s, t| {
             s.table_lock(t, LockMode::IX)?;
             row::insert(&s.inner, &mut s.state, t, row)
@@ -532,6 +546,7 @@ impl Trx {
         key: &[Value],
         changes: &[(usize, Value)],
     ) -> Result<bool> {
+        self.purge_lag_delay();
         self.with_table(t, |s, t| {
             s.table_lock(t, LockMode::IX)?;
             let k = row::encode_key(t, key)?;
@@ -541,6 +556,7 @@ impl Trx {
 
     /// Deletes the row with primary key `key`; false if there is none.
     pub fn delete(&mut self, t: &Arc<Table>, key: &[Value]) -> Result<bool> {
+        self.purge_lag_delay();
         self.with_table(t, |s, t| {
             s.table_lock(t, LockMode::IX)?;
             let k = row::encode_key(t, key)?;

@@ -1,6 +1,7 @@
 //! Consistent reads: what each isolation level sees of other transactions' changes, through the
 //! clustered index and a secondary index, with off-page values, while purge runs.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use innoxide_engine::{
@@ -271,5 +272,54 @@ fn purge_waits_for_the_oldest_view_then_drains() {
     r.commit().unwrap();
     e.purge_all().unwrap();
     assert_eq!(hist(), 0);
+    e.shutdown().unwrap();
+}
+
+#[test]
+fn a_long_history_delays_changes_up_to_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    // No background purge: the history stays until purge_all.
+    let mut c = EngineConfig::new(dir.path());
+    c.page_size = 4096;
+    c.buffer_pool_size = 2 << 20;
+    c.log_file_size = 2 << 20;
+    c.log_buffer_size = 256 << 10;
+    c.background_threads = false;
+    let e = Engine::open(c).unwrap();
+    let t = table(&e);
+    let mut w = e.begin();
+    w.insert(&t, &row(1, 1, b"a")).unwrap();
+    w.commit().unwrap();
+    e.tunables().max_purge_lag.store(20, Ordering::Relaxed);
+    e.tunables()
+        .max_purge_lag_delay
+        .store(3_000, Ordering::Relaxed);
+    // A view keeps the history from being purged.
+    let mut r = e.begin();
+    r.start_consistent_snapshot();
+    for i in 0..40 {
+        set(&e, &t, 1, i);
+    }
+    let delays = || e.inner().purge_stats.dml_delays.load(Ordering::Relaxed);
+    let before = delays();
+    assert!(before > 0, "changes past a history of 20 were delayed");
+    // 41 logs: ratio 2.05 -> (2.05 - 0.5) * 10 ms = 15.5 ms, capped at 3 ms.
+    let t0 = std::time::Instant::now();
+    set(&e, &t, 1, 100);
+    let took = t0.elapsed();
+    assert!(
+        took >= std::time::Duration::from_millis(3) && took < std::time::Duration::from_millis(12),
+        "{took:?}"
+    );
+    // The delay depends on the history length only: the same without any open view.
+    r.commit().unwrap();
+    assert_eq!(e.inner().trx.views.n_open(), 0);
+    let n = delays();
+    set(&e, &t, 1, 101);
+    assert_eq!(delays(), n + 1);
+    e.purge_all().unwrap();
+    let n = delays();
+    set(&e, &t, 1, 102);
+    assert_eq!(delays(), n, "no delay once purge caught up");
     e.shutdown().unwrap();
 }

@@ -5,8 +5,16 @@
 //! OVERVIEW
 //! The purge queue holds the head of each rollback segment's history list; purge pops the log
 //! with the smallest transaction number, applies each of its undo records, frees the log and
-//! queues the rseg's next log. Purge runs in its own thread, never in the threads that flush,
-//! so a long history cannot starve flushing (the seed's "master thread never leaves purge").
+//! queues the rseg's next log. Purge runs in threads of its own (innodb_purge_threads), never in
+//! the threads that flush, so a long history cannot starve flushing (the seed's "master thread
+//! never leaves purge"). Purge threads take logs from the queue independently: two logs of one
+//! rollback segment are never processed at once (only a segment's oldest log is queued), and
+//! every removal re-checks its condition under the page latch (I1, I2), so the order in which
+//! logs of different segments finish does not matter.
+//!
+//! innodb_max_purge_lag: when the history list is longer, each change waits
+//! (`dml_delay`) before it starts, however many read views are open (the seed's bug was a delay
+//! that depended on them), capped by innodb_max_purge_lag_delay.
 //!
 //! Each batch starts by taking the purge view (`TrxSys::purge_view`: it sees a transaction only
 //! if every open read view does) and processes only logs whose transaction number is below the
@@ -49,6 +57,8 @@ pub struct PurgeStats {
     pub records: AtomicU64,
     /// Purge batches (SHOW ENGINE INNODB STATUS "purge calls").
     pub batches: AtomicU64,
+    /// Changes delayed by innodb_max_purge_lag.
+    pub dml_delays: AtomicU64,
 }
 
 /// Calls `f` on the current clustered record for `key` (any transaction) with its leaf latched.
@@ -191,11 +201,40 @@ fn purge_log(inner: &Inner, pv: &ReadView, item: PurgeItem) -> Result<()> {
     Ok(())
 }
 
+/// The delay before a change when the history list exceeds innodb_max_purge_lag (InnoDB's
+/// formula: (history / lag - 0.5) * 10 ms once the ratio passes 1), capped by
+/// innodb_max_purge_lag_delay (microseconds) when that is set.
+pub fn dml_delay(inner: &Inner) -> Duration {
+    let lag = inner.tun.max_purge_lag.load(Ordering::Relaxed);
+    if lag == 0 {
+        return Duration::ZERO;
+    }
+    let ratio = inner.trx.history_len.load(Ordering::Relaxed) as f64 / lag as f64;
+    if ratio <= 1.0 {
+        return Duration::ZERO;
+    }
+    let mut us = ((ratio - 0.5) * 10_000.0) as u64;
+    let cap = inner.tun.max_purge_lag_delay.load(Ordering::Relaxed);
+    if cap > 0 {
+        us = us.min(cap);
+    }
+    inner.purge_stats.dml_delays.fetch_add(1, Ordering::Relaxed);
+    Duration::from_micros(us)
+}
+
 /// Purges up to `max` undo logs that every open read view sees (I3); returns how many.
 pub fn purge_batch(inner: &Inner, max: usize) -> Result<usize> {
     let _gate = inner.bg_gate.read();
-    let pv = Arc::new(inner.trx.purge_view());
-    *inner.trx.purge_view.write() = pv.clone();
+    let pv = {
+        // Several purge threads: publish only a newer view (the published one must see every
+        // log any purge thread frees, trx purge_view).
+        let mut g = inner.trx.purge_view.write();
+        let pv = Arc::new(inner.trx.purge_view());
+        if pv.low_limit_id >= g.low_limit_id && pv.low_limit_no >= g.low_limit_no {
+            *g = pv.clone();
+        }
+        g.clone()
+    };
     let mut done = 0;
     while done < max {
         let item = {

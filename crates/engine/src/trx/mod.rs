@@ -33,6 +33,7 @@
 //! mode it may latch the dictionary header page (the id margin). View stripes are taken
 //! inside `sys`; `purge_heap` is a leaf.
 
+pub mod admission;
 pub mod undo;
 pub mod view;
 
@@ -130,9 +131,9 @@ struct SysState {
 pub struct TrxSys {
     sys: RwLock<SysState>,
     pub views: ViewRegistry,
-    /// The view purge last took. Purge frees only undo logs this view sees; whoever walks old
-    /// row versions outside a leaf latch holds it shared and stops at versions it sees
-    /// (row::vers R1).
+    /// The newest view a purge thread took. Purge frees only undo logs its own view sees, and
+    /// a purge thread's view is never newer than this one; whoever walks old row versions
+    /// outside a leaf latch holds it shared and stops at versions it sees (row::vers R1).
     pub purge_view: RwLock<Arc<ReadView>>,
     /// Header page of each rollback segment (set once at startup).
     rsegs: std::sync::OnceLock<Vec<PageNo>>,
@@ -142,6 +143,7 @@ pub struct TrxSys {
     pub history_len: AtomicU64,
     pub purge_wake: (Mutex<u64>, Condvar),
     pub locks: LockSys,
+    pub admission: admission::Admission,
     pub stats: TrxStats,
 }
 
@@ -172,6 +174,7 @@ impl TrxSys {
             history_len: AtomicU64::new(0),
             purge_wake: (Mutex::new(0), Condvar::new()),
             locks: LockSys::new(),
+            admission: admission::Admission::default(),
             stats: TrxStats::default(),
         }
     }
@@ -297,6 +300,8 @@ pub struct TrxState {
     pub in_statement: bool,
     /// innodb_lock_wait_timeout for this transaction (session value), if set.
     pub lock_wait_timeout: Option<Duration>,
+    /// innodb_thread_concurrency slot.
+    pub slot: admission::Slot,
 }
 
 impl Default for TrxState {
@@ -317,6 +322,7 @@ impl TrxState {
             view: None,
             in_statement: false,
             lock_wait_timeout: None,
+            slot: admission::Slot::default(),
         }
     }
 
@@ -353,7 +359,8 @@ impl TrxState {
         Ok(inner.trx.locks.try_lock(&l, key, mode, kind))
     }
 
-    /// Waits for a lock (no page latch may be held: lock I2).
+    /// Waits for a lock (no page latch may be held: lock I2), outside the engine's admission
+    /// slots (admission).
     pub fn wait_lock(
         &mut self,
         inner: &Inner,
@@ -363,7 +370,25 @@ impl TrxState {
     ) -> Result<()> {
         let l = self.lock_state(inner)?;
         let timeout = self.wait_timeout(inner);
-        inner.trx.locks.lock_wait(&l, key, mode, kind, timeout)
+        let had_slot = self.slot.is_held();
+        inner.trx.admission.exit(&mut self.slot);
+        let r = inner.trx.locks.lock_wait(&l, key, mode, kind, timeout);
+        if had_slot {
+            inner.trx.admission.enter(&inner.tun, &mut self.slot);
+        }
+        r
+    }
+
+    /// Enters the engine (innodb_thread_concurrency).
+    pub fn enter(&mut self, inner: &Inner) {
+        inner.trx.admission.enter(&inner.tun, &mut self.slot);
+    }
+
+    /// Leaves the engine at the end of a call, unless a statement is in progress.
+    pub fn leave(&mut self, inner: &Inner) {
+        if !self.in_statement {
+            inner.trx.admission.exit(&mut self.slot);
+        }
     }
 
     /// Takes a lock, waiting if needed (no page latch may be held).
@@ -407,8 +432,9 @@ impl TrxState {
         }
     }
 
-    pub fn end_statement(&mut self) {
+    pub fn end_statement(&mut self, inner: &Inner) {
         self.in_statement = false;
+        inner.trx.admission.exit(&mut self.slot);
     }
 
     /// Creates the undo log if the transaction has none yet. Call before latching pages: it may
@@ -528,6 +554,7 @@ impl TrxState {
     }
 
     fn finish(&mut self, inner: &Inner, no: Option<u64>) {
+        inner.trx.admission.exit(&mut self.slot);
         if self.id != 0 {
             if let Some(l) = self.locks.take() {
                 inner.trx.locks.release_all(&l);
