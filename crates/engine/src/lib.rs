@@ -127,6 +127,14 @@ impl Engine {
         }
         let inner = self.inner.clone();
         th.push(spawn("master", move || master(&inner)));
+        if !self.inner.trx.to_roll_back.lock().is_empty() {
+            let inner = self.inner.clone();
+            th.push(spawn("trx_rollback", move || {
+                if let Err(e) = inner.trx.roll_back_recovered(&inner) {
+                    tracing::error!("InnoDB: rollback of recovered transactions stopped: {e}");
+                }
+            }));
+        }
         for i in 0..self.inner.cfg.purge_threads {
             let inner = self.inner.clone();
             th.push(spawn(&format!("purge_{i}"), move || purge::run(inner)));
@@ -187,9 +195,53 @@ impl Engine {
         self.inner.dict.names()
     }
 
+    /// Waits until the transactions active at a crash have been rolled back (they are rolled
+    /// back in the background while the engine serves).
+    pub fn wait_recovery_rollback(&self) {
+        self.inner.trx.wait_recovery_rollback();
+    }
+
+    /// XIDs of the transactions recovered in the prepared state (XA RECOVER).
+    pub fn prepared_xids(&self) -> Vec<Vec<u8>> {
+        self.inner
+            .trx
+            .prepared
+            .lock()
+            .iter()
+            .filter_map(|t| t.xid.clone())
+            .collect()
+    }
+
+    /// Finishes a recovered prepared transaction (XA COMMIT / XA ROLLBACK `xid`). Returns false
+    /// if no recovered prepared transaction has that XID.
+    pub fn finish_prepared(&self, xid: &[u8], commit: bool) -> Result<bool> {
+        let t = {
+            let mut g = self.inner.trx.prepared.lock();
+            match g.iter().position(|t| t.xid.as_deref() == Some(xid)) {
+                Some(i) => g.remove(i),
+                None => return Ok(false),
+            }
+        };
+        let mut trx = Trx {
+            inner: self.inner.clone(),
+            state: t,
+            done: false,
+            serializable_reads_lock: true,
+        };
+        if commit {
+            trx.done = true;
+            trx.state.commit(&self.inner)?;
+        } else {
+            trx.done = true;
+            trx.state.rollback(&self.inner)?;
+        }
+        Ok(true)
+    }
+
     /// Verifies checksums, B-tree structure, index agreement, undo and space accounting.
-    /// Expects no concurrent writers.
+    /// Expects no concurrent writers; waits for the rollback of recovered transactions first.
     pub fn check(&self) -> Result<CheckReport> {
+        self.wait_recovery_rollback();
         let _still = self.inner.bg_gate.write();
         check::check(&self.inner)
     }
@@ -606,6 +658,12 @@ impl Trx {
 
     pub fn rollback_to_savepoint(&mut self, sp: u64) -> Result<()> {
         self.state.rollback_to(&self.inner, sp)
+    }
+
+    /// XA PREPARE: after this returns (with innodb_flush_log_at_trx_commit=1) the transaction
+    /// survives a crash in the prepared state; `commit` or `rollback` finishes it.
+    pub fn prepare(&mut self, xid: &[u8]) -> Result<()> {
+        self.state.prepare(&self.inner, xid)
     }
 
     /// Commits; with innodb_flush_log_at_trx_commit=1 the commit is durable when this returns.

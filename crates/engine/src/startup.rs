@@ -48,7 +48,11 @@ pub struct OpenReport {
     pub redo_records: u64,
     pub pages_recovered: usize,
     pub pages_restored_from_doublewrite: usize,
+    /// Transactions active at the crash, rolled back (in the background when background
+    /// threads run: `Engine::wait_recovery_rollback`).
     pub trx_rolled_back: usize,
+    /// Transactions found prepared (XA), kept for XA COMMIT / XA ROLLBACK.
+    pub trx_prepared: usize,
     pub recovery_secs: f64,
 }
 
@@ -257,14 +261,33 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
         .dict
         .set_row_id(dict::header_u64(&inner, dict::DICT_HDR_ROW_ID)?);
     ddl::boot_sys_tables(&inner)?;
-    let active = trx::recover(&inner)?;
-    for mut t in active {
-        tracing::info!(
-            "InnoDB: Rolling back transaction {} that was active at the crash",
+    let (prepared, active): (Vec<_>, Vec<_>) = trx::recover(&inner)?
+        .into_iter()
+        .partition(|t| t.xid.is_some());
+    report.trx_prepared = prepared.len();
+    report.trx_rolled_back = active.len();
+    for t in &prepared {
+        tracing::warn!(
+            "InnoDB: Transaction {} was in the XA prepared state; it keeps its locks until XA COMMIT or XA ROLLBACK",
             t.id
         );
-        t.rollback(&inner)?;
-        report.trx_rolled_back += 1;
+    }
+    *inner.trx.prepared.lock() = prepared;
+    if !active.is_empty() {
+        tracing::info!(
+            "InnoDB: {} transaction(s) active at the crash will be rolled back{}",
+            active.len(),
+            if inner.cfg.background_threads {
+                " in the background"
+            } else {
+                ""
+            }
+        );
+        *inner.trx.recovery_rollback_done.0.lock() = false;
+        *inner.trx.to_roll_back.lock() = active;
+        if !inner.cfg.background_threads {
+            inner.trx.roll_back_recovered(&inner)?;
+        }
     }
     ddl::load_dictionary(&inner)?;
     ddl::finish_interrupted_ddl(&inner)?;

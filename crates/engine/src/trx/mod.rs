@@ -144,6 +144,12 @@ pub struct TrxSys {
     pub purge_wake: (Mutex<u64>, Condvar),
     pub locks: LockSys,
     pub admission: admission::Admission,
+    /// Transactions recovered active, waiting to be rolled back (by the rollback thread).
+    pub to_roll_back: Mutex<Vec<TrxState>>,
+    /// Set when every recovered active transaction has been rolled back.
+    pub recovery_rollback_done: (Mutex<bool>, Condvar),
+    /// Transactions recovered prepared (XA RECOVER lists them).
+    pub prepared: Mutex<Vec<TrxState>>,
     pub stats: TrxStats,
 }
 
@@ -175,6 +181,9 @@ impl TrxSys {
             purge_wake: (Mutex::new(0), Condvar::new()),
             locks: LockSys::new(),
             admission: admission::Admission::default(),
+            to_roll_back: Mutex::new(Vec::new()),
+            recovery_rollback_done: (Mutex::new(true), Condvar::new()),
+            prepared: Mutex::new(Vec::new()),
             stats: TrxStats::default(),
         }
     }
@@ -271,6 +280,47 @@ impl TrxSys {
         self.sys.read().active.len()
     }
 
+    /// Rolls back the transactions recovered active, oldest first, logging progress; then
+    /// marks recovery rollback done. Runs in its own thread while the engine serves (InnoDB's
+    /// trx_rollback_all_recovered): the rows those transactions changed stay locked by them
+    /// (implicit locks) until each is rolled back.
+    pub fn roll_back_recovered(&self, inner: &Inner) -> Result<()> {
+        loop {
+            let t = self.to_roll_back.lock().pop();
+            let Some(mut t) = t else { break };
+            let n = t.undo.map_or(0, |u| u.top_undo_no);
+            let started = Instant::now();
+            tracing::info!(
+                "InnoDB: Rolling back trx with id {}, {n} rows to undo",
+                t.id
+            );
+            if let Err(e) = t.rollback(inner) {
+                // Leave the rest for the next start (rollback is idempotent).
+                *self.recovery_rollback_done.0.lock() = true;
+                self.recovery_rollback_done.1.notify_all();
+                return Err(e);
+            }
+            tracing::info!(
+                "InnoDB: Rollback of trx with id {} completed in {:.1} s",
+                t.id,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        tracing::info!("InnoDB: Rollback of non-prepared transactions completed");
+        *self.recovery_rollback_done.0.lock() = true;
+        self.recovery_rollback_done.1.notify_all();
+        Ok(())
+    }
+
+    /// Waits until the recovered active transactions are rolled back.
+    pub fn wait_recovery_rollback(&self) {
+        let (m, cv) = &self.recovery_rollback_done;
+        let mut g = m.lock();
+        while !*g {
+            cv.wait(&mut g);
+        }
+    }
+
     pub fn wake_purge(&self) {
         let mut g = self.purge_wake.0.lock();
         *g += 1;
@@ -302,6 +352,8 @@ pub struct TrxState {
     pub lock_wait_timeout: Option<Duration>,
     /// innodb_thread_concurrency slot.
     pub slot: admission::Slot,
+    /// The XID once prepared (XA PREPARE), also when recovered in that state.
+    pub xid: Option<Vec<u8>>,
 }
 
 impl Default for TrxState {
@@ -323,6 +375,7 @@ impl TrxState {
             in_statement: false,
             lock_wait_timeout: None,
             slot: admission::Slot::default(),
+            xid: None,
         }
     }
 
@@ -481,6 +534,23 @@ impl TrxState {
         self.undo.map_or(0, |u| u.top_undo_no)
     }
 
+    /// Prepares for a two-phase commit (XA PREPARE): the undo log is marked prepared with the
+    /// XID and, per innodb_flush_log_at_trx_commit, made durable. A prepared transaction
+    /// survives a crash with its changes and locks until it is committed or rolled back.
+    pub fn prepare(&mut self, inner: &Inner, xid: &[u8]) -> Result<()> {
+        if let Some(log) = self.undo {
+            inner.log_free_check()?;
+            let lsn = undo::prepare(inner, &log, xid)?;
+            match inner.tun.trx_commit() {
+                1 => inner.log.write_up_to(lsn, true)?,
+                2 => inner.log.write_up_to(lsn, false)?,
+                _ => {}
+            }
+        }
+        self.xid = Some(xid.to_vec());
+        Ok(())
+    }
+
     /// Commits. Returns the commit LSN (0 for a read-only transaction).
     pub fn commit(&mut self, inner: &Inner) -> Result<Lsn> {
         let Some(log) = self.undo.take() else {
@@ -567,7 +637,8 @@ impl TrxState {
 }
 
 /// Recovery: re-registers incomplete transactions from the rseg slots and rebuilds the purge
-/// queue from the history lists. Returns the transactions to roll back.
+/// queue from the history lists. Returns the incomplete transactions: prepared ones (with
+/// their XID) wait for XA COMMIT or XA ROLLBACK, the others are to be rolled back.
 pub fn recover(inner: &Inner) -> Result<Vec<TrxState>> {
     let mut out = Vec::new();
     let mut history = 0u64;
@@ -589,6 +660,9 @@ pub fn recover(inner: &Inner) -> Result<Vec<TrxState>> {
             t.id = h.trx_id;
             t.undo = Some(log);
             t.recovered = true;
+            if h.state == undo::STATE_PREPARED {
+                t.xid = Some(h.xid.clone());
+            }
             t.locks = Some(inner.trx.locks.register(t.id));
             inner.trx.sys.write().active.insert(t.id, t.started);
             out.push(t);

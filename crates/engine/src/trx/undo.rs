@@ -45,7 +45,12 @@ pub const UNDO_SLOT: usize = 60;
 pub const UNDO_LAST_PAGE: usize = 62;
 pub const UNDO_HIST_NEXT: usize = 66;
 pub const UNDO_N_PAGES: usize = 70;
-pub const UNDO_FIRST_DATA: usize = 76;
+/// First page only: length of the XA XID of a prepared transaction (0: none).
+pub const UNDO_XID_LEN: usize = 76;
+pub const UNDO_XID: usize = 77;
+/// Longest XID: formatID (4) + gtrid and bqual lengths (1 + 1) + up to 128 bytes of data.
+pub const XID_MAX: usize = 134;
+pub const UNDO_FIRST_DATA: usize = 212;
 pub const UNDO_DATA: usize = 42;
 
 pub const STATE_ACTIVE: u8 = 1;
@@ -389,7 +394,7 @@ pub fn read_page_records(inner: &Inner, pno: PageNo) -> Result<(Vec<UndoRec>, Pa
 }
 
 /// The state of a log as found on its first page (recovery).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct LogHeader {
     pub trx_id: u64,
     pub trx_no: u64,
@@ -398,6 +403,8 @@ pub struct LogHeader {
     pub slot: u16,
     pub last: PageNo,
     pub hist_next: PageNo,
+    /// The XID of a prepared transaction.
+    pub xid: Vec<u8>,
 }
 
 pub fn read_header(inner: &Inner, first: PageNo) -> Result<LogHeader> {
@@ -415,6 +422,10 @@ pub fn read_header(inner: &Inner, first: PageNo) -> Result<LogHeader> {
         slot: read_u16(p, UNDO_SLOT),
         last: read_u32(p, UNDO_LAST_PAGE),
         hist_next: read_u32(p, UNDO_HIST_NEXT),
+        xid: {
+            let n = usize::from(read_u8(p, UNDO_XID_LEN)).min(XID_MAX);
+            p[UNDO_XID..UNDO_XID + n].to_vec()
+        },
     };
     mtr.commit()?;
     Ok(h)
@@ -437,6 +448,24 @@ pub fn reopen(inner: &Inner, rseg_page: PageNo, first: PageNo) -> Result<UndoLog
         free,
         top_undo_no: recs.last().map_or(0, |r| r.undo_no + 1),
     })
+}
+
+/// Marks the log prepared (XA PREPARE) with its XID, in one mini-transaction; returns its LSN.
+pub fn prepare(inner: &Inner, log: &UndoLog, xid: &[u8]) -> Result<u64> {
+    if xid.len() > XID_MAX {
+        return Err(Error::InvalidArgument(format!(
+            "an XID has at most {XID_MAX} bytes, {} given",
+            xid.len()
+        )));
+    }
+    let mut mtr = Mtr::new(inner);
+    let first = mtr.get(PageId::new(SYSTEM_SPACE, log.first), LatchMode::X)?;
+    mtr.write(first, UNDO_STATE, &[STATE_PREPARED]);
+    mtr.write(first, UNDO_XID_LEN, &[xid.len() as u8]);
+    if !xid.is_empty() {
+        mtr.write(first, UNDO_XID, xid);
+    }
+    mtr.commit()
 }
 
 /// Marks the log committed with `trx_no` and appends it to its rseg's history (I3); the caller
