@@ -40,11 +40,12 @@ fn main() -> anyhow::Result<()> {
         tracing::warn!("a new data directory was initialised; root@localhost has no password");
     } else if r.redo_groups > 0 {
         tracing::info!(
-            "crash recovery: {} redo records applied to {} pages, {} transactions rolled back, in {:.3}s",
+            "crash recovery: {} redo records applied to {} pages in {:.3}s; {} transactions to roll back in the background, {} prepared (XA) kept",
             r.redo_records,
             r.pages_recovered,
+            r.recovery_secs,
             r.trx_rolled_back,
-            r.recovery_secs
+            r.trx_prepared
         );
     }
     tracing::info!(

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use innoxide_engine::EngineConfig;
+use innoxide_engine::{EngineConfig, Isolation};
 
 /// Parses a size like 134217728, 128M, 1G, 64K (as mysqld does).
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -89,7 +89,7 @@ pub struct Options {
     )]
     pub flush_log_at_timeout: u32,
     /// Write pages to the doublewrite area before writing them in place (torn page repair).
-    #[arg(long = "innodb-doublewrite", alias = "innodb_doublewrite", default_value = "ON", value_parser = parse_bool)]
+    #[arg(long = "innodb-doublewrite", alias = "innodb_doublewrite", default_value = "ON", value_parser = parse_bool, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "ON")]
     pub doublewrite: bool,
     /// Background page writes per second the page cleaners aim for.
     #[arg(
@@ -120,7 +120,7 @@ pub struct Options {
     )]
     pub max_dirty_pages_pct_lwm: f64,
     /// Adapt the flushing rate to the redo generation rate.
-    #[arg(long = "innodb-adaptive-flushing", alias = "innodb_adaptive_flushing", default_value = "ON", value_parser = parse_bool)]
+    #[arg(long = "innodb-adaptive-flushing", alias = "innodb_adaptive_flushing", default_value = "ON", value_parser = parse_bool, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "ON")]
     pub adaptive_flushing: bool,
     /// Percentage of the redo async limit below which adaptive flushing stays off.
     #[arg(
@@ -157,6 +157,56 @@ pub struct Options {
         default_value_t = 50
     )]
     pub lock_wait_timeout: u64,
+    /// Roll back the whole transaction, not just the statement, on a lock wait timeout.
+    #[arg(long = "innodb-rollback-on-timeout", alias = "innodb_rollback_on_timeout", default_value = "OFF", value_parser = parse_bool, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "ON")]
+    pub rollback_on_timeout: bool,
+    /// Detect deadlocks when a transaction starts to wait (OFF: only the lock wait timeout
+    /// ends them).
+    #[arg(long = "innodb-deadlock-detect", alias = "innodb_deadlock_detect", default_value = "ON", value_parser = parse_bool, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "ON")]
+    pub deadlock_detect: bool,
+    /// MariaDB's innodb_snapshot_isolation: at REPEATABLE READ and SERIALIZABLE, locking or
+    /// changing a row changed after the transaction's read view fails with error 1020.
+    #[arg(long = "innodb-snapshot-isolation", alias = "innodb_snapshot_isolation", default_value = "OFF", value_parser = parse_bool, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "ON")]
+    pub snapshot_isolation: bool,
+    /// Default isolation level: READ-UNCOMMITTED, READ-COMMITTED, REPEATABLE-READ or
+    /// SERIALIZABLE.
+    #[arg(
+        long = "transaction-isolation",
+        alias = "transaction_isolation",
+        default_value = "REPEATABLE-READ"
+    )]
+    pub transaction_isolation: String,
+    /// Purge threads (1-32).
+    #[arg(
+        long = "innodb-purge-threads",
+        alias = "innodb_purge_threads",
+        default_value_t = 4
+    )]
+    pub purge_threads: usize,
+    /// History list length above which changes are delayed (0: never).
+    #[arg(
+        long = "innodb-max-purge-lag",
+        alias = "innodb_max_purge_lag",
+        default_value_t = 0
+    )]
+    pub max_purge_lag: u64,
+    /// Largest such delay in microseconds (0: no cap).
+    #[arg(
+        long = "innodb-max-purge-lag-delay",
+        alias = "innodb_max_purge_lag_delay",
+        default_value_t = 0
+    )]
+    pub max_purge_lag_delay: u64,
+    /// Threads allowed inside the engine at once (0: no limit).
+    #[arg(
+        long = "innodb-thread-concurrency",
+        alias = "innodb_thread_concurrency",
+        default_value_t = 0
+    )]
+    pub thread_concurrency: u64,
+    /// Engine entries a thread makes before it must queue again for a slot.
+    #[arg(long = "innodb-concurrency-tickets", alias = "innodb_concurrency_tickets", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub concurrency_tickets: u64,
 }
 
 impl Options {
@@ -171,6 +221,7 @@ impl Options {
         c.log_buffer_size = usize::try_from(self.log_buffer_size)
             .map_err(|_| "innodb_log_buffer_size too large")?;
         c.doublewrite = self.doublewrite;
+        c.purge_threads = self.purge_threads;
         let t = &mut c.tunables;
         t.flush_log_at_trx_commit = self.flush_log_at_trx_commit;
         t.flush_log_at_timeout = self.flush_log_at_timeout;
@@ -184,6 +235,20 @@ impl Options {
         t.old_blocks_pct = self.old_blocks_pct;
         t.old_blocks_time = self.old_blocks_time;
         t.lock_wait_timeout = self.lock_wait_timeout;
+        t.rollback_on_timeout = self.rollback_on_timeout;
+        t.deadlock_detect = self.deadlock_detect;
+        t.snapshot_isolation = self.snapshot_isolation;
+        t.isolation = Isolation::parse(&self.transaction_isolation).ok_or_else(|| {
+            format!(
+                "transaction_isolation={} is not one of READ-UNCOMMITTED, READ-COMMITTED, \
+                 REPEATABLE-READ, SERIALIZABLE",
+                self.transaction_isolation
+            )
+        })?;
+        t.max_purge_lag = self.max_purge_lag;
+        t.max_purge_lag_delay = self.max_purge_lag_delay;
+        t.thread_concurrency = self.thread_concurrency;
+        t.concurrency_tickets = self.concurrency_tickets;
         c.validate()?;
         Ok(c)
     }
@@ -213,6 +278,27 @@ mod tests {
         ]);
         let c = o.engine_config().unwrap();
         assert_eq!((c.buffer_pool_size, c.page_size), (64 << 20, 4096));
+        let o = Options::parse_from([
+            "innoxide",
+            "--transaction_isolation=read-committed",
+            "--innodb-snapshot-isolation=ON",
+        ]);
+        let c = o.engine_config().unwrap();
+        assert_eq!(c.tunables.isolation, Isolation::ReadCommitted);
+        assert!(c.tunables.snapshot_isolation);
+        // Booleans take mysqld's forms: a value, or the bare name for ON.
+        let o = Options::parse_from([
+            "innoxide",
+            "--innodb-doublewrite=OFF",
+            "--innodb_deadlock_detect",
+        ]);
+        let c = o.engine_config().unwrap();
+        assert!(!c.doublewrite && c.tunables.deadlock_detect);
+        let bad = Options::parse_from(["innoxide", "--transaction-isolation=SNAPSHOT"]);
+        assert!(bad
+            .engine_config()
+            .unwrap_err()
+            .contains("transaction_isolation"));
         let bad = Options::parse_from(["innoxide", "--innodb-page-size=3K"]);
         assert!(bad
             .engine_config()
