@@ -168,6 +168,8 @@ pub struct TrxLocks {
     state: Mutex<TrxLockState>,
     /// Set when chosen as a deadlock victim while waiting.
     victim: AtomicBool,
+    /// True while the transaction waits in `lock_wait` (its wait-for edges are current).
+    waiting: AtomicBool,
     /// Undo records written (part of the deadlock weight).
     pub undo_records: AtomicU64,
     /// Lock structures InnoDB would have created for the same requests (the other part of the
@@ -386,6 +388,7 @@ impl LockSys {
             q.push(me);
         }
         trx.victim.store(false, Ordering::Relaxed);
+        trx.waiting.store(true, Ordering::Release);
         let start = Instant::now();
         self.stats.waits.fetch_add(1, Ordering::Relaxed);
         self.stats.current_waits.fetch_add(1, Ordering::Relaxed);
@@ -449,8 +452,11 @@ impl LockSys {
         if m.get(key).is_some_and(|q| q.is_empty()) {
             m.remove(key);
         }
-        drop(m);
+        // Leave the wait-for graph before the shard mutex goes: a detection running later must
+        // not find this transaction waiting (a stale edge could hide a real cycle).
+        trx.waiting.store(false, Ordering::Release);
         self.graph.lock().remove(&trx.id);
+        drop(m);
         if r.is_err() {
             // Others may have queued behind the request that just left.
             sh.cv.notify_all();
@@ -479,7 +485,7 @@ impl LockSys {
         if !self.deadlock_detect.load(Ordering::Relaxed) {
             return None;
         }
-        let cycle = find_cycle(&g, trx.id)?;
+        let cycle = find_cycle(&g, trx.id, &|id| self.is_waiting(id))?;
         let weights: Vec<(u64, u64)> = cycle.iter().map(|&t| (self.weight_of(t), t)).collect();
         let min = weights.iter().map(|w| w.0).min()?;
         // The requester is the victim unless another transaction in the cycle is lighter
@@ -495,6 +501,13 @@ impl LockSys {
             t.victim.store(true, Ordering::Release);
         }
         Some((victim, vsh))
+    }
+
+    fn is_waiting(&self, id: u64) -> bool {
+        self.trx_map(id)
+            .lock()
+            .get(&id)
+            .is_some_and(|t| t.waiting.load(Ordering::Acquire))
     }
 
     fn weight_of(&self, id: u64) -> u64 {
@@ -664,8 +677,14 @@ impl LockSys {
     }
 }
 
-/// A cycle in the wait-for graph through `start`, as the list of its transactions.
-fn find_cycle(g: &HashMap<u64, (usize, Vec<u64>)>, start: u64) -> Option<Vec<u64>> {
+/// A cycle in the wait-for graph through `start`, as the list of its transactions. Only
+/// transactions still waiting count as nodes with edges (an entry may outlive its wait by a
+/// moment).
+fn find_cycle(
+    g: &HashMap<u64, (usize, Vec<u64>)>,
+    start: u64,
+    waiting: &dyn Fn(u64) -> bool,
+) -> Option<Vec<u64>> {
     // Iterative DFS keeping the path.
     let mut path: Vec<(u64, usize)> = vec![(start, 0)];
     let mut seen: HashSet<u64> = HashSet::from([start]);
@@ -678,7 +697,7 @@ fn find_cycle(g: &HashMap<u64, (usize, Vec<u64>)>, start: u64) -> Option<Vec<u64
             }
             Some(n) if n == start => return Some(path.iter().map(|p| p.0).collect()),
             Some(n) => {
-                if seen.insert(n) && g.contains_key(&n) {
+                if seen.insert(n) && g.contains_key(&n) && waiting(n) {
                     path.push((n, 0));
                 }
             }
