@@ -59,6 +59,8 @@ pub struct PurgeStats {
     pub batches: AtomicU64,
     /// Changes delayed by innodb_max_purge_lag.
     pub dml_delays: AtomicU64,
+    /// Batches that failed (logged; the log is retried).
+    pub errors: AtomicU64,
 }
 
 /// Calls `f` on the current clustered record for `key` (any transaction) with its leaf latched.
@@ -80,8 +82,9 @@ fn with_current<R>(
 }
 
 /// True if a version of the row `rec` (or an older one, down to the first that `view` sees)
-/// that is not deleted has a secondary entry at the place of `e` (I1). The caller holds the
-/// leaf latch or the purge view latch (vers R1).
+/// that is not deleted has a secondary entry at the place of `e` (I1). `view` is the published
+/// purge view, held shared for the walk (trx purge_view; vers R1). Lock order: the purge view
+/// latch before page latches.
 pub fn entry_needed(
     inner: &Inner,
     t: &Table,
@@ -99,7 +102,7 @@ pub fn entry_needed(
     })
 }
 
-fn purge_rec(inner: &Inner, pv: &ReadView, trx_id: u64, r: &UndoRec) -> Result<()> {
+fn purge_rec(inner: &Inner, trx_id: u64, r: &UndoRec) -> Result<()> {
     if r.kind == undo::UREC_INSERT {
         return Ok(());
     }
@@ -149,10 +152,15 @@ fn purge_rec(inner: &Inner, pv: &ReadView, trx_id: u64, r: &UndoRec) -> Result<(
         .any(|r| blob::ref_page(r) == FIL_NULL);
     for s in t.secondary.iter().filter(|_| !resumed) {
         let e_old = sec_entry(inner, &t, s, &o)?;
-        let keep = with_current(inner, &t, &key, |c| match c {
-            Some(c) => entry_needed(inner, &t, s, &e_old, c, pv),
-            None => Ok(false),
-        })?;
+        // Walk versions with the published purge view held (taken before the leaf latch): a
+        // purge thread with a newer view may be freeing logs this thread's view does not see.
+        let keep = {
+            let published = inner.trx.purge_view.read();
+            with_current(inner, &t, &key, |c| match c {
+                Some(c) => entry_needed(inner, &t, s, &e_old, c, &published),
+                None => Ok(false),
+            })?
+        };
         if !keep {
             sec::remove_if(
                 inner,
@@ -177,13 +185,13 @@ fn purge_rec(inner: &Inner, pv: &ReadView, trx_id: u64, r: &UndoRec) -> Result<(
 }
 
 /// Purges one committed undo log.
-fn purge_log(inner: &Inner, pv: &ReadView, item: PurgeItem) -> Result<()> {
+fn purge_log(inner: &Inner, item: PurgeItem) -> Result<()> {
     let h = undo::read_header(inner, item.first)?;
     let mut n = 0;
     for pno in undo::log_pages(inner, item.first)? {
         let (recs, _) = undo::read_page_records(inner, pno)?;
         for r in &recs {
-            purge_rec(inner, pv, h.trx_id, r)?;
+            purge_rec(inner, h.trx_id, r)?;
             n += 1;
         }
     }
@@ -247,7 +255,7 @@ pub fn purge_batch(inner: &Inner, max: usize) -> Result<usize> {
         let Some(item) = item else {
             break;
         };
-        if let Err(e) = purge_log(inner, &pv, item) {
+        if let Err(e) = purge_log(inner, item) {
             inner.trx.push_purge(item);
             return Err(e);
         }
@@ -274,6 +282,7 @@ pub fn run(inner: Arc<Inner>) {
             }
             Ok(_) => {}
             Err(e) => {
+                inner.purge_stats.errors.fetch_add(1, Ordering::Relaxed);
                 if !e.is_fatal() {
                     tracing::error!("InnoDB: purge failed: {e}");
                 }
