@@ -1019,6 +1019,7 @@ pub fn run(args: &PurgeArgs) -> Result<Vec<String>> {
     let (check, check_secs) = run_check(&engine);
     let purge_logs = engine.inner().purge_stats.logs.load(Ordering::Relaxed) - purge0.0;
     let purge_records = engine.inner().purge_stats.records.load(Ordering::Relaxed) - purge0.1;
+    let purge_errors = engine.inner().purge_stats.errors.load(Ordering::Relaxed);
     drop(table);
     watchdog::phase("purge: shutdown");
     let shutdown = engine.shutdown();
@@ -1135,11 +1136,6 @@ pub fn run(args: &PurgeArgs) -> Result<Vec<String>> {
         Ok(_) => {}
         Err(e) => checks.add("purge_all", false, format!("failed: {e}")),
     }
-    let purge_errors = engine
-        .inner()
-        .purge_stats
-        .errors
-        .load(std::sync::atomic::Ordering::Relaxed);
     checks.add(
         "purge errors",
         purge_errors == 0,
