@@ -285,7 +285,7 @@ impl Engine {
     fn stop_threads(&self) {
         self.inner.shutting_down.store(true, Ordering::Release);
         self.inner.flush.wake_cleaners();
-        self.inner.trx.wake_purge();
+        self.inner.trx.wake_all_purge();
         for h in self.threads.lock().drain(..) {
             let _ = h.join();
         }

@@ -280,6 +280,9 @@ pub fn run(inner: Arc<Inner>) {
                 }
                 seen = *g;
             }
+            // A small batch: let work gather for a moment rather than take a purge view per
+            // commit.
+            Ok(n) if n < 8 => std::thread::sleep(Duration::from_millis(5)),
             Ok(_) => {}
             Err(e) => {
                 inner.purge_stats.errors.fetch_add(1, Ordering::Relaxed);

@@ -324,6 +324,13 @@ impl TrxSys {
     pub fn wake_purge(&self) {
         let mut g = self.purge_wake.0.lock();
         *g += 1;
+        self.purge_wake.1.notify_one();
+    }
+
+    /// Wakes every purge thread (shutdown).
+    pub fn wake_all_purge(&self) {
+        let mut g = self.purge_wake.0.lock();
+        *g += 1;
         self.purge_wake.1.notify_all();
     }
 
