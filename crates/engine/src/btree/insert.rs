@@ -31,6 +31,16 @@ pub fn tree_insert(
         debug_assert!(ok);
         return Ok(());
     }
+    // The leaf splits: latch its right neighbour (which the split relinks) now, before the
+    // tablespace header: index pages come before the header in the latch order, and a writer
+    // holding that neighbour may be waiting for the header (a BLOB link, an allocation).
+    let next = page::next(mtr.page(leaf));
+    if next != FIL_NULL {
+        mtr.get(
+            PageId::new(idx.space, next),
+            crate::buffer_pool::LatchMode::X,
+        )?;
+    }
     // Reserve one page per level that may split, plus one for a root raise (I2 of mtr).
     let hdr = space_header(mtr, idx.space)?;
     fsp::reserve(mtr, hdr, idx.space, path.levels.len() as u32 + 1)?;
