@@ -291,9 +291,13 @@ impl LockSys {
         t
     }
 
+    /// True if `trx` already holds what it asks for. Never for an insert intention: gap locks
+    /// of others may be granted after it (gap requests never wait), so every insert must look
+    /// at the gap again (InnoDB's lock_rec_insert_check_and_lock does).
     fn held(q: &[Req], trx: u64, mode: Mode, kind: Kind) -> bool {
-        q.iter()
-            .any(|r| r.trx == trx && !r.waiting && r.mode.covers(mode) && r.kind.covers(kind))
+        kind != Kind::InsertIntention
+            && q.iter()
+                .any(|r| r.trx == trx && !r.waiting && r.mode.covers(mode) && r.kind.covers(kind))
     }
 
     /// Normalises a request: every lock on a supremum is a gap lock.

@@ -67,14 +67,17 @@ pub fn key_of_rec(table: TableId, idx: &Index, rec: &[u8]) -> LockKey {
     )
 }
 
-/// The record at `slot` of `leaf`, or the first record of the next non-empty leaf to the right
-/// (latched S only while it is copied, so the caller may still X-latch it for a split); None
-/// at the end of the index.
+/// The record at `slot` of `leaf`, or the first record of the next non-empty leaf to the right;
+/// None at the end of the index. With `keep`, a leaf to the right stays S-latched in `mtr` (a
+/// locking read must decide on its lock and read the row under the same latch, or a change
+/// committed in between would be missed); without, it is latched only while the record is
+/// copied (an inserter may still X-latch it for a split).
 pub fn record_at_or_after(
     mtr: &mut Mtr<'_>,
     idx: &Index,
     leaf: PageRef,
     slot: usize,
+    keep: bool,
 ) -> Result<Option<Vec<u8>>> {
     if slot < ip::n_recs(mtr.page(leaf)) {
         return Ok(Some(ip::rec(mtr.page(leaf), slot).to_vec()));
@@ -85,10 +88,13 @@ pub fn record_at_or_after(
         let p = mtr.page(l);
         let r = (ip::n_recs(p) > 0).then(|| ip::rec(p, 0).to_vec());
         next = page::next(p);
-        mtr.release(l);
         if r.is_some() {
+            if !keep {
+                mtr.release(l);
+            }
             return Ok(r);
         }
+        mtr.release(l);
     }
     Ok(None)
 }
@@ -101,7 +107,7 @@ pub fn successor_key(
     leaf: PageRef,
     slot: usize,
 ) -> Result<LockKey> {
-    Ok(match record_at_or_after(mtr, idx, leaf, slot)? {
+    Ok(match record_at_or_after(mtr, idx, leaf, slot, false)? {
         Some(r) => key_of_rec(table, idx, &r),
         None => LockKey::supremum(table, idx.id),
     })
@@ -173,7 +179,7 @@ pub fn get(
         let mut mtr = Mtr::new(inner);
         let path = btree::descend(&mut mtr, idx, key, Bound::Lower, Intent::Read)?;
         let (leaf, slot) = (path.leaf().page, path.leaf().slot);
-        let rec = record_at_or_after(&mut mtr, idx, leaf, slot)?;
+        let rec = record_at_or_after(&mut mtr, idx, leaf, slot, true)?;
         let exact = rec
             .as_ref()
             .is_some_and(|r| record::cmp_tuple_rec(&idx.leaf, key, r).is_eq());
@@ -248,7 +254,7 @@ pub fn scan(
         };
         let path = btree::descend(&mut mtr, &idx, &k, bound, Intent::Read)?;
         let (leaf, slot) = (path.leaf().page, path.leaf().slot);
-        let Some(rec) = record_at_or_after(&mut mtr, &idx, leaf, slot)? else {
+        let Some(rec) = record_at_or_after(&mut mtr, &idx, leaf, slot, true)? else {
             if gap {
                 let sup = LockKey::supremum(t.id, idx.id);
                 if trx.try_lock(inner, &sup, how.mode(), Kind::Gap)? == Outcome::MustWait {
