@@ -16,6 +16,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use crate::btree::blob;
 use crate::btree::check::check_tree;
 use crate::buffer_pool::LatchMode;
 use crate::dict::Table;
@@ -127,7 +128,37 @@ fn check_table(
 }
 
 /// Pages of the undo system; checks chain and state consistency.
-fn check_undo(inner: &Inner, used: &mut BTreeSet<PageNo>, rep: &mut CheckReport) -> Result<()> {
+/// Pages of the off-page values that undo records still reference (old versions that purge
+/// has not freed yet): they are in use although no current record points to them.
+fn undo_chains(
+    inner: &Inner,
+    recs: &[undo::UndoRec],
+    chains: &mut HashMap<SpaceId, BTreeSet<PageNo>>,
+) -> Result<()> {
+    for r in recs.iter().filter(|r| r.kind != undo::UREC_INSERT) {
+        let Some(t) = crate::ddl::table_for_undo(inner, r.table_id)? else {
+            continue;
+        };
+        let used = chains.entry(t.space).or_default();
+        for reference in ClustRec::parse(&t, &r.old_rec).externs(None) {
+            let mut pno = blob::ref_page(&reference);
+            while pno != FIL_NULL && used.insert(pno) {
+                let mut mtr = Mtr::new(inner);
+                let pg = mtr.get(PageId::new(t.space, pno), LatchMode::S)?;
+                pno = page::next(mtr.page(pg));
+                mtr.commit()?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_undo(
+    inner: &Inner,
+    used: &mut BTreeSet<PageNo>,
+    chains: &mut HashMap<SpaceId, BTreeSet<PageNo>>,
+    rep: &mut CheckReport,
+) -> Result<()> {
     let mut total_hist = 0u64;
     for (r, &rp) in inner.trx.rsegs().iter().enumerate() {
         used.insert(rp);
@@ -149,7 +180,7 @@ fn check_undo(inner: &Inner, used: &mut BTreeSet<PageNo>, rep: &mut CheckReport)
                 ));
             }
             used.extend(undo::log_pages(inner, *first)?);
-            undo::read_all(inner, *first)?;
+            undo_chains(inner, &undo::read_all(inner, *first)?, chains)?;
             rep.active_undo_logs += 1;
         }
         let mut n = 0u32;
@@ -166,7 +197,7 @@ fn check_undo(inner: &Inner, used: &mut BTreeSet<PageNo>, rep: &mut CheckReport)
             }
             last_no = h.trx_no;
             used.extend(undo::log_pages(inner, first)?);
-            undo::read_all(inner, first)?;
+            undo_chains(inner, &undo::read_all(inner, first)?, chains)?;
             n += 1;
             cur = (h.hist_next != FIL_NULL).then_some(h.hist_next);
             if n > st.history_len + 1 {
@@ -308,7 +339,16 @@ pub fn check(inner: &Inner) -> Result<CheckReport> {
         u.insert(crate::dict::DICT_HDR_PAGE);
         u.extend(DBLWR_FIRST_PAGE..DBLWR_FIRST_PAGE + DBLWR_AREAS * DBLWR_AREA_PAGES);
         check_table(inner, &sys, u, &mut rep)?;
-        check_undo(inner, u, &mut rep)?;
+    }
+    let mut chains = HashMap::new();
+    check_undo(
+        inner,
+        used.entry(SYSTEM_SPACE).or_default(),
+        &mut chains,
+        &mut rep,
+    )?;
+    for (space, pages) in chains {
+        used.entry(space).or_default().extend(pages);
     }
     for t in inner.dict.tables() {
         check_table(inner, &t, used.entry(t.space).or_default(), &mut rep)?;
