@@ -122,13 +122,8 @@ pub struct PurgeArgs {
     )]
     pool_mb: u64,
 
-    /// innodb_page_size in bytes: 4096, 8192, 16384, 32768 or 65536.
-    #[arg(long, value_name = "BYTES", default_value_t = 16384)]
-    page_size: usize,
-
-    /// innodb_log_file_size in MiB (the redo log has 2 such files).
-    #[arg(long, value_name = "MIB", default_value_t = 48)]
-    log_file_mib: u64,
+    #[command(flatten)]
+    engine: EngineOpts,
 
     /// innodb_purge_threads: threads that purge (1..32; MySQL's default is 4).
     #[arg(long, value_name = "N", default_value_t = 4,
@@ -139,13 +134,6 @@ pub struct PurgeArgs {
     /// catches up (0, MySQL's default: never).
     #[arg(long, value_name = "N", default_value_t = 0)]
     max_purge_lag: u64,
-
-    /// innodb_flush_log_at_trx_commit: 1 = write and fsync the redo log at every commit,
-    /// 2 = write at commit and fsync about once a second, 0 = write and fsync about once a
-    /// second. Higher update rates (0 or 2) give purge more to do.
-    #[arg(long, value_name = "0|1|2", default_value_t = 1,
-          value_parser = value_parser!(u8).range(0..=2))]
-    trx_commit: u8,
 
     /// Print a progress line every this many seconds (every sample goes to --json and --csv).
     #[arg(long, value_name = "SECS", default_value_t = 10,
@@ -319,20 +307,6 @@ pub(crate) fn file_len(p: &Path) -> u64 {
     std::fs::metadata(p).map_or(0, |m| m.len())
 }
 
-/// sysbench's filler: `groups` groups of 11 random digits joined by '-'.
-pub(crate) fn digits(rng: &mut SmallRng, groups: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(groups * 12);
-    for g in 0..groups {
-        if g > 0 {
-            out.push(b'-');
-        }
-        for _ in 0..11 {
-            out.push(b'0' + rng.random_range(0..10u8));
-        }
-    }
-    out
-}
-
 /// Checks that a --json or --csv path's directory exists before a long run starts.
 pub(crate) fn check_out_dir(opt: &str, p: Option<&PathBuf>) -> Result<()> {
     if let Some(dir) = p.and_then(|p| p.parent()) {
@@ -389,16 +363,44 @@ fn table_def() -> TableDef {
     .index("k", vec![1], false)
 }
 
+/// Engine settings shared by the purge and rollback benchmarks.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct EngineOpts {
+    /// innodb_page_size in bytes: 4096, 8192, 16384, 32768 or 65536.
+    #[arg(long, value_name = "BYTES", default_value_t = 16384)]
+    pub page_size: usize,
+
+    /// innodb_log_file_size in MiB (the redo log has 2 such files; a big transaction writes
+    /// several times this much redo, so checkpoints must advance while it is open).
+    #[arg(long, value_name = "MIB", default_value_t = 48)]
+    pub log_file_mib: u64,
+
+    /// innodb_flush_log_at_trx_commit: 1 = write and fsync the redo log at every commit,
+    /// 2 = write at commit and fsync about once a second, 0 = write and fsync about once a
+    /// second.
+    #[arg(long, value_name = "0|1|2", default_value_t = 1,
+          value_parser = value_parser!(u8).range(0..=2))]
+    pub trx_commit: u8,
+}
+
+impl EngineOpts {
+    /// The engine configuration for a data directory and a pool of `pool_mb` MiB.
+    pub(crate) fn config(&self, dir: &Path, pool_mb: u64) -> EngineConfig {
+        let mut cfg = EngineConfig::new(dir);
+        cfg.page_size = self.page_size;
+        cfg.buffer_pool_size = pool_mb << 20;
+        cfg.buffer_pool_instances = 1;
+        cfg.log_file_size = self.log_file_mib << 20;
+        cfg.log_files_in_group = 2;
+        cfg.tunables.flush_log_at_trx_commit = self.trx_commit;
+        cfg
+    }
+}
+
 fn engine_config(args: &PurgeArgs, dir: &Path) -> EngineConfig {
-    let mut cfg = EngineConfig::new(dir);
-    cfg.page_size = args.page_size;
-    cfg.buffer_pool_size = args.pool_mb << 20;
-    cfg.buffer_pool_instances = 1;
-    cfg.log_file_size = args.log_file_mib << 20;
-    cfg.log_files_in_group = 2;
+    let mut cfg = args.engine.config(dir, args.pool_mb);
     cfg.purge_threads = args.purge_threads as usize;
     cfg.tunables.max_purge_lag = args.max_purge_lag;
-    cfg.tunables.flush_log_at_trx_commit = args.trx_commit;
     cfg
 }
 
@@ -471,7 +473,7 @@ fn load(engine: &Engine, t: &std::sync::Arc<Table>, rows: u64, seed: u64) -> Res
             let row = [
                 Value::Int(i),
                 Value::Int(rng.random_range(1..=max)),
-                Value::Bytes(digits(&mut rng, 10)),
+                Value::Bytes(workload::digits(&mut rng, 10)),
             ];
             trx.insert(t, &row)
                 .with_context(|| format!("load: insert id {i}"))?;
@@ -491,7 +493,7 @@ fn updater(engine: &Engine, t: &std::sync::Arc<Table>, rows: i64, seed: u64, sh:
     while !sh.stop.load(Ordering::Relaxed) {
         let id = rng.random_range(1..=rows);
         let k = rng.random_range(1..=rows);
-        let c = digits(&mut rng, 10);
+        let c = workload::digits(&mut rng, 10);
         let mut trx = engine.begin();
         match trx.update(
             t,
@@ -781,7 +783,7 @@ pub fn run(args: &PurgeArgs) -> Result<Vec<String>> {
         args.threads,
         args.minutes,
         args.pool_mb,
-        args.trx_commit,
+        args.engine.trx_commit,
         args.purge_threads,
         dir.path.display()
     );
@@ -1289,9 +1291,9 @@ pub fn run(args: &PurgeArgs) -> Result<Vec<String>> {
             ("max_history", num(args.max_history)),
             ("max_growth_pct", Json::Num(args.max_growth_pct)),
             ("pool_mib", num(args.pool_mb)),
-            ("page_size", num(args.page_size as u64)),
-            ("log_file_mib", num(args.log_file_mib)),
-            ("trx_commit", num(u64::from(args.trx_commit))),
+            ("page_size", num(args.engine.page_size as u64)),
+            ("log_file_mib", num(args.engine.log_file_mib)),
+            ("trx_commit", num(u64::from(args.engine.trx_commit))),
             ("purge_threads", num(args.purge_threads)),
             ("max_purge_lag", num(args.max_purge_lag)),
             ("seed", num(args.seed)),

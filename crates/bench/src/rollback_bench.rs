@@ -25,7 +25,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::purge_bench::{
-    check_out_dir, digits, figure_table, file_len, run_check, unix_now, write_json, Checks, DataDir,
+    check_out_dir, figure_table, file_len, run_check, unix_now, write_json, Checks, DataDir,
+    EngineOpts,
 };
 use crate::report::{mib, Json};
 use crate::watchdog;
@@ -66,19 +67,8 @@ pub struct RollbackArgs {
     )]
     pool_mb: u64,
 
-    /// innodb_page_size in bytes: 4096, 8192, 16384, 32768 or 65536.
-    #[arg(long, value_name = "BYTES", default_value_t = 16384)]
-    page_size: usize,
-
-    /// innodb_log_file_size in MiB (the redo log has 2 such files). The big transaction
-    /// writes several times this much redo, so checkpoints must advance while it is open.
-    #[arg(long, value_name = "MIB", default_value_t = 48)]
-    log_file_mib: u64,
-
-    /// innodb_flush_log_at_trx_commit (0, 1 or 2); it matters only for the load's commits.
-    #[arg(long, value_name = "0|1|2", default_value_t = 1,
-          value_parser = value_parser!(u8).range(0..=2))]
-    trx_commit: u8,
+    #[command(flatten)]
+    engine: EngineOpts,
 
     /// Rows per transaction when loading.
     #[arg(long, value_name = "N", default_value_t = 1000)]
@@ -139,14 +129,7 @@ impl Op {
 }
 
 fn engine_config(args: &RollbackArgs, dir: &Path) -> EngineConfig {
-    let mut cfg = EngineConfig::new(dir);
-    cfg.page_size = args.page_size;
-    cfg.buffer_pool_size = args.pool_mb << 20;
-    cfg.buffer_pool_instances = 1;
-    cfg.log_file_size = args.log_file_mib << 20;
-    cfg.log_files_in_group = 2;
-    cfg.tunables.flush_log_at_trx_commit = args.trx_commit;
-    cfg
+    args.engine.config(dir, args.pool_mb)
 }
 
 /// FNV-1a, 64 bits: a checksum that depends on every byte of every row and on their order.
@@ -345,7 +328,7 @@ fn change(
                 if (i - 1) % step == 0 {
                     expect_k.push((i, k));
                 }
-                let c = digits(&mut rng, 10);
+                let c = workload::digits(&mut rng, 10);
                 trx.update(
                     table,
                     &[Value::Int(i)],
@@ -449,7 +432,7 @@ pub fn run(args: &RollbackArgs) -> Result<Vec<String>> {
          redo log 2 x {} MiB, data in {}",
         args.rows,
         args.pool_mb,
-        args.log_file_mib,
+        args.engine.log_file_mib,
         dir.path.display()
     );
     watchdog::phase("rollback: open the engine");
@@ -767,9 +750,9 @@ pub fn run(args: &RollbackArgs) -> Result<Vec<String>> {
             ("rows", num(args.rows)),
             ("op", Json::str(op)),
             ("pool_mib", num(args.pool_mb)),
-            ("page_size", num(args.page_size as u64)),
-            ("log_file_mib", num(args.log_file_mib)),
-            ("trx_commit", num(u64::from(args.trx_commit))),
+            ("page_size", num(args.engine.page_size as u64)),
+            ("log_file_mib", num(args.engine.log_file_mib)),
+            ("trx_commit", num(u64::from(args.engine.trx_commit))),
             ("insert_batch", num(args.insert_batch as u64)),
             ("load_threads", num(args.load_threads as u64)),
             ("seed", num(args.seed)),

@@ -42,7 +42,7 @@ pub fn table_def() -> TableDef {
 
 /// sysbench's filler: `groups` groups of 11 random digits joined by '-'
 /// (10 groups = 119 bytes for `c`, 5 groups = 59 bytes for `pad`).
-fn digits(rng: &mut SmallRng, groups: usize) -> Vec<u8> {
+pub(crate) fn digits(rng: &mut SmallRng, groups: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(groups * 12);
     for g in 0..groups {
         if g > 0 {

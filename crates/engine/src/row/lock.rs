@@ -324,12 +324,7 @@ pub fn scan(
         }
         if record::is_deleted(&rec) {
             mtr.commit()?;
-            if !gap {
-                inner
-                    .trx
-                    .locks
-                    .unlock_row(trx.locks.as_ref().expect("locked"), &rk);
-            }
+            release_unmatched(inner, trx, gap, &rk);
             pos = next_pos;
             continue;
         }
@@ -349,16 +344,17 @@ pub fn scan(
         };
         match row {
             Some(r) if pred(&r) => out.push(r),
-            _ => {
-                if !gap {
-                    inner
-                        .trx
-                        .locks
-                        .unlock_row(trx.locks.as_ref().expect("locked"), &rk);
-                }
-            }
+            _ => release_unmatched(inner, trx, gap, &rk),
         }
         pos = next_pos;
+    }
+}
+
+/// READ COMMITTED and READ UNCOMMITTED (no gap locking) release the lock on a row the read
+/// does not return.
+fn release_unmatched(inner: &Inner, trx: &TrxState, gap: bool, rk: &LockKey) {
+    if let (false, Some(l)) = (gap, trx.locks.as_ref()) {
+        inner.trx.locks.unlock_row(l, rk);
     }
 }
 

@@ -256,6 +256,12 @@ pub fn key_bytes(k: &Tuple) -> Vec<u8> {
     out
 }
 
+/// Waits for the X lock on the row with clustered key `key` (no latch held, lock L2).
+fn wait_row_x(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Result<()> {
+    let lk = lock::key_of(t.id, &t.clustered, key);
+    trx.wait_lock(inner, &lk, Mode::X, Kind::RecNotGap)
+}
+
 /// Before changing clustered record `rec` (leaf latched): turns another active transaction's
 /// implicit lock on it into an explicit one, and returns false if the change must wait for a
 /// lock (the caller releases the latch and waits for X on the record). With
@@ -697,12 +703,7 @@ fn update_locked(
         let old = ip::rec(p, slot - 1).to_vec();
         if !lock_for_change(inner, trx, t, key, &old)? {
             drop(mtr);
-            trx.wait_lock(
-                inner,
-                &lock::key_of(t.id, idx, key),
-                Mode::X,
-                Kind::RecNotGap,
-            )?;
+            wait_row_x(inner, trx, t, key)?;
             continue;
         }
         let old_cr = ClustRec::parse(t, &old);
@@ -813,12 +814,7 @@ pub fn delete(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Resu
                 break (mtr, leaf, slot, old);
             }
             drop(mtr);
-            trx.wait_lock(
-                inner,
-                &lock::key_of(t.id, idx, key),
-                Mode::X,
-                Kind::RecNotGap,
-            )?;
+            wait_row_x(inner, trx, t, key)?;
         };
         let mut cr = ClustRec::parse(t, &old);
         if cr.deleted {
