@@ -129,7 +129,10 @@ fn check_table(
 
 /// Pages of the undo system; checks chain and state consistency.
 /// Pages of the off-page values that undo records still reference (old versions that purge
-/// has not freed yet): they are in use although no current record points to them.
+/// has not freed yet): in use although no current record points to them. After a crash a
+/// history log may also reference chains purge had already freed (it removes a record with
+/// its chains before it frees the log), so these pages only excuse "leaked", they are not
+/// required to be allocated; a walk stops at a page that is no longer a BLOB page.
 fn undo_chains(
     inner: &Inner,
     recs: &[undo::UndoRec],
@@ -139,12 +142,18 @@ fn undo_chains(
         let Some(t) = crate::ddl::table_for_undo(inner, r.table_id)? else {
             continue;
         };
-        let used = chains.entry(t.space).or_default();
+        let refs = chains.entry(t.space).or_default();
         for reference in ClustRec::parse(&t, &r.old_rec).externs(None) {
             let mut pno = blob::ref_page(&reference);
-            while pno != FIL_NULL && used.insert(pno) {
+            while pno != FIL_NULL && !refs.contains(&pno) {
                 let mut mtr = Mtr::new(inner);
-                let pg = mtr.get(PageId::new(t.space, pno), LatchMode::S)?;
+                let Ok(pg) = mtr.get(PageId::new(t.space, pno), LatchMode::S) else {
+                    break;
+                };
+                if page::page_type(mtr.page(pg)) != Some(page::PageType::Blob) {
+                    break;
+                }
+                refs.insert(pno);
                 pno = page::next(mtr.page(pg));
                 mtr.commit()?;
             }
@@ -223,6 +232,7 @@ fn check_space(
     inner: &Inner,
     space: SpaceId,
     used: &mut BTreeSet<PageNo>,
+    undo_refs: &BTreeSet<PageNo>,
     rep: &mut CheckReport,
 ) -> Result<()> {
     let ps = inner.bp.page_size();
@@ -272,9 +282,11 @@ fn check_space(
             ),
         ));
     }
+    let mut old_versions = Vec::new();
     for (p, &bit) in bits.iter().enumerate() {
         let p = p as u32;
         match (bit, used.contains(&p)) {
+            (true, false) if undo_refs.contains(&p) => old_versions.push(p),
             (true, false) => {
                 return Err(bad(
                     space,
@@ -295,6 +307,7 @@ fn check_space(
     if let Some(&p) = used.iter().find(|&&p| p >= fsp::size(&hdr)) {
         return Err(bad(space, p, "page in use beyond FSP_SIZE".into()));
     }
+    used.extend(old_versions);
     // Checksums of every allocated page on disk.
     let sp = inner.fil.space(space)?;
     let mut buf = vec![0u8; ps];
@@ -347,8 +360,8 @@ pub fn check(inner: &Inner) -> Result<CheckReport> {
         &mut chains,
         &mut rep,
     )?;
-    for (space, pages) in chains {
-        used.entry(space).or_default().extend(pages);
+    for &space in chains.keys() {
+        used.entry(space).or_default();
     }
     for t in inner.dict.tables() {
         check_table(inner, &t, used.entry(t.space).or_default(), &mut rep)?;
@@ -358,7 +371,8 @@ pub fn check(inner: &Inner) -> Result<CheckReport> {
     spaces.sort_unstable();
     for s in spaces {
         let mut u = used.remove(&s).unwrap_or_default();
-        check_space(inner, s, &mut u, &mut rep)?;
+        let undo_refs = chains.remove(&s).unwrap_or_default();
+        check_space(inner, s, &mut u, &undo_refs, &mut rep)?;
     }
     inner
         .bp
