@@ -34,6 +34,15 @@ fn table(e: &Engine) -> Arc<Table> {
     .unwrap()
 }
 
+/// The table with one committed row (1, k, v).
+fn table_with_row(e: &Engine, k: i64, v: &[u8]) -> Arc<Table> {
+    let t = table(e);
+    let mut w = e.begin();
+    w.insert(&t, &row(1, k, v)).unwrap();
+    w.commit().unwrap();
+    t
+}
+
 fn row(id: i64, k: i64, v: &[u8]) -> Vec<Value> {
     vec![Value::Int(id), Value::Int(k), Value::Bytes(v.to_vec())]
 }
@@ -156,10 +165,7 @@ fn repeatable_read_keeps_its_snapshot_through_both_indexes() {
 fn read_committed_and_read_uncommitted_see_what_their_level_allows() {
     let dir = tempfile::tempdir().unwrap();
     let e = open(dir.path());
-    let t = table(&e);
-    let mut w = e.begin();
-    w.insert(&t, &row(1, 10, b"a")).unwrap();
-    w.commit().unwrap();
+    let t = table_with_row(&e, 10, b"a");
 
     let mut rc = e.begin();
     rc.set_isolation(Isolation::ReadCommitted);
@@ -245,10 +251,7 @@ fn old_versions_of_off_page_values_survive_purge_while_a_view_needs_them() {
 fn purge_waits_for_the_oldest_view_then_drains() {
     let dir = tempfile::tempdir().unwrap();
     let e = open(dir.path());
-    let t = table(&e);
-    let mut w = e.begin();
-    w.insert(&t, &row(1, 1, b"a")).unwrap();
-    w.commit().unwrap();
+    let t = table_with_row(&e, 1, b"a");
     e.purge_all().unwrap();
     let mut r = e.begin();
     r.start_consistent_snapshot();
@@ -288,10 +291,7 @@ fn a_long_history_delays_changes_up_to_the_cap() {
     c.log_buffer_size = 256 << 10;
     c.background_threads = false;
     let e = Engine::open(c).unwrap();
-    let t = table(&e);
-    let mut w = e.begin();
-    w.insert(&t, &row(1, 1, b"a")).unwrap();
-    w.commit().unwrap();
+    let t = table_with_row(&e, 1, b"a");
     e.tunables().max_purge_lag.store(20, Ordering::Relaxed);
     e.tunables()
         .max_purge_lag_delay
