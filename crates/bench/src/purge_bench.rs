@@ -288,6 +288,36 @@ impl Checks {
                 .collect(),
         )
     }
+
+    /// The checks, the failures and the verdict, as one JSON object.
+    pub fn result_json(&self) -> Json {
+        let failures = self.failures();
+        Json::obj([
+            ("checks", self.json()),
+            ("passed", Json::Bool(failures.is_empty())),
+            (
+                "failures",
+                Json::Arr(failures.into_iter().map(Json::Str).collect()),
+            ),
+        ])
+    }
+
+    /// Ends a run: writes `doc` to the --json path if one was given, keeps the data directory
+    /// if asked or if a check failed, and returns the failures.
+    pub fn finish(
+        &self,
+        json: Option<(&Path, Json)>,
+        dir: DataDir,
+        keep: bool,
+    ) -> Result<Vec<String>> {
+        if let Some((path, doc)) = json {
+            write_json(path, &doc)?;
+            println!("results written to {}", path.display());
+        }
+        let failures = self.failures();
+        dir.finish(keep, !failures.is_empty())?;
+        Ok(failures)
+    }
 }
 
 /// A two-column table of figures.
@@ -1278,7 +1308,7 @@ pub fn run(args: &PurgeArgs) -> Result<Vec<String>> {
         write_csv(path, &samples)?;
         println!("samples written to {}", path.display());
     }
-    if let Some(path) = &args.json {
+    let json = args.json.as_deref().map(|path| {
         let num = |x: u64| Json::Num(x as f64);
         let onum = |x: Option<f64>| x.map_or(Json::Null, Json::Num);
         let settings = Json::obj([
@@ -1380,17 +1410,9 @@ pub fn run(args: &PurgeArgs) -> Result<Vec<String>> {
                 ]),
             ),
             ("view", view_json),
-            ("checks", checks.json()),
-            (
-                "failures",
-                Json::Arr(checks.failures().into_iter().map(Json::Str).collect()),
-            ),
-            ("passed", Json::Bool(checks.failures().is_empty())),
+            ("result", checks.result_json()),
         ]);
-        write_json(path, &doc)?;
-        println!("results written to {}", path.display());
-    }
-    let failures = checks.failures();
-    dir.finish(args.keep, !failures.is_empty())?;
-    Ok(failures)
+        (path, doc)
+    });
+    checks.finish(json, dir, args.keep)
 }

@@ -25,8 +25,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::purge_bench::{
-    check_out_dir, figure_table, file_len, run_check, unix_now, write_json, Checks, DataDir,
-    EngineOpts,
+    check_out_dir, figure_table, file_len, run_check, unix_now, Checks, DataDir, EngineOpts,
 };
 use crate::report::{mib, Json};
 use crate::watchdog;
@@ -744,7 +743,7 @@ pub fn run(args: &RollbackArgs) -> Result<Vec<String>> {
     print!("{}", figure_table("summary", &fig));
     checks.print();
 
-    if let Some(path) = &args.json {
+    let json = args.json.as_deref().map(|path| {
         let num = |x: u64| Json::Num(x as f64);
         let settings = Json::obj([
             ("rows", num(args.rows)),
@@ -799,19 +798,11 @@ pub fn run(args: &RollbackArgs) -> Result<Vec<String>> {
                     ("history_after", num(hist2)),
                 ]),
             ),
-            ("checks", checks.json()),
-            (
-                "failures",
-                Json::Arr(checks.failures().into_iter().map(Json::Str).collect()),
-            ),
-            ("passed", Json::Bool(checks.failures().is_empty())),
+            ("result", checks.result_json()),
         ]);
-        write_json(path, &doc)?;
-        println!("results written to {}", path.display());
-    }
-    let failures = checks.failures();
-    dir.finish(args.keep, !failures.is_empty())?;
-    Ok(failures)
+        (path, doc)
+    });
+    checks.finish(json, dir, args.keep)
 }
 
 #[cfg(test)]

@@ -7,14 +7,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use innoxide_engine::{ColumnDef, ColumnKind, Engine, EngineConfig, TableDef, Value};
+use innoxide_engine::{ColumnDef, ColumnKind, Engine, TableDef, Value};
 
 fn open(dir: &std::path::Path, limit: u64) -> Engine {
-    let mut c = EngineConfig::new(dir);
-    c.page_size = 4096;
-    c.buffer_pool_size = 2 << 20;
-    c.log_file_size = 2 << 20;
-    c.log_buffer_size = 256 << 10;
+    let mut c = innoxide_testkit::small_config(dir, 2);
     c.tunables.thread_concurrency = limit;
     c.tunables.concurrency_tickets = 10;
     Engine::open(c).unwrap()

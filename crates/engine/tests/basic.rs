@@ -8,12 +8,7 @@ use innoxide_engine::{
 };
 
 fn cfg(dir: &std::path::Path) -> EngineConfig {
-    let mut c = EngineConfig::new(dir);
-    c.page_size = 4096;
-    c.buffer_pool_size = 1 << 20;
-    c.log_file_size = 1 << 20;
-    c.log_buffer_size = 256 << 10;
-    c
+    innoxide_testkit::small_config(dir, 1)
 }
 
 fn people(engine: &Engine) -> Arc<innoxide_engine::Table> {

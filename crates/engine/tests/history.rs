@@ -42,8 +42,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use innoxide_engine::{
-    ColumnDef, ColumnKind, Engine, EngineConfig, Error, Isolation, LockRead, Table, TableDef, Trx,
-    Value,
+    ColumnDef, ColumnKind, Engine, Error, Isolation, LockRead, Table, TableDef, Trx, Value,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -799,11 +798,7 @@ fn drain_purge(e: &Engine) -> Result<(), Error> {
 /// `check()` found wrong with the engine's structures afterwards, if anything.
 fn run(level: Isolation, seed: u64, secs: f64) -> (History, Duration, Option<String>) {
     let dir = tempfile::tempdir().unwrap();
-    let mut c = EngineConfig::new(dir.path());
-    c.page_size = 4096;
-    c.buffer_pool_size = 4 << 20;
-    c.log_file_size = 4 << 20;
-    c.log_buffer_size = 256 << 10;
+    let c = innoxide_testkit::small_config(dir.path(), 4);
     let e = Arc::new(Engine::open(c).unwrap());
     let t = e
         .create_table(TableDef::new(

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use innoxide_engine::{
-    ColumnDef, ColumnKind, Engine, EngineConfig, Error, Isolation, KeyBound, LockRead, Table,
-    TableDef, Trx, Value,
+    ColumnDef, ColumnKind, Engine, Error, Isolation, KeyBound, LockRead, Table, TableDef, Trx,
+    Value,
 };
 
 const LEVELS: [Isolation; 4] = [
@@ -482,11 +482,7 @@ fn run_case(engine: &Arc<Engine>, case: &Case, level: Isolation, run: usize) -> 
 #[test]
 fn hermitage_cases_match_mariadb() {
     let dir = tempfile::tempdir().unwrap();
-    let mut c = EngineConfig::new(dir.path());
-    c.page_size = 4096;
-    c.buffer_pool_size = 4 << 20;
-    c.log_file_size = 4 << 20;
-    c.log_buffer_size = 256 << 10;
+    let c = innoxide_testkit::small_config(dir.path(), 4);
     let engine = Arc::new(Engine::open(c).unwrap());
     let base = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/isolation/");
     let cases = parse_cases(&std::fs::read_to_string(format!("{base}cases.txt")).unwrap());

@@ -29,8 +29,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use innoxide_engine::{
-    ColumnDef, ColumnKind, Engine, EngineConfig, Error, Isolation, KeyBound, LockRead, Table,
-    TableDef, Trx, Value,
+    ColumnDef, ColumnKind, Engine, Error, Isolation, KeyBound, LockRead, Table, TableDef, Trx,
+    Value,
 };
 
 /// The tests run one at a time, so that the timed ones have the CPU to themselves.
@@ -41,11 +41,7 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 fn open(dir: &Path, background: bool) -> Arc<Engine> {
-    let mut c = EngineConfig::new(dir);
-    c.page_size = 4096;
-    c.buffer_pool_size = 4 << 20;
-    c.log_file_size = 4 << 20;
-    c.log_buffer_size = 256 << 10;
+    let mut c = innoxide_testkit::small_config(dir, 4);
     c.background_threads = background;
     Arc::new(Engine::open(c).unwrap())
 }
@@ -684,16 +680,24 @@ fn ids_of(rows: &[Vec<Value>]) -> Vec<i64> {
     rows.iter().map(|r| r[0].as_i64().unwrap()).collect()
 }
 
-/// SELECT * FROM t WHERE id > 10 AND id < 30 FOR UPDATE at `level`.
-fn range_holder(e: &Arc<Engine>, t: &Arc<Table>, level: Isolation) -> Trx {
+/// A transaction at `level` holding a FOR UPDATE range read through `index` (None: the
+/// primary key) that must return exactly row 20.
+fn holder(
+    e: &Arc<Engine>,
+    t: &Arc<Table>,
+    level: Isolation,
+    index: Option<&str>,
+    from: KeyBound,
+    to: KeyBound,
+) -> Trx {
     let mut h = e.begin();
     h.set_isolation(level);
     let rows = h
         .scan_locking(
             t,
-            None,
-            KeyBound::Excluded(vec![Value::Int(10)]),
-            KeyBound::Excluded(vec![Value::Int(30)]),
+            index,
+            from,
+            to,
             true,
             LockRead::Exclusive,
             false,
@@ -702,6 +706,19 @@ fn range_holder(e: &Arc<Engine>, t: &Arc<Table>, level: Isolation) -> Trx {
         .unwrap();
     assert_eq!(ids_of(&rows), vec![20]);
     h
+}
+
+/// SELECT * FROM t WHERE id > 10 AND id < 30 FOR UPDATE at `level`.
+fn range_holder(e: &Arc<Engine>, t: &Arc<Table>, level: Isolation) -> Trx {
+    let (lo, hi) = (vec![Value::Int(10)], vec![Value::Int(30)]);
+    holder(
+        e,
+        t,
+        level,
+        None,
+        KeyBound::Excluded(lo),
+        KeyBound::Excluded(hi),
+    )
 }
 
 #[test]
@@ -752,22 +769,15 @@ fn range_scan_next_key_locks_at_repeatable_read_only() {
 
 /// SELECT * FROM t WHERE k = 40 FOR UPDATE through index k at `level`.
 fn sec_holder(e: &Arc<Engine>, t: &Arc<Table>, level: Isolation) -> Trx {
-    let mut h = e.begin();
-    h.set_isolation(level);
-    let rows = h
-        .scan_locking(
-            t,
-            Some("k"),
-            KeyBound::Included(vec![Value::Int(40)]),
-            KeyBound::Included(vec![Value::Int(40)]),
-            true,
-            LockRead::Exclusive,
-            false,
-            &mut |_| true,
-        )
-        .unwrap();
-    assert_eq!(ids_of(&rows), vec![20]);
-    h
+    let k = vec![Value::Int(40)];
+    holder(
+        e,
+        t,
+        level,
+        Some("k"),
+        KeyBound::Included(k.clone()),
+        KeyBound::Included(k),
+    )
 }
 
 #[test]

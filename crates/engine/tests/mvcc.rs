@@ -4,17 +4,10 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use innoxide_engine::{
-    ColumnDef, ColumnKind, Engine, EngineConfig, Isolation, KeyBound, Table, TableDef, Value,
-};
+use innoxide_engine::{ColumnDef, ColumnKind, Engine, Isolation, KeyBound, Table, TableDef, Value};
 
 fn open(dir: &std::path::Path) -> Engine {
-    let mut c = EngineConfig::new(dir);
-    c.page_size = 4096;
-    c.buffer_pool_size = 2 << 20;
-    c.log_file_size = 2 << 20;
-    c.log_buffer_size = 256 << 10;
-    Engine::open(c).unwrap()
+    Engine::open(innoxide_testkit::small_config(dir, 2)).unwrap()
 }
 
 /// `t (id INT PRIMARY KEY, k INT, v VARCHAR, KEY k (k))`.
@@ -284,11 +277,7 @@ fn purge_waits_for_the_oldest_view_then_drains() {
 fn a_long_history_delays_changes_up_to_the_cap() {
     let dir = tempfile::tempdir().unwrap();
     // No background purge: the history stays until purge_all.
-    let mut c = EngineConfig::new(dir.path());
-    c.page_size = 4096;
-    c.buffer_pool_size = 2 << 20;
-    c.log_file_size = 2 << 20;
-    c.log_buffer_size = 256 << 10;
+    let mut c = innoxide_testkit::small_config(dir.path(), 2);
     c.background_threads = false;
     let e = Engine::open(c).unwrap();
     let t = table_with_row(&e, 1, b"a");

@@ -6,10 +6,22 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use innoxide_engine::{
-    Collation, ColumnDef, ColumnKind, Engine, Error, KeyBound, Table, TableDef, Trx, Value,
+    Collation, ColumnDef, ColumnKind, Engine, EngineConfig, Error, KeyBound, Table, TableDef, Trx,
+    Value,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+/// A test-sized configuration: 4 KiB pages, a buffer pool and a redo log file of `mib` MiB
+/// each, a 256 KiB log buffer; everything else at MySQL's defaults.
+pub fn small_config(dir: &std::path::Path, mib: u64) -> EngineConfig {
+    let mut c = EngineConfig::new(dir);
+    c.page_size = 4096;
+    c.buffer_pool_size = mib << 20;
+    c.log_file_size = mib << 20;
+    c.log_buffer_size = 256 << 10;
+    c
+}
 
 /// A row of the test schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
