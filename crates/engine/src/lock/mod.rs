@@ -32,6 +32,9 @@
 //!   retry their operation after the wait).
 //! - L3: every key a transaction has requested is in its `TrxLocks::keys`, so `release_all`
 //!   finds every entry; after `release_all` (`finished`), no entry is created for it.
+//! - L4: no request survives its record leaving the index. `lock_wait` may therefore return
+//!   without a grant; every caller retries its operation after a wait and takes its lock again
+//!   (with `try_lock`) on what it then finds.
 //!
 //! LATCHING: a `TrxLocks` mutex may be held while taking a shard mutex (conversion, release);
 //! a shard mutex may be held while taking the wait-for graph mutex; nothing is taken inside
@@ -398,11 +401,17 @@ impl LockSys {
         self.stats.current_waits.fetch_add(1, Ordering::Relaxed);
         let mut blockers: Vec<u64> = Vec::new();
         let r = loop {
-            let q = m.get_mut(key).expect("a waiter's queue exists");
-            let pos = q
+            // The record left its index (inherit_to_gap dropped the queue): the caller retries
+            // its operation from its position, which finds what is there now (L4).
+            let Some(q) = m.get_mut(key) else {
+                break Ok(());
+            };
+            let Some(pos) = q
                 .iter()
                 .position(|r| r.trx == trx.id && r.waiting && r.mode == mode && r.kind == kind)
-                .expect("the waiting request is queued");
+            else {
+                break Ok(());
+            };
             let now: Vec<u64> = {
                 let mine = q[pos];
                 let mut v: Vec<u64> = q
@@ -589,22 +598,18 @@ impl LockSys {
     }
 
     /// A record left its index (purge, rollback of an insert): the granted locks on it become
-    /// gap locks on its successor (InnoDB's lock_rec_inherit_to_gap). Its waiters stay queued
-    /// and are woken: nothing blocks them now, and they retry their operation.
+    /// gap locks on its successor (InnoDB's lock_rec_inherit_to_gap) and its queue goes, waiting
+    /// requests included. The waiters are woken and retry their operation (L4): a request
+    /// granted on the vanished key would otherwise cover a later record with the same key.
     pub fn inherit_to_gap(&self, removed: &LockKey, successor: &LockKey) {
         let moved: Vec<Req> = {
             let sh = &self.shards[self.shard_no(removed)];
             let mut m = sh.map.lock();
-            let Some(q) = m.get_mut(removed) else {
+            let Some(q) = m.remove(removed) else {
                 return;
             };
-            let moved: Vec<Req> = q.iter().filter(|r| !r.waiting).copied().collect();
-            q.retain(|r| r.waiting);
-            if q.is_empty() {
-                m.remove(removed);
-            }
             sh.cv.notify_all();
-            moved
+            q.into_iter().filter(|r| !r.waiting).collect()
         };
         self.add_gap_locks(&moved, successor, |r| r.kind != Kind::InsertIntention);
     }
