@@ -1,0 +1,698 @@
+//! The statements and expressions innoxide executes.
+//!
+//! INVARIANTS
+//! - Identifiers are kept as written (unquoted); the executor compares database, table and
+//!   column names case-insensitively (lower_case_table_names=1 behaviour for lookups, the
+//!   spelling kept for display).
+//! - Function names are lower-case; `?` placeholders are numbered from 0 in text order.
+//! - Nothing here refers to sqlparser: `parse` lowers into these types.
+
+/// `db.name` or `name`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectName {
+    pub db: Option<String>,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    Select(Box<Select>),
+    Insert(Box<Insert>),
+    Update(Box<Update>),
+    Delete(Box<Delete>),
+
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+        charset: Option<String>,
+        collate: Option<String>,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+    },
+    Use(String),
+    CreateTable(Box<CreateTable>),
+    DropTable {
+        names: Vec<ObjectName>,
+        if_exists: bool,
+        temporary: bool,
+    },
+    TruncateTable(ObjectName),
+    /// RENAME TABLE a TO b, c TO d
+    RenameTable(Vec<(ObjectName, ObjectName)>),
+    CreateIndex {
+        name: String,
+        table: ObjectName,
+        columns: Vec<IndexColumn>,
+        unique: bool,
+    },
+    DropIndex {
+        name: String,
+        table: ObjectName,
+    },
+    AlterTable {
+        table: ObjectName,
+        ops: Vec<AlterOp>,
+    },
+    /// ANALYZE / OPTIMIZE / CHECK TABLE (answered with a result set per table).
+    TableMaintenance {
+        op: MaintenanceOp,
+        tables: Vec<ObjectName>,
+    },
+
+    /// BEGIN, START TRANSACTION [WITH CONSISTENT SNAPSHOT] [READ ONLY | READ WRITE]
+    Begin {
+        consistent_snapshot: bool,
+        read_only: bool,
+    },
+    Commit,
+    Rollback,
+    Savepoint(String),
+    RollbackToSavepoint(String),
+    ReleaseSavepoint(String),
+    /// SET [GLOBAL | SESSION] TRANSACTION ISOLATION LEVEL ... / READ ONLY | READ WRITE
+    SetTransaction {
+        scope: TrxScope,
+        isolation: Option<IsolationLevel>,
+        read_only: Option<bool>,
+    },
+    /// SET a = 1, @@session.b = 2, @u = 3, ...
+    Set(Vec<SetAssignment>),
+    /// SET NAMES charset [COLLATE collation] / SET CHARACTER SET charset
+    SetNames {
+        charset: String,
+        collate: Option<String>,
+    },
+    LockTables(Vec<(ObjectName, bool /* write */)>),
+    UnlockTables,
+
+    Show(Show),
+    /// EXPLAIN / DESCRIBE of a statement.
+    Explain(Box<Statement>),
+    /// KILL [CONNECTION | QUERY] id
+    Kill {
+        id: Expr,
+        query_only: bool,
+    },
+    /// DO expr, ...
+    Do(Vec<Expr>),
+    /// FLUSH ... (accepted: tables, privileges, logs, status)
+    Flush(Vec<String>),
+
+    CreateUser {
+        if_not_exists: bool,
+        users: Vec<(UserName, Option<String>)>,
+    },
+    AlterUser {
+        if_exists: bool,
+        users: Vec<(UserName, Option<String>)>,
+    },
+    DropUser {
+        if_exists: bool,
+        users: Vec<UserName>,
+    },
+    /// GRANT privileges ON what TO users [WITH GRANT OPTION]
+    Grant {
+        privileges: Vec<String>,
+        on: String,
+        users: Vec<UserName>,
+    },
+    Revoke {
+        privileges: Vec<String>,
+        on: String,
+        users: Vec<UserName>,
+    },
+
+    /// XA START/END/PREPARE/COMMIT/ROLLBACK/RECOVER
+    Xa(XaCommand),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum XaCommand {
+    Start(Vec<u8>),
+    End(Vec<u8>),
+    Prepare(Vec<u8>),
+    Commit { xid: Vec<u8>, one_phase: bool },
+    Rollback(Vec<u8>),
+    Recover,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaintenanceOp {
+    Analyze,
+    Optimize,
+    Check,
+}
+
+/// 'user'@'host'
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserName {
+    pub user: String,
+    /// '%' when not given.
+    pub host: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrxScope {
+    /// SET TRANSACTION: the next transaction only.
+    Next,
+    Session,
+    Global,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IsolationLevel {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarScope {
+    /// @@name or a bare name in SET: the session value where one exists.
+    Default,
+    Session,
+    Global,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SetTarget {
+    /// A system variable (name lower-case).
+    System { scope: VarScope, name: String },
+    /// @name (name lower-case; user variables are case-insensitive).
+    User(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetAssignment {
+    pub target: SetTarget,
+    /// `Expr::Default` for SET x = DEFAULT. A bare word on the right (SET autocommit=ON,
+    /// SET sql_mode=TRADITIONAL) is a string literal.
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShowFilter {
+    Like(String),
+    Where(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Show {
+    Databases {
+        filter: Option<ShowFilter>,
+    },
+    Tables {
+        db: Option<String>,
+        full: bool,
+        filter: Option<ShowFilter>,
+    },
+    Columns {
+        table: ObjectName,
+        full: bool,
+        filter: Option<ShowFilter>,
+    },
+    Index {
+        table: ObjectName,
+    },
+    CreateTable(ObjectName),
+    CreateDatabase(String),
+    TableStatus {
+        db: Option<String>,
+        filter: Option<ShowFilter>,
+    },
+    /// SHOW WARNINGS / SHOW ERRORS [LIMIT [offset,] n]; SHOW COUNT(*) WARNINGS is `count`.
+    Warnings {
+        errors_only: bool,
+        count: bool,
+        limit: Option<(u64, u64)>,
+    },
+    Variables {
+        global: bool,
+        filter: Option<ShowFilter>,
+    },
+    Status {
+        global: bool,
+        filter: Option<ShowFilter>,
+    },
+    Processlist {
+        full: bool,
+    },
+    Engines,
+    Collation {
+        filter: Option<ShowFilter>,
+    },
+    CharacterSet {
+        filter: Option<ShowFilter>,
+    },
+    /// SHOW ENGINE name STATUS | MUTEX
+    EngineStatus {
+        engine: String,
+        mutex: bool,
+    },
+    Grants {
+        user: Option<UserName>,
+    },
+    Plugins,
+    /// SHOW MASTER STATUS, SHOW BINARY LOGS, SHOW SLAVE/REPLICA STATUS: empty results.
+    Replication(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Select {
+    pub distinct: bool,
+    pub items: Vec<SelectItem>,
+    /// Comma-separated FROM items (a comma is an inner join without condition). Empty: no
+    /// FROM (or FROM DUAL).
+    pub from: Vec<TableRef>,
+    pub selection: Option<Expr>,
+    pub group_by: Vec<Expr>,
+    pub having: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub lock: Option<LockClause>,
+    /// UNION [ALL | DISTINCT] with further selects, in order.
+    pub unions: Vec<(bool /* all */, Select)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockClause {
+    /// FOR UPDATE [NOWAIT | SKIP LOCKED]
+    ForUpdate { nowait: bool, skip_locked: bool },
+    /// FOR SHARE / LOCK IN SHARE MODE
+    ForShare { nowait: bool, skip_locked: bool },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SelectItem {
+    Expr {
+        expr: Expr,
+        alias: Option<String>,
+        /// The expression as written (the column name MySQL shows without an alias).
+        text: String,
+    },
+    /// `*`
+    Wildcard,
+    /// `t.*`
+    QualifiedWildcard(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum IndexHint {
+    Use(Vec<String>),
+    Force(Vec<String>),
+    Ignore(Vec<String>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TableRef {
+    Table {
+        name: ObjectName,
+        alias: Option<String>,
+        hints: Vec<IndexHint>,
+    },
+    Derived {
+        subquery: Box<Select>,
+        alias: String,
+    },
+    Join {
+        left: Box<TableRef>,
+        right: Box<TableRef>,
+        kind: JoinKind,
+        /// ON condition (None for CROSS JOIN or USING).
+        on: Option<Expr>,
+        using: Vec<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Cross,
+    Straight,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderItem {
+    pub expr: Expr,
+    pub desc: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Insert {
+    pub table: ObjectName,
+    /// Empty: all columns in table order.
+    pub columns: Vec<String>,
+    pub source: InsertSource,
+    pub ignore: bool,
+    /// REPLACE INTO
+    pub replace: bool,
+    /// ON DUPLICATE KEY UPDATE col = expr, ... (expr may use `Expr::Values(col)`).
+    pub on_duplicate: Vec<(String, Expr)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum InsertSource {
+    /// VALUES (...), (...); `Expr::Default` for DEFAULT.
+    Values(Vec<Vec<Expr>>),
+    Select(Box<Select>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Update {
+    pub table: ObjectName,
+    pub alias: Option<String>,
+    /// (column, value); the column may be qualified `t.c` (qualifier dropped here).
+    pub assignments: Vec<(String, Expr)>,
+    pub selection: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub ignore: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delete {
+    pub table: ObjectName,
+    pub alias: Option<String>,
+    pub selection: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub ignore: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateTable {
+    pub name: ObjectName,
+    pub if_not_exists: bool,
+    pub temporary: bool,
+    pub columns: Vec<ColumnSpec>,
+    /// PRIMARY KEY, UNIQUE, KEY/INDEX from both the column list and inline column options
+    /// (an inline PRIMARY KEY / UNIQUE appears here too, with the column's name).
+    pub keys: Vec<KeySpec>,
+    pub options: TableOptions,
+    /// CREATE TABLE t LIKE other
+    pub like: Option<ObjectName>,
+    /// CREATE TABLE t [AS] SELECT ...
+    pub as_select: Option<Box<Select>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TableOptions {
+    pub engine: Option<String>,
+    pub row_format: Option<String>,
+    pub charset: Option<String>,
+    pub collate: Option<String>,
+    pub auto_increment: Option<u64>,
+    pub key_block_size: Option<u64>,
+    pub comment: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnSpec {
+    pub name: String,
+    pub ty: ColumnType,
+    /// NULL / NOT NULL as written (None: not given).
+    pub nullable: Option<bool>,
+    pub default: Option<Expr>,
+    pub auto_increment: bool,
+    /// ON UPDATE CURRENT_TIMESTAMP[(fsp)]
+    pub on_update_now: bool,
+    pub comment: Option<String>,
+}
+
+/// A column type as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnType {
+    pub name: TypeName,
+    /// (M) or (M,D): display width, length, precision or fractional seconds.
+    pub length: Option<u64>,
+    pub scale: Option<u64>,
+    pub unsigned: bool,
+    pub zerofill: bool,
+    pub charset: Option<String>,
+    pub collate: Option<String>,
+    /// ENUM / SET members.
+    pub values: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeName {
+    TinyInt,
+    SmallInt,
+    MediumInt,
+    Int,
+    BigInt,
+    /// BOOL / BOOLEAN (TINYINT(1))
+    Bool,
+    Decimal,
+    Float,
+    Double,
+    Bit,
+    Char,
+    VarChar,
+    Binary,
+    VarBinary,
+    TinyText,
+    Text,
+    MediumText,
+    LongText,
+    TinyBlob,
+    Blob,
+    MediumBlob,
+    LongBlob,
+    Date,
+    DateTime,
+    Timestamp,
+    Time,
+    Year,
+    Enum,
+    Set,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    Primary,
+    Unique,
+    Index,
+    Fulltext,
+    /// FOREIGN KEY: accepted and not enforced (reported as a warning by the executor).
+    Foreign,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeySpec {
+    pub kind: KeyKind,
+    pub name: Option<String>,
+    pub columns: Vec<IndexColumn>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexColumn {
+    pub name: String,
+    /// name(10): a prefix of this many characters.
+    pub prefix: Option<u64>,
+    pub desc: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AlterOp {
+    AddColumn {
+        column: ColumnSpec,
+        /// FIRST: Some(None); AFTER c: Some(Some(c)); at the end: None.
+        position: Option<Option<String>>,
+    },
+    DropColumn(String),
+    AddKey(KeySpec),
+    DropIndex(String),
+    DropPrimaryKey,
+    RenameTo(ObjectName),
+    /// ENGINE=, ROW_FORMAT=, ... as table options.
+    Options(TableOptions),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Null,
+    /// A numeric literal as written (integer, decimal or with an exponent): the executor
+    /// types it (INT, DECIMAL or DOUBLE) as MySQL does.
+    Number(String),
+    /// A quoted string with escapes resolved; `charset` is an introducer such as _utf8mb4 or
+    /// _binary.
+    String {
+        bytes: Vec<u8>,
+        charset: Option<String>,
+    },
+    /// X'0A', 0x0A, B'101': a binary string.
+    Hex(Vec<u8>),
+    Bool(bool),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    /// BINARY expr
+    Binary,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// DIV
+    IntDiv,
+    /// % / MOD
+    Mod,
+    Eq,
+    /// <=>
+    NullSafeEq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntervalUnit {
+    Microsecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+/// CAST(x AS type) / CONVERT(x, type) targets.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CastType {
+    Signed,
+    Unsigned,
+    Decimal(Option<u64>, Option<u64>),
+    Double,
+    Char(Option<u64>, Option<String>),
+    Binary(Option<u64>),
+    Date,
+    DateTime(Option<u64>),
+    Time(Option<u64>),
+    Json,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Literal(Literal),
+    /// [db.][table.]column
+    Column {
+        table: Option<String>,
+        name: String,
+    },
+    /// `?` placeholder number (from 0).
+    Param(usize),
+    /// @name (lower-case)
+    UserVar(String),
+    /// @@[global.|session.]name (name lower-case)
+    SysVar {
+        scope: VarScope,
+        name: String,
+    },
+    Unary {
+        op: UnaryOp,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
+    /// expr IS [NOT] TRUE / FALSE
+    IsBool {
+        expr: Box<Expr>,
+        value: bool,
+        negated: bool,
+    },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    InSubquery {
+        expr: Box<Expr>,
+        subquery: Box<Select>,
+        negated: bool,
+    },
+    Between {
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<Box<Expr>>,
+        negated: bool,
+    },
+    /// A function call, name lower-case: scalar functions and the aggregates count, sum, avg,
+    /// min, max, group_concat, bit_and, bit_or, bit_xor, std, variance...
+    Function {
+        name: String,
+        args: Vec<Expr>,
+        distinct: bool,
+        /// COUNT(*)
+        star: bool,
+    },
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        else_: Option<Box<Expr>>,
+    },
+    Cast {
+        expr: Box<Expr>,
+        ty: CastType,
+    },
+    Collate {
+        expr: Box<Expr>,
+        collation: String,
+    },
+    /// INTERVAL expr unit (only as an operand of + and - or DATE_ADD/DATE_SUB).
+    Interval {
+        value: Box<Expr>,
+        unit: IntervalUnit,
+    },
+    Subquery(Box<Select>),
+    Exists {
+        subquery: Box<Select>,
+        negated: bool,
+    },
+    /// (a, b, ...)
+    Row(Vec<Expr>),
+    /// VALUES(col) in ON DUPLICATE KEY UPDATE.
+    Values(String),
+    /// DEFAULT (in VALUES lists and SET).
+    Default,
+}

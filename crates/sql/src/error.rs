@@ -1,0 +1,287 @@
+//! MySQL's error numbers, SQLSTATEs and message formats, in one place. Every error a client
+//! sees is built here: `SqlError::new(ER_DUP_ENTRY, &[&key, &index])`.
+//!
+//! INVARIANT: each entry's number, SQLSTATE and message text are MySQL 8.0's
+//! (share/messages_to_clients.txt); `%s`/`%d`/`%u`/`%lu` are filled in order.
+
+use std::fmt;
+
+/// One MySQL error: number, SQLSTATE, message format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorCode {
+    pub code: u16,
+    pub state: &'static str,
+    pub format: &'static str,
+}
+
+macro_rules! codes {
+    ($($name:ident = $code:expr, $state:expr, $fmt:expr;)*) => {
+        $(pub const $name: ErrorCode = ErrorCode { code: $code, state: $state, format: $fmt };)*
+        /// Every code, for lookups by number.
+        pub const ALL: &[ErrorCode] = &[$($name),*];
+    };
+}
+
+codes! {
+    ER_CON_COUNT_ERROR = 1040, "08004", "Too many connections";
+    ER_HANDSHAKE_ERROR = 1043, "08S01", "Bad handshake";
+    ER_DBACCESS_DENIED_ERROR = 1044, "42000", "Access denied for user '%s'@'%s' to database '%s'";
+    ER_ACCESS_DENIED_ERROR = 1045, "28000", "Access denied for user '%s'@'%s' (using password: %s)";
+    ER_NO_DB_ERROR = 1046, "3D000", "No database selected";
+    ER_UNKNOWN_COM_ERROR = 1047, "08S01", "Unknown command";
+    ER_BAD_NULL_ERROR = 1048, "23000", "Column '%s' cannot be null";
+    ER_BAD_DB_ERROR = 1049, "42000", "Unknown database '%s'";
+    ER_TABLE_EXISTS_ERROR = 1050, "42S01", "Table '%s' already exists";
+    ER_BAD_TABLE_ERROR = 1051, "42S02", "Unknown table '%s'";
+    ER_NON_UNIQ_ERROR = 1052, "23000", "Column '%s' in %s is ambiguous";
+    ER_SERVER_SHUTDOWN = 1053, "08S01", "Server shutdown in progress";
+    ER_BAD_FIELD_ERROR = 1054, "42S22", "Unknown column '%s' in '%s'";
+    ER_WRONG_FIELD_WITH_GROUP = 1055, "42000", "Expression #%u of %s is not in GROUP BY clause and contains nonaggregated column '%s' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by";
+    ER_WRONG_GROUP_FIELD = 1056, "42000", "Can't group on '%s'";
+    ER_WRONG_VALUE_COUNT = 1058, "21S01", "Column count doesn't match value count";
+    ER_TOO_LONG_IDENT = 1059, "42000", "Identifier name '%s' is too long";
+    ER_DUP_FIELDNAME = 1060, "42S21", "Duplicate column name '%s'";
+    ER_DUP_KEYNAME = 1061, "42000", "Duplicate key name '%s'";
+    ER_DUP_ENTRY = 1062, "23000", "Duplicate entry '%s' for key '%s'";
+    ER_WRONG_FIELD_SPEC = 1063, "42000", "Incorrect column specifier for column '%s'";
+    ER_PARSE_ERROR = 1064, "42000", "%s near '%s' at line %d";
+    ER_EMPTY_QUERY = 1065, "42000", "Query was empty";
+    ER_NONUNIQ_TABLE = 1066, "42000", "Not unique table/alias: '%s'";
+    ER_INVALID_DEFAULT = 1067, "42000", "Invalid default value for '%s'";
+    ER_MULTIPLE_PRI_KEY = 1068, "42000", "Multiple primary key defined";
+    ER_TOO_MANY_KEYS = 1069, "42000", "Too many keys specified; max %d keys allowed";
+    ER_TOO_LONG_KEY = 1071, "42000", "Specified key was too long; max key length is %d bytes";
+    ER_KEY_COLUMN_DOES_NOT_EXITS = 1072, "42000", "Key column '%s' doesn't exist in table";
+    ER_TOO_BIG_FIELDLENGTH = 1074, "42000", "Column length too big for column '%s' (max = %lu); use BLOB or TEXT instead";
+    ER_WRONG_AUTO_KEY = 1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key";
+    ER_NO_SUCH_THREAD = 1094, "HY000", "Unknown thread id: %lu";
+    ER_KILL_DENIED_ERROR = 1095, "HY000", "You are not owner of thread %lu";
+    ER_NO_TABLES_USED = 1096, "HY000", "No tables used";
+    ER_BLOB_CANT_HAVE_DEFAULT = 1101, "42000", "BLOB, TEXT, GEOMETRY or JSON column '%s' can't have a default value";
+    ER_WRONG_DB_NAME = 1102, "42000", "Incorrect database name '%s'";
+    ER_WRONG_TABLE_NAME = 1103, "42000", "Incorrect table name '%s'";
+    ER_UNKNOWN_PROCEDURE = 1106, "42000", "Unknown procedure '%s'";
+    ER_UNKNOWN_TABLE = 1109, "42S02", "Unknown table '%s' in %s";
+    ER_FIELD_SPECIFIED_TWICE = 1110, "42000", "Column '%s' specified twice";
+    ER_INVALID_GROUP_FUNC_USE = 1111, "HY000", "Invalid use of group function";
+    ER_TABLE_MUST_HAVE_COLUMNS = 1113, "42000", "A table must have at least 1 column";
+    ER_RECORD_FILE_FULL = 1114, "HY000", "The table '%s' is full";
+    ER_UNKNOWN_CHARACTER_SET = 1115, "42000", "Unknown character set: '%s'";
+    ER_TOO_BIG_ROWSIZE = 1118, "42000", "Row size too large. The maximum row size for the used table type, not counting BLOBs, is %ld. This includes storage overhead, check the manual. You have to change some columns to TEXT or BLOBs";
+    ER_WRONG_OUTER_JOIN = 1120, "42000", "Cross dependency found in OUTER JOIN; examine your ON conditions";
+    ER_NULL_COLUMN_IN_INDEX = 1121, "42000", "Table handler doesn't support NULL in given index. Please change column '%s' to be NOT NULL or use another handler";
+    ER_PASSWORD_NO_MATCH = 1133, "42000", "Can't find any matching row in the user table";
+    ER_WRONG_COLUMN_NAME = 1166, "42000", "Incorrect column name '%s'";
+    ER_WRONG_KEY_COLUMN = 1167, "42000", "The used storage engine can't index column '%s'";
+    ER_BLOB_KEY_WITHOUT_LENGTH = 1170, "42000", "BLOB/TEXT column '%s' used in key specification without a key length";
+    ER_PRIMARY_CANT_HAVE_NULL = 1171, "42000", "All parts of a PRIMARY KEY must be NOT NULL; if you need NULL in a key, use UNIQUE instead";
+    ER_TOO_MANY_ROWS = 1172, "42000", "Result consisted of more than one row";
+    ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE = 1175, "HY000", "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column. ";
+    ER_KEY_DOES_NOT_EXITS = 1176, "42000", "Key '%s' doesn't exist in table '%s'";
+    ER_CHECK_NOT_IMPLEMENTED = 1178, "42000", "The storage engine for the table doesn't support %s";
+    ER_CANT_DO_THIS_DURING_AN_TRANSACTION = 1179, "25000", "You are not allowed to execute this command in a transaction";
+    ER_ERROR_DURING_COMMIT = 1180, "HY000", "Got error %d - '%s' during COMMIT";
+    ER_ERROR_DURING_ROLLBACK = 1181, "HY000", "Got error %d - '%s' during ROLLBACK";
+    ER_NEW_ABORTING_CONNECTION = 1184, "08S01", "Aborted connection %u to db: '%s' user: '%s' host: '%s' (%s)";
+    ER_LOCK_OR_ACTIVE_TRANSACTION = 1192, "HY000", "Can't execute the given command because you have active locked tables or an active transaction";
+    ER_UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", "Unknown system variable '%s'";
+    ER_LOCK_WAIT_TIMEOUT = 1205, "HY000", "Lock wait timeout exceeded; try restarting transaction";
+    ER_LOCK_DEADLOCK = 1213, "40001", "Deadlock found when trying to get lock; try restarting transaction";
+    ER_DUP_UNIQUE = 1169, "23000", "Can't write, because of unique constraint, to table '%s'";
+    ER_WRONG_ARGUMENTS = 1210, "HY000", "Incorrect arguments to %s";
+    ER_NO_PERMISSION_TO_CREATE_USER = 1211, "42000", "'%s'@'%s' is not allowed to create new users";
+    ER_QUERY_INTERRUPTED = 1317, "70100", "Query execution was interrupted";
+    ER_LOCAL_VARIABLE = 1228, "HY000", "Variable '%s' is a SESSION variable and can't be used with SET GLOBAL";
+    ER_GLOBAL_VARIABLE = 1229, "HY000", "Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL";
+    ER_NO_DEFAULT = 1230, "42000", "Variable '%s' doesn't have a default value";
+    ER_WRONG_VALUE_FOR_VAR = 1231, "42000", "Variable '%s' can't be set to the value of '%s'";
+    ER_WRONG_TYPE_FOR_VAR = 1232, "42000", "Incorrect argument type to variable '%s'";
+    ER_VAR_CANT_BE_READ = 1233, "HY000", "Variable '%s' can only be set, not read";
+    ER_NOT_SUPPORTED_YET = 1235, "42000", "This version of MySQL doesn't yet support '%s'";
+    ER_INCORRECT_GLOBAL_LOCAL_VAR = 1238, "HY000", "Variable '%s' is a %s variable";
+    ER_WRONG_FK_DEF = 1239, "42000", "Incorrect foreign key definition for '%s': %s";
+    ER_OPERAND_COLUMNS = 1241, "21000", "Operand should contain %d column(s)";
+    ER_SUBQUERY_NO_1_ROW = 1242, "21000", "Subquery returns more than 1 row";
+    ER_UNKNOWN_STMT_HANDLER = 1243, "HY000", "Unknown prepared statement handler (%.*s) given to %s";
+    ER_ILLEGAL_REFERENCE = 1247, "42S22", "Reference '%s' not supported (%s)";
+    ER_DERIVED_MUST_HAVE_ALIAS = 1248, "42000", "Every derived table must have its own alias";
+    ER_UNKNOWN_STORAGE_ENGINE = 1286, "42000", "Unknown storage engine '%s'";
+    ER_WARN_DEPRECATED_SYNTAX = 1287, "HY000", "'%s' is deprecated and will be removed in a future release. Please use %s instead";
+    ER_UNSUPPORTED_PS = 1295, "HY000", "This command is not supported in the prepared statement protocol yet";
+    ER_TRUNCATED_WRONG_VALUE = 1292, "22007", "Truncated incorrect %s value: '%s'";
+    ER_UNKNOWN_TIME_ZONE = 1298, "HY000", "Unknown or incorrect time zone: '%s'";
+    ER_WARN_USING_OTHER_HANDLER = 1266, "HY000", "Using storage engine %s for table '%s'";
+    ER_UNKNOWN_COLLATION = 1273, "HY000", "Unknown collation: '%s'";
+    ER_COLLATION_CHARSET_MISMATCH = 1253, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'";
+    ER_WARN_DATA_OUT_OF_RANGE = 1264, "22003", "Out of range value for column '%s' at row %ld";
+    WARN_DATA_TRUNCATED = 1265, "01000", "Data truncated for column '%s' at row %ld";
+    ER_WARN_NULL_TO_NOTNULL = 1263, "22004", "Column set to default value; NULL supplied to NOT NULL column '%s' at row %ld";
+    ER_CANT_AGGREGATE_2COLLATIONS = 1267, "HY000", "Illegal mix of collations (%s,%s) and (%s,%s) for operation '%s'";
+    ER_CANNOT_USER = 1396, "HY000", "Operation %s failed for %.256s";
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "HY000", "Incorrect %-.32s value: '%-.128s' for column '%.192s' at row %ld";
+    ER_DATA_TOO_LONG = 1406, "22001", "Data too long for column '%s' at row %ld";
+    ER_XAER_NOTA = 1397, "XAE04", "XAER_NOTA: Unknown XID";
+    ER_XAER_INVAL = 1398, "XAE05", "XAER_INVAL: Invalid arguments (or unsupported command)";
+    ER_XAER_RMFAIL = 1399, "XAE07", "XAER_RMFAIL: The command cannot be executed when global transaction is in the  %.64s state";
+    ER_XAER_OUTSIDE = 1400, "XAE09", "XAER_OUTSIDE: Some work is done outside global transaction";
+    ER_DIVISION_BY_ZERO = 1365, "22012", "Division by 0";
+    ER_SP_DOES_NOT_EXIST = 1305, "42000", "%s %s does not exist";
+    ER_NET_PACKET_TOO_LARGE = 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes";
+    ER_NET_READ_ERROR = 1158, "08S01", "Got an error reading communication packets";
+    ER_NET_READ_INTERRUPTED = 1159, "08S01", "Got timeout reading communication packets";
+    ER_TOO_BIG_PRECISION = 1426, "42000", "Too-big precision %u specified for '%s'. Maximum is %u.";
+    ER_M_BIGGER_THAN_D = 1427, "42000", "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '%s').";
+    ER_TOO_BIG_SCALE = 1425, "42000", "Too big scale %u specified for column '%s'. Maximum is %u.";
+    ER_TOO_BIG_DISPLAYWIDTH = 1439, "42000", "Display width out of range for column '%s' (max = %lu)";
+    ER_DATETIME_FUNCTION_OVERFLOW = 1441, "22008", "Datetime function: %s field overflow";
+    ER_DATA_OUT_OF_RANGE = 1690, "22003", "%s value is out of range in '%s'";
+    ER_WRONG_VALUE = 1525, "HY000", "Incorrect %s value: '%s'";
+    ER_TOO_LONG_TABLE_COMMENT = 1628, "HY000", "Comment for table '%s' is too long (max = %lu)";
+    ER_UNSUPPORTED_EXTENSION = 1112, "42000", "Table '%s' uses an extension that doesn't exist in this MySQL version";
+    ER_INVALID_CHARACTER_STRING = 1300, "HY000", "Invalid %s character string: '%.64s'";
+    ER_SPECIFIC_ACCESS_DENIED_ERROR = 1227, "42000", "Access denied; you need (at least one of) the %s privilege(s) for this operation";
+    ER_DB_CREATE_EXISTS = 1007, "HY000", "Can't create database '%s'; database exists";
+    ER_DB_DROP_EXISTS = 1008, "HY000", "Can't drop database '%s'; database doesn't exist";
+    ER_NO_SUCH_TABLE = 1146, "42S02", "Table '%s.%s' doesn't exist";
+    ER_NOT_ALLOWED_COMMAND = 1148, "42000", "The used command is not allowed with this MySQL version";
+    ER_SYNTAX_ERROR = 1149, "42000", "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use";
+    ER_CANT_DROP_FIELD_OR_KEY = 1091, "42000", "Can't DROP '%s'; check that column/key exists";
+    ER_CANT_REMOVE_ALL_FIELDS = 1090, "42000", "You can't delete all columns with ALTER TABLE; use DROP TABLE instead";
+    ER_TOO_MANY_FIELDS = 1117, "HY000", "Too many columns";
+    ER_MIX_OF_GROUP_FUNC_AND_FIELDS = 1140, "42000", "In aggregated query without GROUP BY, expression #%u of SELECT list contains nonaggregated column '%s'; this is incompatible with sql_mode=only_full_group_by";
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", "Incorrect parameter count in the call to native function '%s'";
+    ER_FUNC_INEXISTENT_NAME_COLLISION = 1630, "42000", "FUNCTION %s does not exist. Check the 'Function Name Parsing and Resolution' section in the Reference Manual";
+    ER_WRONG_ARGUMENTS_COUNT = 1318, "42000", "Incorrect number of arguments for %s %s; expected %u, got %u";
+    ER_WRONG_VALUE_COUNT_ON_ROW = 1136, "21S01", "Column count doesn't match value count at row %ld";
+    ER_NON_INSERTABLE_TABLE = 1471, "HY000", "The target table %s of the %s is not insertable-into";
+    ER_UPDATE_TABLE_USED = 1093, "HY000", "You can't specify target table '%s' for update in FROM clause";
+    ER_ROW_IS_REFERENCED = 1217, "23000", "Cannot delete or update a parent row: a foreign key constraint fails";
+    ER_AUTOINC_READ_FAILED = 1467, "HY000", "Failed to read auto-increment value from storage engine";
+    ER_WARN_TOO_MANY_RECORDS = 1261, "01000", "Row %ld contains more data than there were input columns";
+    ER_READ_ONLY_TRANSACTION = 1207, "25000", "Update locks cannot be acquired during a READ UNCOMMITTED transaction";
+    ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006", "Cannot execute statement in a READ ONLY transaction.";
+    ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress";
+    ER_LOCK_NOWAIT = 3572, "HY000", "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.";
+    ER_CHECKREAD = 1020, "HY000", "Record has changed since last read in table '%s'";
+    ER_GET_ERRNO = 1030, "HY000", "Got error %d - '%s' from storage engine";
+    ER_ILLEGAL_HA = 1031, "HY000", "Table storage engine for '%s' doesn't have this option";
+    ER_CRASHED_ON_USAGE = 1194, "HY000", "Table '%s' is marked as crashed and should be repaired";
+    ER_NOT_KEYFILE = 1034, "HY000", "Incorrect key file for table '%s'; try to repair it";
+    ER_OUT_OF_RESOURCES = 1041, "HY000", "Out of memory; check if mysqld or some other process uses all available memory; if not, you may have to use 'ulimit' to allow mysqld to use more memory or you can add more swap space";
+    ER_INTERNAL_ERROR = 1815, "HY000", "Internal error: %s";
+    ER_OPTION_PREVENTS_STATEMENT = 1290, "HY000", "The MySQL server is running with the %s option so it cannot execute this statement";
+    ER_TABLE_NOT_LOCKED = 1100, "HY000", "Table '%s' was not locked with LOCK TABLES";
+    ER_MAX_PREPARED_STMT_COUNT_REACHED = 1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: %lu)";
+    ER_NO_SUCH_INDEX = 1082, "42S12", "Table '%s' has no index like the one used in CREATE INDEX; recreate the table";
+    ER_INDEX_COLUMN_TOO_LONG = 1709, "HY000", "Index column size too large. The maximum column size is %lu bytes.";
+    ER_INVALID_USE_OF_NULL = 1138, "22004", "Invalid use of NULL value";
+    ER_SUBQUERY_NO_1_COLUMN = 1240, "21000", "Operand should contain 1 column(s)";
+    ER_KEY_NOT_FOUND = 1032, "HY000", "Can't find record in '%s'";
+    ER_WRONG_USAGE = 1221, "HY000", "Incorrect usage of %s and %s";
+    ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = 1222, "21000", "The used SELECT statements have a different number of columns";
+    ER_NOT_SUPPORTED_AUTH_MODE = 1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MySQL client";
+    ER_UNKNOWN_ERROR = 1105, "HY000", "Unknown error";
+}
+
+/// An error as sent to a client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SqlError {
+    pub code: u16,
+    pub state: &'static str,
+    pub message: String,
+}
+
+impl SqlError {
+    /// Fills `ec`'s format with `args` in order.
+    pub fn new(ec: ErrorCode, args: &[&dyn fmt::Display]) -> SqlError {
+        SqlError {
+            code: ec.code,
+            state: ec.state,
+            message: format_message(ec.format, args),
+        }
+    }
+
+    /// A syntax error: `near` is the rest of the statement from where parsing failed.
+    pub fn parse(near: &str, line: usize) -> SqlError {
+        let near: String = near.chars().take(80).collect();
+        SqlError::new(
+            ER_PARSE_ERROR,
+            &[
+                &"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+                &near,
+                &line,
+            ],
+        )
+    }
+}
+
+impl fmt::Display for SqlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ERROR {} ({}): {}", self.code, self.state, self.message)
+    }
+}
+
+impl std::error::Error for SqlError {}
+
+/// Replaces each printf-style conversion (`%s`, `%d`, `%lu`, `%-.64s`, `%.*s`...) with the
+/// next argument; `%%` is a percent sign.
+pub fn format_message(format: &str, args: &[&dyn fmt::Display]) -> String {
+    let mut out = String::with_capacity(format.len() + 16);
+    let mut args = args.iter();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            out.push('%');
+            continue;
+        }
+        // Skip flags, width, precision and length modifiers up to the conversion letter.
+        while let Some(&n) = chars.peek() {
+            chars.next();
+            if matches!(n, 's' | 'd' | 'u' | 'f' | 'g' | 'x' | 'c') {
+                break;
+            }
+        }
+        if let Some(a) = args.next() {
+            out.push_str(&a.to_string());
+        }
+    }
+    out
+}
+
+/// The entry for a number (the first one if several names share it).
+pub fn by_code(code: u16) -> Option<ErrorCode> {
+    ALL.iter().copied().find(|e| e.code == code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_mysql() {
+        let e = SqlError::new(ER_DUP_ENTRY, &[&"1", &"PRIMARY"]);
+        assert_eq!(e.code, 1062);
+        assert_eq!(e.state, "23000");
+        assert_eq!(e.message, "Duplicate entry '1' for key 'PRIMARY'");
+        let e = SqlError::new(ER_DATA_TOO_LONG, &[&"c", &3]);
+        assert_eq!(e.message, "Data too long for column 'c' at row 3");
+        let e = SqlError::new(ER_UNKNOWN_STMT_HANDLER, &[&"10", &"mysqld_stmt_execute"]);
+        assert_eq!(
+            e.message,
+            "Unknown prepared statement handler (10) given to mysqld_stmt_execute"
+        );
+    }
+
+    #[test]
+    fn codes_are_unique_per_name() {
+        for e in ALL {
+            assert_eq!(e.state.len(), 5, "{}", e.code);
+            assert_eq!(by_code(e.code).map(|x| x.code), Some(e.code));
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Parsing (being written).
