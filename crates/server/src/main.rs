@@ -1,11 +1,16 @@
 //! `innoxide`: the server. It opens (or initialises) a data directory with the storage engine,
-//! runs its background threads, and shuts down cleanly (flush + checkpoint) on SIGTERM or
-//! SIGINT, like mysqld. The MySQL protocol front end is added by the SQL-layer work (issue #4);
-//! until then the server serves the engine's maintenance only.
+//! loads the SQL catalog, listens for MySQL clients on TCP and a Unix socket (one thread per
+//! connection), and shuts down cleanly (flush + checkpoint) on SIGTERM or SIGINT, like mysqld.
 
+mod catalog;
+mod conn;
+mod exec;
+mod net;
 mod options;
+mod status;
+mod vars;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,7 +39,7 @@ fn main() -> anyhow::Result<()> {
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, stop.clone()).context("installing signal handlers")?;
     }
-    let engine = Engine::open(cfg).context("starting the storage engine")?;
+    let engine = Arc::new(Engine::open(cfg).context("starting the storage engine")?);
     let r = engine.open_report();
     if r.initialised {
         tracing::warn!("a new data directory was initialised; root@localhost has no password");
@@ -48,15 +53,67 @@ fn main() -> anyhow::Result<()> {
             r.trx_prepared
         );
     }
+    let catalog = Arc::new(
+        catalog::Catalog::open(engine.clone())
+            .map_err(|e| anyhow::anyhow!("loading the catalog: {e}"))?,
+    );
+    let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
+    let server = Arc::new(exec::Server {
+        catalog,
+        vars,
+        next_conn_id: AtomicU32::new(1),
+        sessions: parking_lot::Mutex::new(std::collections::HashMap::new()),
+        started: std::time::Instant::now(),
+        questions: AtomicU64::new(0),
+        connections: AtomicU64::new(0),
+    });
+    let mut listeners = Vec::new();
+    if opts.port != 0 {
+        let l = std::net::TcpListener::bind((opts.bind_address.as_str(), opts.port))
+            .with_context(|| format!("binding {}:{}", opts.bind_address, opts.port))?;
+        let (s, st) = (server.clone(), stop.clone());
+        listeners.push(std::thread::spawn(move || net::tcp(s, l, st)));
+    }
+    if !opts.socket.is_empty() {
+        // A socket file left by a previous run that nobody listens on is removed first.
+        if std::os::unix::net::UnixStream::connect(&opts.socket).is_err() {
+            let _ = std::fs::remove_file(&opts.socket);
+        }
+        let l = std::os::unix::net::UnixListener::bind(&opts.socket)
+            .with_context(|| format!("binding the socket {}", opts.socket))?;
+        let (s, st) = (server.clone(), stop.clone());
+        listeners.push(std::thread::spawn(move || net::unix(s, l, st)));
+    }
     tracing::info!(
-        "ready: {} tables; log sequence number {} (the MySQL protocol listener arrives with the SQL layer)",
-        engine.table_names().len(),
-        engine.inner().log.lsn()
+        "ready for connections. Version: '{}'  socket: '{}'  port: {}  ({} tables)",
+        vars::SERVER_VERSION,
+        opts.socket,
+        opts.port,
+        engine.table_names().len()
     );
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));
     }
-    tracing::info!("received a shutdown signal: flushing and writing a checkpoint");
-    engine.shutdown().context("clean shutdown")?;
+    tracing::info!(
+        "received a shutdown signal: closing listeners, flushing and writing a checkpoint"
+    );
+    for l in listeners {
+        let _ = l.join();
+    }
+    if !opts.socket.is_empty() {
+        let _ = std::fs::remove_file(&opts.socket);
+    }
+    // Connections still open hold the engine; shutdown waits only for their transactions to
+    // be rolled back by the engine's own shutdown.
+    drop(server);
+    match Arc::try_unwrap(engine) {
+        Ok(e) => e.shutdown().context("clean shutdown")?,
+        Err(e) => {
+            tracing::warn!(
+                "clients still connected at shutdown: flushing without waiting for them"
+            );
+            e.flush_and_checkpoint().context("flush at shutdown")?;
+        }
+    }
     Ok(())
 }

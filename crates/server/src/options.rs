@@ -44,6 +44,25 @@ pub struct Options {
     /// Log level: error, warn, info, debug, trace (or a RUST_LOG filter).
     #[arg(long, default_value = "info")]
     pub log_level: String,
+    /// TCP port for client connections (0: no TCP listener).
+    #[arg(long, default_value_t = 3306)]
+    pub port: u16,
+    /// Address the TCP listener binds to (127.0.0.1, ::1, 0.0.0.0, a host name...).
+    #[arg(
+        long = "bind-address",
+        alias = "bind_address",
+        default_value = "127.0.0.1"
+    )]
+    pub bind_address: String,
+    /// Unix socket for local clients ('' for none).
+    #[arg(long, default_value = "/tmp/innoxide.sock")]
+    pub socket: String,
+    /// Most client connections at once; one more is refused with error 1040.
+    #[arg(long = "max-connections", alias = "max_connections", default_value_t = 151, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub max_connections: u32,
+    /// Largest packet (and query) a client may send; larger ones get error 1153.
+    #[arg(long = "max-allowed-packet", alias = "max_allowed_packet", default_value = "64M", value_parser = parse_size)]
+    pub max_allowed_packet: u64,
     /// Page size of a new data directory: 4K, 8K, 16K, 32K or 64K (fixed once initialised).
     #[arg(long = "innodb-page-size", alias = "innodb_page_size", default_value = "16K", value_parser = parse_size)]
     pub page_size: u64,

@@ -13,6 +13,8 @@ fn start(dir: &std::path::Path) -> (Child, mpsc::Receiver<String>) {
             dir.to_str().unwrap(),
             "--innodb-buffer-pool-size=16M",
             "--innodb-log-file-size=4M",
+            "--port=0",
+            "--socket=",
         ])
         .stderr(Stdio::piped())
         .spawn()

@@ -181,6 +181,8 @@ codes! {
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = 1222, "21000", "The used SELECT statements have a different number of columns";
     ER_NOT_SUPPORTED_AUTH_MODE = 1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MySQL client";
     ER_UNKNOWN_ERROR = 1105, "HY000", "Unknown error";
+    ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", "Field '%s' doesn't have a default value";
+    ER_WARN_FIELD_RESOLVED = 1276, "HY000", "Field or reference '%s%s%s%s%s' of SELECT #%d was resolved in SELECT #%d";
 }
 
 /// An error as sent to a client.

@@ -1,5 +1,39 @@
-//! MySQL data types and values (being written).
+//! MySQL data types and values with MySQL 8.0 semantics.
+//!
+//! - `datum`: runtime values, conversions (with 1292 truncation warnings), comparison, CAST,
+//!   ROUND; `arith`: + - * / DIV % and unary minus with MySQL's result types and 1690 errors.
+//! - `decimal`: exact DECIMAL (65 digits, 30 places) and its memcomparable stored form.
+//! - `temporal`: DATE/DATETIME/TIMESTAMP/TIME/YEAR parsing, printing, arithmetic, stored forms
+//!   (the session time zone is UTC).
+//! - `sql_type`: column types (validation, SHOW/protocol metadata, engine storage, persisted
+//!   text); `charset`: character sets and collations; `store`: assignment to columns.
+//!
+//! INVARIANT: every error and warning is built from `crate::error`'s table; nothing here
+//! panics on client input.
 
+mod arith;
+mod charset;
+mod datum;
+mod decimal;
+mod num;
 mod sql_mode;
+mod sql_type;
+mod store;
+mod temporal;
+mod warnings;
 
+pub use arith::{add, div, int_div, mul, neg, rem, sub};
+pub use charset::{
+    collation_by_id, collation_by_name, collation_info, default_collation, CollationInfo,
+    COLLATIONS,
+};
+pub use datum::{cast, round, to_datetime, to_time, Datum};
+pub use decimal::{Decimal, DecimalError, Fit};
+pub use num::{format_double, format_float};
 pub use sql_mode::SqlMode;
+pub use sql_type::{flag, mysql_type, SqlType, NOT_FIXED_DEC};
+pub use store::{load, store};
+pub use temporal::{
+    add_interval, date_problem, datediff, now, now_fsp, Date, DateProblem, DateTime, Time,
+};
+pub use warnings::{Level, Warning, Warnings};

@@ -116,7 +116,10 @@ impl SqlMode {
                         | Self::ERROR_FOR_DIVISION_BY_ZERO
                         | Self::NO_ENGINE_SUBSTITUTION
                 }
-                n => match NAMES.iter().position(|x| *x == n && !x.starts_with("NOT_USED")) {
+                n => match NAMES
+                    .iter()
+                    .position(|x| *x == n && !x.starts_with("NOT_USED"))
+                {
                     Some(i) => 1 << i,
                     None => return Err(item.trim().to_string()),
                 },
@@ -166,7 +169,10 @@ mod tests {
             "STRICT_TRANS_TABLES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,TRADITIONAL,NO_ENGINE_SUBSTITUTION"
         );
         assert_eq!(SqlMode::parse(""), Ok(SqlMode(0)));
-        assert_eq!(SqlMode::parse("STRICT_TRANS_TABLES, bogus"), Err("bogus".into()));
+        assert_eq!(
+            SqlMode::parse("STRICT_TRANS_TABLES, bogus"),
+            Err("bogus".into())
+        );
         assert_eq!(SqlMode::parse("NOT_USED"), Err("NOT_USED".into()));
     }
 }

@@ -1,0 +1,593 @@
+//! The SQL catalog: databases, tables as SQL sees them (column types, defaults, keys, table
+//! options) on top of the engine's dictionary, and the user accounts.
+//!
+//! Everything persists in the engine: a table's SQL description is in its `TableDef` (each
+//! column's `sql_type` is `SqlType::persisted()`, the rest is JSON in `TableDef::options`);
+//! databases are rows of `mysql/innoxide_schemata`; users are rows of `mysql/user`. An empty
+//! data directory gets both tables, the `mysql` database and root@localhost without a password.
+//!
+//! INVARIANTS
+//! - C1: `tables` caches the parsed description of engine tables; every DDL statement goes
+//!   through this module and drops the cache entry of each table it touches before it returns.
+//! - C2: a table without a primary key gets a hidden `DB_ROW_ID` BIGINT UNSIGNED column as its
+//!   primary key (filled from the table's auto-increment counter), so every row has a key the
+//!   executor can update or delete by. It is never shown.
+//! - C3: an AUTO_INCREMENT counter starts above the largest value in the table when the table
+//!   is first used after a start (InnoDB before 8.0); values are handed out under the
+//!   counter's mutex and never reused while the server runs.
+//!
+//! LOCKING: `ddl` serialises DDL; the `dbs`/`tables` maps are leaves (never held across an
+//! engine call that may wait for a row lock).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use innoxide_engine::{ColumnDef, ColumnKind, Engine, KeyBound, Table, TableDef, Value};
+use innoxide_sql::error::*;
+use innoxide_sql::types::SqlType;
+use parking_lot::{Mutex, RwLock};
+use serde::{Deserialize, Serialize};
+
+pub const HIDDEN_ROW_ID: &str = "DB_ROW_ID";
+const SCHEMATA: &str = "mysql/innoxide_schemata";
+const USERS: &str = "mysql/user";
+
+/// A column default as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum DefaultValue {
+    Null,
+    /// A constant, as text (converted to the column type on use, as MySQL shows it).
+    Text(String),
+    /// CURRENT_TIMESTAMP[(fsp)]
+    Now,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ColumnMeta {
+    pub default: Option<DefaultValue>,
+    pub auto_increment: bool,
+    pub on_update_now: bool,
+    pub comment: String,
+    pub hidden: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct KeyMeta {
+    pub name: String,
+    /// Prefix lengths as declared (display only: the whole value is indexed).
+    pub prefixes: Vec<Option<u64>>,
+}
+
+/// What `TableDef::options` holds.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TableMeta {
+    pub engine: String,
+    pub charset: String,
+    pub collation: String,
+    pub comment: String,
+    pub columns: Vec<ColumnMeta>,
+    /// Prefix lengths of the primary key columns (display only).
+    pub pk_prefixes: Vec<Option<u64>>,
+    pub keys: Vec<KeyMeta>,
+    pub auto_increment_start: u64,
+}
+
+pub struct SqlColumn {
+    pub name: String,
+    pub ty: SqlType,
+    pub nullable: bool,
+    pub meta: ColumnMeta,
+}
+
+/// A table as the SQL layer sees it.
+pub struct SqlTable {
+    pub db: String,
+    pub name: String,
+    pub table: Arc<Table>,
+    pub columns: Vec<SqlColumn>,
+    pub meta: TableMeta,
+    /// Next AUTO_INCREMENT value (0: not loaded yet) and the column.
+    pub auto_inc: Option<(usize, Mutex<u64>)>,
+}
+
+impl SqlTable {
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| !c.meta.hidden && c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Visible columns, in order.
+    pub fn visible(&self) -> impl Iterator<Item = (usize, &SqlColumn)> {
+        self.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.meta.hidden)
+    }
+
+    pub fn pk(&self) -> &[usize] {
+        self.table.def.primary_key.as_deref().unwrap_or(&[])
+    }
+
+    pub fn has_hidden_pk(&self) -> bool {
+        self.columns.iter().any(|c| c.meta.hidden)
+    }
+
+    /// Engine name `db/table`.
+    pub fn engine_name(&self) -> String {
+        format!("{}/{}", self.db, self.name)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct DbInfo {
+    pub name: String,
+    pub charset: String,
+    pub collation: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct UserInfo {
+    pub user: String,
+    pub host: String,
+    pub plugin: String,
+    /// SHA1(SHA1(password)); None: empty password.
+    pub native: Option<Vec<u8>>,
+    /// SHA256(SHA256(password)); None: empty password.
+    pub sha2: Option<Vec<u8>>,
+}
+
+pub struct Catalog {
+    pub engine: Arc<Engine>,
+    dbs: RwLock<BTreeMap<String, DbInfo>>,
+    tables: RwLock<HashMap<String, Arc<SqlTable>>>,
+    pub ddl: Mutex<()>,
+}
+
+pub fn engine_error(e: innoxide_engine::Error) -> SqlError {
+    use innoxide_engine::Error as E;
+    match e {
+        E::DuplicateKey { index, key } => SqlError::new(ER_DUP_ENTRY, &[&key, &index]),
+        E::TableFull(t) => SqlError::new(ER_RECORD_FILE_FULL, &[&t]),
+        E::RowTooLarge(_) => SqlError::new(ER_TOO_BIG_ROWSIZE, &[&8126]),
+        E::LockWaitTimeout => SqlError::new(ER_LOCK_WAIT_TIMEOUT, &[]),
+        E::Deadlock => SqlError::new(ER_LOCK_DEADLOCK, &[]),
+        E::RecordChanged(t) => SqlError::new(ER_CHECKREAD, &[&t.replace('/', ".")]),
+        E::TableExists(t) => SqlError::new(ER_TABLE_EXISTS_ERROR, &[&short_name(&t)]),
+        E::NoSuchTable(t) => {
+            let (d, n) = t.split_once('/').unwrap_or(("", &t));
+            SqlError::new(ER_NO_SUCH_TABLE, &[&d, &n])
+        }
+        E::NoSuchIndex(i) => SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[&i]),
+        E::IndexExists(i) => SqlError::new(ER_DUP_KEYNAME, &[&i]),
+        other => SqlError::new(ER_GET_ERRNO, &[&-1, &other]),
+    }
+}
+
+fn short_name(engine_name: &str) -> String {
+    engine_name
+        .split_once('/')
+        .map_or(engine_name, |x| x.1)
+        .to_string()
+}
+
+fn var(n: u32) -> ColumnKind {
+    ColumnKind::Var { max_len: n }
+}
+
+impl Catalog {
+    /// Loads databases; creates the system tables in a new data directory.
+    pub fn open(engine: Arc<Engine>) -> Result<Catalog, SqlError> {
+        let c = Catalog {
+            engine,
+            dbs: RwLock::new(BTreeMap::new()),
+            tables: RwLock::new(HashMap::new()),
+            ddl: Mutex::new(()),
+        };
+        c.bootstrap()?;
+        c.load_dbs()?;
+        Ok(c)
+    }
+
+    fn bootstrap(&self) -> Result<(), SqlError> {
+        if self.engine.table(SCHEMATA).is_err() {
+            let t = self
+                .engine
+                .create_table(TableDef::new(
+                    SCHEMATA,
+                    vec![
+                        ColumnDef::new("name", var(256)),
+                        ColumnDef::new("charset", var(64)),
+                        ColumnDef::new("collation", var(64)),
+                    ],
+                    Some(vec![0]),
+                ))
+                .map_err(engine_error)?;
+            let mut trx = self.engine.begin();
+            trx.insert(
+                &t,
+                &[
+                    Value::from("mysql"),
+                    Value::from("utf8mb4"),
+                    Value::from("utf8mb4_0900_ai_ci"),
+                ],
+            )
+            .map_err(engine_error)?;
+            trx.commit().map_err(engine_error)?;
+        }
+        if self.engine.table(USERS).is_err() {
+            let t = self
+                .engine
+                .create_table(TableDef::new(
+                    USERS,
+                    vec![
+                        ColumnDef::new("host", var(255)),
+                        ColumnDef::new("user", var(128)),
+                        ColumnDef::new("plugin", var(64)),
+                        ColumnDef::new("native", var(20)).nullable(),
+                        ColumnDef::new("sha2", var(32)).nullable(),
+                    ],
+                    Some(vec![0, 1]),
+                ))
+                .map_err(engine_error)?;
+            let mut trx = self.engine.begin();
+            trx.insert(
+                &t,
+                &[
+                    Value::from("localhost"),
+                    Value::from("root"),
+                    Value::from("caching_sha2_password"),
+                    Value::Null,
+                    Value::Null,
+                ],
+            )
+            .map_err(engine_error)?;
+            trx.commit().map_err(engine_error)?;
+        }
+        Ok(())
+    }
+
+    fn scan_all(&self, name: &str) -> Result<Vec<Vec<Value>>, SqlError> {
+        let t = self.engine.table(name).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        let rows = trx
+            .scan(&t, None, KeyBound::Unbounded, KeyBound::Unbounded, true)
+            .map_err(engine_error)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        Ok(rows)
+    }
+
+    fn load_dbs(&self) -> Result<(), SqlError> {
+        let rows = self.scan_all(SCHEMATA)?;
+        let mut m = self.dbs.write();
+        m.clear();
+        for r in rows {
+            let s = |i: usize| String::from_utf8_lossy(r[i].as_bytes().unwrap_or(b"")).to_string();
+            m.insert(
+                s(0),
+                DbInfo {
+                    name: s(0),
+                    charset: s(1),
+                    collation: s(2),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    pub fn databases(&self) -> Vec<DbInfo> {
+        self.dbs.read().values().cloned().collect()
+    }
+
+    pub fn database(&self, name: &str) -> Option<DbInfo> {
+        self.dbs.read().get(name).cloned()
+    }
+
+    pub fn create_database(
+        &self,
+        name: &str,
+        charset: &str,
+        collation: &str,
+    ) -> Result<bool, SqlError> {
+        let _g = self.ddl.lock();
+        if self.dbs.read().contains_key(name) || name.eq_ignore_ascii_case("information_schema") {
+            return Ok(false);
+        }
+        if name.is_empty() || name.len() > 64 || name.contains('/') {
+            return Err(SqlError::new(ER_WRONG_DB_NAME, &[&name]));
+        }
+        let t = self.engine.table(SCHEMATA).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        trx.insert(
+            &t,
+            &[
+                Value::from(name),
+                Value::from(charset),
+                Value::from(collation),
+            ],
+        )
+        .map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        self.dbs.write().insert(
+            name.to_string(),
+            DbInfo {
+                name: name.into(),
+                charset: charset.into(),
+                collation: collation.into(),
+            },
+        );
+        Ok(true)
+    }
+
+    /// Drops a database and its tables; false if it does not exist.
+    pub fn drop_database(&self, name: &str) -> Result<bool, SqlError> {
+        let _g = self.ddl.lock();
+        if !self.dbs.read().contains_key(name) {
+            return Ok(false);
+        }
+        for t in self.table_names(name) {
+            let full = format!("{name}/{t}");
+            self.engine.drop_table(&full).map_err(engine_error)?;
+            self.tables.write().remove(&full);
+        }
+        let t = self.engine.table(SCHEMATA).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        trx.delete(&t, &[Value::from(name)]).map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        self.dbs.write().remove(name);
+        Ok(true)
+    }
+
+    /// Table names of a database (system tables of `mysql` excluded), sorted.
+    pub fn table_names(&self, db: &str) -> Vec<String> {
+        let prefix = format!("{db}/");
+        let mut v: Vec<String> = self
+            .engine
+            .table_names()
+            .into_iter()
+            .filter_map(|n| n.strip_prefix(&prefix).map(str::to_string))
+            .filter(|n| !(db == "mysql" && (n == "innoxide_schemata" || n == "user")))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The table `db.name` (C1: cached until DDL touches it).
+    pub fn table(&self, db: &str, name: &str) -> Result<Arc<SqlTable>, SqlError> {
+        let full = format!("{db}/{name}");
+        if let Some(t) = self.tables.read().get(&full) {
+            if !t.table.dropped.load(std::sync::atomic::Ordering::Acquire) {
+                return Ok(t.clone());
+            }
+        }
+        if !self.dbs.read().contains_key(db) {
+            return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
+        }
+        let et = self
+            .engine
+            .table(&full)
+            .map_err(|_| SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]))?;
+        let st = Arc::new(Self::describe(db, name, et)?);
+        self.tables.write().insert(full, st.clone());
+        Ok(st)
+    }
+
+    /// Forgets the cached description of a table (C1).
+    pub fn invalidate(&self, db: &str, name: &str) {
+        self.tables.write().remove(&format!("{db}/{name}"));
+    }
+
+    fn describe(db: &str, name: &str, table: Arc<Table>) -> Result<SqlTable, SqlError> {
+        let meta: TableMeta = serde_json::from_str(&table.def.options).unwrap_or_default();
+        let mut columns = Vec::with_capacity(table.def.columns.len());
+        for (i, c) in table.def.columns.iter().enumerate() {
+            let ty = SqlType::from_persisted(&c.sql_type).ok_or_else(|| {
+                SqlError::new(
+                    ER_INTERNAL_ERROR,
+                    &[&format!("column {} of {db}.{name} has no SQL type", c.name)],
+                )
+            })?;
+            columns.push(SqlColumn {
+                name: c.name.clone(),
+                ty,
+                nullable: c.nullable,
+                meta: meta.columns.get(i).cloned().unwrap_or_default(),
+            });
+        }
+        let auto_inc = columns
+            .iter()
+            .position(|c| c.meta.auto_increment || c.meta.hidden)
+            .map(|i| (i, Mutex::new(0)));
+        Ok(SqlTable {
+            db: db.into(),
+            name: name.into(),
+            table,
+            columns,
+            meta,
+            auto_inc,
+        })
+    }
+
+    /// Reserves `n` consecutive AUTO_INCREMENT values, the first one at least `at_least`
+    /// (C3). Returns the first.
+    pub fn next_auto_inc(&self, t: &SqlTable, n: u64, at_least: u64) -> Result<u64, SqlError> {
+        let Some((col, ctr)) = &t.auto_inc else {
+            return Ok(0);
+        };
+        let mut g = ctr.lock();
+        if *g == 0 {
+            *g = self
+                .max_of(t, *col)?
+                .saturating_add(1)
+                .max(t.meta.auto_increment_start.max(1));
+        }
+        let first = (*g).max(at_least);
+        *g = first.saturating_add(n);
+        Ok(first)
+    }
+
+    /// An explicit value was inserted into the AUTO_INCREMENT column: later values go above it.
+    pub fn saw_auto_inc(&self, t: &SqlTable, v: u64) -> Result<(), SqlError> {
+        let Some((col, ctr)) = &t.auto_inc else {
+            return Ok(());
+        };
+        let mut g = ctr.lock();
+        if *g == 0 {
+            *g = self
+                .max_of(t, *col)?
+                .saturating_add(1)
+                .max(t.meta.auto_increment_start.max(1));
+        }
+        if v >= *g {
+            *g = v.saturating_add(1);
+        }
+        Ok(())
+    }
+
+    /// The largest value of column `col` (the first column of the primary key or of a
+    /// secondary index), read newest-first with READ UNCOMMITTED so uncommitted inserts count.
+    fn max_of(&self, t: &SqlTable, col: usize) -> Result<u64, SqlError> {
+        let et = &t.table;
+        let index = if et.def.primary_key.as_ref().and_then(|p| p.first()) == Some(&col) {
+            None
+        } else {
+            et.def
+                .indexes
+                .iter()
+                .find(|i| i.columns.first() == Some(&col))
+                .map(|i| i.name.clone())
+        };
+        let mut trx = self.engine.begin();
+        trx.set_isolation(innoxide_engine::Isolation::ReadUncommitted);
+        let mut it = trx
+            .scan(
+                et,
+                index.as_deref(),
+                KeyBound::Unbounded,
+                KeyBound::Unbounded,
+                false,
+            )
+            .map_err(engine_error)?;
+        let mut max = 0u64;
+        for r in it.by_ref() {
+            let r = r.map_err(engine_error)?;
+            match &r[col] {
+                Value::Int(v) => max = max.max(u64::try_from(*v).unwrap_or(0)),
+                Value::UInt(v) => max = max.max(*v),
+                Value::Null => continue,
+                Value::Float(f) => max = max.max(f.max(0.0) as u64),
+                Value::Double(f) => max = max.max(f.max(0.0) as u64),
+                Value::Bytes(_) => {}
+            }
+            break;
+        }
+        drop(it);
+        trx.commit().map_err(engine_error)?;
+        Ok(max)
+    }
+
+    // ---------------------------------------------------------------- users
+
+    pub fn users(&self) -> Result<Vec<UserInfo>, SqlError> {
+        Ok(self
+            .scan_all(USERS)?
+            .into_iter()
+            .map(|r| {
+                let s =
+                    |i: usize| String::from_utf8_lossy(r[i].as_bytes().unwrap_or(b"")).to_string();
+                let b = |i: usize| r[i].as_bytes().map(<[u8]>::to_vec);
+                UserInfo {
+                    host: s(0),
+                    user: s(1),
+                    plugin: s(2),
+                    native: b(3),
+                    sha2: b(4),
+                }
+            })
+            .collect())
+    }
+
+    /// The account a client is: the most specific host pattern that matches (exact host,
+    /// 'localhost' for local clients, then patterns with wildcards, '%' last).
+    pub fn find_user(
+        &self,
+        user: &str,
+        host: &str,
+        local: bool,
+    ) -> Result<Option<UserInfo>, SqlError> {
+        let mut best: Option<(u8, UserInfo)> = None;
+        for u in self.users()? {
+            if u.user != user {
+                continue;
+            }
+            let rank = if u.host == host || (u.host == "localhost" && local) {
+                3
+            } else if u.host == "%" {
+                1
+            } else if like_host(&u.host, host) {
+                2
+            } else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|b| rank > b.0) {
+                best = Some((rank, u));
+            }
+        }
+        Ok(best.map(|b| b.1))
+    }
+
+    /// Creates or replaces an account's password (CREATE USER / ALTER USER).
+    pub fn put_user(&self, u: &UserInfo, create: bool) -> Result<bool, SqlError> {
+        let _g = self.ddl.lock();
+        let exists = self
+            .users()?
+            .iter()
+            .any(|x| x.user == u.user && x.host == u.host);
+        if exists == create {
+            return Ok(false);
+        }
+        let t = self.engine.table(USERS).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        let row = [
+            Value::from(u.host.as_str()),
+            Value::from(u.user.as_str()),
+            Value::from(u.plugin.as_str()),
+            u.native.clone().map_or(Value::Null, Value::Bytes),
+            u.sha2.clone().map_or(Value::Null, Value::Bytes),
+        ];
+        if exists {
+            trx.delete(&t, &row[..2]).map_err(engine_error)?;
+        }
+        trx.insert(&t, &row).map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        Ok(true)
+    }
+
+    pub fn drop_user(&self, user: &str, host: &str) -> Result<bool, SqlError> {
+        let _g = self.ddl.lock();
+        let t = self.engine.table(USERS).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        let found = trx
+            .delete(&t, &[Value::from(host), Value::from(user)])
+            .map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        Ok(found)
+    }
+}
+
+/// MySQL host patterns: '%' any run, '_' one character.
+fn like_host(pattern: &str, host: &str) -> bool {
+    fn m(p: &[u8], h: &[u8]) -> bool {
+        match p.split_first() {
+            None => h.is_empty(),
+            Some((b'%', rest)) => (0..=h.len()).any(|i| m(rest, &h[i..])),
+            Some((b'_', rest)) => !h.is_empty() && m(rest, &h[1..]),
+            Some((c, rest)) => {
+                h.first().is_some_and(|x| x.eq_ignore_ascii_case(c)) && m(rest, &h[1..])
+            }
+        }
+    }
+    m(pattern.as_bytes(), host.as_bytes())
+}

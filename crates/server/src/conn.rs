@@ -1,0 +1,762 @@
+//! One client connection: handshake and authentication, then the command loop (COM_QUERY
+//! with multi-statements, prepared statements, INIT_DB, PING, FIELD_LIST, STATISTICS,
+//! RESET_CONNECTION, CHANGE_USER, QUIT), over any byte stream.
+//!
+//! INVARIANTS
+//! - N1: every response is built in one buffer and written with one write call; the
+//!   sequence id restarts at 0 with each command.
+//! - N2: a malformed packet gets an error packet; only I/O errors, COM_QUIT, KILL and a
+//!   packet above max_allowed_packet (error 1153 first) end the connection.
+//! - N3: the status flags of every OK/EOF come from the session (IN_TRANS, AUTOCOMMIT), with
+//!   MORE_RESULTS_EXISTS while statements of a multi-statement query remain.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use innoxide_protocol::consts::*;
+use innoxide_protocol::{
+    self as proto, result, Command, Greeting, HandshakeResponse, PacketReader, ParamType,
+};
+use innoxide_sql::ast::Statement;
+use innoxide_sql::error::*;
+use innoxide_sql::parse;
+use innoxide_sql::types::Datum;
+
+use crate::exec::expr::EType;
+use crate::exec::{Column, Output, Server, Session};
+
+pub trait Stream: Read + Write + Send {}
+impl<T: Read + Write + Send> Stream for T {}
+
+struct Prepared {
+    stmt: Statement,
+    n_params: usize,
+    types: Vec<ParamType>,
+    long_data: HashMap<u16, Vec<u8>>,
+}
+
+pub struct Conn<'a> {
+    io: &'a mut dyn Stream,
+    reader: PacketReader,
+    out: Vec<u8>,
+    seq: u8,
+    caps: u32,
+    session: Option<Session>,
+    server: Arc<Server>,
+    id: u32,
+    host: String,
+    local: bool,
+    stmts: HashMap<u32, Prepared>,
+    next_stmt: u32,
+}
+
+const DEFAULT_PLUGIN: &str = "caching_sha2_password";
+
+impl<'a> Conn<'a> {
+    pub fn new(
+        io: &'a mut dyn Stream,
+        server: Arc<Server>,
+        id: u32,
+        host: String,
+        local: bool,
+    ) -> Self {
+        let max = server.vars.max_allowed_packet_global() as usize;
+        Conn {
+            io,
+            reader: PacketReader::new(max),
+            out: Vec::with_capacity(16384),
+            seq: 0,
+            caps: 0,
+            session: None,
+            server,
+            id,
+            host,
+            local,
+            stmts: HashMap::new(),
+            next_stmt: 1,
+        }
+    }
+
+    /// Reads the next payload, expecting sequence id `self.seq`; replies continue after it.
+    fn read_payload(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+        let mut buf = [0u8; 16384];
+        self.reader.set_expected_seq(self.seq);
+        loop {
+            match self.reader.next_payload() {
+                Ok(Some((seq, p))) => {
+                    self.seq = seq.wrapping_add(1);
+                    return Ok(Some(p));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    let (code, state) = e.mysql_error();
+                    self.send(&result::err_packet(code, state, &e.to_string()));
+                    self.flush()?;
+                    return Ok(None);
+                }
+            }
+            let n = self.io.read(&mut buf)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.reader.feed(&buf[..n]);
+        }
+    }
+
+    fn send(&mut self, payload: &[u8]) {
+        proto::write_packets(&mut self.out, &mut self.seq, payload);
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.io.write_all(&self.out)?;
+        self.io.flush()?;
+        self.out.clear();
+        Ok(())
+    }
+
+    fn send_error(&mut self, e: &SqlError) {
+        if let Some(s) = &mut self.session {
+            s.warnings.clear();
+            s.note(innoxide_sql::types::Level::Error, e.clone());
+        }
+        self.send(&result::err_packet(e.code, e.state, &e.message));
+    }
+
+    fn status(&self, more: bool) -> u16 {
+        let mut f = self
+            .session
+            .as_ref()
+            .map_or(SERVER_STATUS_AUTOCOMMIT, Session::status_flags);
+        if more {
+            f |= SERVER_MORE_RESULTS_EXISTS;
+        }
+        f
+    }
+
+    fn warning_count(&self) -> u16 {
+        self.session
+            .as_ref()
+            .map_or(0, |s| s.warnings.len().min(65535) as u16)
+    }
+
+    /// Runs the connection to its end.
+    pub fn run(&mut self) -> std::io::Result<()> {
+        if self.server.sessions.lock().len() >= self.server.vars.max_connections() as usize {
+            let e = SqlError::new(ER_CON_COUNT_ERROR, &[]);
+            self.send(&result::err_packet(e.code, e.state, &e.message));
+            return self.flush();
+        }
+        if !self.handshake()? {
+            return Ok(());
+        }
+        loop {
+            if self
+                .session
+                .as_ref()
+                .is_some_and(|s| s.killed.load(Ordering::Acquire))
+            {
+                return Ok(());
+            }
+            self.seq = 0;
+            let Some(p) = self.read_payload()? else {
+                return Ok(());
+            };
+            if !self.command(&p)? {
+                self.flush()?;
+                return Ok(());
+            }
+            self.flush()?;
+            if let Some(s) = &self.session {
+                s.set_state("Sleep", None);
+            }
+        }
+    }
+
+    fn handshake(&mut self) -> std::io::Result<bool> {
+        let nonce = proto::new_nonce();
+        let g = Greeting {
+            connection_id: self.id,
+            server_version: crate::vars::SERVER_VERSION.into(),
+            nonce,
+            capabilities: SERVER_CAPABILITIES,
+            charset: 255,
+            status: SERVER_STATUS_AUTOCOMMIT,
+            auth_plugin: DEFAULT_PLUGIN.into(),
+        };
+        self.seq = 0;
+        let p = g.encode();
+        self.send(&p);
+        self.flush()?;
+        let Some(p) = self.read_payload()? else {
+            return Ok(false);
+        };
+        if proto::is_ssl_request(&p) {
+            let e = SqlError::new(ER_HANDSHAKE_ERROR, &[]);
+            self.send(&result::err_packet(
+                e.code,
+                e.state,
+                "SSL is not enabled on this server (ssl_cert/ssl_key are not set)",
+            ));
+            self.flush()?;
+            return Ok(false);
+        }
+        let hr = match HandshakeResponse::parse(&p) {
+            Ok(h) => h,
+            Err(_) => {
+                let e = SqlError::new(ER_HANDSHAKE_ERROR, &[]);
+                self.send(&result::err_packet(e.code, e.state, &e.message));
+                self.flush()?;
+                return Ok(false);
+            }
+        };
+        self.caps = hr.capabilities & SERVER_CAPABILITIES;
+        if !self.authenticate(
+            &hr.username,
+            hr.auth_plugin.as_deref(),
+            hr.auth_response.clone(),
+            &nonce,
+        )? {
+            return Ok(false);
+        }
+        let mut s = Session::new(self.server.clone(), self.id, &hr.username, &self.host);
+        s.client_found_rows = self.caps & CLIENT_FOUND_ROWS != 0;
+        if let Some(db) = hr.database {
+            if self.server.catalog.database(&db).is_none() {
+                let e = SqlError::new(ER_BAD_DB_ERROR, &[&db]);
+                self.send(&result::err_packet(e.code, e.state, &e.message));
+                self.flush()?;
+                return Ok(false);
+            }
+            s.db = Some(db);
+        }
+        self.session = Some(s);
+        let st = self.status(false);
+        self.send(&result::ok_packet(0, 0, st, 0, ""));
+        self.flush()?;
+        Ok(true)
+    }
+
+    /// Checks the client's proof of password; switches the client to our plugin when it
+    /// used another one. Sends the error itself on failure.
+    fn authenticate(
+        &mut self,
+        user: &str,
+        plugin: Option<&str>,
+        mut response: Vec<u8>,
+        nonce: &[u8; 20],
+    ) -> std::io::Result<bool> {
+        let account = match self.server.catalog.find_user(user, &self.host, self.local) {
+            Ok(a) => a,
+            Err(e) => {
+                self.send_error(&e);
+                self.flush()?;
+                return Ok(false);
+            }
+        };
+        let mut plugin = plugin.unwrap_or(DEFAULT_PLUGIN).to_string();
+        if plugin != "caching_sha2_password" && plugin != "mysql_native_password" {
+            plugin = DEFAULT_PLUGIN.into();
+            let p = proto::auth::auth_switch_request(&plugin, nonce);
+            self.send(&p);
+            self.flush()?;
+            match self.read_payload()? {
+                Some(r) => response = r,
+                None => return Ok(false),
+            }
+        }
+        let ok = account.as_ref().is_some_and(|a| match plugin.as_str() {
+            "mysql_native_password" => {
+                let stored: Option<[u8; 20]> = a.native.as_deref().and_then(|b| b.try_into().ok());
+                proto::auth::native_check(stored.as_ref(), nonce, &response)
+            }
+            _ => {
+                let stored: Option<[u8; 32]> = a.sha2.as_deref().and_then(|b| b.try_into().ok());
+                proto::auth::sha2_check(stored.as_ref(), nonce, &response)
+            }
+        });
+        if !ok {
+            let used = if response.is_empty() { "NO" } else { "YES" };
+            let e = SqlError::new(ER_ACCESS_DENIED_ERROR, &[&user, &self.host, &used]);
+            tracing::info!("connection {}: {}", self.id, e.message);
+            self.send(&result::err_packet(e.code, e.state, &e.message));
+            self.flush()?;
+            return Ok(false);
+        }
+        if plugin == "caching_sha2_password" && !response.is_empty() {
+            self.send(&proto::auth::FAST_AUTH_SUCCESS);
+        }
+        Ok(true)
+    }
+
+    fn session(&mut self) -> &mut Session {
+        self.session
+            .as_mut()
+            .expect("a session exists after the handshake")
+    }
+
+    /// Handles one command; false ends the connection.
+    fn command(&mut self, p: &[u8]) -> std::io::Result<bool> {
+        let cmd = match Command::parse(p, self.caps) {
+            Ok(c) => c,
+            Err(e) => {
+                let (code, state) = e.mysql_error();
+                self.send(&result::err_packet(code, state, &e.to_string()));
+                return Ok(!e.is_fatal());
+            }
+        };
+        match cmd {
+            Command::Quit => return Ok(false),
+            Command::Ping => {
+                let st = self.status(false);
+                self.send(&result::ok_packet(0, 0, st, 0, ""));
+            }
+            Command::InitDb(db) => {
+                let db = String::from_utf8_lossy(&db).into_owned();
+                let r = self.session().execute(&Statement::Use(db), &[]);
+                self.respond(r, false, false);
+            }
+            Command::Query(q) => {
+                let text = String::from_utf8_lossy(&q).into_owned();
+                self.server.questions.fetch_add(1, Ordering::Relaxed);
+                let parts: Vec<String> = if self.caps & CLIENT_MULTI_STATEMENTS != 0 {
+                    parse::split_statements(&text)
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect()
+                } else {
+                    vec![text.clone()]
+                };
+                if parts.is_empty() {
+                    self.send_error(&SqlError::new(ER_EMPTY_QUERY, &[]));
+                }
+                let n = parts.len();
+                for (i, sql) in parts.iter().enumerate() {
+                    self.session().set_state("Query", Some(sql));
+                    let r = parse::parse(sql).and_then(|st| self.session().execute(&st, &[]));
+                    let failed = r.is_err();
+                    self.respond(r, i + 1 < n, false);
+                    if failed {
+                        break;
+                    }
+                }
+            }
+            Command::FieldList { table, .. } => {
+                let t = String::from_utf8_lossy(&table).into_owned();
+                let s = self.session.as_mut().expect("session");
+                let db = s.db.clone();
+                let r = match db {
+                    None => Err(SqlError::new(ER_NO_DB_ERROR, &[])),
+                    Some(db) => s.server.catalog.table(&db, &t),
+                };
+                match r {
+                    Ok(t) => {
+                        for (_, c) in t.visible() {
+                            let mut col =
+                                Column::expr(&c.name, &EType::Column(Box::new(c.ty.clone())));
+                            col.table = t.name.clone();
+                            col.org_table = t.name.clone();
+                            col.schema = t.db.clone();
+                            col.org_name = c.name.clone();
+                            let def = column_def(&col);
+                            self.send(&def.encode_with_default(None));
+                        }
+                        let st = self.status(false);
+                        self.send(&result::eof_or_ok_terminator(
+                            st,
+                            0,
+                            self.caps & CLIENT_DEPRECATE_EOF != 0,
+                        ));
+                    }
+                    Err(e) => self.send_error(&e),
+                }
+            }
+            Command::Statistics => {
+                let up = self.server.started.elapsed().as_secs();
+                let th = self.server.sessions.lock().len();
+                let q = self.server.questions.load(Ordering::Relaxed);
+                let text = format!("Uptime: {up}  Threads: {th}  Questions: {q}  Slow queries: 0  Opens: 0  Flush tables: 0  Open tables: 0  Queries per second avg: {:.3}", q as f64 / up.max(1) as f64);
+                self.send(text.as_bytes());
+            }
+            Command::ProcessKill(id) => {
+                let st = Statement::Kill {
+                    id: innoxide_sql::ast::Expr::Literal(innoxide_sql::ast::Literal::Number(
+                        id.to_string(),
+                    )),
+                    query_only: false,
+                };
+                let r = self.session().execute(&st, &[]);
+                self.respond(r, false, false);
+            }
+            Command::ResetConnection => {
+                self.session().reset();
+                self.stmts.clear();
+                let st = self.status(false);
+                self.send(&result::ok_packet(0, 0, st, 0, ""));
+            }
+            Command::ChangeUser(cu) => {
+                self.session().reset();
+                self.stmts.clear();
+                let nonce = proto::new_nonce();
+                let p = proto::auth::auth_switch_request(DEFAULT_PLUGIN, &nonce);
+                self.send(&p);
+                self.flush()?;
+                let Some(resp) = self.read_payload()? else {
+                    return Ok(false);
+                };
+                if !self.authenticate(&cu.user, Some(DEFAULT_PLUGIN), resp, &nonce)? {
+                    return Ok(false);
+                }
+                let s = Session::new(self.server.clone(), self.id, &cu.user, &self.host);
+                self.session = Some(s);
+                if let Some(db) = cu.database {
+                    self.session().db = Some(db);
+                }
+                let st = self.status(false);
+                self.send(&result::ok_packet(0, 0, st, 0, ""));
+            }
+            Command::SetOption(_) | Command::Debug => {
+                let st = self.status(false);
+                self.send(&result::eof_or_ok_terminator(st, 0, false));
+            }
+            Command::StmtPrepare(sql) => self.prepare(&String::from_utf8_lossy(&sql)),
+            Command::StmtExecute { stmt_id } => self.execute(p, stmt_id),
+            Command::StmtSendLongData {
+                stmt_id,
+                param,
+                data,
+            } => {
+                if let Some(s) = self.stmts.get_mut(&stmt_id) {
+                    s.long_data.entry(param).or_default().extend(data);
+                }
+            }
+            Command::StmtClose(id) => {
+                self.stmts.remove(&id);
+            }
+            Command::StmtReset(id) => match self.stmts.get_mut(&id) {
+                Some(s) => {
+                    s.long_data.clear();
+                    let st = self.status(false);
+                    self.send(&result::ok_packet(0, 0, st, 0, ""));
+                }
+                None => self.send_error(&SqlError::new(
+                    ER_UNKNOWN_STMT_HANDLER,
+                    &[&id, &"mysqld_stmt_reset"],
+                )),
+            },
+            Command::StmtFetch { .. } => {
+                self.send_error(&SqlError::new(ER_NOT_SUPPORTED_YET, &[&"cursors"]))
+            }
+            Command::Unknown(_) => self.send_error(&SqlError::new(ER_UNKNOWN_COM_ERROR, &[])),
+        }
+        Ok(true)
+    }
+
+    fn prepare(&mut self, sql: &str) {
+        let n_params = parse::count_params(sql);
+        let stmt = match parse::parse(sql) {
+            Ok(s) => s,
+            Err(e) => return self.send_error(&e),
+        };
+        let columns = match &stmt {
+            Statement::Select(q) => match self.session().describe(q) {
+                Ok(c) => c,
+                Err(e) => return self.send_error(&e),
+            },
+            _ => Vec::new(),
+        };
+        let id = self.next_stmt;
+        self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
+        let deprecate = self.caps & CLIENT_DEPRECATE_EOF != 0;
+        self.send(&result::stmt_prepare_ok(
+            id,
+            columns.len() as u16,
+            n_params as u16,
+            0,
+        ));
+        if n_params > 0 {
+            for _ in 0..n_params {
+                let def = proto::ColumnDef {
+                    name: "?".into(),
+                    charset: 63,
+                    column_type: MYSQL_TYPE_VAR_STRING,
+                    ..Default::default()
+                };
+                self.send(&def.encode());
+            }
+            if !deprecate {
+                let st = self.status(false);
+                self.send(&result::eof_or_ok_terminator(st, 0, false));
+            }
+        }
+        if !columns.is_empty() {
+            for c in &columns {
+                self.send(&column_def(c).encode());
+            }
+            if !deprecate {
+                let st = self.status(false);
+                self.send(&result::eof_or_ok_terminator(st, 0, false));
+            }
+        }
+        self.stmts.insert(
+            id,
+            Prepared {
+                stmt,
+                n_params,
+                types: Vec::new(),
+                long_data: HashMap::new(),
+            },
+        );
+    }
+
+    fn execute(&mut self, payload: &[u8], stmt_id: u32) {
+        let id = if stmt_id == u32::MAX {
+            self.next_stmt.wrapping_sub(1)
+        } else {
+            stmt_id
+        };
+        let Some(mut ps) = self.stmts.remove(&id) else {
+            return self.send_error(&SqlError::new(
+                ER_UNKNOWN_STMT_HANDLER,
+                &[&stmt_id, &"mysqld_stmt_execute"],
+            ));
+        };
+        let mut long = std::mem::take(&mut ps.long_data);
+        let exec = proto::parse_execute(payload, ps.n_params, &mut ps.types, &mut |i| {
+            long.remove(&i)
+        });
+        let r = match exec {
+            Ok(ex) => {
+                let params: Vec<Datum> = ex.params.into_iter().map(param_datum).collect();
+                self.server.questions.fetch_add(1, Ordering::Relaxed);
+                self.session().execute(&ps.stmt, &params)
+            }
+            Err(e) => {
+                let (code, state) = e.mysql_error();
+                self.send(&result::err_packet(code, state, &e.to_string()));
+                self.stmts.insert(id, ps);
+                return;
+            }
+        };
+        self.respond(r, false, true);
+        self.stmts.insert(id, ps);
+    }
+
+    /// Sends a statement's result: OK, error, or a result set (text or binary rows).
+    fn respond(&mut self, r: Result<Output, SqlError>, more: bool, binary: bool) {
+        let deprecate = self.caps & CLIENT_DEPRECATE_EOF != 0;
+        match r {
+            Err(e) => self.send_error(&e),
+            Ok(Output::Ok {
+                affected,
+                last_insert_id,
+                info,
+            }) => {
+                let st = self.status(more);
+                let w = self.warning_count();
+                self.send(&result::ok_packet(affected, last_insert_id, st, w, &info));
+            }
+            Ok(Output::Rows { columns, rows }) => {
+                self.send(&result::column_count(columns.len() as u64));
+                let defs: Vec<proto::ColumnDef> = columns.iter().map(column_def).collect();
+                for d in &defs {
+                    let mut b = Vec::with_capacity(64);
+                    d.encode_into(&mut b);
+                    self.send(&b);
+                }
+                if !deprecate {
+                    let st = self.status(more);
+                    self.send(&result::eof_or_ok_terminator(st, 0, false));
+                }
+                let mut buf = Vec::with_capacity(256);
+                for r in &rows {
+                    buf.clear();
+                    if binary {
+                        let vals: Vec<proto::Value> = r
+                            .iter()
+                            .zip(&defs)
+                            .map(|(d, c)| bin_value(d, c.column_type))
+                            .collect();
+                        if let Err(e) = result::binary_row_into(&mut buf, &defs, &vals) {
+                            let e = SqlError::new(ER_INTERNAL_ERROR, &[&e]);
+                            self.send_error(&e);
+                            return;
+                        }
+                    } else {
+                        let texts: Vec<Option<Vec<u8>>> = r.iter().map(Datum::to_text).collect();
+                        let refs: Vec<Option<&[u8]>> = texts.iter().map(|t| t.as_deref()).collect();
+                        result::text_row_into(&mut buf, &refs);
+                    }
+                    proto::write_packets(&mut self.out, &mut self.seq, &buf);
+                }
+                let st = self.status(more);
+                let w = self.warning_count();
+                self.send(&result::eof_or_ok_terminator(st, w, deprecate));
+            }
+        }
+    }
+}
+
+/// A prepared statement parameter as a value.
+fn param_datum(v: proto::Value) -> Datum {
+    match v {
+        proto::Value::Null => Datum::Null,
+        proto::Value::Int(i) => Datum::Int(i),
+        proto::Value::UInt(u) => Datum::UInt(u),
+        proto::Value::Float(f) => Datum::Double(f64::from(f)),
+        proto::Value::Double(f) => Datum::Double(f),
+        proto::Value::Bytes(b) => Datum::Bytes(b),
+        proto::Value::Date { year, month, day } => {
+            Datum::Bytes(format!("{year:04}-{month:02}-{day:02}").into_bytes())
+        }
+        proto::Value::DateTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micros,
+        } => Datum::Bytes(
+            format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}.{micros:06}")
+                .into_bytes(),
+        ),
+        proto::Value::Time {
+            negative,
+            days,
+            hours,
+            minutes,
+            seconds,
+            micros,
+        } => {
+            let h = u64::from(days) * 24 + u64::from(hours);
+            let sign = if negative { "-" } else { "" };
+            Datum::Bytes(format!("{sign}{h:02}:{minutes:02}:{seconds:02}.{micros:06}").into_bytes())
+        }
+    }
+}
+
+/// A result value in the binary protocol form of its column's type.
+fn bin_value(d: &Datum, ty: u8) -> proto::Value {
+    let mut w = innoxide_sql::types::Warnings::default();
+    match d {
+        Datum::Null => proto::Value::Null,
+        _ => match ty {
+            MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_LONG | MYSQL_TYPE_INT24
+            | MYSQL_TYPE_LONGLONG | MYSQL_TYPE_YEAR => match d {
+                Datum::UInt(u) => proto::Value::UInt(*u),
+                other => proto::Value::Int(other.to_i64(&mut w)),
+            },
+            MYSQL_TYPE_FLOAT => proto::Value::Float(d.to_f64(&mut w) as f32),
+            MYSQL_TYPE_DOUBLE => proto::Value::Double(d.to_f64(&mut w)),
+            MYSQL_TYPE_DATE => match d {
+                Datum::Date(x) => proto::Value::Date {
+                    year: x.year,
+                    month: x.month,
+                    day: x.day,
+                },
+                Datum::DateTime(x) => proto::Value::Date {
+                    year: x.date.year,
+                    month: x.date.month,
+                    day: x.date.day,
+                },
+                other => proto::Value::Bytes(other.to_text().unwrap_or_default()),
+            },
+            MYSQL_TYPE_DATETIME | MYSQL_TYPE_TIMESTAMP => match d {
+                Datum::DateTime(x) => proto::Value::DateTime {
+                    year: x.date.year,
+                    month: x.date.month,
+                    day: x.date.day,
+                    hour: x.hour,
+                    minute: x.minute,
+                    second: x.second,
+                    micros: x.micro,
+                },
+                Datum::Date(x) => proto::Value::DateTime {
+                    year: x.year,
+                    month: x.month,
+                    day: x.day,
+                    hour: 0,
+                    minute: 0,
+                    second: 0,
+                    micros: 0,
+                },
+                other => proto::Value::Bytes(other.to_text().unwrap_or_default()),
+            },
+            MYSQL_TYPE_TIME => match d {
+                Datum::Time(t) => proto::Value::Time {
+                    negative: t.negative,
+                    days: u32::from(t.hours / 24),
+                    hours: (t.hours % 24) as u8,
+                    minutes: t.minute,
+                    seconds: t.second,
+                    micros: t.micro,
+                },
+                other => proto::Value::Bytes(other.to_text().unwrap_or_default()),
+            },
+            _ => proto::Value::Bytes(d.to_text().unwrap_or_default()),
+        },
+    }
+}
+
+/// The column definition a client sees for a result column.
+pub fn column_def(c: &Column) -> proto::ColumnDef {
+    let (column_type, length, decimals, flags, charset) = match &c.ety {
+        EType::Column(t) => (
+            t.protocol_type(),
+            t.column_length(),
+            t.decimals(),
+            t.flags(),
+            t.charset_id(),
+        ),
+        EType::Int { unsigned } => (
+            MYSQL_TYPE_LONGLONG,
+            21,
+            0,
+            BINARY_FLAG | NUM_FLAG | if *unsigned { UNSIGNED_FLAG } else { 0 },
+            63,
+        ),
+        EType::Decimal { scale } => (
+            MYSQL_TYPE_NEWDECIMAL,
+            67,
+            *scale,
+            BINARY_FLAG | NUM_FLAG,
+            63,
+        ),
+        EType::Double => (MYSQL_TYPE_DOUBLE, 23, 31, BINARY_FLAG | NUM_FLAG, 63),
+        EType::Str { coll } => {
+            let id = coll.id();
+            let bin = if id == 63 { BINARY_FLAG } else { 0 };
+            (MYSQL_TYPE_VAR_STRING, 1024, 31, bin, id)
+        }
+        EType::Date => (MYSQL_TYPE_DATE, 10, 0, BINARY_FLAG, 63),
+        EType::DateTime { fsp } => (
+            MYSQL_TYPE_DATETIME,
+            19 + u32::from(*fsp) + u32::from(*fsp > 0),
+            *fsp,
+            BINARY_FLAG,
+            63,
+        ),
+        EType::Time { fsp } => (
+            MYSQL_TYPE_TIME,
+            10 + u32::from(*fsp) + u32::from(*fsp > 0),
+            *fsp,
+            BINARY_FLAG,
+            63,
+        ),
+        EType::Null => (MYSQL_TYPE_NULL, 0, 0, BINARY_FLAG, 63),
+    };
+    proto::ColumnDef {
+        schema: c.schema.clone(),
+        table: c.table.clone(),
+        org_table: c.org_table.clone(),
+        name: c.name.clone(),
+        org_name: c.org_name.clone(),
+        charset,
+        length,
+        column_type,
+        flags,
+        decimals,
+    }
+}

@@ -1,0 +1,539 @@
+//! DDL and account statements: CREATE/DROP DATABASE, CREATE/DROP/TRUNCATE TABLE, CREATE/DROP
+//! INDEX and ALTER TABLE ADD/DROP INDEX, table maintenance, CREATE/ALTER/DROP USER, GRANT.
+//!
+//! INVARIANTS
+//! - K1: a table's SQL description is validated completely (types, defaults, keys) before the
+//!   engine creates anything, so a refused CREATE TABLE leaves nothing behind.
+//! - K2: every DDL statement drops the catalog's cached description of the tables it changes
+//!   (catalog C1).
+
+use innoxide_engine::{ColumnDef, IndexSpec, RowFormat, TableDef};
+use innoxide_sql::ast::{self, KeyKind, Statement};
+use innoxide_sql::error::*;
+use innoxide_sql::types::{self, Datum, SqlType, Warnings};
+
+use super::typeinfo::TypeInfo;
+use super::{Column, Output, Session};
+use crate::catalog::{
+    engine_error, ColumnMeta, DefaultValue, KeyMeta, TableMeta, UserInfo, HIDDEN_ROW_ID,
+};
+
+fn default_meta(
+    c: &ast::ColumnSpec,
+    ty: &SqlType,
+    nullable: bool,
+) -> Result<Option<DefaultValue>, SqlError> {
+    let Some(e) = &c.default else {
+        return Ok(None);
+    };
+    let bad = || SqlError::new(ER_INVALID_DEFAULT, &[&c.name]);
+    Ok(Some(match e {
+        ast::Expr::Literal(ast::Literal::Null) => {
+            if !nullable {
+                return Err(bad());
+            }
+            DefaultValue::Null
+        }
+        ast::Expr::Function { name, .. }
+            if matches!(
+                name.as_str(),
+                "current_timestamp" | "now" | "localtime" | "localtimestamp"
+            ) =>
+        {
+            if !ty.is_temporal() {
+                return Err(bad());
+            }
+            DefaultValue::Now
+        }
+        ast::Expr::Literal(l) => {
+            let d = match l {
+                ast::Literal::Number(n) => Datum::from_literal_number(n),
+                ast::Literal::String { bytes, .. } | ast::Literal::Hex(bytes) => {
+                    Datum::Bytes(bytes.clone())
+                }
+                ast::Literal::Bool(b) => Datum::Int(i64::from(*b)),
+                ast::Literal::Null => Datum::Null,
+            };
+            if ty.is_blob_like() {
+                return Err(SqlError::new(ER_BLOB_CANT_HAVE_DEFAULT, &[&c.name]));
+            }
+            // Must convert cleanly in strict mode (MySQL refuses such defaults).
+            let mut w = Warnings::default();
+            let v = types::store(&d, ty, types::SqlMode::DEFAULT, &c.name, 1, &mut w)
+                .map_err(|_| bad())?;
+            let back = types::load(&v, ty);
+            DefaultValue::Text(
+                String::from_utf8_lossy(&back.to_text().unwrap_or_default()).into_owned(),
+            )
+        }
+        ast::Expr::Unary {
+            op: ast::UnaryOp::Neg,
+            expr,
+        } => {
+            if let ast::Expr::Literal(ast::Literal::Number(n)) = &**expr {
+                DefaultValue::Text(format!("-{n}"))
+            } else {
+                return Err(bad());
+            }
+        }
+        _ => return Err(bad()),
+    }))
+}
+
+impl Session {
+    pub(crate) fn ddl(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        match stmt {
+            Statement::CreateDatabase {
+                name,
+                if_not_exists,
+                charset,
+                collate,
+            } => {
+                let (cs, co) = super::typeinfo::charset_and_collation(
+                    charset.as_deref(),
+                    collate.as_deref(),
+                    "utf8mb4",
+                )?;
+                if !cat.create_database(name, &cs, &co)? {
+                    if *if_not_exists {
+                        self.note(
+                            types::Level::Note,
+                            SqlError::new(ER_DB_CREATE_EXISTS, &[name]),
+                        );
+                        return Ok(Output::ok(0));
+                    }
+                    return Err(SqlError::new(ER_DB_CREATE_EXISTS, &[name]));
+                }
+                Ok(Output::ok(1))
+            }
+            Statement::DropDatabase { name, if_exists } => {
+                let n = cat.table_names(name).len() as u64;
+                if !cat.drop_database(name)? {
+                    if *if_exists {
+                        self.note(
+                            types::Level::Note,
+                            SqlError::new(ER_DB_DROP_EXISTS, &[name]),
+                        );
+                        return Ok(Output::ok(0));
+                    }
+                    return Err(SqlError::new(ER_DB_DROP_EXISTS, &[name]));
+                }
+                if self.db.as_deref() == Some(name) {
+                    self.db = None;
+                }
+                Ok(Output::ok(n))
+            }
+            Statement::CreateTable(ct) => self.create_table(ct, params),
+            Statement::DropTable {
+                names, if_exists, ..
+            } => {
+                let mut missing = Vec::new();
+                for n in names {
+                    let db = self.db_of(n)?;
+                    let _g = cat.ddl.lock();
+                    match cat.engine.drop_table(&format!("{db}/{}", n.name)) {
+                        Ok(()) => cat.invalidate(&db, &n.name),
+                        Err(innoxide_engine::Error::NoSuchTable(_)) => {
+                            missing.push(format!("{db}.{}", n.name))
+                        }
+                        Err(e) => return Err(engine_error(e)),
+                    }
+                }
+                if !missing.is_empty() {
+                    let list = missing.join(",");
+                    if *if_exists {
+                        for m in missing {
+                            self.note(types::Level::Note, SqlError::new(ER_BAD_TABLE_ERROR, &[&m]));
+                        }
+                    } else {
+                        return Err(SqlError::new(ER_BAD_TABLE_ERROR, &[&list]));
+                    }
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::TruncateTable(n) => {
+                let db = self.db_of(n)?;
+                let t = cat.table(&db, &n.name)?;
+                let def = t.table.def.clone();
+                let _g = cat.ddl.lock();
+                cat.engine.drop_table(&def.name).map_err(engine_error)?;
+                cat.engine.create_table(def).map_err(engine_error)?;
+                cat.invalidate(&db, &n.name);
+                Ok(Output::ok(0))
+            }
+            Statement::CreateIndex {
+                name,
+                table,
+                columns,
+                unique,
+            } => {
+                let key = ast::KeySpec {
+                    kind: if *unique {
+                        KeyKind::Unique
+                    } else {
+                        KeyKind::Index
+                    },
+                    name: Some(name.clone()),
+                    columns: columns.clone(),
+                };
+                self.add_index(table, &key)
+            }
+            Statement::DropIndex { name, table } => self.drop_index(table, name),
+            Statement::AlterTable { table, ops } => {
+                for op in ops {
+                    match op {
+                        ast::AlterOp::AddKey(k) if k.kind != KeyKind::Primary => {
+                            self.add_index(table, k)?;
+                        }
+                        ast::AlterOp::DropIndex(n) => {
+                            self.drop_index(table, n)?;
+                        }
+                        ast::AlterOp::Options(_) => {}
+                        _ => {
+                            return Err(SqlError::new(
+                                ER_NOT_SUPPORTED_YET,
+                                &[&"this ALTER TABLE operation (only ADD/DROP INDEX and table options so far)"],
+                            ))
+                        }
+                    }
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::RenameTable(_) => {
+                Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"RENAME TABLE"]))
+            }
+            Statement::TableMaintenance { op, tables } => {
+                let opname = match op {
+                    ast::MaintenanceOp::Analyze => "analyze",
+                    ast::MaintenanceOp::Optimize => "optimize",
+                    ast::MaintenanceOp::Check => "check",
+                };
+                let mut rows = Vec::new();
+                for n in tables {
+                    let db = self.db_of(n)?;
+                    let full = format!("{db}.{}", n.name);
+                    let (ty, msg) = match cat.table(&db, &n.name) {
+                        Ok(_) => ("status", "OK".to_string()),
+                        Err(e) => ("Error", e.message),
+                    };
+                    rows.push(vec![
+                        Datum::Bytes(full.into_bytes()),
+                        Datum::Bytes(opname.as_bytes().to_vec()),
+                        Datum::Bytes(ty.as_bytes().to_vec()),
+                        Datum::Bytes(msg.into_bytes()),
+                    ]);
+                }
+                Ok(Output::Rows {
+                    columns: ["Table", "Op", "Msg_type", "Msg_text"]
+                        .iter()
+                        .map(|c| Column::text(c))
+                        .collect(),
+                    rows,
+                })
+            }
+            Statement::CreateUser {
+                if_not_exists,
+                users,
+            }
+            | Statement::AlterUser {
+                if_exists: if_not_exists,
+                users,
+            } => {
+                let create = matches!(stmt, Statement::CreateUser { .. });
+                let mut failed = Vec::new();
+                for (u, pw) in users {
+                    let pw = pw.clone().unwrap_or_default();
+                    let info = UserInfo {
+                        user: u.user.clone(),
+                        host: u.host.clone(),
+                        plugin: "caching_sha2_password".into(),
+                        native: (!pw.is_empty())
+                            .then(|| innoxide_protocol::auth::native_hash(pw.as_bytes()).to_vec()),
+                        sha2: (!pw.is_empty())
+                            .then(|| innoxide_protocol::auth::sha2_hash(pw.as_bytes()).to_vec()),
+                    };
+                    if !cat.put_user(&info, create)? && !*if_not_exists {
+                        failed.push(format!("'{}'@'{}'", u.user, u.host));
+                    }
+                }
+                if !failed.is_empty() {
+                    let op = if create { "CREATE USER" } else { "ALTER USER" };
+                    return Err(SqlError::new(ER_CANNOT_USER, &[&op, &failed.join(",")]));
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::DropUser { if_exists, users } => {
+                let mut failed = Vec::new();
+                for u in users {
+                    if !cat.drop_user(&u.user, &u.host)? && !*if_exists {
+                        failed.push(format!("'{}'@'{}'", u.user, u.host));
+                    }
+                }
+                if !failed.is_empty() {
+                    return Err(SqlError::new(
+                        ER_CANNOT_USER,
+                        &[&"DROP USER", &failed.join(",")],
+                    ));
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::Grant { users, .. } | Statement::Revoke { users, .. } => {
+                // Every account has every privilege (no privilege checks yet): GRANT only
+                // verifies that the accounts exist.
+                let all = cat.users()?;
+                for u in users {
+                    if !all.iter().any(|x| x.user == u.user && x.host == u.host) {
+                        return Err(SqlError::new(ER_PASSWORD_NO_MATCH, &[]));
+                    }
+                }
+                Ok(Output::ok(0))
+            }
+            _ => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"this statement"])),
+        }
+    }
+
+    fn create_table(
+        &mut self,
+        ct: &ast::CreateTable,
+        _params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let db = self.db_of(&ct.name)?;
+        let Some(dbi) = cat.database(&db) else {
+            return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
+        };
+        if ct.like.is_some() || ct.as_select.is_some() {
+            return Err(SqlError::new(
+                ER_NOT_SUPPORTED_YET,
+                &[&"CREATE TABLE ... LIKE / AS SELECT"],
+            ));
+        }
+        if ct.columns.is_empty() {
+            return Err(SqlError::new(ER_TABLE_MUST_HAVE_COLUMNS, &[]));
+        }
+        if let Some(e) = &ct.options.engine {
+            if !e.eq_ignore_ascii_case("innodb") {
+                self.note(
+                    types::Level::Warning,
+                    SqlError::new(ER_WARN_USING_OTHER_HANDLER, &[&"InnoDB", &ct.name.name]),
+                );
+            }
+        }
+        let (cs, co) = super::typeinfo::charset_and_collation(
+            ct.options.charset.as_deref().or(Some(&dbi.charset)),
+            ct.options
+                .collate
+                .as_deref()
+                .or(if ct.options.charset.is_none() {
+                    Some(&dbi.collation)
+                } else {
+                    None
+                }),
+            "utf8mb4",
+        )?;
+        let pk_key = ct
+            .keys
+            .iter()
+            .filter(|k| k.kind == KeyKind::Primary)
+            .collect::<Vec<_>>();
+        if pk_key.len() > 1 {
+            return Err(SqlError::new(ER_MULTIPLE_PRI_KEY, &[]));
+        }
+        let pk_cols: Vec<&str> = pk_key
+            .first()
+            .map(|k| k.columns.iter().map(|c| c.name.as_str()).collect())
+            .unwrap_or_default();
+        let mut cols = Vec::new();
+        let mut meta = TableMeta {
+            engine: "InnoDB".into(),
+            charset: cs.clone(),
+            collation: co.clone(),
+            comment: ct.options.comment.clone().unwrap_or_default(),
+            auto_increment_start: ct.options.auto_increment.unwrap_or(1),
+            ..TableMeta::default()
+        };
+        for c in &ct.columns {
+            if cols
+                .iter()
+                .any(|x: &ColumnDef| x.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
+            }
+            let ty = SqlType::from_ast(&c.ty, &c.name, Some(&cs), Some(&co))?;
+            let in_pk = pk_cols.iter().any(|p| p.eq_ignore_ascii_case(&c.name));
+            if in_pk && c.nullable == Some(true) {
+                return Err(SqlError::new(ER_PRIMARY_CANT_HAVE_NULL, &[]));
+            }
+            let nullable = c.nullable.unwrap_or(!in_pk);
+            let (kind, coll) = ty.storage();
+            let mut cd = ColumnDef::new(&c.name, kind)
+                .collation(coll)
+                .sql_type(&ty.persisted());
+            cd.nullable = nullable;
+            meta.columns.push(ColumnMeta {
+                default: default_meta(c, &ty, nullable)?,
+                auto_increment: c.auto_increment,
+                on_update_now: c.on_update_now,
+                comment: c.comment.clone().unwrap_or_default(),
+                hidden: false,
+            });
+            cols.push(cd);
+        }
+        let col_no = |n: &str| -> Result<usize, SqlError> {
+            cols.iter()
+                .position(|c| c.name.eq_ignore_ascii_case(n))
+                .ok_or_else(|| SqlError::new(ER_KEY_COLUMN_DOES_NOT_EXITS, &[&n]))
+        };
+        let mut primary: Option<Vec<usize>> = None;
+        let mut indexes: Vec<IndexSpec> = Vec::new();
+        for k in &ct.keys {
+            let mut cn = Vec::new();
+            for c in &k.columns {
+                let i = col_no(&c.name)?;
+                if cn.contains(&i) {
+                    return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
+                }
+                cn.push(i);
+            }
+            let prefixes = k.columns.iter().map(|c| c.prefix).collect();
+            match k.kind {
+                KeyKind::Primary => {
+                    primary = Some(cn);
+                    meta.pk_prefixes = prefixes;
+                }
+                KeyKind::Unique | KeyKind::Index | KeyKind::Fulltext => {
+                    let name = k.name.clone().unwrap_or_else(|| {
+                        let base = cols[cn[0]].name.clone();
+                        let mut n = base.clone();
+                        let mut i = 2;
+                        while indexes.iter().any(|x| x.name.eq_ignore_ascii_case(&n)) {
+                            n = format!("{base}_{i}");
+                            i += 1;
+                        }
+                        n
+                    });
+                    if name.eq_ignore_ascii_case("PRIMARY")
+                        || indexes.iter().any(|x| x.name.eq_ignore_ascii_case(&name))
+                    {
+                        return Err(SqlError::new(ER_DUP_KEYNAME, &[&name]));
+                    }
+                    meta.keys.push(KeyMeta {
+                        name: name.clone(),
+                        prefixes,
+                    });
+                    indexes.push(IndexSpec {
+                        name,
+                        columns: cn,
+                        unique: k.kind == KeyKind::Unique,
+                    });
+                }
+                KeyKind::Foreign => {}
+            }
+        }
+        // Exactly one AUTO_INCREMENT column, first in some key.
+        let autos: Vec<usize> = meta
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|c| c.1.auto_increment)
+            .map(|c| c.0)
+            .collect();
+        if autos.len() > 1
+            || autos.first().is_some_and(|a| {
+                primary.as_ref().and_then(|p| p.first()) != Some(a)
+                    && !indexes.iter().any(|i| i.columns.first() == Some(a))
+            })
+        {
+            return Err(SqlError::new(ER_WRONG_AUTO_KEY, &[]));
+        }
+        if primary.is_none() {
+            // C2: a hidden row id keys the table.
+            let ty = super::typeinfo::hidden_row_id()?;
+            let (kind, coll) = ty.storage();
+            cols.push(
+                ColumnDef::new(HIDDEN_ROW_ID, kind)
+                    .collation(coll)
+                    .sql_type(&ty.persisted()),
+            );
+            meta.columns.push(ColumnMeta {
+                hidden: true,
+                ..ColumnMeta::default()
+            });
+            primary = Some(vec![cols.len() - 1]);
+        }
+        let mut def = TableDef::new(&format!("{db}/{}", ct.name.name), cols, primary);
+        def.indexes = indexes;
+        def.row_format = match ct
+            .options
+            .row_format
+            .as_deref()
+            .map(str::to_ascii_uppercase)
+            .as_deref()
+        {
+            Some("COMPACT") => RowFormat::Compact,
+            Some("REDUNDANT") => RowFormat::Redundant,
+            Some("COMPRESSED") => RowFormat::Compressed,
+            _ => RowFormat::Dynamic,
+        };
+        def.options =
+            serde_json::to_string(&meta).map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
+        let _g = cat.ddl.lock();
+        match cat.engine.create_table(def) {
+            Ok(_) => {
+                cat.invalidate(&db, &ct.name.name);
+                Ok(Output::ok(0))
+            }
+            Err(innoxide_engine::Error::TableExists(_)) if ct.if_not_exists => {
+                self.note(
+                    types::Level::Note,
+                    SqlError::new(ER_TABLE_EXISTS_ERROR, &[&ct.name.name]),
+                );
+                Ok(Output::ok(0))
+            }
+            Err(e) => Err(engine_error(e)),
+        }
+    }
+
+    fn add_index(&mut self, table: &ast::ObjectName, k: &ast::KeySpec) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let db = self.db_of(table)?;
+        let t = cat.table(&db, &table.name)?;
+        let mut cn = Vec::new();
+        for c in &k.columns {
+            cn.push(
+                t.column(&c.name)
+                    .ok_or_else(|| SqlError::new(ER_KEY_COLUMN_DOES_NOT_EXITS, &[&c.name]))?,
+            );
+        }
+        let name = k
+            .name
+            .clone()
+            .unwrap_or_else(|| t.columns[cn[0]].name.clone());
+        let _g = cat.ddl.lock();
+        cat.engine
+            .create_index(
+                &t.engine_name(),
+                IndexSpec {
+                    name,
+                    columns: cn,
+                    unique: k.kind == KeyKind::Unique,
+                },
+            )
+            .map_err(engine_error)?;
+        cat.invalidate(&db, &table.name);
+        Ok(Output::ok(0))
+    }
+
+    fn drop_index(&mut self, table: &ast::ObjectName, name: &str) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let db = self.db_of(table)?;
+        let t = cat.table(&db, &table.name)?;
+        let _g = cat.ddl.lock();
+        cat.engine
+            .drop_index(&t.engine_name(), name)
+            .map_err(engine_error)?;
+        cat.invalidate(&db, &table.name);
+        Ok(Output::ok(0))
+    }
+}

@@ -1,0 +1,601 @@
+//! INSERT (VALUES, SELECT, IGNORE, REPLACE, ON DUPLICATE KEY UPDATE), UPDATE and DELETE.
+//!
+//! INVARIANTS
+//! - D1: every value reaches the engine through `types::store` for its column (MySQL's
+//!   assignment conversions, sql_mode errors and warnings).
+//! - D2: UPDATE and DELETE read their rows with exclusive locking reads (semi-consistent at
+//!   READ COMMITTED) and change each by primary key; a row is changed only if the WHERE
+//!   condition holds on the version locked.
+
+use std::sync::Arc;
+
+use innoxide_engine::{LockRead, Value};
+use innoxide_sql::ast::{self, Expr, InsertSource};
+use innoxide_sql::error::*;
+use innoxide_sql::types::{self, Datum, Warnings};
+
+use super::expr::{CExpr, Compiler, Env, ScopeTable};
+use super::select::{cmp_nulls_first, conjuncts};
+use super::{Output, Session};
+use crate::catalog::{engine_error, DefaultValue, SqlTable};
+
+impl Session {
+    /// The value a column gets when none is given.
+    fn default_of(&self, t: &SqlTable, c: usize, w: &mut Warnings) -> Result<Datum, SqlError> {
+        let col = &t.columns[c];
+        Ok(match &col.meta.default {
+            Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
+            Some(DefaultValue::Now) => Datum::DateTime(types::now()),
+            Some(DefaultValue::Null) => Datum::Null,
+            None if col.nullable || col.meta.auto_increment || col.meta.hidden => Datum::Null,
+            None => {
+                if self.vars.sql_mode().strict() {
+                    return Err(SqlError::new(ER_NO_DEFAULT_FOR_FIELD, &[&col.name]));
+                }
+                w.push_error(
+                    types::Level::Warning,
+                    SqlError::new(ER_NO_DEFAULT_FOR_FIELD, &[&col.name]),
+                );
+                col.ty.default_for_not_null()
+            }
+        })
+    }
+
+    /// Converts one row of datums (None: not given) into engine values (D1), filling
+    /// defaults and AUTO_INCREMENT values.
+    fn make_row(
+        &mut self,
+        t: &SqlTable,
+        given: Vec<Option<Datum>>,
+        row_no: u64,
+        ignore: bool,
+        w: &mut Warnings,
+        first_id: &mut u64,
+    ) -> Result<Vec<Value>, SqlError> {
+        let mode = self.vars.sql_mode();
+        let mut out = Vec::with_capacity(t.columns.len());
+        for (c, g) in given.into_iter().enumerate() {
+            let col = &t.columns[c];
+            let mut d = match g {
+                Some(d) => d,
+                None => self.default_of(t, c, w)?,
+            };
+            if col.meta.auto_increment || col.meta.hidden {
+                let zero = !mode.has(types::SqlMode::NO_AUTO_VALUE_ON_ZERO)
+                    && d.compare(&Datum::Int(0), innoxide_engine::Collation::Binary)
+                        == Some(std::cmp::Ordering::Equal);
+                if d.is_null() || zero {
+                    let id = self.server.catalog.next_auto_inc(t, 1, 0)?;
+                    if *first_id == 0 && !col.meta.hidden {
+                        *first_id = id;
+                    }
+                    d = Datum::UInt(id);
+                } else {
+                    let v = d.to_u64(&mut Warnings::default());
+                    self.server.catalog.saw_auto_inc(t, v)?;
+                }
+            }
+            if d.is_null() && !col.nullable {
+                if ignore || !mode.strict() {
+                    w.push_error(
+                        types::Level::Warning,
+                        SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]),
+                    );
+                    d = col.ty.default_for_not_null();
+                } else {
+                    return Err(SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]));
+                }
+            }
+            let m = if ignore {
+                types::SqlMode(
+                    mode.0
+                        & !(types::SqlMode::STRICT_TRANS_TABLES
+                            | types::SqlMode::STRICT_ALL_TABLES),
+                )
+            } else {
+                mode
+            };
+            out.push(types::store(&d, &col.ty, m, &col.name, row_no, w)?);
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn insert(
+        &mut self,
+        ins: &ast::Insert,
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let db = self.db_of(&ins.table)?;
+        let t = self.server.catalog.table(&db, &ins.table.name)?;
+        let cols: Vec<usize> = if ins.columns.is_empty() {
+            t.visible().map(|(i, _)| i).collect()
+        } else {
+            let mut v = Vec::with_capacity(ins.columns.len());
+            for n in &ins.columns {
+                let c = t
+                    .column(n)
+                    .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
+                if v.contains(&c) {
+                    return Err(SqlError::new(ER_FIELD_SPECIFIED_TWICE, &[n]));
+                }
+                v.push(c);
+            }
+            v
+        };
+        // Source rows as datums.
+        let mode = self.vars.sql_mode();
+        let mut w = Warnings::default();
+        let mut src: Vec<Vec<Option<Datum>>> = Vec::new();
+        match &ins.source {
+            InsertSource::Values(rows) => {
+                for (ri, r) in rows.iter().enumerate() {
+                    if r.len() != cols.len() && !(r.is_empty() && ins.columns.is_empty()) {
+                        return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&(ri + 1)]));
+                    }
+                    let mut given = vec![None; t.columns.len()];
+                    for (e, &c) in r.iter().zip(&cols) {
+                        given[c] = match e {
+                            Expr::Default => None,
+                            e => {
+                                let mut comp = Compiler::new(&[], "field list");
+                                let (ce, _) = comp.compile(e, self)?;
+                                Some(ce.eval(
+                                    &Env {
+                                        row: &[],
+                                        aggs: &[],
+                                        params,
+                                        mode,
+                                    },
+                                    &mut w,
+                                )?)
+                            }
+                        };
+                    }
+                    src.push(given);
+                }
+            }
+            InsertSource::Select(q) => {
+                let (c2, rows) = self.select(q, params)?;
+                if c2.len() != cols.len() {
+                    return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&1]));
+                }
+                for r in rows {
+                    let mut given = vec![None; t.columns.len()];
+                    for (d, &c) in r.into_iter().zip(&cols) {
+                        given[c] = Some(d);
+                    }
+                    src.push(given);
+                }
+            }
+        }
+        let scope = [
+            ScopeTable::of_table(&t, &t.name, 0),
+            ScopeTable::of_table(&t, "\u{0}new", t.columns.len()),
+        ];
+        let odku: Vec<(usize, CExpr)> = {
+            let mut v = Vec::new();
+            for (n, e) in &ins.on_duplicate {
+                let c = t
+                    .column(n)
+                    .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
+                let e = values_to_new(e);
+                let mut comp = Compiler::new(&scope, "field list");
+                v.push((c, comp.compile(&e, self)?.0));
+            }
+            v
+        };
+        let mut affected = 0u64;
+        let mut first_id = 0u64;
+        for (ri, given) in src.into_iter().enumerate() {
+            let row = self.make_row(&t, given, ri as u64 + 1, ins.ignore, &mut w, &mut first_id)?;
+            loop {
+                let r = self.trx()?.insert(&t.table, &row);
+                match r {
+                    Ok(()) => {
+                        affected += 1;
+                        break;
+                    }
+                    Err(innoxide_engine::Error::DuplicateKey { index, key }) => {
+                        if ins.replace || !odku.is_empty() {
+                            let Some(old) = self.find_conflict(&t, &index, &row)? else {
+                                continue;
+                            };
+                            if ins.replace {
+                                let pk = pk_of(&t, &old);
+                                self.trx()?.delete(&t.table, &pk).map_err(engine_error)?;
+                                affected += 1;
+                                continue;
+                            }
+                            // ON DUPLICATE KEY UPDATE: evaluate over the old row; VALUES(c)
+                            // reads the row that was to be inserted (placed after it).
+                            let mut env_row: Vec<Datum> = old
+                                .iter()
+                                .zip(&t.columns)
+                                .map(|(v, c)| types::load(v, &c.ty))
+                                .collect();
+                            env_row.extend(
+                                row.iter()
+                                    .zip(&t.columns)
+                                    .map(|(v, c)| types::load(v, &c.ty)),
+                            );
+                            let changed = self.apply_update(
+                                &t,
+                                &old,
+                                &odku,
+                                &mut env_row,
+                                ri as u64 + 1,
+                                &mut w,
+                                params,
+                            )?;
+                            affected += if changed { 2 } else { 0 };
+                            break;
+                        }
+                        if ins.ignore {
+                            w.push_error(
+                                types::Level::Warning,
+                                SqlError::new(ER_DUP_ENTRY, &[&key, &index]),
+                            );
+                            break;
+                        }
+                        return Err(SqlError::new(ER_DUP_ENTRY, &[&key, &index]));
+                    }
+                    Err(e) => return Err(engine_error(e)),
+                }
+            }
+        }
+        if first_id != 0 {
+            self.last_insert_id = first_id;
+        }
+        let n_warn = w.len();
+        self.warnings.extend(w.0);
+        self.row_count = affected as i64;
+        let info = if ins_many(ins) {
+            format!("Records: {affected}  Duplicates: 0  Warnings: {n_warn}")
+        } else {
+            String::new()
+        };
+        Ok(Output::Ok {
+            affected,
+            last_insert_id: first_id,
+            info,
+        })
+    }
+
+    /// The existing row that a new row collides with on index `index` ("PRIMARY" or a
+    /// unique secondary index), read with an exclusive lock.
+    fn find_conflict(
+        &mut self,
+        t: &Arc<SqlTable>,
+        index: &str,
+        row: &[Value],
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        let et = t.table.clone();
+        if index == "PRIMARY" {
+            let pk = pk_of(t, row);
+            return self
+                .trx()?
+                .get_locking(&et, &pk, LockRead::Exclusive)
+                .map_err(engine_error);
+        }
+        let Some(ix) = et.def.indexes.iter().find(|i| i.name == index) else {
+            return Ok(None);
+        };
+        let key: Vec<Value> = ix.columns.iter().map(|&c| row[c].clone()).collect();
+        let rows = self
+            .trx()?
+            .scan_locking(
+                &et,
+                Some(index),
+                innoxide_engine::KeyBound::Included(key.clone()),
+                innoxide_engine::KeyBound::Included(key),
+                true,
+                LockRead::Exclusive,
+                false,
+                &mut |_| true,
+            )
+            .map_err(engine_error)?;
+        Ok(rows.into_iter().next())
+    }
+
+    /// Applies SET expressions to one row (by primary key). `env_row` holds the old row as
+    /// datums (and, for ON DUPLICATE KEY UPDATE, the proposed row after it); assignments see
+    /// the columns already assigned, as in MySQL. Returns whether the row changed.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_update(
+        &mut self,
+        t: &Arc<SqlTable>,
+        old: &[Value],
+        sets: &[(usize, CExpr)],
+        env_row: &mut [Datum],
+        row_no: u64,
+        w: &mut Warnings,
+        params: &[Datum],
+    ) -> Result<bool, SqlError> {
+        let mode = self.vars.sql_mode();
+        let mut new: Vec<Value> = old.to_vec();
+        for (c, e) in sets {
+            let d = e.eval(
+                &Env {
+                    row: env_row,
+                    aggs: &[],
+                    params,
+                    mode,
+                },
+                w,
+            )?;
+            let col = &t.columns[*c];
+            let d = if d.is_null() && !col.nullable {
+                if mode.strict() {
+                    return Err(SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]));
+                }
+                w.push_error(
+                    types::Level::Warning,
+                    SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]),
+                );
+                col.ty.default_for_not_null()
+            } else {
+                d
+            };
+            let v = types::store(&d, &col.ty, mode, &col.name, row_no, w)?;
+            env_row[*c] = types::load(&v, &col.ty);
+            new[*c] = v;
+            if col.meta.auto_increment {
+                if let Value::Int(x) = &new[*c] {
+                    self.server.catalog.saw_auto_inc(t, (*x).max(0) as u64)?;
+                } else if let Value::UInt(x) = &new[*c] {
+                    self.server.catalog.saw_auto_inc(t, *x)?;
+                }
+            }
+        }
+        if new == old {
+            return Ok(false);
+        }
+        for (c, col) in t.columns.iter().enumerate() {
+            if col.meta.on_update_now && new[c] == old[c] && !sets.iter().any(|s| s.0 == c) {
+                new[c] = types::store(
+                    &Datum::DateTime(types::now()),
+                    &col.ty,
+                    mode,
+                    &col.name,
+                    row_no,
+                    w,
+                )?;
+            }
+        }
+        let pk_cols = t.pk().to_vec();
+        let key = pk_of(t, old);
+        let trx = self.trx()?;
+        if pk_cols.iter().any(|&c| new[c] != old[c]) {
+            trx.delete(&t.table, &key).map_err(engine_error)?;
+            trx.insert(&t.table, &new).map_err(|e| match e {
+                innoxide_engine::Error::DuplicateKey { index, key } => {
+                    SqlError::new(ER_DUP_ENTRY, &[&key, &index])
+                }
+                e => engine_error(e),
+            })?;
+        } else {
+            let changes: Vec<(usize, Value)> = (0..new.len())
+                .filter(|&c| new[c] != old[c])
+                .map(|c| (c, new[c].clone()))
+                .collect();
+            trx.update(&t.table, &key, &changes).map_err(engine_error)?;
+        }
+        Ok(true)
+    }
+
+    /// Rows of a single-table UPDATE/DELETE: read with exclusive locks (D2), filtered by the
+    /// WHERE condition, ordered and limited.
+    fn rows_to_change(
+        &mut self,
+        t: &Arc<SqlTable>,
+        alias: Option<&str>,
+        selection: &Option<Expr>,
+        order_by: &[ast::OrderItem],
+        limit: &Option<Expr>,
+        params: &[Datum],
+    ) -> Result<(Vec<Vec<Value>>, Vec<ScopeTable>), SqlError> {
+        let name = alias.unwrap_or(&t.name).to_string();
+        let scope = vec![ScopeTable::of_table(t, &name, 0)];
+        let mut conds = Vec::new();
+        if let Some(wc) = selection {
+            conjuncts(wc, &mut conds);
+        }
+        let access = self.plan_access(t, &name, true, &conds, params)?;
+        let pred = match selection {
+            Some(wc) => Some(Compiler::new(&scope, "where clause").compile(wc, self)?.0),
+            None => None,
+        };
+        let mode = self.vars.sql_mode();
+        let cols = t.columns.iter().map(|c| c.ty.clone()).collect::<Vec<_>>();
+        let mut failed: Option<SqlError> = None;
+        let mut test = |r: &[Value]| -> bool {
+            let Some(p) = &pred else {
+                return true;
+            };
+            let row: Vec<Datum> = r
+                .iter()
+                .zip(&cols)
+                .map(|(v, ty)| types::load(v, ty))
+                .collect();
+            match p.eval(
+                &Env {
+                    row: &row,
+                    aggs: &[],
+                    params,
+                    mode,
+                },
+                &mut Warnings::default(),
+            ) {
+                Ok(d) => d.truth() == Some(true),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    false
+                }
+            }
+        };
+        let mut rows = self.read_rows(t, &access, Some(LockRead::Exclusive), true, &mut test)?;
+        rows.retain(|r| test(r));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if !order_by.is_empty() {
+            let mut keyed: Vec<(Vec<Datum>, Vec<Value>)> = Vec::with_capacity(rows.len());
+            let mut comp = Compiler::new(&scope, "order clause");
+            let mut ord = Vec::new();
+            for o in order_by {
+                let (c, ty) = comp.compile(&o.expr, self)?;
+                ord.push((c, o.desc, ty.collation()));
+            }
+            for r in rows {
+                let row: Vec<Datum> = r
+                    .iter()
+                    .zip(&cols)
+                    .map(|(v, ty)| types::load(v, ty))
+                    .collect();
+                let mut k = Vec::new();
+                for (c, _, _) in &ord {
+                    k.push(c.eval(
+                        &Env {
+                            row: &row,
+                            aggs: &[],
+                            params,
+                            mode,
+                        },
+                        &mut Warnings::default(),
+                    )?);
+                }
+                keyed.push((k, r));
+            }
+            keyed.sort_by(|a, b| {
+                for (i, (_, desc, coll)) in ord.iter().enumerate() {
+                    let o = cmp_nulls_first(&a.0[i], &b.0[i], *coll);
+                    let o = if *desc { o.reverse() } else { o };
+                    if o != std::cmp::Ordering::Equal {
+                        return o;
+                    }
+                }
+                std::cmp::Ordering::Equal
+            });
+            rows = keyed.into_iter().map(|k| k.1).collect();
+        }
+        if let Some(l) = limit {
+            let n = self
+                .const_value(l, params)?
+                .to_u64(&mut Warnings::default());
+            rows.truncate(n as usize);
+        }
+        Ok((rows, scope))
+    }
+
+    pub(crate) fn update(&mut self, u: &ast::Update, params: &[Datum]) -> Result<Output, SqlError> {
+        let db = self.db_of(&u.table)?;
+        let t = self.server.catalog.table(&db, &u.table.name)?;
+        let (rows, scope) = self.rows_to_change(
+            &t,
+            u.alias.as_deref(),
+            &u.selection,
+            &u.order_by,
+            &u.limit,
+            params,
+        )?;
+        let mut sets = Vec::with_capacity(u.assignments.len());
+        for (n, e) in &u.assignments {
+            let c = t
+                .column(n)
+                .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
+            let mut comp = Compiler::new(&scope, "field list");
+            sets.push((c, comp.compile(e, self)?.0));
+        }
+        let mut w = Warnings::default();
+        let (mut matched, mut changed) = (0u64, 0u64);
+        for (i, old) in rows.iter().enumerate() {
+            matched += 1;
+            let mut env_row: Vec<Datum> = old
+                .iter()
+                .zip(&t.columns)
+                .map(|(v, c)| types::load(v, &c.ty))
+                .collect();
+            if self.apply_update(&t, old, &sets, &mut env_row, i as u64 + 1, &mut w, params)? {
+                changed += 1;
+            }
+        }
+        let info = format!(
+            "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
+            w.len()
+        );
+        self.warnings.extend(w.0);
+        let affected = if self.client_found_rows {
+            matched
+        } else {
+            changed
+        };
+        self.row_count = affected as i64;
+        Ok(Output::Ok {
+            affected,
+            last_insert_id: 0,
+            info,
+        })
+    }
+
+    pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {
+        let db = self.db_of(&d.table)?;
+        let t = self.server.catalog.table(&db, &d.table.name)?;
+        let (rows, _) = self.rows_to_change(
+            &t,
+            d.alias.as_deref(),
+            &d.selection,
+            &d.order_by,
+            &d.limit,
+            params,
+        )?;
+        let mut n = 0u64;
+        for r in &rows {
+            let key = pk_of(&t, r);
+            if self.trx()?.delete(&t.table, &key).map_err(engine_error)? {
+                n += 1;
+            }
+        }
+        self.row_count = n as i64;
+        Ok(Output::ok(n))
+    }
+}
+
+fn ins_many(ins: &ast::Insert) -> bool {
+    match &ins.source {
+        InsertSource::Values(v) => v.len() > 1,
+        InsertSource::Select(_) => true,
+    }
+}
+
+/// The primary key values of an engine row.
+pub fn pk_of(t: &SqlTable, row: &[Value]) -> Vec<Value> {
+    t.pk().iter().map(|&c| row[c].clone()).collect()
+}
+
+/// VALUES(c) in ON DUPLICATE KEY UPDATE reads the proposed row, which `insert` places after
+/// the old one: it becomes a reference to a column of a second copy of the table.
+fn values_to_new(e: &Expr) -> Expr {
+    match e {
+        Expr::Values(c) => Expr::Column {
+            table: Some("\u{0}new".into()),
+            name: c.clone(),
+        },
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op: *op,
+            left: Box::new(values_to_new(left)),
+            right: Box::new(values_to_new(right)),
+        },
+        Expr::Function {
+            name,
+            args,
+            distinct,
+            star,
+        } => Expr::Function {
+            name: name.clone(),
+            args: args.iter().map(values_to_new).collect(),
+            distinct: *distinct,
+            star: *star,
+        },
+        other => other.clone(),
+    }
+}

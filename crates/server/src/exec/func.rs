@@ -1,0 +1,323 @@
+//! Scalar functions (evaluation of `CExpr::Func`). Every function returns NULL when a
+//! required argument is NULL, as MySQL's do, unless stated otherwise (IFNULL, COALESCE, IF,
+//! CONCAT_WS skip or test NULLs themselves).
+
+use std::cmp::Ordering;
+
+use innoxide_engine::Collation;
+use innoxide_sql::error::SqlError;
+use innoxide_sql::types::{self, Datum, Warnings};
+
+use super::expr::{unit_of, CExpr, Env, Func};
+
+fn text(d: &Datum) -> Option<String> {
+    d.to_text()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+fn s(v: String) -> Datum {
+    Datum::Bytes(v.into_bytes())
+}
+
+pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<Datum, SqlError> {
+    // Functions that look at NULLs themselves.
+    match f {
+        Func::IfNull => {
+            let a = args[0].eval(env, w)?;
+            return if a.is_null() {
+                args[1].eval(env, w)
+            } else {
+                Ok(a)
+            };
+        }
+        Func::Coalesce => {
+            for a in args {
+                let v = a.eval(env, w)?;
+                if !v.is_null() {
+                    return Ok(v);
+                }
+            }
+            return Ok(Datum::Null);
+        }
+        Func::If => {
+            let c = args[0].eval(env, w)?.truth() == Some(true);
+            return args[if c { 1 } else { 2 }].eval(env, w);
+        }
+        Func::NullIf => {
+            let (a, b) = (args[0].eval(env, w)?, args[1].eval(env, w)?);
+            return Ok(
+                if a.compare(&b, Collation::Utf8mb40900AiCi) == Some(Ordering::Equal) {
+                    Datum::Null
+                } else {
+                    a
+                },
+            );
+        }
+        Func::ConcatWs => {
+            let sep = args[0].eval(env, w)?;
+            let Some(sep) = text(&sep) else {
+                return Ok(Datum::Null);
+            };
+            let mut parts = Vec::new();
+            for a in &args[1..] {
+                if let Some(t) = text(&a.eval(env, w)?) {
+                    parts.push(t);
+                }
+            }
+            return Ok(s(parts.join(&sep)));
+        }
+        Func::Now => return Ok(Datum::DateTime(types::now())),
+        Func::CurDate => return Ok(Datum::Date(types::now().date)),
+        Func::CurTime => return Ok(Datum::Time(types::now().time_of_day())),
+        Func::Rand => return Ok(Datum::Double(rand::random::<f64>())),
+        Func::UnixTimestamp if args.is_empty() => {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            return Ok(Datum::Int(t as i64));
+        }
+        _ => {}
+    }
+    let mut v = Vec::with_capacity(args.len());
+    for a in args {
+        let d = a.eval(env, w)?;
+        if d.is_null() {
+            return Ok(Datum::Null);
+        }
+        v.push(d);
+    }
+    let t = |i: usize| text(&v[i]).unwrap_or_default();
+    let int = |i: usize, w: &mut Warnings| v[i].to_i64(w);
+    Ok(match f {
+        Func::Concat => {
+            let mut out = Vec::new();
+            for d in &v {
+                out.extend(d.to_text().unwrap_or_default());
+            }
+            Datum::Bytes(out)
+        }
+        Func::Lower => s(t(0).to_lowercase()),
+        Func::Upper => s(t(0).to_uppercase()),
+        Func::Length => Datum::Int(v[0].to_text().map_or(0, |b| b.len()) as i64),
+        Func::CharLength => Datum::Int(t(0).chars().count() as i64),
+        Func::Substring => {
+            let chars: Vec<char> = t(0).chars().collect();
+            let pos = int(1, w);
+            let len = if v.len() > 2 { int(2, w) } else { i64::MAX };
+            let n = chars.len() as i64;
+            let start = if pos > 0 {
+                pos - 1
+            } else if pos < 0 {
+                n + pos
+            } else {
+                n
+            };
+            if start < 0 || start >= n || len <= 0 {
+                s(String::new())
+            } else {
+                let end = start.saturating_add(len).min(n);
+                s(chars[start as usize..end as usize].iter().collect())
+            }
+        }
+        Func::Left => {
+            let n = int(1, w).max(0) as usize;
+            s(t(0).chars().take(n).collect())
+        }
+        Func::Right => {
+            let c: Vec<char> = t(0).chars().collect();
+            let n = (int(1, w).max(0) as usize).min(c.len());
+            s(c[c.len() - n..].iter().collect())
+        }
+        Func::Trim => {
+            if v.len() == 2 {
+                let (x, r) = (t(0), t(1));
+                let mut x = x.as_str();
+                if !r.is_empty() {
+                    while let Some(y) = x.strip_prefix(r.as_str()) {
+                        x = y;
+                    }
+                    while let Some(y) = x.strip_suffix(r.as_str()) {
+                        x = y;
+                    }
+                }
+                s(x.to_string())
+            } else {
+                s(t(0).trim_matches(' ').to_string())
+            }
+        }
+        Func::Ltrim => s(t(0).trim_start_matches(' ').to_string()),
+        Func::Rtrim => s(t(0).trim_end_matches(' ').to_string()),
+        Func::Replace => {
+            let from = t(1);
+            if from.is_empty() {
+                s(t(0))
+            } else {
+                s(t(0).replace(&from, &t(2)))
+            }
+        }
+        Func::Repeat => {
+            let n = int(1, w).clamp(0, 1 << 20) as usize;
+            s(t(0).repeat(n))
+        }
+        Func::Reverse => s(t(0).chars().rev().collect()),
+        Func::Lpad | Func::Rpad => {
+            let x: Vec<char> = t(0).chars().collect();
+            let n = int(1, w);
+            let pad: Vec<char> = t(2).chars().collect();
+            if n < 0 {
+                return Ok(Datum::Null);
+            }
+            let n = (n as usize).min(1 << 24);
+            if x.len() >= n {
+                s(x[..n].iter().collect())
+            } else if pad.is_empty() {
+                Datum::Null
+            } else {
+                let fill: String = pad.iter().cycle().take(n - x.len()).collect();
+                let x: String = x.iter().collect();
+                s(if f == Func::Lpad {
+                    fill + &x
+                } else {
+                    x + &fill
+                })
+            }
+        }
+        Func::Instr | Func::Locate => {
+            let (hay, needle) = if f == Func::Instr {
+                (t(0), t(1))
+            } else {
+                (t(1), t(0))
+            };
+            let start = if v.len() > 2 {
+                int(2, w).max(1) as usize - 1
+            } else {
+                0
+            };
+            let (h, nd) = (hay.to_lowercase(), needle.to_lowercase());
+            let hc: Vec<char> = h.chars().collect();
+            let skip: String = hc.iter().skip(start).collect();
+            match skip.find(&nd) {
+                Some(b) => Datum::Int((skip[..b].chars().count() + start + 1) as i64),
+                None => Datum::Int(0),
+            }
+        }
+        Func::Hex => match &v[0] {
+            Datum::Int(_) | Datum::UInt(_) => s(format!("{:X}", v[0].to_u64(w))),
+            d => s(d
+                .to_text()
+                .unwrap_or_default()
+                .iter()
+                .map(|b| format!("{b:02X}"))
+                .collect()),
+        },
+        Func::Abs => match &v[0] {
+            Datum::Int(i) => match i.checked_abs() {
+                Some(x) => Datum::Int(x),
+                None => Datum::UInt(i.unsigned_abs()),
+            },
+            Datum::UInt(u) => Datum::UInt(*u),
+            d => {
+                let zero = Datum::Int(0);
+                if d.compare(&zero, Collation::Binary) == Some(Ordering::Less) {
+                    types::neg(d, w)?
+                } else {
+                    d.clone()
+                }
+            }
+        },
+        Func::Round | Func::Truncate => {
+            let places = if v.len() > 1 { int(1, w) } else { 0 };
+            types::round(&v[0], places, f == Func::Truncate, w)
+        }
+        Func::Floor | Func::Ceil => {
+            let x = v[0].to_f64(w);
+            let r = if f == Func::Floor {
+                x.floor()
+            } else {
+                x.ceil()
+            };
+            match &v[0] {
+                Datum::Int(_) | Datum::UInt(_) => v[0].clone(),
+                _ => Datum::Int(r as i64),
+            }
+        }
+        Func::Mod => types::rem(&v[0], &v[1], env.mode, w)?,
+        Func::Sign => {
+            let x = v[0].to_f64(w);
+            Datum::Int(if x > 0.0 {
+                1
+            } else if x < 0.0 {
+                -1
+            } else {
+                0
+            })
+        }
+        Func::Sqrt => {
+            let x = v[0].to_f64(w);
+            if x < 0.0 {
+                Datum::Null
+            } else {
+                Datum::Double(x.sqrt())
+            }
+        }
+        Func::Pow => Datum::Double(v[0].to_f64(w).powf(v[1].to_f64(w))),
+        Func::Greatest | Func::Least => {
+            let mut best = v[0].clone();
+            for d in &v[1..] {
+                let o = d.compare(&best, Collation::Utf8mb40900AiCi);
+                let better = if f == Func::Greatest {
+                    o == Some(Ordering::Greater)
+                } else {
+                    o == Some(Ordering::Less)
+                };
+                if better {
+                    best = d.clone();
+                }
+            }
+            best
+        }
+        Func::UnixTimestamp => match types::to_datetime(&v[0], w) {
+            Some(dt) => Datum::Int(dt.unix_seconds()),
+            None => Datum::Null,
+        },
+        Func::Date => match types::to_datetime(&v[0], w) {
+            Some(dt) => Datum::Date(dt.date),
+            None => Datum::Null,
+        },
+        Func::Year | Func::Month | Func::Day => match types::to_datetime(&v[0], w) {
+            Some(dt) => Datum::Int(i64::from(match f {
+                Func::Year => u32::from(dt.date.year),
+                Func::Month => u32::from(dt.date.month),
+                _ => u32::from(dt.date.day),
+            })),
+            None => Datum::Null,
+        },
+        Func::DateAdd | Func::DateSub => {
+            let Some(dt) = types::to_datetime(&v[0], w) else {
+                return Ok(Datum::Null);
+            };
+            let mut n = int(1, w);
+            if f == Func::DateSub {
+                n = n.saturating_neg();
+            }
+            match types::add_interval(&dt, n, unit_of(&v[2])) {
+                Some(r) => Datum::DateTime(r),
+                None => Datum::Null,
+            }
+        }
+        Func::DateDiff => match (types::to_datetime(&v[0], w), types::to_datetime(&v[1], w)) {
+            (Some(a), Some(b)) => Datum::Int(a.date.day_number() - b.date.day_number()),
+            _ => Datum::Null,
+        },
+        Func::IfNull
+        | Func::Coalesce
+        | Func::If
+        | Func::NullIf
+        | Func::ConcatWs
+        | Func::Now
+        | Func::CurDate
+        | Func::CurTime
+        | Func::Rand
+        | Func::Md5Len => Datum::Null,
+    })
+}

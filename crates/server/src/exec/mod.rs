@@ -1,0 +1,649 @@
+//! The executor: a client session and the statements it runs.
+//!
+//! Transactions follow MySQL: with autocommit on and no BEGIN, each statement is its own
+//! transaction, committed when it succeeds and rolled back when it fails; inside a transaction
+//! a failed statement is rolled back alone (to a savepoint taken at its start), except for the
+//! errors after which InnoDB has rolled back the whole transaction (deadlock 1213, 1020, and
+//! 1205 with innodb_rollback_on_timeout), which end the transaction.
+//!
+//! INVARIANTS
+//! - X1: `in_trx` is true exactly when an explicit transaction (BEGIN, or autocommit=0 after
+//!   its first statement) is open; the status flags sent to the client come from it.
+//! - X2: no engine transaction outlives its statement unless `in_trx`.
+//! - X3: warnings of the previous statement are kept until the next statement that uses a
+//!   table or produces warnings (SHOW WARNINGS itself keeps them).
+
+pub mod ddl;
+pub mod dml;
+pub mod expr;
+pub mod func;
+pub mod select;
+pub mod show;
+pub mod typeinfo;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+use innoxide_engine::{Collation, Isolation, Trx};
+use innoxide_sql::ast::{self, IsolationLevel, SetTarget, Statement, TrxScope, VarScope};
+use innoxide_sql::error::*;
+use innoxide_sql::types::{self, Datum, Warning, Warnings};
+use parking_lot::Mutex;
+
+use crate::catalog::{engine_error, Catalog};
+use crate::vars::{Registry, SessionVars, VarInput, VarValue};
+use expr::{Context, EType, ScopeTable};
+
+/// What every session shares.
+pub struct Server {
+    pub catalog: Arc<Catalog>,
+    pub vars: Registry,
+    pub next_conn_id: AtomicU32,
+    /// Connection id → (user, host, db, command, kill flag) for PROCESSLIST and KILL.
+    pub sessions: Mutex<HashMap<u32, SessionInfo>>,
+    pub started: std::time::Instant,
+    /// Statements received (Questions).
+    pub questions: std::sync::atomic::AtomicU64,
+    /// Connection attempts (Connections).
+    pub connections: std::sync::atomic::AtomicU64,
+}
+
+#[derive(Clone)]
+pub struct SessionInfo {
+    pub user: String,
+    pub host: String,
+    pub db: Option<String>,
+    pub command: String,
+    pub info: Option<String>,
+    pub since: std::time::Instant,
+    pub killed: Arc<AtomicBool>,
+}
+
+/// A result column.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub schema: String,
+    pub table: String,
+    pub org_table: String,
+    pub name: String,
+    pub org_name: String,
+    pub ety: EType,
+}
+
+impl Column {
+    pub fn new(name: &str, ety: &EType, st: &ScopeTable) -> Column {
+        Column {
+            schema: st.db.clone(),
+            table: st.name.clone(),
+            org_table: st
+                .table
+                .as_ref()
+                .map_or(st.name.clone(), |t| t.name.clone()),
+            name: name.into(),
+            org_name: name.into(),
+            ety: ety.clone(),
+        }
+    }
+
+    pub fn expr(name: &str, ety: &EType) -> Column {
+        Column {
+            schema: String::new(),
+            table: String::new(),
+            org_table: String::new(),
+            name: name.into(),
+            org_name: String::new(),
+            ety: ety.clone(),
+        }
+    }
+
+    /// A text column (SHOW output, information_schema).
+    pub fn text(name: &str) -> Column {
+        Column::expr(
+            name,
+            &EType::Str {
+                coll: Collation::Utf8mb40900AiCi,
+            },
+        )
+    }
+
+    pub fn int(name: &str) -> Column {
+        Column::expr(name, &EType::Int { unsigned: true })
+    }
+}
+
+/// The result of a statement.
+pub enum Output {
+    Ok {
+        affected: u64,
+        last_insert_id: u64,
+        info: String,
+    },
+    Rows {
+        columns: Vec<Column>,
+        rows: Vec<Vec<Datum>>,
+    },
+}
+
+impl Output {
+    pub fn ok(affected: u64) -> Output {
+        Output::Ok {
+            affected,
+            last_insert_id: 0,
+            info: String::new(),
+        }
+    }
+}
+
+pub struct Session {
+    pub server: Arc<Server>,
+    pub id: u32,
+    pub user: String,
+    pub host: String,
+    pub db: Option<String>,
+    pub vars: SessionVars,
+    trx: Option<Trx>,
+    /// X1
+    pub in_trx: bool,
+    /// SET TRANSACTION ISOLATION LEVEL (next transaction only).
+    next_isolation: Option<Isolation>,
+    pub warnings: Vec<Warning>,
+    pub last_insert_id: u64,
+    pub found_rows: u64,
+    pub row_count: i64,
+    pub user_vars: HashMap<String, Datum>,
+    savepoints: Vec<(String, u64)>,
+    pub killed: Arc<AtomicBool>,
+    pub client_found_rows: bool,
+    /// Compile SELECTs without running them (COM_STMT_PREPARE's result metadata).
+    describe_only: bool,
+}
+
+fn isolation_of(l: IsolationLevel) -> Isolation {
+    match l {
+        IsolationLevel::ReadUncommitted => Isolation::ReadUncommitted,
+        IsolationLevel::ReadCommitted => Isolation::ReadCommitted,
+        IsolationLevel::RepeatableRead => Isolation::RepeatableRead,
+        IsolationLevel::Serializable => Isolation::Serializable,
+    }
+}
+
+fn isolation_name(l: IsolationLevel) -> &'static str {
+    match l {
+        IsolationLevel::ReadUncommitted => "READ-UNCOMMITTED",
+        IsolationLevel::ReadCommitted => "READ-COMMITTED",
+        IsolationLevel::RepeatableRead => "REPEATABLE-READ",
+        IsolationLevel::Serializable => "SERIALIZABLE",
+    }
+}
+
+impl Session {
+    pub fn new(server: Arc<Server>, id: u32, user: &str, host: &str) -> Session {
+        let vars = server.vars.new_session(id);
+        let killed = Arc::new(AtomicBool::new(false));
+        server.sessions.lock().insert(
+            id,
+            SessionInfo {
+                user: user.into(),
+                host: host.into(),
+                db: None,
+                command: "Sleep".into(),
+                info: None,
+                since: std::time::Instant::now(),
+                killed: killed.clone(),
+            },
+        );
+        Session {
+            server,
+            id,
+            user: user.into(),
+            host: host.into(),
+            db: None,
+            vars,
+            trx: None,
+            in_trx: false,
+            next_isolation: None,
+            warnings: Vec::new(),
+            last_insert_id: 0,
+            found_rows: 0,
+            row_count: -1,
+            user_vars: HashMap::new(),
+            savepoints: Vec::new(),
+            killed,
+            client_found_rows: false,
+            describe_only: false,
+        }
+    }
+
+    /// COM_RESET_CONNECTION / COM_CHANGE_USER: roll back and start from a fresh state.
+    pub fn reset(&mut self) {
+        self.end_trx(false).ok();
+        self.vars = self.server.vars.new_session(self.id);
+        self.user_vars.clear();
+        self.warnings.clear();
+        self.last_insert_id = 0;
+        self.next_isolation = None;
+    }
+
+    pub fn set_state(&self, command: &str, info: Option<&str>) {
+        if let Some(s) = self.server.sessions.lock().get_mut(&self.id) {
+            s.command = command.into();
+            s.info = info.map(str::to_string);
+            s.db = self.db.clone();
+            s.since = std::time::Instant::now();
+        }
+    }
+
+    pub fn autocommit(&self) -> bool {
+        self.vars.autocommit()
+    }
+
+    /// The engine transaction, started on first use (X2).
+    pub(crate) fn trx(&mut self) -> Result<&mut Trx, SqlError> {
+        if self.trx.is_none() {
+            let mut t = self.server.catalog.engine.begin();
+            let iso = self.next_isolation.unwrap_or_else(|| self.vars.isolation());
+            t.set_isolation(iso);
+            t.set_lock_wait_timeout(self.vars.lock_wait_timeout());
+            if !self.in_trx && self.autocommit() {
+                t.set_serializable_reads_lock(false);
+            }
+            self.trx = Some(t);
+            if !self.autocommit() {
+                self.in_trx = true;
+            }
+        }
+        self.trx
+            .as_mut()
+            .ok_or_else(|| SqlError::new(ER_INTERNAL_ERROR, &[&"no transaction"]))
+    }
+
+    /// Commits or rolls back the open transaction, if any.
+    pub fn end_trx(&mut self, commit: bool) -> Result<(), SqlError> {
+        self.in_trx = false;
+        self.next_isolation = None;
+        self.savepoints.clear();
+        if let Some(t) = self.trx.take() {
+            if commit {
+                t.commit().map_err(engine_error)?;
+            } else {
+                t.rollback().map_err(engine_error)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one statement with MySQL's statement and transaction rules.
+    pub fn execute(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
+        if !keeps_warnings {
+            self.warnings.clear();
+        }
+        let data = matches!(
+            stmt,
+            Statement::Select(_)
+                | Statement::Insert(_)
+                | Statement::Update(_)
+                | Statement::Delete(_)
+        );
+        if !data {
+            return self.execute_other(stmt, params);
+        }
+        let sp = {
+            let t = self.trx()?;
+            t.begin_statement();
+            t.savepoint()
+        };
+        let r = match stmt {
+            Statement::Select(q) => self.select_output(q, params),
+            Statement::Insert(i) => self.insert(i, params),
+            Statement::Update(u) => self.update(u, params),
+            Statement::Delete(d) => self.delete(d, params),
+            _ => unreachable!("data statements only"),
+        };
+        if let Some(t) = self.trx.as_mut() {
+            t.end_statement();
+        }
+        match &r {
+            Ok(_) => {
+                if !self.in_trx && self.autocommit() {
+                    self.end_trx(true)?;
+                }
+            }
+            Err(e) => {
+                let whole = e.code == ER_LOCK_DEADLOCK.code
+                    || e.code == ER_CHECKREAD.code
+                    || (e.code == ER_LOCK_WAIT_TIMEOUT.code
+                        && self
+                            .server
+                            .catalog
+                            .engine
+                            .tunables()
+                            .rollback_on_timeout
+                            .load(Ordering::Relaxed));
+                if whole || (!self.in_trx && self.autocommit()) {
+                    self.end_trx(false)?;
+                } else if let Some(t) = self.trx.as_mut() {
+                    t.rollback_to_savepoint(sp).map_err(engine_error)?;
+                }
+            }
+        }
+        r
+    }
+
+    fn execute_other(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        match stmt {
+            Statement::Begin {
+                consistent_snapshot,
+                read_only: _,
+            } => {
+                self.end_trx(true)?;
+                self.in_trx = true;
+                if *consistent_snapshot {
+                    self.trx()?.start_consistent_snapshot();
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::Commit => {
+                self.end_trx(true)?;
+                Ok(Output::ok(0))
+            }
+            Statement::Rollback => {
+                self.end_trx(false)?;
+                Ok(Output::ok(0))
+            }
+            Statement::Savepoint(name) => {
+                if !self.in_trx && self.autocommit() {
+                    return Ok(Output::ok(0));
+                }
+                let sp = self.trx()?.savepoint();
+                self.savepoints.retain(|s| !s.0.eq_ignore_ascii_case(name));
+                self.savepoints.push((name.clone(), sp));
+                Ok(Output::ok(0))
+            }
+            Statement::RollbackToSavepoint(name) => {
+                let Some(i) = self
+                    .savepoints
+                    .iter()
+                    .position(|s| s.0.eq_ignore_ascii_case(name))
+                else {
+                    return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"SAVEPOINT", name]));
+                };
+                let sp = self.savepoints[i].1;
+                self.savepoints.truncate(i + 1);
+                self.trx()?
+                    .rollback_to_savepoint(sp)
+                    .map_err(engine_error)?;
+                Ok(Output::ok(0))
+            }
+            Statement::ReleaseSavepoint(name) => {
+                let Some(i) = self
+                    .savepoints
+                    .iter()
+                    .position(|s| s.0.eq_ignore_ascii_case(name))
+                else {
+                    return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"SAVEPOINT", name]));
+                };
+                self.savepoints.truncate(i);
+                Ok(Output::ok(0))
+            }
+            Statement::SetTransaction {
+                scope,
+                isolation,
+                read_only: _,
+            } => {
+                if let Some(l) = isolation {
+                    match scope {
+                        TrxScope::Next => {
+                            if self.in_trx {
+                                return Err(SqlError::new(ER_CANT_CHANGE_TX_CHARACTERISTICS, &[]));
+                            }
+                            self.next_isolation = Some(isolation_of(*l));
+                        }
+                        TrxScope::Session | TrxScope::Global => {
+                            let sc = if *scope == TrxScope::Global {
+                                VarScope::Global
+                            } else {
+                                VarScope::Session
+                            };
+                            self.server.vars.set(
+                                &mut self.vars,
+                                "transaction_isolation",
+                                sc,
+                                VarInput::Str(isolation_name(*l).into()),
+                            )?;
+                        }
+                    }
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::Set(assigns) => self.set(assigns, params),
+            Statement::SetNames { charset, collate } => {
+                for v in [
+                    "character_set_client",
+                    "character_set_connection",
+                    "character_set_results",
+                ] {
+                    self.server.vars.set(
+                        &mut self.vars,
+                        v,
+                        VarScope::Session,
+                        VarInput::Str(charset.clone()),
+                    )?;
+                }
+                if let Some(c) = collate {
+                    self.server.vars.set(
+                        &mut self.vars,
+                        "collation_connection",
+                        VarScope::Session,
+                        VarInput::Str(c.clone()),
+                    )?;
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::Use(db) => {
+                if self.server.catalog.database(db).is_none()
+                    && !db.eq_ignore_ascii_case("information_schema")
+                {
+                    return Err(SqlError::new(ER_BAD_DB_ERROR, &[db]));
+                }
+                self.db = Some(db.clone());
+                Ok(Output::ok(0))
+            }
+            Statement::Show(s) => self.show(s, params),
+            Statement::Explain(inner) => self.explain(inner, params),
+            Statement::Do(exprs) => {
+                for e in exprs {
+                    self.const_value(e, params)?;
+                }
+                Ok(Output::ok(0))
+            }
+            Statement::Kill { id, query_only } => {
+                let id = self
+                    .const_value(id, params)?
+                    .to_u64(&mut Warnings::default());
+                let found = self
+                    .server
+                    .sessions
+                    .lock()
+                    .get(&(id as u32))
+                    .map(|s| s.killed.clone());
+                match found {
+                    Some(k) => {
+                        if !*query_only {
+                            k.store(true, Ordering::Release);
+                        }
+                        Ok(Output::ok(0))
+                    }
+                    None => Err(SqlError::new(ER_NO_SUCH_THREAD, &[&id])),
+                }
+            }
+            Statement::Flush(_) | Statement::UnlockTables => Ok(Output::ok(0)),
+            Statement::LockTables(_) => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"LOCK TABLES"])),
+            Statement::Xa(_) => Err(SqlError::new(
+                ER_NOT_SUPPORTED_YET,
+                &[&"XA transactions through SQL"],
+            )),
+            _ => {
+                // DDL commits the open transaction first, as MySQL does.
+                self.end_trx(true)?;
+                self.ddl(stmt, params)
+            }
+        }
+    }
+
+    fn set(
+        &mut self,
+        assigns: &[ast::SetAssignment],
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        for a in assigns {
+            match &a.target {
+                SetTarget::User(n) => {
+                    let v = self.const_value(&a.value, params)?;
+                    self.user_vars.insert(n.clone(), v);
+                }
+                SetTarget::System { scope, name } => {
+                    let input = match &a.value {
+                        ast::Expr::Default => VarInput::Default,
+                        ast::Expr::Column {
+                            table: None,
+                            name: word,
+                        } => VarInput::Str(word.clone()),
+                        e => match self.const_value(e, params)? {
+                            Datum::Null => VarInput::Null,
+                            Datum::Int(i) => VarInput::Int(i),
+                            Datum::UInt(u) => VarInput::UInt(u),
+                            Datum::Double(f) => VarInput::Double(f),
+                            d @ Datum::Decimal(_) => {
+                                VarInput::Double(d.to_f64(&mut Warnings::default()))
+                            }
+                            d => VarInput::Str(
+                                String::from_utf8_lossy(&d.to_text().unwrap_or_default())
+                                    .into_owned(),
+                            ),
+                        },
+                    };
+                    if name == "autocommit" {
+                        let before = self.autocommit();
+                        let w = self.server.vars.set(&mut self.vars, name, *scope, input)?;
+                        self.add_var_warnings(w);
+                        if !before && self.autocommit() {
+                            // Turning autocommit on commits the open transaction.
+                            self.end_trx(true)?;
+                        }
+                        continue;
+                    }
+                    let w = self.server.vars.set(&mut self.vars, name, *scope, input)?;
+                    self.add_var_warnings(w);
+                }
+            }
+        }
+        Ok(Output::ok(0))
+    }
+
+    /// Records a warning, note or error for SHOW WARNINGS.
+    pub fn note(&mut self, level: types::Level, e: SqlError) {
+        self.warnings.push(Warning {
+            level,
+            code: e.code,
+            message: e.message,
+        });
+    }
+
+    fn add_var_warnings(&mut self, w: Vec<(u16, String)>) {
+        for (code, message) in w {
+            self.warnings.push(Warning {
+                level: types::Level::Warning,
+                code,
+                message,
+            });
+        }
+    }
+
+    /// The database a name refers to (its own or the current one).
+    pub(crate) fn db_of(&self, n: &ast::ObjectName) -> Result<String, SqlError> {
+        match (&n.db, &self.db) {
+            (Some(d), _) => Ok(d.clone()),
+            (None, Some(d)) => Ok(d.clone()),
+            (None, None) => Err(SqlError::new(ER_NO_DB_ERROR, &[])),
+        }
+    }
+
+    /// The result columns a SELECT would have, without running it.
+    pub fn describe(&mut self, q: &ast::Select) -> Result<Vec<Column>, SqlError> {
+        self.describe_only = true;
+        let r = self.select(q, &[]);
+        self.describe_only = false;
+        Ok(r?.0)
+    }
+
+    pub(crate) fn describing(&self) -> bool {
+        self.describe_only
+    }
+
+    /// Connection status flags for OK/EOF packets.
+    pub fn status_flags(&self) -> u16 {
+        let mut f = 0u16;
+        if self.in_trx {
+            f |= 1;
+        }
+        if self.autocommit() {
+            f |= 2;
+        }
+        f
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Err(e) = self.end_trx(false) {
+            tracing::warn!("connection {}: rollback at disconnect failed: {e}", self.id);
+        }
+        self.server.sessions.lock().remove(&self.id);
+    }
+}
+
+fn var_datum(v: VarValue) -> Datum {
+    match v {
+        VarValue::Int(i) => Datum::Int(i),
+        VarValue::UInt(u) => Datum::UInt(u),
+        VarValue::Double(f) => Datum::Double(f),
+        VarValue::Bool(b) => Datum::Int(i64::from(b)),
+        VarValue::Str(s) => Datum::Bytes(s.into_bytes()),
+        VarValue::Null => Datum::Null,
+    }
+}
+
+impl Context for Session {
+    fn sys_var(&mut self, scope: VarScope, name: &str) -> Result<Datum, SqlError> {
+        Ok(var_datum(self.server.vars.get(&self.vars, name, scope)?))
+    }
+
+    fn user_var(&mut self, name: &str) -> Datum {
+        self.user_vars.get(name).cloned().unwrap_or(Datum::Null)
+    }
+
+    fn subquery(&mut self, q: &ast::Select) -> Result<Vec<Vec<Datum>>, SqlError> {
+        Ok(self.select(q, &[])?.1)
+    }
+
+    fn info(&mut self, what: &str) -> Result<Datum, SqlError> {
+        let s = |x: &str| Datum::Bytes(x.as_bytes().to_vec());
+        Ok(match what {
+            "database" | "schema" => self.db.as_deref().map_or(Datum::Null, s),
+            "version" => s(crate::vars::SERVER_VERSION),
+            "user" | "session_user" | "system_user" => s(&format!("{}@{}", self.user, self.host)),
+            "current_user" => s(&format!("{}@{}", self.user, "localhost")),
+            "connection_id" => Datum::UInt(u64::from(self.id)),
+            "last_insert_id" => Datum::UInt(self.last_insert_id),
+            "found_rows" => Datum::UInt(self.found_rows),
+            "row_count" => Datum::Int(self.row_count),
+            _ => Datum::Null,
+        })
+    }
+
+    fn collation(&self) -> Collation {
+        Collation::Utf8mb40900AiCi
+    }
+}

@@ -1,0 +1,1178 @@
+//! SELECT: access-path choice for each table (primary key or secondary index for equality,
+//! IN and range predicates; a full scan only when nothing applies), nested-loop joins with
+//! index lookups on the inner table, grouping, DISTINCT, ORDER BY and LIMIT.
+//!
+//! INVARIANTS
+//! - S1: an access path only narrows what is read; every fetched row is still checked
+//!   against the whole WHERE (and ON) condition, so a key value that converts inexactly to
+//!   the column type makes the planner skip that predicate, never return a wrong row.
+//! - S2: a locking read (FOR UPDATE / FOR SHARE, and the reads of UPDATE and DELETE) locks
+//!   through the engine's locking calls, which apply InnoDB's per-isolation locking rules.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use innoxide_engine::{Collation, KeyBound, LockRead, Value};
+use innoxide_sql::ast::{
+    self, BinaryOp, Expr, JoinKind, LockClause, OrderItem, SelectItem, TableRef,
+};
+use innoxide_sql::error::*;
+use innoxide_sql::types::{self, Datum, Warnings};
+
+use super::expr::{AggKind, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
+use super::{Column, Output, Session};
+use crate::catalog::{engine_error, SqlTable};
+
+/// How one table is read.
+#[derive(Debug, Clone)]
+pub enum Access {
+    /// Primary key lookups, one per key (equality on every key column, or IN lists).
+    Points(Vec<Vec<Value>>),
+    /// A range of the clustered index (`index` None) or a secondary index.
+    Range {
+        index: Option<String>,
+        from: KeyBound,
+        to: KeyBound,
+        forward: bool,
+    },
+}
+
+impl Access {
+    pub fn describe(&self, t: &SqlTable) -> (String, String, Option<String>) {
+        match self {
+            Access::Points(k) if k.len() == 1 => {
+                ("const".into(), "PRIMARY".into(), Some("PRIMARY".into()))
+            }
+            Access::Points(_) => ("range".into(), "PRIMARY".into(), Some("PRIMARY".into())),
+            Access::Range {
+                index, from, to, ..
+            } => {
+                let full = matches!(from, KeyBound::Unbounded) && matches!(to, KeyBound::Unbounded);
+                let name = index.clone().unwrap_or_else(|| "PRIMARY".into());
+                if full {
+                    ("ALL".into(), String::new(), None)
+                } else if from == to {
+                    ("ref".into(), name.clone(), Some(name))
+                } else {
+                    let _ = t;
+                    ("range".into(), name.clone(), Some(name))
+                }
+            }
+        }
+    }
+}
+
+/// One conjunct usable as a key condition: column `col` compared with a constant.
+#[derive(Debug)]
+enum Sarg {
+    Eq(Datum),
+    In(Vec<Datum>),
+    Lo(Datum, bool),
+    Hi(Datum, bool),
+}
+
+/// Splits a condition into its AND-ed parts.
+pub fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+    if let Expr::Binary {
+        op: BinaryOp::And,
+        left,
+        right,
+    } = e
+    {
+        conjuncts(left, out);
+        conjuncts(right, out);
+    } else {
+        out.push(e.clone());
+    }
+}
+
+/// True if `e` uses no column (so it is constant for one execution).
+pub fn is_const(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(_) | Expr::Param(_) | Expr::UserVar(_) | Expr::SysVar { .. } => true,
+        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::Collate { expr, .. } => {
+            is_const(expr)
+        }
+        Expr::Binary { left, right, .. } => is_const(left) && is_const(right),
+        Expr::Function { name, args, .. } => {
+            !matches!(
+                name.as_str(),
+                "rand" | "count" | "sum" | "avg" | "min" | "max"
+            ) && args.iter().all(is_const)
+        }
+        _ => false,
+    }
+}
+
+fn col_of(e: &Expr, tname: &str, t: &SqlTable, single: bool) -> Option<usize> {
+    let Expr::Column { table, name } = e else {
+        return None;
+    };
+    match table {
+        Some(q) if !q.eq_ignore_ascii_case(tname) => None,
+        None if !single => None,
+        _ => t.column(name),
+    }
+}
+
+impl Session {
+    /// Evaluates a constant expression (planning of key conditions).
+    pub(crate) fn const_value(&mut self, e: &Expr, params: &[Datum]) -> Result<Datum, SqlError> {
+        let mut c = Compiler::new(&[], "where clause");
+        let (ce, _) = c.compile(e, self)?;
+        let mut w = Warnings::default();
+        ce.eval(
+            &Env {
+                row: &[],
+                aggs: &[],
+                params,
+                mode: self.vars.sql_mode(),
+            },
+            &mut w,
+        )
+    }
+
+    /// Chooses the access path for table `t` (named `tname` in the query) given the WHERE
+    /// conjuncts (S1).
+    pub(crate) fn plan_access(
+        &mut self,
+        t: &SqlTable,
+        tname: &str,
+        single: bool,
+        conds: &[Expr],
+        params: &[Datum],
+    ) -> Result<Access, SqlError> {
+        let mut sargs: HashMap<usize, Vec<Sarg>> = HashMap::new();
+        for c in conds {
+            let (col, s) = match c {
+                Expr::Binary { op, left, right } => {
+                    let (col, val, op) = if let (Some(col), true) =
+                        (col_of(left, tname, t, single), is_const(right))
+                    {
+                        (col, right, *op)
+                    } else if let (Some(col), true) =
+                        (col_of(right, tname, t, single), is_const(left))
+                    {
+                        let flipped = match op {
+                            BinaryOp::Lt => BinaryOp::Gt,
+                            BinaryOp::Le => BinaryOp::Ge,
+                            BinaryOp::Gt => BinaryOp::Lt,
+                            BinaryOp::Ge => BinaryOp::Le,
+                            o => *o,
+                        };
+                        (col, left, flipped)
+                    } else {
+                        continue;
+                    };
+                    let v = self.const_value(val, params)?;
+                    if v.is_null() {
+                        continue;
+                    }
+                    let s = match op {
+                        BinaryOp::Eq => Sarg::Eq(v),
+                        BinaryOp::Gt => Sarg::Lo(v, false),
+                        BinaryOp::Ge => Sarg::Lo(v, true),
+                        BinaryOp::Lt => Sarg::Hi(v, false),
+                        BinaryOp::Le => Sarg::Hi(v, true),
+                        _ => continue,
+                    };
+                    (col, s)
+                }
+                Expr::Between {
+                    expr,
+                    low,
+                    high,
+                    negated: false,
+                } if is_const(low) && is_const(high) => {
+                    let Some(col) = col_of(expr, tname, t, single) else {
+                        continue;
+                    };
+                    let (lo, hi) = (
+                        self.const_value(low, params)?,
+                        self.const_value(high, params)?,
+                    );
+                    if lo.is_null() || hi.is_null() {
+                        continue;
+                    }
+                    sargs.entry(col).or_default().push(Sarg::Lo(lo, true));
+                    (col, Sarg::Hi(hi, true))
+                }
+                Expr::InList {
+                    expr,
+                    list,
+                    negated: false,
+                } if list.iter().all(is_const) && list.len() <= 1000 => {
+                    let Some(col) = col_of(expr, tname, t, single) else {
+                        continue;
+                    };
+                    let mut vals = Vec::with_capacity(list.len());
+                    for x in list {
+                        let v = self.const_value(x, params)?;
+                        if !v.is_null() {
+                            vals.push(v);
+                        }
+                    }
+                    (col, Sarg::In(vals))
+                }
+                _ => continue,
+            };
+            sargs.entry(col).or_default().push(s);
+        }
+        // Exact conversion to the column's stored value, or None (S1).
+        let key_val = |col: usize, d: &Datum| -> Option<Value> {
+            let ty = &t.columns[col].ty;
+            let mut w = Warnings::default();
+            let v = types::store(d, ty, types::SqlMode::DEFAULT, "", 1, &mut w).ok()?;
+            if !w.is_empty() {
+                return None;
+            }
+            // The stored value must compare equal to the constant.
+            let back = types::load(&v, ty);
+            (back.compare(d, ty.collation()) == Some(Ordering::Equal)).then_some(v)
+        };
+        let eq_of = |col: usize| -> Option<Value> {
+            sargs.get(&col)?.iter().find_map(|s| match s {
+                Sarg::Eq(d) => key_val(col, d),
+                _ => None,
+            })
+        };
+        // Primary key: all columns equal, or IN lists over a one-column key.
+        let pk = t.pk().to_vec();
+        if !pk.is_empty() && !t.has_hidden_pk() {
+            let eqs: Vec<Option<Value>> = pk.iter().map(|&c| eq_of(c)).collect();
+            if eqs.iter().all(Option::is_some) {
+                return Ok(Access::Points(vec![eqs.into_iter().flatten().collect()]));
+            }
+            if pk.len() == 1 {
+                if let Some(list) = sargs.get(&pk[0]).and_then(|v| {
+                    v.iter().find_map(|s| match s {
+                        Sarg::In(l) => Some(l),
+                        _ => None,
+                    })
+                }) {
+                    let mut keys: Vec<Vec<Value>> = Vec::with_capacity(list.len());
+                    let mut exact = true;
+                    for d in list {
+                        match key_val(pk[0], d) {
+                            Some(v) => keys.push(vec![v]),
+                            None => exact = false,
+                        }
+                    }
+                    if exact {
+                        keys.sort_by(|a, b| cmp_values(&a[0], &b[0]));
+                        keys.dedup();
+                        return Ok(Access::Points(keys));
+                    }
+                }
+            }
+        }
+        // Otherwise the index with the longest usable prefix (primary key first on ties).
+        let mut candidates: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+        if !pk.is_empty() && !t.has_hidden_pk() {
+            candidates.push((None, pk.clone()));
+        }
+        for ix in &t.table.def.indexes {
+            candidates.push((Some(ix.name.clone()), ix.columns.clone()));
+        }
+        let mut best: Option<(usize, Access)> = None;
+        for (name, cols) in candidates {
+            let mut prefix: Vec<Value> = Vec::new();
+            for &c in &cols {
+                match eq_of(c) {
+                    Some(v) => prefix.push(v),
+                    None => break,
+                }
+            }
+            let mut score = prefix.len() * 4;
+            let (mut from, mut to) = if prefix.is_empty() {
+                (KeyBound::Unbounded, KeyBound::Unbounded)
+            } else {
+                (
+                    KeyBound::Included(prefix.clone()),
+                    KeyBound::Included(prefix.clone()),
+                )
+            };
+            if let Some(&next) = cols.get(prefix.len()) {
+                if let Some(ss) = sargs.get(&next) {
+                    for s in ss {
+                        match s {
+                            Sarg::Lo(d, inc) => {
+                                if let Some(v) = key_val(next, d) {
+                                    let mut k = prefix.clone();
+                                    k.push(v);
+                                    from = if *inc {
+                                        KeyBound::Included(k)
+                                    } else {
+                                        KeyBound::Excluded(k)
+                                    };
+                                    score += 2;
+                                }
+                            }
+                            Sarg::Hi(d, inc) => {
+                                if let Some(v) = key_val(next, d) {
+                                    let mut k = prefix.clone();
+                                    k.push(v);
+                                    to = if *inc {
+                                        KeyBound::Included(k)
+                                    } else {
+                                        KeyBound::Excluded(k)
+                                    };
+                                    score += 2;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            if score == 0 {
+                continue;
+            }
+            if name.is_some() {
+                // A secondary index costs a clustered lookup per row.
+                score = score.saturating_sub(1).max(1);
+            }
+            if best.as_ref().is_none_or(|b| score > b.0) {
+                best = Some((
+                    score,
+                    Access::Range {
+                        index: name,
+                        from,
+                        to,
+                        forward: true,
+                    },
+                ));
+            }
+        }
+        Ok(best.map(|b| b.1).unwrap_or(Access::Range {
+            index: None,
+            from: KeyBound::Unbounded,
+            to: KeyBound::Unbounded,
+            forward: true,
+        }))
+    }
+
+    /// Reads the rows of `t` through `access`, as engine values.
+    pub(crate) fn read_rows(
+        &mut self,
+        t: &Arc<SqlTable>,
+        access: &Access,
+        lock: Option<LockRead>,
+        semi_consistent: bool,
+        pred: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let trx = self.trx()?;
+        let et = &t.table;
+        let mut out = Vec::new();
+        match access {
+            Access::Points(keys) => {
+                for k in keys {
+                    let r = match lock {
+                        Some(how) => trx.get_locking(et, k, how),
+                        None => trx.get(et, k),
+                    }
+                    .map_err(engine_error)?;
+                    if let Some(r) = r {
+                        out.push(r);
+                    }
+                }
+            }
+            Access::Range {
+                index,
+                from,
+                to,
+                forward,
+            } => match lock {
+                Some(how) => {
+                    out = trx
+                        .scan_locking(
+                            et,
+                            index.as_deref(),
+                            from.clone(),
+                            to.clone(),
+                            *forward,
+                            how,
+                            semi_consistent,
+                            pred,
+                        )
+                        .map_err(engine_error)?;
+                }
+                None => {
+                    for r in trx
+                        .scan(et, index.as_deref(), from.clone(), to.clone(), *forward)
+                        .map_err(engine_error)?
+                    {
+                        out.push(r.map_err(engine_error)?);
+                    }
+                }
+            },
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn select(
+        &mut self,
+        q: &ast::Select,
+        params: &[Datum],
+    ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
+        if !q.unions.is_empty() {
+            let mut first = q.clone();
+            first.unions.clear();
+            let (cols, mut rows) = self.select(&first, params)?;
+            let mut distinct = false;
+            for (all, u) in &q.unions {
+                let (c2, r2) = self.select(u, params)?;
+                if c2.len() != cols.len() {
+                    return Err(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
+                }
+                rows.extend(r2);
+                distinct |= !*all;
+            }
+            if distinct {
+                dedup_rows(&mut rows);
+            }
+            return Ok((cols, rows));
+        }
+        let lock = match q.lock {
+            Some(LockClause::ForUpdate { .. }) => Some(LockRead::Exclusive),
+            Some(LockClause::ForShare { .. }) => Some(LockRead::Shared),
+            None => None,
+        };
+        // FROM: a list of tables joined left to right.
+        let mut leaves: Vec<(TableRef, JoinKind, Option<Expr>)> = Vec::new();
+        for (i, tr) in q.from.iter().enumerate() {
+            flatten(
+                tr,
+                if i == 0 {
+                    JoinKind::Inner
+                } else {
+                    JoinKind::Cross
+                },
+                None,
+                &mut leaves,
+            );
+        }
+        let mut scope: Vec<ScopeTable> = Vec::new();
+        let mut sources: Vec<Source> = Vec::new();
+        let mut width = 0;
+        for (tr, kind, on) in &leaves {
+            match tr {
+                TableRef::Table { name, alias, .. } => {
+                    let db = self.db_of(name)?;
+                    if db.eq_ignore_ascii_case("information_schema") {
+                        let (cols, rows) = self.information_schema(&name.name)?;
+                        let st = ScopeTable {
+                            name: alias.clone().unwrap_or_else(|| name.name.clone()),
+                            db: db.clone(),
+                            columns: cols
+                                .iter()
+                                .map(|c| (c.name.clone(), c.ety.clone(), false))
+                                .collect(),
+                            offset: width,
+                            table: None,
+                        };
+                        width += st.columns.len();
+                        sources.push(Source::Rows(rows, *kind, on.clone()));
+                        scope.push(st);
+                        continue;
+                    }
+                    let t = self.server.catalog.table(&db, &name.name)?;
+                    let st =
+                        ScopeTable::of_table(&t, alias.as_deref().unwrap_or(&name.name), width);
+                    width += st.columns.len();
+                    sources.push(Source::Table(t, *kind, on.clone()));
+                    scope.push(st);
+                }
+                TableRef::Derived { subquery, alias } => {
+                    let (cols, rows) = self.select(subquery, params)?;
+                    let st = ScopeTable {
+                        name: alias.clone(),
+                        db: String::new(),
+                        columns: cols
+                            .iter()
+                            .map(|c| (c.name.clone(), c.ety.clone(), false))
+                            .collect(),
+                        offset: width,
+                        table: None,
+                    };
+                    width += st.columns.len();
+                    sources.push(Source::Rows(rows, *kind, on.clone()));
+                    scope.push(st);
+                }
+                TableRef::Join { .. } => unreachable!("flattened"),
+            }
+        }
+        let mut where_conds = Vec::new();
+        if let Some(w) = &q.selection {
+            conjuncts(w, &mut where_conds);
+        }
+        // Compile WHERE over the whole row.
+        let where_c = match &q.selection {
+            Some(w) => Some(Compiler::new(&scope, "where clause").compile(w, self)?.0),
+            None => None,
+        };
+        // Select list (with aggregates).
+        let mut aggs: Vec<AggSpec> = Vec::new();
+        let mut items: Vec<(CExpr, Column)> = Vec::new();
+        let mut bare = Vec::new();
+        {
+            for it in &q.items {
+                match it {
+                    SelectItem::Wildcard | SelectItem::QualifiedWildcard(_) => {
+                        let only = match it {
+                            SelectItem::QualifiedWildcard(n) => Some(n),
+                            _ => None,
+                        };
+                        if scope.is_empty() {
+                            return Err(SqlError::new(ER_NO_TABLES_USED, &[]));
+                        }
+                        let mut any = false;
+                        for st in &scope {
+                            if only.is_some_and(|n| !n.eq_ignore_ascii_case(&st.name)) {
+                                continue;
+                            }
+                            any = true;
+                            for (i, (n, ty, hidden)) in st.columns.iter().enumerate() {
+                                if *hidden {
+                                    continue;
+                                }
+                                bare.push(st.offset + i);
+                                items.push((CExpr::Col(st.offset + i), Column::new(n, ty, st)));
+                            }
+                        }
+                        if !any {
+                            let n = only.cloned().unwrap_or_default();
+                            return Err(SqlError::new(ER_BAD_TABLE_ERROR, &[&n]));
+                        }
+                    }
+                    SelectItem::Expr { expr, alias, text } => {
+                        let mut c = Compiler::new(&scope, "field list");
+                        c.aggs = Some(&mut aggs);
+                        let (ce, ty) = c.compile(expr, self)?;
+                        bare.extend(c.bare_columns);
+                        let name = alias.clone().unwrap_or_else(|| text.clone());
+                        let mut col = Column::expr(&name, &ty);
+                        if let (Expr::Column { name: cn, .. }, CExpr::Col(pos)) = (expr, &ce) {
+                            if let Some(st) = scope
+                                .iter()
+                                .find(|s| *pos >= s.offset && *pos < s.offset + s.columns.len())
+                            {
+                                col = Column::new(cn, &ty, st);
+                                col.name = name;
+                            }
+                        }
+                        items.push((ce, col));
+                    }
+                }
+            }
+        }
+        let aliases: Vec<(String, CExpr, EType)> = items
+            .iter()
+            .map(|(c, col)| (col.name.clone(), c.clone(), col.ety.clone()))
+            .collect();
+        // GROUP BY expressions.
+        let mut group: Vec<CExpr> = Vec::new();
+        let mut group_cols: Vec<usize> = Vec::new();
+        for g in &q.group_by {
+            if let Expr::Literal(ast::Literal::Number(n)) = g {
+                let i: usize = n.parse().unwrap_or(0);
+                let Some((c, _)) = items.get(i.wrapping_sub(1)) else {
+                    return Err(SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"group statement"]));
+                };
+                group.push(c.clone());
+                if let CExpr::Col(p) = c {
+                    group_cols.push(*p);
+                }
+                continue;
+            }
+            let mut c = Compiler::new(&scope, "group statement");
+            c.aliases = &aliases;
+            let (ce, _) = c.compile(g, self)?;
+            if let CExpr::Col(p) = ce {
+                group_cols.push(p);
+            }
+            group.push(ce);
+        }
+        let having = match &q.having {
+            Some(h) => {
+                let mut c = Compiler::new(&scope, "having clause");
+                c.aggs = Some(&mut aggs);
+                c.aliases = &aliases;
+                Some(c.compile(h, self)?.0)
+            }
+            None => None,
+        };
+        let mut order: Vec<(CExpr, bool, Collation)> = Vec::new();
+        for OrderItem { expr, desc } in &q.order_by {
+            if let Expr::Literal(ast::Literal::Number(n)) = expr {
+                let i: usize = n.parse().unwrap_or(0);
+                let Some((c, col)) = items.get(i.wrapping_sub(1)) else {
+                    return Err(SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"order clause"]));
+                };
+                order.push((c.clone(), *desc, col.ety.collation()));
+                continue;
+            }
+            let mut c = Compiler::new(&scope, "order clause");
+            c.aggs = Some(&mut aggs);
+            c.aliases = &aliases;
+            let (ce, ty) = c.compile(expr, self)?;
+            order.push((ce, *desc, ty.collation()));
+        }
+        let grouped = !group.is_empty() || !aggs.is_empty();
+        if grouped && self.vars.sql_mode().has(types::SqlMode::ONLY_FULL_GROUP_BY) {
+            if let Some(&p) = bare.iter().find(|p| !group_cols.contains(p)) {
+                let name = scope
+                    .iter()
+                    .find(|s| p >= s.offset && p < s.offset + s.columns.len())
+                    .map(|s| format!("{}.{}", s.name, s.columns[p - s.offset].0))
+                    .unwrap_or_default();
+                return Err(if group.is_empty() {
+                    SqlError::new(ER_MIX_OF_GROUP_FUNC_AND_FIELDS, &[&1, &name])
+                } else {
+                    SqlError::new(ER_WRONG_FIELD_WITH_GROUP, &[&1, &"SELECT list", &name])
+                });
+            }
+        }
+        if self.describing() {
+            return Ok((items.into_iter().map(|i| i.1).collect(), Vec::new()));
+        }
+        let limit = match &q.limit {
+            Some(e) => Some(
+                self.const_value(e, params)?
+                    .to_u64(&mut Warnings::default()),
+            ),
+            None => None,
+        };
+        let offset = match &q.offset {
+            Some(e) => self
+                .const_value(e, params)?
+                .to_u64(&mut Warnings::default()),
+            None => 0,
+        };
+        // Join: produce input rows.
+        let mode = self.vars.sql_mode();
+        let mut w = Warnings::default();
+        let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
+        let n_sources = sources.len();
+        let stop_early =
+            !grouped && order.is_empty() && !q.distinct && limit.is_some() && n_sources <= 1;
+        for (si, src) in sources.into_iter().enumerate() {
+            let st = &scope[si];
+            let (kind, on) = match &src {
+                Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on.clone()),
+            };
+            let on_c = match &on {
+                Some(e) => Some(
+                    Compiler::new(&scope[..=si], "on clause")
+                        .compile(e, self)?
+                        .0,
+                ),
+                None => None,
+            };
+            let mut next: Vec<Vec<Datum>> = Vec::new();
+            match src {
+                Source::Rows(data, _, _) => {
+                    for left in &rows {
+                        let mut matched = false;
+                        for r in &data {
+                            let mut row = left.clone();
+                            row.extend(r.iter().cloned());
+                            if pass(&on_c, &row, params, mode, &mut w)? {
+                                matched = true;
+                                next.push(row);
+                            }
+                        }
+                        if !matched && kind == JoinKind::Left {
+                            let mut row = left.clone();
+                            row.extend(std::iter::repeat_n(Datum::Null, st.columns.len()));
+                            next.push(row);
+                        }
+                    }
+                }
+                Source::Table(t, _, _) => {
+                    // Conditions usable for this table: WHERE conjuncts (inner joins) and ON
+                    // conjuncts, with the columns of earlier tables bound per outer row.
+                    let mut conds = Vec::new();
+                    if kind != JoinKind::Left {
+                        conds.extend(where_conds.iter().cloned());
+                    }
+                    if let Some(o) = &on {
+                        conjuncts(o, &mut conds);
+                    }
+                    let single = scope.len() == 1;
+                    for left in &rows {
+                        let bound: Vec<Expr> = conds
+                            .iter()
+                            .map(|c| bind_outer(c, &scope[..si], left))
+                            .collect();
+                        let access = self.plan_access(&t, &st.name, single, &bound, params)?;
+                        let data = self.read_rows(&t, &access, lock, false, &mut |_| true)?;
+                        let mut matched = false;
+                        for r in data {
+                            let mut row = left.clone();
+                            row.extend(
+                                r.iter().zip(&t.columns).map(|(v, c)| types::load(v, &c.ty)),
+                            );
+                            if pass(&on_c, &row, params, mode, &mut w)? {
+                                matched = true;
+                                next.push(row);
+                                if stop_early
+                                    && si + 1 == n_sources
+                                    && where_c.is_none()
+                                    && next.len() as u64 >= limit.unwrap_or(0) + offset
+                                {
+                                    break;
+                                }
+                            }
+                        }
+                        if !matched && kind == JoinKind::Left {
+                            let mut row = left.clone();
+                            row.extend(std::iter::repeat_n(Datum::Null, st.columns.len()));
+                            next.push(row);
+                        }
+                    }
+                }
+            }
+            rows = next;
+        }
+        // WHERE
+        if let Some(wc) = &where_c {
+            let mut kept = Vec::with_capacity(rows.len());
+            for r in rows {
+                if pass(&Some(wc.clone()), &r, params, mode, &mut w)? {
+                    kept.push(r);
+                }
+            }
+            rows = kept;
+        }
+        // Grouping: (representative row, aggregate values).
+        let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
+        if grouped {
+            let mut groups: Vec<(Vec<Datum>, Vec<AggState>)> = Vec::new();
+            let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+            for r in rows {
+                let env = Env {
+                    row: &r,
+                    aggs: &[],
+                    params,
+                    mode,
+                };
+                let mut key = Vec::new();
+                for g in &group {
+                    let v = g.eval(&env, &mut w)?;
+                    group_key(&v, Collation::Utf8mb40900AiCi, &mut key);
+                }
+                let gi = match index.get(&key) {
+                    Some(i) => *i,
+                    None => {
+                        groups.push((r.clone(), aggs.iter().map(AggState::new).collect()));
+                        index.insert(key, groups.len() - 1);
+                        groups.len() - 1
+                    }
+                };
+                for (a, st) in aggs.iter().zip(groups[gi].1.iter_mut()) {
+                    let v = match &a.arg {
+                        Some(e) => e.eval(&env, &mut w)?,
+                        None => Datum::Int(1),
+                    };
+                    st.add(a, v, mode, &mut w)?;
+                }
+            }
+            if groups.is_empty() && group.is_empty() {
+                groups.push((
+                    vec![Datum::Null; width],
+                    aggs.iter().map(AggState::new).collect(),
+                ));
+            }
+            for (r, st) in groups {
+                let vals: Vec<Datum> = st
+                    .into_iter()
+                    .zip(&aggs)
+                    .map(|(s, a)| s.finish(a, mode, &mut w))
+                    .collect::<Result<_, _>>()?;
+                out.push((r, vals));
+            }
+        } else {
+            out = rows.into_iter().map(|r| (r, Vec::new())).collect();
+        }
+        // HAVING, projection, order keys.
+        let mut result: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::with_capacity(out.len());
+        for (r, a) in &out {
+            let env = Env {
+                row: r,
+                aggs: a,
+                params,
+                mode,
+            };
+            if let Some(h) = &having {
+                if h.eval(&env, &mut w)?.truth() != Some(true) {
+                    continue;
+                }
+            }
+            let mut proj = Vec::with_capacity(items.len());
+            for (c, _) in &items {
+                proj.push(c.eval(&env, &mut w)?);
+            }
+            let mut keys = Vec::with_capacity(order.len());
+            for (c, _, _) in &order {
+                keys.push(c.eval(&env, &mut w)?);
+            }
+            result.push((proj, keys));
+        }
+        if q.distinct {
+            let mut seen = HashSet::new();
+            result.retain(|(p, _)| {
+                let mut k = Vec::new();
+                for v in p {
+                    group_key(v, Collation::Utf8mb40900AiCi, &mut k);
+                }
+                seen.insert(k)
+            });
+        }
+        if !order.is_empty() {
+            result.sort_by(|a, b| {
+                for (i, (_, desc, coll)) in order.iter().enumerate() {
+                    let o = cmp_nulls_first(&a.1[i], &b.1[i], *coll);
+                    let o = if *desc { o.reverse() } else { o };
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            });
+        }
+        let rows: Vec<Vec<Datum>> = result
+            .into_iter()
+            .skip(offset as usize)
+            .take(limit.map_or(usize::MAX, |l| l as usize))
+            .map(|r| r.0)
+            .collect();
+        self.warnings.extend(w.0);
+        Ok((items.into_iter().map(|i| i.1).collect(), rows))
+    }
+
+    pub(crate) fn select_output(
+        &mut self,
+        q: &ast::Select,
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let (columns, rows) = self.select(q, params)?;
+        self.found_rows = rows.len() as u64;
+        Ok(Output::Rows { columns, rows })
+    }
+}
+
+enum Source {
+    Table(Arc<SqlTable>, JoinKind, Option<Expr>),
+    Rows(Vec<Vec<Datum>>, JoinKind, Option<Expr>),
+}
+
+fn flatten(
+    tr: &TableRef,
+    kind: JoinKind,
+    on: Option<Expr>,
+    out: &mut Vec<(TableRef, JoinKind, Option<Expr>)>,
+) {
+    match tr {
+        TableRef::Join {
+            left,
+            right,
+            kind: k,
+            on: o,
+            using,
+        } => {
+            flatten(left, kind, on, out);
+            let mut cond = o.clone();
+            for u in using {
+                let left_name = match &**left {
+                    TableRef::Table { name, alias, .. } => {
+                        alias.clone().unwrap_or(name.name.clone())
+                    }
+                    TableRef::Derived { alias, .. } => alias.clone(),
+                    TableRef::Join { .. } => String::new(),
+                };
+                let right_name = match &**right {
+                    TableRef::Table { name, alias, .. } => {
+                        alias.clone().unwrap_or(name.name.clone())
+                    }
+                    TableRef::Derived { alias, .. } => alias.clone(),
+                    TableRef::Join { .. } => String::new(),
+                };
+                let eq = Expr::Binary {
+                    op: BinaryOp::Eq,
+                    left: Box::new(Expr::Column {
+                        table: Some(left_name),
+                        name: u.clone(),
+                    }),
+                    right: Box::new(Expr::Column {
+                        table: Some(right_name),
+                        name: u.clone(),
+                    }),
+                };
+                cond = Some(match cond {
+                    Some(c) => Expr::Binary {
+                        op: BinaryOp::And,
+                        left: Box::new(c),
+                        right: Box::new(eq),
+                    },
+                    None => eq,
+                });
+            }
+            let k = if *k == JoinKind::Right {
+                JoinKind::Inner
+            } else {
+                *k
+            };
+            flatten(right, k, cond, out);
+        }
+        other => out.push((other.clone(), kind, on)),
+    }
+}
+
+/// Replaces references to columns of earlier tables with their values in `left` so the
+/// planner sees them as constants (index lookups of a nested-loop join).
+fn bind_outer(e: &Expr, earlier: &[ScopeTable], left: &[Datum]) -> Expr {
+    match e {
+        Expr::Column { table, name } => {
+            for st in earlier {
+                if table
+                    .as_ref()
+                    .is_some_and(|q| !q.eq_ignore_ascii_case(&st.name))
+                {
+                    continue;
+                }
+                if let Some(i) = st
+                    .columns
+                    .iter()
+                    .position(|c| c.0.eq_ignore_ascii_case(name))
+                {
+                    if table.is_some() {
+                        return datum_expr(&left[st.offset + i]);
+                    }
+                }
+            }
+            e.clone()
+        }
+        Expr::Binary {
+            op,
+            left: l,
+            right: r,
+        } => Expr::Binary {
+            op: *op,
+            left: Box::new(bind_outer(l, earlier, left)),
+            right: Box::new(bind_outer(r, earlier, left)),
+        },
+        _ => e.clone(),
+    }
+}
+
+fn datum_expr(d: &Datum) -> Expr {
+    match d {
+        Datum::Null => Expr::Literal(ast::Literal::Null),
+        Datum::Int(_) | Datum::UInt(_) | Datum::Decimal(_) | Datum::Double(_) => {
+            Expr::Literal(ast::Literal::Number(
+                String::from_utf8_lossy(&d.to_text().unwrap_or_default()).into_owned(),
+            ))
+        }
+        other => Expr::Literal(ast::Literal::String {
+            bytes: other.to_text().unwrap_or_default(),
+            charset: None,
+        }),
+    }
+}
+
+fn pass(
+    c: &Option<CExpr>,
+    row: &[Datum],
+    params: &[Datum],
+    mode: types::SqlMode,
+    w: &mut Warnings,
+) -> Result<bool, SqlError> {
+    match c {
+        None => Ok(true),
+        Some(c) => Ok(c
+            .eval(
+                &Env {
+                    row,
+                    aggs: &[],
+                    params,
+                    mode,
+                },
+                w,
+            )?
+            .truth()
+            == Some(true)),
+    }
+}
+
+/// Appends a grouping key for `v`: equal under `coll` ⇔ equal bytes.
+pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
+    match v {
+        Datum::Null => out.push(0),
+        Datum::Bytes(b) => {
+            out.push(1);
+            let k = coll.sort_key(b);
+            out.extend((k.len() as u32).to_le_bytes());
+            out.extend(k);
+        }
+        other => {
+            out.push(2);
+            let mut w = Warnings::default();
+            let f = other.to_f64(&mut w);
+            let t = other.to_text().unwrap_or_default();
+            if matches!(
+                other,
+                Datum::Int(_) | Datum::UInt(_) | Datum::Decimal(_) | Datum::Double(_)
+            ) {
+                out.extend(f.to_bits().to_le_bytes());
+            }
+            out.extend((t.len() as u32).to_le_bytes());
+            out.extend(t);
+        }
+    }
+}
+
+fn dedup_rows(rows: &mut Vec<Vec<Datum>>) {
+    let mut seen = HashSet::new();
+    rows.retain(|r| {
+        let mut k = Vec::new();
+        for v in r {
+            group_key(v, Collation::Utf8mb40900AiCi, &mut k);
+        }
+        seen.insert(k)
+    });
+}
+
+pub fn cmp_nulls_first(a: &Datum, b: &Datum, coll: Collation) -> Ordering {
+    match (a.is_null(), b.is_null()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        _ => a.compare(b, coll).unwrap_or(Ordering::Equal),
+    }
+}
+
+fn cmp_values(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::UInt(x), Value::UInt(y)) => x.cmp(y),
+        (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
+        _ => Ordering::Equal,
+    }
+}
+
+/// Running state of one aggregate.
+pub struct AggState {
+    count: i64,
+    acc: Datum,
+    seen: Option<HashSet<Vec<u8>>>,
+    parts: Vec<Vec<u8>>,
+}
+
+impl AggState {
+    fn new(a: &AggSpec) -> Self {
+        AggState {
+            count: 0,
+            acc: Datum::Null,
+            seen: a.distinct.then(HashSet::new),
+            parts: Vec::new(),
+        }
+    }
+
+    fn add(
+        &mut self,
+        a: &AggSpec,
+        v: Datum,
+        mode: types::SqlMode,
+        w: &mut Warnings,
+    ) -> Result<(), SqlError> {
+        if v.is_null() {
+            return Ok(());
+        }
+        if let Some(seen) = &mut self.seen {
+            let mut k = Vec::new();
+            group_key(&v, a.coll, &mut k);
+            if !seen.insert(k) {
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        match a.kind {
+            AggKind::Count => {}
+            AggKind::Sum | AggKind::Avg => {
+                let v = match v {
+                    Datum::Int(_) | Datum::UInt(_) => Datum::Decimal(v.to_decimal(w)),
+                    Datum::Decimal(_) | Datum::Double(_) => v,
+                    other => Datum::Double(other.to_f64(w)),
+                };
+                self.acc = if self.acc.is_null() {
+                    v
+                } else {
+                    types::add(&self.acc, &v, mode, w)?
+                };
+            }
+            AggKind::Min | AggKind::Max => {
+                let better = self.acc.is_null() || {
+                    let o = v.compare(&self.acc, a.coll);
+                    if a.kind == AggKind::Min {
+                        o == Some(Ordering::Less)
+                    } else {
+                        o == Some(Ordering::Greater)
+                    }
+                };
+                if better {
+                    self.acc = v;
+                }
+            }
+            AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
+                let x = v.to_u64(w);
+                let cur = match self.acc {
+                    Datum::UInt(c) => c,
+                    _ => {
+                        if a.kind == AggKind::BitAnd {
+                            u64::MAX
+                        } else {
+                            0
+                        }
+                    }
+                };
+                self.acc = Datum::UInt(match a.kind {
+                    AggKind::BitAnd => cur & x,
+                    AggKind::BitOr => cur | x,
+                    _ => cur ^ x,
+                });
+            }
+            AggKind::GroupConcat => self.parts.push(v.to_text().unwrap_or_default()),
+        }
+        Ok(())
+    }
+
+    fn finish(
+        self,
+        a: &AggSpec,
+        mode: types::SqlMode,
+        w: &mut Warnings,
+    ) -> Result<Datum, SqlError> {
+        Ok(match a.kind {
+            AggKind::Count => Datum::Int(self.count),
+            AggKind::Avg => {
+                if self.count == 0 {
+                    Datum::Null
+                } else {
+                    types::div(&self.acc, &Datum::Int(self.count), mode, w)?
+                }
+            }
+            AggKind::BitAnd if self.count == 0 => Datum::UInt(u64::MAX),
+            AggKind::BitOr | AggKind::BitXor if self.count == 0 => Datum::UInt(0),
+            AggKind::GroupConcat => {
+                if self.count == 0 {
+                    Datum::Null
+                } else {
+                    Datum::Bytes(self.parts.join(&b","[..]))
+                }
+            }
+            _ => self.acc,
+        })
+    }
+}

@@ -1,0 +1,1058 @@
+//! SHOW statements, information_schema tables and EXPLAIN. Every row shown is built from the
+//! catalog, the variable registry or the engine at the time of the statement.
+
+use innoxide_sql::ast::{self, Show, ShowFilter, Statement};
+use innoxide_sql::error::*;
+use innoxide_sql::types::{Datum, Level};
+
+use super::expr::{Compiler, EType, Env, ScopeTable};
+use super::select::{conjuncts, Access};
+use super::typeinfo::TypeInfo;
+use super::{Column, Output, Session};
+use crate::catalog::{DefaultValue, SqlTable};
+
+fn s(x: impl Into<String>) -> Datum {
+    Datum::Bytes(x.into().into_bytes())
+}
+
+fn n(x: u64) -> Datum {
+    Datum::UInt(x)
+}
+
+fn opt(x: Option<String>) -> Datum {
+    x.map_or(Datum::Null, s)
+}
+
+fn rows_of(cols: &[&str], rows: Vec<Vec<Datum>>) -> Output {
+    Output::Rows {
+        columns: cols.iter().map(|c| Column::text(c)).collect(),
+        rows,
+    }
+}
+
+impl Session {
+    /// Keeps the rows whose first column matches LIKE, or that satisfy WHERE (over the
+    /// columns by name).
+    fn filter(
+        &mut self,
+        cols: &[&str],
+        rows: Vec<Vec<Datum>>,
+        f: &Option<ShowFilter>,
+        params: &[Datum],
+    ) -> Result<Vec<Vec<Datum>>, SqlError> {
+        match f {
+            None => Ok(rows),
+            Some(ShowFilter::Like(p)) => Ok(rows
+                .into_iter()
+                .filter(|r| {
+                    r[0].to_text()
+                        .is_some_and(|v| super::expr::like(&v, p.as_bytes(), Some('\\'), true))
+                })
+                .collect()),
+            Some(ShowFilter::Where(e)) => {
+                let scope = [ScopeTable {
+                    name: String::new(),
+                    db: String::new(),
+                    columns: cols
+                        .iter()
+                        .map(|c| {
+                            (
+                                c.to_string(),
+                                EType::Str {
+                                    coll: innoxide_engine::Collation::Utf8mb40900AiCi,
+                                },
+                                false,
+                            )
+                        })
+                        .collect(),
+                    offset: 0,
+                    table: None,
+                }];
+                let (c, _) = Compiler::new(&scope, "where clause").compile(e, self)?;
+                let mode = self.vars.sql_mode();
+                let mut w = Default::default();
+                let mut out = Vec::new();
+                for r in rows {
+                    if c.eval(
+                        &Env {
+                            row: &r,
+                            aggs: &[],
+                            params,
+                            mode,
+                        },
+                        &mut w,
+                    )?
+                    .truth()
+                        == Some(true)
+                    {
+                        out.push(r);
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    pub(crate) fn show(&mut self, sh: &Show, params: &[Datum]) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        match sh {
+            Show::Databases { filter } => {
+                let mut rows = vec![vec![s("information_schema")]];
+                rows.extend(cat.databases().into_iter().map(|d| vec![s(d.name)]));
+                rows.sort_by(|a, b| a[0].to_text().cmp(&b[0].to_text()));
+                let rows = self.filter(&["Database"], rows, filter, params)?;
+                Ok(rows_of(&["Database"], rows))
+            }
+            Show::Tables { db, full, filter } => {
+                let db = match db.clone().or(self.db.clone()) {
+                    Some(d) => d,
+                    None => return Err(SqlError::new(ER_NO_DB_ERROR, &[])),
+                };
+                if cat.database(&db).is_none() {
+                    return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
+                }
+                let head = format!("Tables_in_{db}");
+                let rows: Vec<Vec<Datum>> = cat
+                    .table_names(&db)
+                    .into_iter()
+                    .map(|t| {
+                        if *full {
+                            vec![s(t), s("BASE TABLE")]
+                        } else {
+                            vec![s(t)]
+                        }
+                    })
+                    .collect();
+                let cols: Vec<&str> = if *full {
+                    vec![&head, "Table_type"]
+                } else {
+                    vec![&head]
+                };
+                let rows = self.filter(&cols, rows, filter, params)?;
+                Ok(rows_of(&cols, rows))
+            }
+            Show::Columns {
+                table,
+                full,
+                filter,
+            } => {
+                let db = self.db_of(table)?;
+                let t = cat.table(&db, &table.name)?;
+                let mut rows = Vec::new();
+                for (i, c) in t.visible() {
+                    let key = key_flag(&t, i);
+                    let mut r = vec![s(c.name.clone()), s(c.ty.display())];
+                    if *full {
+                        r.push(if c.ty.is_string() {
+                            s(c.ty.collation_name())
+                        } else {
+                            Datum::Null
+                        });
+                    }
+                    r.push(s(if c.nullable { "YES" } else { "NO" }));
+                    r.push(s(key));
+                    r.push(default_text(&c.meta.default));
+                    r.push(s(if c.meta.auto_increment {
+                        "auto_increment"
+                    } else if c.meta.on_update_now {
+                        "DEFAULT_GENERATED on update CURRENT_TIMESTAMP"
+                    } else {
+                        ""
+                    }));
+                    if *full {
+                        r.push(s("select,insert,update,references"));
+                        r.push(s(c.meta.comment.clone()));
+                    }
+                    rows.push(r);
+                }
+                let cols: Vec<&str> = if *full {
+                    vec![
+                        "Field",
+                        "Type",
+                        "Collation",
+                        "Null",
+                        "Key",
+                        "Default",
+                        "Extra",
+                        "Privileges",
+                        "Comment",
+                    ]
+                } else {
+                    vec!["Field", "Type", "Null", "Key", "Default", "Extra"]
+                };
+                let rows = self.filter(&cols, rows, filter, params)?;
+                Ok(rows_of(&cols, rows))
+            }
+            Show::Index { table } => {
+                let db = self.db_of(table)?;
+                let t = cat.table(&db, &table.name)?;
+                let cols = [
+                    "Table",
+                    "Non_unique",
+                    "Key_name",
+                    "Seq_in_index",
+                    "Column_name",
+                    "Collation",
+                    "Cardinality",
+                    "Sub_part",
+                    "Packed",
+                    "Null",
+                    "Index_type",
+                    "Comment",
+                    "Index_comment",
+                    "Visible",
+                    "Expression",
+                ];
+                Ok(rows_of(
+                    &cols,
+                    index_rows(&t)
+                        .into_iter()
+                        .map(|r| {
+                            vec![
+                                s(t.name.clone()),
+                                n(u64::from(!r.unique)),
+                                s(r.name),
+                                n(r.seq as u64),
+                                s(r.column),
+                                s("A"),
+                                Datum::Null,
+                                r.prefix.map_or(Datum::Null, n),
+                                Datum::Null,
+                                s(if r.nullable { "YES" } else { "" }),
+                                s("BTREE"),
+                                s(""),
+                                s(""),
+                                s("YES"),
+                                Datum::Null,
+                            ]
+                        })
+                        .collect(),
+                ))
+            }
+            Show::CreateTable(name) => {
+                let db = self.db_of(name)?;
+                let t = cat.table(&db, &name.name)?;
+                Ok(rows_of(
+                    &["Table", "Create Table"],
+                    vec![vec![s(t.name.clone()), s(show_create(&t))]],
+                ))
+            }
+            Show::CreateDatabase(name) => {
+                let d = cat
+                    .database(name)
+                    .ok_or_else(|| SqlError::new(ER_BAD_DB_ERROR, &[name]))?;
+                Ok(rows_of(&["Database", "Create Database"], vec![vec![
+                    s(d.name.clone()),
+                    s(format!("CREATE DATABASE `{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */", d.name, d.charset, d.collation)),
+                ]]))
+            }
+            Show::TableStatus { db, filter } => {
+                let db = match db.clone().or(self.db.clone()) {
+                    Some(d) => d,
+                    None => return Err(SqlError::new(ER_NO_DB_ERROR, &[])),
+                };
+                let cols = [
+                    "Name",
+                    "Engine",
+                    "Version",
+                    "Row_format",
+                    "Rows",
+                    "Avg_row_length",
+                    "Data_length",
+                    "Max_data_length",
+                    "Index_length",
+                    "Data_free",
+                    "Auto_increment",
+                    "Create_time",
+                    "Update_time",
+                    "Check_time",
+                    "Collation",
+                    "Checksum",
+                    "Create_options",
+                    "Comment",
+                ];
+                let mut rows = Vec::new();
+                for name in cat.table_names(&db) {
+                    let Ok(t) = cat.table(&db, &name) else {
+                        continue;
+                    };
+                    rows.push(vec![
+                        s(name),
+                        s("InnoDB"),
+                        n(10),
+                        s(t.table.def.row_format.name()),
+                        n(0),
+                        n(0),
+                        n(0),
+                        n(0),
+                        n(0),
+                        n(0),
+                        Datum::Null,
+                        Datum::Null,
+                        Datum::Null,
+                        Datum::Null,
+                        s(t.meta.collation.clone()),
+                        Datum::Null,
+                        s(""),
+                        s(t.meta.comment.clone()),
+                    ]);
+                }
+                let rows = self.filter(&cols, rows, filter, params)?;
+                Ok(rows_of(&cols, rows))
+            }
+            Show::Warnings {
+                errors_only,
+                count,
+                limit,
+            } => {
+                let list: Vec<_> = self
+                    .warnings
+                    .iter()
+                    .filter(|w| !*errors_only || w.level == Level::Error)
+                    .cloned()
+                    .collect();
+                if *count {
+                    return Ok(Output::Rows {
+                        columns: vec![Column::int(if *errors_only {
+                            "@@session.error_count"
+                        } else {
+                            "@@session.warning_count"
+                        })],
+                        rows: vec![vec![n(list.len() as u64)]],
+                    });
+                }
+                let (off, lim) = limit.unwrap_or((0, u64::MAX));
+                let rows = list
+                    .into_iter()
+                    .skip(off as usize)
+                    .take(lim as usize)
+                    .map(|w| vec![s(w.level.name()), n(u64::from(w.code)), s(w.message)])
+                    .collect();
+                Ok(Output::Rows {
+                    columns: vec![
+                        Column::text("Level"),
+                        Column::int("Code"),
+                        Column::text("Message"),
+                    ],
+                    rows,
+                })
+            }
+            Show::Variables { global, filter } => {
+                let rows: Vec<Vec<Datum>> = self
+                    .server
+                    .vars
+                    .show(&self.vars, *global)
+                    .into_iter()
+                    .map(|(k, v)| vec![s(k), s(v)])
+                    .collect();
+                let rows = self.filter(&["Variable_name", "Value"], rows, filter, params)?;
+                Ok(rows_of(&["Variable_name", "Value"], rows))
+            }
+            Show::Status { filter, .. } => {
+                let rows = crate::status::rows(self)
+                    .into_iter()
+                    .map(|(k, v)| vec![s(k), s(v)])
+                    .collect();
+                let rows = self.filter(&["Variable_name", "Value"], rows, filter, params)?;
+                Ok(rows_of(&["Variable_name", "Value"], rows))
+            }
+            Show::Processlist { full } => {
+                let list: Vec<(u32, super::SessionInfo)> = self
+                    .server
+                    .sessions
+                    .lock()
+                    .iter()
+                    .map(|(k, v)| (*k, v.clone()))
+                    .collect();
+                let mut list = list;
+                list.sort_by_key(|x| x.0);
+                let rows = list
+                    .into_iter()
+                    .map(|(id, i)| {
+                        let info = i.info.map(|q| {
+                            if *full {
+                                q
+                            } else {
+                                q.chars().take(100).collect()
+                            }
+                        });
+                        vec![
+                            n(u64::from(id)),
+                            s(i.user),
+                            s(i.host),
+                            opt(i.db),
+                            s(i.command),
+                            n(i.since.elapsed().as_secs()),
+                            s(""),
+                            opt(info),
+                        ]
+                    })
+                    .collect();
+                Ok(Output::Rows {
+                    columns: vec![
+                        Column::int("Id"),
+                        Column::text("User"),
+                        Column::text("Host"),
+                        Column::text("db"),
+                        Column::text("Command"),
+                        Column::int("Time"),
+                        Column::text("State"),
+                        Column::text("Info"),
+                    ],
+                    rows,
+                })
+            }
+            Show::Engines => Ok(rows_of(
+                &[
+                    "Engine",
+                    "Support",
+                    "Comment",
+                    "Transactions",
+                    "XA",
+                    "Savepoints",
+                ],
+                vec![vec![
+                    s("InnoDB"),
+                    s("DEFAULT"),
+                    s("Supports transactions, row-level locking, and foreign keys"),
+                    s("YES"),
+                    s("YES"),
+                    s("YES"),
+                ]],
+            )),
+            Show::Collation { filter } => {
+                let rows = innoxide_sql::types::COLLATIONS
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            s(c.name),
+                            s(c.charset),
+                            n(u64::from(c.id)),
+                            s(if c.is_default { "Yes" } else { "" }),
+                            s("Yes"),
+                            n(1),
+                            s(if c.name.contains("_0900_") {
+                                "NO PAD"
+                            } else {
+                                "PAD SPACE"
+                            }),
+                        ]
+                    })
+                    .collect();
+                let cols = [
+                    "Collation",
+                    "Charset",
+                    "Id",
+                    "Default",
+                    "Compiled",
+                    "Sortlen",
+                    "Pad_attribute",
+                ];
+                let rows = self.filter(&cols, rows, filter, params)?;
+                Ok(rows_of(&cols, rows))
+            }
+            Show::CharacterSet { filter } => {
+                let rows = vec![
+                    vec![s("binary"), s("Binary pseudo charset"), s("binary"), n(1)],
+                    vec![
+                        s("latin1"),
+                        s("cp1252 West European"),
+                        s("latin1_swedish_ci"),
+                        n(1),
+                    ],
+                    vec![
+                        s("utf8mb3"),
+                        s("UTF-8 Unicode"),
+                        s("utf8mb3_general_ci"),
+                        n(3),
+                    ],
+                    vec![
+                        s("utf8mb4"),
+                        s("UTF-8 Unicode"),
+                        s("utf8mb4_0900_ai_ci"),
+                        n(4),
+                    ],
+                ];
+                let cols = ["Charset", "Description", "Default collation", "Maxlen"];
+                let rows = self.filter(&cols, rows, filter, params)?;
+                Ok(rows_of(&cols, rows))
+            }
+            Show::EngineStatus { engine, mutex } => {
+                if !engine.eq_ignore_ascii_case("innodb") {
+                    return Err(SqlError::new(ER_UNKNOWN_STORAGE_ENGINE, &[engine]));
+                }
+                if *mutex {
+                    return Err(SqlError::new(
+                        ER_NOT_SUPPORTED_YET,
+                        &[&"SHOW ENGINE INNODB MUTEX (issue #5)"],
+                    ));
+                }
+                Err(SqlError::new(
+                    ER_NOT_SUPPORTED_YET,
+                    &[&"SHOW ENGINE INNODB STATUS (issue #5)"],
+                ))
+            }
+            Show::Grants { user } => {
+                let (u, h) = user
+                    .as_ref()
+                    .map_or((self.user.clone(), "localhost".to_string()), |u| {
+                        (u.user.clone(), u.host.clone())
+                    });
+                let head = format!("Grants for {u}@{h}");
+                Ok(rows_of(
+                    &[&head],
+                    vec![vec![s(format!(
+                        "GRANT ALL PRIVILEGES ON *.* TO `{u}`@`{h}` WITH GRANT OPTION"
+                    ))]],
+                ))
+            }
+            Show::Plugins => Ok(rows_of(
+                &["Name", "Status", "Type", "Library", "License"],
+                vec![
+                    vec![
+                        s("InnoDB"),
+                        s("ACTIVE"),
+                        s("STORAGE ENGINE"),
+                        Datum::Null,
+                        s("Apache-2.0"),
+                    ],
+                    vec![
+                        s("mysql_native_password"),
+                        s("ACTIVE"),
+                        s("AUTHENTICATION"),
+                        Datum::Null,
+                        s("Apache-2.0"),
+                    ],
+                    vec![
+                        s("caching_sha2_password"),
+                        s("ACTIVE"),
+                        s("AUTHENTICATION"),
+                        Datum::Null,
+                        s("Apache-2.0"),
+                    ],
+                ],
+            )),
+            Show::Replication(_) => Ok(rows_of(
+                &[
+                    "File",
+                    "Position",
+                    "Binlog_Do_DB",
+                    "Binlog_Ignore_DB",
+                    "Executed_Gtid_Set",
+                ],
+                Vec::new(),
+            )),
+        }
+    }
+
+    /// information_schema tables (computed now from the catalog).
+    pub(crate) fn information_schema(
+        &mut self,
+        table: &str,
+    ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
+        let cat = self.server.catalog.clone();
+        let t = table.to_ascii_uppercase();
+        let (cols, rows): (Vec<&str>, Vec<Vec<Datum>>) = match t.as_str() {
+            "SCHEMATA" => (
+                vec![
+                    "CATALOG_NAME",
+                    "SCHEMA_NAME",
+                    "DEFAULT_CHARACTER_SET_NAME",
+                    "DEFAULT_COLLATION_NAME",
+                    "SQL_PATH",
+                    "DEFAULT_ENCRYPTION",
+                ],
+                std::iter::once((
+                    "information_schema".to_string(),
+                    "utf8mb3".to_string(),
+                    "utf8mb3_general_ci".to_string(),
+                ))
+                .chain(
+                    cat.databases()
+                        .into_iter()
+                        .map(|d| (d.name, d.charset, d.collation)),
+                )
+                .map(|(a, b, c)| vec![s("def"), s(a), s(b), s(c), Datum::Null, s("NO")])
+                .collect(),
+            ),
+            "TABLES" => {
+                let mut rows = Vec::new();
+                for d in cat.databases() {
+                    for name in cat.table_names(&d.name) {
+                        let Ok(tb) = cat.table(&d.name, &name) else {
+                            continue;
+                        };
+                        rows.push(vec![
+                            s("def"),
+                            s(d.name.clone()),
+                            s(name),
+                            s("BASE TABLE"),
+                            s("InnoDB"),
+                            n(10),
+                            s(tb.table.def.row_format.name()),
+                            n(0),
+                            n(0),
+                            n(0),
+                            n(0),
+                            n(0),
+                            n(0),
+                            Datum::Null,
+                            Datum::Null,
+                            Datum::Null,
+                            Datum::Null,
+                            s(tb.meta.collation.clone()),
+                            Datum::Null,
+                            s(""),
+                            s(tb.meta.comment.clone()),
+                        ]);
+                    }
+                }
+                (
+                    vec![
+                        "TABLE_CATALOG",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "TABLE_TYPE",
+                        "ENGINE",
+                        "VERSION",
+                        "ROW_FORMAT",
+                        "TABLE_ROWS",
+                        "AVG_ROW_LENGTH",
+                        "DATA_LENGTH",
+                        "MAX_DATA_LENGTH",
+                        "INDEX_LENGTH",
+                        "DATA_FREE",
+                        "AUTO_INCREMENT",
+                        "CREATE_TIME",
+                        "UPDATE_TIME",
+                        "CHECK_TIME",
+                        "TABLE_COLLATION",
+                        "CHECKSUM",
+                        "CREATE_OPTIONS",
+                        "TABLE_COMMENT",
+                    ],
+                    rows,
+                )
+            }
+            "COLUMNS" => {
+                let mut rows = Vec::new();
+                for d in cat.databases() {
+                    for name in cat.table_names(&d.name) {
+                        let Ok(tb) = cat.table(&d.name, &name) else {
+                            continue;
+                        };
+                        for (pos, (i, c)) in tb.visible().enumerate() {
+                            rows.push(vec![
+                                s("def"),
+                                s(d.name.clone()),
+                                s(name.clone()),
+                                s(c.name.clone()),
+                                n(pos as u64 + 1),
+                                default_text(&c.meta.default),
+                                s(if c.nullable { "YES" } else { "NO" }),
+                                s(c.ty.data_type()),
+                                if c.ty.is_string() {
+                                    n(u64::from(c.ty.char_length()))
+                                } else {
+                                    Datum::Null
+                                },
+                                if c.ty.is_string() {
+                                    n(u64::from(c.ty.column_length()))
+                                } else {
+                                    Datum::Null
+                                },
+                                Datum::Null,
+                                Datum::Null,
+                                Datum::Null,
+                                if c.ty.is_string() {
+                                    s(c.ty.charset_name())
+                                } else {
+                                    Datum::Null
+                                },
+                                if c.ty.is_string() {
+                                    s(c.ty.collation_name())
+                                } else {
+                                    Datum::Null
+                                },
+                                s(c.ty.display()),
+                                s(key_flag(&tb, i)),
+                                s(if c.meta.auto_increment {
+                                    "auto_increment"
+                                } else {
+                                    ""
+                                }),
+                                s("select,insert,update,references"),
+                                s(c.meta.comment.clone()),
+                                s(""),
+                            ]);
+                        }
+                    }
+                }
+                (
+                    vec![
+                        "TABLE_CATALOG",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "COLUMN_NAME",
+                        "ORDINAL_POSITION",
+                        "COLUMN_DEFAULT",
+                        "IS_NULLABLE",
+                        "DATA_TYPE",
+                        "CHARACTER_MAXIMUM_LENGTH",
+                        "CHARACTER_OCTET_LENGTH",
+                        "NUMERIC_PRECISION",
+                        "NUMERIC_SCALE",
+                        "DATETIME_PRECISION",
+                        "CHARACTER_SET_NAME",
+                        "COLLATION_NAME",
+                        "COLUMN_TYPE",
+                        "COLUMN_KEY",
+                        "EXTRA",
+                        "PRIVILEGES",
+                        "COLUMN_COMMENT",
+                        "GENERATION_EXPRESSION",
+                    ],
+                    rows,
+                )
+            }
+            "STATISTICS" => {
+                let mut rows = Vec::new();
+                for d in cat.databases() {
+                    for name in cat.table_names(&d.name) {
+                        let Ok(tb) = cat.table(&d.name, &name) else {
+                            continue;
+                        };
+                        for r in index_rows(&tb) {
+                            rows.push(vec![
+                                s("def"),
+                                s(d.name.clone()),
+                                s(name.clone()),
+                                n(u64::from(!r.unique)),
+                                s(d.name.clone()),
+                                s(r.name),
+                                n(r.seq as u64),
+                                s(r.column),
+                                s("A"),
+                                Datum::Null,
+                                r.prefix.map_or(Datum::Null, n),
+                                Datum::Null,
+                                s(if r.nullable { "YES" } else { "" }),
+                                s("BTREE"),
+                                s(""),
+                                s(""),
+                                s("YES"),
+                                Datum::Null,
+                            ]);
+                        }
+                    }
+                }
+                (
+                    vec![
+                        "TABLE_CATALOG",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "NON_UNIQUE",
+                        "INDEX_SCHEMA",
+                        "INDEX_NAME",
+                        "SEQ_IN_INDEX",
+                        "COLUMN_NAME",
+                        "COLLATION",
+                        "CARDINALITY",
+                        "SUB_PART",
+                        "PACKED",
+                        "NULLABLE",
+                        "INDEX_TYPE",
+                        "COMMENT",
+                        "INDEX_COMMENT",
+                        "IS_VISIBLE",
+                        "EXPRESSION",
+                    ],
+                    rows,
+                )
+            }
+            "ENGINES" => (
+                vec![
+                    "ENGINE",
+                    "SUPPORT",
+                    "COMMENT",
+                    "TRANSACTIONS",
+                    "XA",
+                    "SAVEPOINTS",
+                ],
+                vec![vec![
+                    s("InnoDB"),
+                    s("DEFAULT"),
+                    s("Supports transactions, row-level locking, and foreign keys"),
+                    s("YES"),
+                    s("YES"),
+                    s("YES"),
+                ]],
+            ),
+            _ => {
+                return Err(SqlError::new(
+                    ER_NO_SUCH_TABLE,
+                    &[&"information_schema", &table],
+                ))
+            }
+        };
+        Ok((cols.iter().map(|c| Column::text(c)).collect(), rows))
+    }
+
+    /// EXPLAIN: one row per table with the access path the planner chose.
+    pub(crate) fn explain(
+        &mut self,
+        stmt: &Statement,
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let (from, selection) = match stmt {
+            Statement::Select(q) => (q.from.clone(), q.selection.clone()),
+            Statement::Update(u) => (
+                vec![ast::TableRef::Table {
+                    name: u.table.clone(),
+                    alias: u.alias.clone(),
+                    hints: vec![],
+                }],
+                u.selection.clone(),
+            ),
+            Statement::Delete(d) => (
+                vec![ast::TableRef::Table {
+                    name: d.table.clone(),
+                    alias: d.alias.clone(),
+                    hints: vec![],
+                }],
+                d.selection.clone(),
+            ),
+            _ => {
+                return Err(SqlError::new(
+                    ER_NOT_SUPPORTED_YET,
+                    &[&"EXPLAIN of this statement"],
+                ))
+            }
+        };
+        let mut conds = Vec::new();
+        if let Some(w) = &selection {
+            conjuncts(w, &mut conds);
+        }
+        let mut rows = Vec::new();
+        let single = from.len() == 1 && matches!(from[0], ast::TableRef::Table { .. });
+        let mut tables = Vec::new();
+        fn leaves(t: &ast::TableRef, out: &mut Vec<(ast::ObjectName, String)>) {
+            match t {
+                ast::TableRef::Table { name, alias, .. } => {
+                    out.push((name.clone(), alias.clone().unwrap_or(name.name.clone())))
+                }
+                ast::TableRef::Join { left, right, .. } => {
+                    leaves(left, out);
+                    leaves(right, out);
+                }
+                ast::TableRef::Derived { .. } => {}
+            }
+        }
+        for f in &from {
+            leaves(f, &mut tables);
+        }
+        for (i, (name, alias)) in tables.iter().enumerate() {
+            let db = self.db_of(name)?;
+            let t = self.server.catalog.table(&db, &name.name)?;
+            let access = self.plan_access(&t, alias, single, &conds, params)?;
+            let (ty, key, possible) = access.describe(&t);
+            let extra = match &access {
+                Access::Range { .. } if ty == "ALL" => "Using where",
+                _ => "",
+            };
+            rows.push(vec![
+                n(i as u64 + 1),
+                s("SIMPLE"),
+                s(alias.clone()),
+                Datum::Null,
+                s(ty),
+                opt(possible),
+                if key.is_empty() { Datum::Null } else { s(key) },
+                Datum::Null,
+                Datum::Null,
+                n(1),
+                Datum::Double(100.0),
+                s(extra),
+            ]);
+        }
+        Ok(Output::Rows {
+            columns: [
+                "id",
+                "select_type",
+                "table",
+                "partitions",
+                "type",
+                "possible_keys",
+                "key",
+                "key_len",
+                "ref",
+                "rows",
+                "filtered",
+                "Extra",
+            ]
+            .iter()
+            .map(|c| Column::text(c))
+            .collect(),
+            rows,
+        })
+    }
+}
+
+fn default_text(d: &Option<DefaultValue>) -> Datum {
+    match d {
+        None | Some(DefaultValue::Null) => Datum::Null,
+        Some(DefaultValue::Text(t)) => s(t.clone()),
+        Some(DefaultValue::Now) => s("CURRENT_TIMESTAMP"),
+    }
+}
+
+/// PRI / UNI / MUL as SHOW COLUMNS reports it.
+fn key_flag(t: &SqlTable, c: usize) -> &'static str {
+    if !t.has_hidden_pk() && t.pk().contains(&c) {
+        return "PRI";
+    }
+    for ix in &t.table.def.indexes {
+        if ix.columns.first() == Some(&c) {
+            return if ix.unique && ix.columns.len() == 1 {
+                "UNI"
+            } else {
+                "MUL"
+            };
+        }
+    }
+    ""
+}
+
+struct IndexRow {
+    name: String,
+    unique: bool,
+    seq: usize,
+    column: String,
+    prefix: Option<u64>,
+    nullable: bool,
+}
+
+fn index_rows(t: &SqlTable) -> Vec<IndexRow> {
+    let mut out = Vec::new();
+    if !t.has_hidden_pk() {
+        for (i, &c) in t.pk().iter().enumerate() {
+            out.push(IndexRow {
+                name: "PRIMARY".into(),
+                unique: true,
+                seq: i + 1,
+                column: t.columns[c].name.clone(),
+                prefix: t.meta.pk_prefixes.get(i).copied().flatten(),
+                nullable: false,
+            });
+        }
+    }
+    for ix in &t.table.def.indexes {
+        let km = t.meta.keys.iter().find(|k| k.name == ix.name);
+        for (i, &c) in ix.columns.iter().enumerate() {
+            out.push(IndexRow {
+                name: ix.name.clone(),
+                unique: ix.unique,
+                seq: i + 1,
+                column: t.columns[c].name.clone(),
+                prefix: km.and_then(|k| k.prefixes.get(i).copied().flatten()),
+                nullable: t.columns[c].nullable,
+            });
+        }
+    }
+    out
+}
+
+/// SHOW CREATE TABLE text, in MySQL 8.0's layout.
+pub fn show_create(t: &SqlTable) -> String {
+    let mut lines = Vec::new();
+    for (_, c) in t.visible() {
+        let mut l = format!("  `{}` {}", c.name, c.ty.display());
+        if c.ty.is_string() && c.ty.collation_name() != t.meta.collation {
+            l.push_str(&format!(
+                " CHARACTER SET {} COLLATE {}",
+                c.ty.charset_name(),
+                c.ty.collation_name()
+            ));
+        }
+        if !c.nullable {
+            l.push_str(" NOT NULL");
+        }
+        match &c.meta.default {
+            Some(DefaultValue::Text(v)) => {
+                l.push_str(&format!(" DEFAULT '{}'", v.replace('\'', "''")))
+            }
+            Some(DefaultValue::Now) => l.push_str(" DEFAULT CURRENT_TIMESTAMP"),
+            Some(DefaultValue::Null) => l.push_str(" DEFAULT NULL"),
+            None if c.nullable && !c.meta.auto_increment && !c.ty.is_blob_like() => {
+                l.push_str(" DEFAULT NULL")
+            }
+            None => {}
+        }
+        if c.meta.on_update_now {
+            l.push_str(" ON UPDATE CURRENT_TIMESTAMP");
+        }
+        if c.meta.auto_increment {
+            l.push_str(" AUTO_INCREMENT");
+        }
+        if !c.meta.comment.is_empty() {
+            l.push_str(&format!(
+                " COMMENT '{}'",
+                c.meta.comment.replace('\'', "''")
+            ));
+        }
+        lines.push(l);
+    }
+    let cols = |v: &[usize], pre: &[Option<u64>]| -> String {
+        v.iter()
+            .enumerate()
+            .map(|(i, &c)| match pre.get(i).copied().flatten() {
+                Some(p) => format!("`{}`({p})", t.columns[c].name),
+                None => format!("`{}`", t.columns[c].name),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if !t.has_hidden_pk() {
+        lines.push(format!(
+            "  PRIMARY KEY ({})",
+            cols(t.pk(), &t.meta.pk_prefixes)
+        ));
+    }
+    for ix in &t.table.def.indexes {
+        let pre = t
+            .meta
+            .keys
+            .iter()
+            .find(|k| k.name == ix.name)
+            .map(|k| k.prefixes.clone())
+            .unwrap_or_default();
+        lines.push(format!(
+            "  {}KEY `{}` ({})",
+            if ix.unique { "UNIQUE " } else { "" },
+            ix.name,
+            cols(&ix.columns, &pre)
+        ));
+    }
+    let mut tail = format!(
+        ") ENGINE=InnoDB DEFAULT CHARSET={} COLLATE={}",
+        t.meta.charset, t.meta.collation
+    );
+    if t.table.def.row_format != innoxide_engine::RowFormat::Dynamic {
+        tail.push_str(&format!(
+            " ROW_FORMAT={}",
+            t.table.def.row_format.name().to_ascii_uppercase()
+        ));
+    }
+    if !t.meta.comment.is_empty() {
+        tail.push_str(&format!(
+            " COMMENT='{}'",
+            t.meta.comment.replace('\'', "''")
+        ));
+    }
+    format!(
+        "CREATE TABLE `{}` (\n{}\n{}",
+        t.name,
+        lines.join(",\n"),
+        tail
+    )
+}

@@ -1,0 +1,97 @@
+//! Listeners: TCP (--bind-address, --port) and a Unix socket (--socket); one thread per
+//! connection. Clients on the socket or from 127.0.0.1/::1 are local ('localhost' accounts).
+//!
+//! INVARIANT: an accept loop never blocks on a client; each connection's thread owns its
+//! stream and its session, and a panic-free error in one connection never touches another.
+
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::conn::{Conn, Stream};
+use crate::exec::Server;
+
+fn serve(server: Arc<Server>, mut io: Box<dyn Stream>, host: String, local: bool) {
+    let id = server.next_conn_id.fetch_add(1, Ordering::Relaxed);
+    server.connections.fetch_add(1, Ordering::Relaxed);
+    let mut c = Conn::new(&mut *io, server, id, host, local);
+    if let Err(e) = c.run() {
+        tracing::debug!("connection {id} ended: {e}");
+    }
+}
+
+fn spawn_conn(server: &Arc<Server>, io: Box<dyn Stream>, host: String, local: bool) {
+    let server = server.clone();
+    let r = std::thread::Builder::new()
+        .name("connection".into())
+        .spawn(move || serve(server, io, host, local));
+    if let Err(e) = r {
+        tracing::error!("cannot start a connection thread: {e}");
+    }
+}
+
+/// Accepts TCP clients until `stop`.
+pub fn tcp(server: Arc<Server>, l: TcpListener, stop: Arc<AtomicBool>) {
+    if let Err(e) = l.set_nonblocking(true) {
+        tracing::error!("TCP listener: {e}");
+        return;
+    }
+    while !stop.load(Ordering::Acquire) {
+        match l.accept() {
+            Ok((s, addr)) => {
+                let prep = |s: &TcpStream| -> std::io::Result<()> {
+                    s.set_nonblocking(false)?;
+                    s.set_nodelay(true)
+                };
+                if let Err(e) = prep(&s) {
+                    tracing::warn!("client {addr}: {e}");
+                    continue;
+                }
+                let ip = addr.ip();
+                let local = ip.is_loopback();
+                let host = if local {
+                    "localhost".to_string()
+                } else {
+                    ip.to_string()
+                };
+                spawn_conn(&server, Box::new(s), host, local);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => {
+                tracing::warn!("accept: {e}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// Accepts Unix-socket clients until `stop`.
+pub fn unix(server: Arc<Server>, l: UnixListener, stop: Arc<AtomicBool>) {
+    if let Err(e) = l.set_nonblocking(true) {
+        tracing::error!("socket listener: {e}");
+        return;
+    }
+    while !stop.load(Ordering::Acquire) {
+        match l.accept() {
+            Ok((s, _)) => {
+                let s: UnixStream = s;
+                if let Err(e) = s.set_nonblocking(false) {
+                    tracing::warn!("socket client: {e}");
+                    continue;
+                }
+                spawn_conn(&server, Box::new(s), "localhost".into(), true);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => {
+                tracing::warn!("accept: {e}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}

@@ -1,0 +1,1933 @@
+//! System variables: the one registry behind `SET`, `SELECT @@x`, `SHOW VARIABLES` and the
+//! variables clients read on connect.
+//!
+//! INVARIANTS
+//! - V1: every variable is one row of [`VARS`] (sorted by name, unique; a test checks both), and
+//!   every value shown has a real source: the start-up options or engine configuration in force
+//!   (read-only rows), the engine's [`Tunables`] (rows bound with [`Binding::Engine`]: reads load
+//!   the atomics, `SET GLOBAL` stores into them, so the engine acts at once and `SHOW VARIABLES`
+//!   reports what is in force), or the registry's own global table (every other row).
+//! - V2: a variable innoxide cannot honour yet is read-only and shows what is really in force,
+//!   or is absent. Each dynamic session variable names, in its row's comment, the code that
+//!   honours it (the SQL layer reads it through the typed getters of [`SessionVars`]).
+//! - V3: stored values always match their row's kind: `Bool` -> `VarValue::Bool`, `UInt` ->
+//!   `UInt`, `Double` -> `Double`, `Enum` -> `UInt(index)`, `Set` -> `UInt(sql_mode bits)`,
+//!   `Str` -> `Str` (or `Null` where the row allows NULL). Only
+//!   [`convert`] and the start-up code produce stored values; `get`/`show` turn `Enum`/`Set`
+//!   back into names.
+//! - V4: client input never panics: unknown names, wrong scopes, types and values are MySQL's
+//!   errors (1193, 1228, 1229, 1230, 1231, 1232, 1238...), out-of-range numbers are clamped
+//!   with warning 1292 as mysqld does.
+//!
+//! LOCKING: the registry's global values sit behind one `parking_lot::RwLock`. `SET GLOBAL`
+//! takes it for writing for the whole check-and-store, including stores into the engine's
+//! Tunables, so concurrent `SET GLOBAL`s (e.g. innodb_io_capacity against
+//! innodb_io_capacity_max) cannot both pass their cross-checks. Readers (`get`, `show`,
+//! `new_session`) take it for reading; engine threads read the Tunables atomics lock-free.
+//! [`SessionVars`] belongs to one connection and needs no lock.
+
+// used by the SQL layer being written (issue #4)
+#![allow(dead_code)]
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use innoxide_engine::{EngineConfig, Isolation, Tunables};
+use innoxide_sql::ast::VarScope;
+use innoxide_sql::error::{
+    ErrorCode, SqlError, ER_COLLATION_CHARSET_MISMATCH, ER_GLOBAL_VARIABLE,
+    ER_INCORRECT_GLOBAL_LOCAL_VAR, ER_LOCAL_VARIABLE, ER_NO_DEFAULT, ER_TRUNCATED_WRONG_VALUE,
+    ER_UNKNOWN_CHARACTER_SET, ER_UNKNOWN_COLLATION, ER_UNKNOWN_STORAGE_ENGINE,
+    ER_UNKNOWN_SYSTEM_VARIABLE, ER_UNKNOWN_TIME_ZONE, ER_WRONG_ARGUMENTS, ER_WRONG_TYPE_FOR_VAR,
+    ER_WRONG_VALUE_FOR_VAR,
+};
+use innoxide_sql::types::SqlMode;
+use parking_lot::RwLock;
+
+use crate::options::Options;
+
+/// `@@version` and the handshake's server version: `N.N.N` first (clients parse it), and not
+/// `5.5.5-` (read as MariaDB). 8.0.40 makes Connector/J use transaction_isolation.
+pub const SERVER_VERSION: &str = "8.0.40-innoxide";
+
+/// MySQL 8.0.x "SESSION variable '%s' is read-only. Use SET GLOBAL to assign the value" (1621).
+/// TODO(error.rs): move into the error table; kept here because this work may touch only vars.rs.
+const ER_VARIABLE_IS_READONLY: ErrorCode = ErrorCode {
+    code: 1621,
+    state: "HY000",
+    format: "%s variable '%s' is read-only. Use SET %s to assign the value",
+};
+
+/// A warning for SHOW WARNINGS: (code, message). Level is Warning.
+pub type Warning = (u16, String);
+
+/// A variable's value as `SELECT @@x` returns it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarValue {
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Bool(bool),
+    Str(String),
+    Null,
+}
+
+impl VarValue {
+    /// The text `SHOW VARIABLES` prints: booleans ON/OFF, doubles with six decimals
+    /// (`90.000000`), NULL as the empty string.
+    pub fn to_text(&self) -> String {
+        match self {
+            VarValue::Int(v) => v.to_string(),
+            VarValue::UInt(v) => v.to_string(),
+            VarValue::Double(v) => format!("{v:.6}"),
+            VarValue::Bool(true) => "ON".into(),
+            VarValue::Bool(false) => "OFF".into(),
+            VarValue::Str(s) => s.clone(),
+            VarValue::Null => String::new(),
+        }
+    }
+}
+
+/// The right-hand side of `SET x = ...` after expression evaluation. A bare word
+/// (`SET autocommit = ON`) arrives as `Str`; `SET x = DEFAULT` as `Default`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarInput {
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Str(String),
+    Null,
+    Default,
+}
+
+impl VarInput {
+    /// The value as error 1231 and warning 1292 quote it.
+    fn text(&self) -> String {
+        match self {
+            VarInput::Int(v) => v.to_string(),
+            VarInput::UInt(v) => v.to_string(),
+            VarInput::Double(v) => v.to_string(),
+            VarInput::Str(s) => s.clone(),
+            VarInput::Null => "NULL".into(),
+            VarInput::Default => "DEFAULT".into(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    Session,
+    /// A global value, copied into each new session, which may change its own.
+    Both,
+}
+
+/// How a string variable's values are checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrCheck {
+    /// Read-only text.
+    Fixed,
+    /// A character set name (`utf8` is `utf8mb3`); NULL allowed if `nullable`.
+    Charset {
+        nullable: bool,
+    },
+    Collation,
+    /// `SYSTEM` or an offset `[+-]HH:MM` in -13:59..+14:00 (named zones need time zone
+    /// tables, which innoxide does not have: error 1298, as mysqld without them).
+    TimeZone,
+    /// A storage engine: only InnoDB exists.
+    Engine,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    Bool,
+    UInt {
+        min: u64,
+        max: u64,
+    },
+    Double {
+        min: f64,
+        max: f64,
+    },
+    /// Names in index order; set by name (any case) or index.
+    Enum(&'static [&'static str]),
+    /// sql_mode, through [`SqlMode`].
+    Set,
+    Str(StrCheck),
+}
+
+/// The compiled default (`SET GLOBAL x = DEFAULT`; `SET SESSION x = DEFAULT` copies the
+/// global value instead).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Def {
+    Bool(bool),
+    UInt(u64),
+    Double(f64),
+    /// A string, or an enum value's name.
+    Str(&'static str),
+    Mode(SqlMode),
+    Null,
+    /// Read-only: the value is what the server started with (options, engine config, host).
+    Startup,
+    /// The connection id (pseudo_thread_id).
+    ConnectionId,
+    /// No default: `SET x = DEFAULT` is error 1230. The initial value is 0.
+    NoDefault,
+}
+
+/// The engine's dynamic settings a variable is bound to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tun {
+    FlushLogAtTrxCommit,
+    FlushLogAtTimeout,
+    IoCapacity,
+    IoCapacityMax,
+    MaxDirtyPagesPct,
+    MaxDirtyPagesPctLwm,
+    AdaptiveFlushing,
+    AdaptiveFlushingLwm,
+    OldBlocksPct,
+    OldBlocksTime,
+    LruScanDepth,
+    LockWaitTimeout,
+    RollbackOnTimeout,
+    DeadlockDetect,
+    SnapshotIsolation,
+    Isolation,
+    MaxPurgeLag,
+    MaxPurgeLagDelay,
+    ThreadConcurrency,
+    ConcurrencyTickets,
+}
+
+/// Where the global value lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// In the registry's global table.
+    Registry,
+    /// In the engine's Tunables (read live, written by SET GLOBAL).
+    Engine(Tun),
+}
+
+/// One system variable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VarDef {
+    pub name: &'static str,
+    pub scope: Scope,
+    pub kind: Kind,
+    /// Settable with SET (else error 1238 "read only").
+    pub dynamic: bool,
+    pub default: Def,
+    pub binding: Binding,
+}
+
+const fn v(name: &'static str, scope: Scope, kind: Kind, dynamic: bool, default: Def) -> VarDef {
+    VarDef {
+        name,
+        scope,
+        kind,
+        dynamic,
+        default,
+        binding: Binding::Registry,
+    }
+}
+
+const fn eng(
+    name: &'static str,
+    scope: Scope,
+    kind: Kind,
+    dynamic: bool,
+    default: Def,
+    t: Tun,
+) -> VarDef {
+    VarDef {
+        name,
+        scope,
+        kind,
+        dynamic,
+        default,
+        binding: Binding::Engine(t),
+    }
+}
+
+use Scope::{Both, Global as G, Session as S};
+
+const U32: u64 = u32::MAX as u64;
+const YEAR_SECS: u64 = 31_536_000;
+const fn u(min: u64, max: u64) -> Kind {
+    Kind::UInt { min, max }
+}
+const RO_U: Kind = Kind::UInt {
+    min: 0,
+    max: u64::MAX,
+};
+const TEXT: Kind = Kind::Str(StrCheck::Fixed);
+const CHARSET: Kind = Kind::Str(StrCheck::Charset { nullable: false });
+const COLLATION: Kind = Kind::Str(StrCheck::Collation);
+const ENGINE: Kind = Kind::Str(StrCheck::Engine);
+const ISOLATION_NAMES: &[&str] = &[
+    "READ-UNCOMMITTED",
+    "READ-COMMITTED",
+    "REPEATABLE-READ",
+    "SERIALIZABLE",
+];
+
+/// Every variable, sorted by name. Defaults are MySQL 8.0's unless a comment says otherwise.
+/// The comment above a row names the code that honours it.
+#[rustfmt::skip]
+pub const VARS: &[VarDef] = &[
+    // The protocol layer's account checks (8.0.27+ default).
+    v("authentication_policy", G, TEXT, false, Def::Str("*,,")),
+    // SQL layer: INSERT's auto-increment values.
+    v("auto_increment_increment", Both, u(1, 65535), true, Def::UInt(1)),
+    v("auto_increment_offset", Both, u(1, 65535), true, Def::UInt(1)),
+    // SQL layer: statement end commits when ON; SET autocommit=1 inside a transaction
+    // commits it. The protocol layer reports it in SERVER_STATUS_AUTOCOMMIT.
+    v("autocommit", Both, Kind::Bool, true, Def::Bool(true)),
+    v("basedir", G, TEXT, false, Def::Startup),
+    v("bind_address", G, TEXT, false, Def::Startup),
+    // Protocol/SQL layer: statement text is decoded from character_set_client, results are
+    // sent in character_set_results (NULL: as stored), literals take character_set_connection
+    // and collation_connection.
+    v("character_set_client", Both, CHARSET, true, Def::Str("utf8mb4")),
+    v("character_set_connection", Both, CHARSET, true, Def::Str("utf8mb4")),
+    // SQL layer: USE sets the session value to the database's charset; CREATE DATABASE
+    // without a charset takes character_set_server.
+    v("character_set_database", Both, CHARSET, true, Def::Str("utf8mb4")),
+    v("character_set_results", Both, Kind::Str(StrCheck::Charset { nullable: true }), true, Def::Str("utf8mb4")),
+    v("character_set_server", Both, CHARSET, true, Def::Str("utf8mb4")),
+    v("character_set_system", G, TEXT, false, Def::Str("utf8mb3")),
+    v("collation_connection", Both, COLLATION, true, Def::Str("utf8mb4_0900_ai_ci")),
+    v("collation_database", Both, COLLATION, true, Def::Str("utf8mb4_0900_ai_ci")),
+    v("collation_server", Both, COLLATION, true, Def::Str("utf8mb4_0900_ai_ci")),
+    v("datadir", G, TEXT, false, Def::Startup),
+    // The protocol layer's greeting plugin.
+    v("default_authentication_plugin", G, TEXT, false, Def::Str("caching_sha2_password")),
+    // SQL layer: CREATE TABLE without ENGINE; only InnoDB exists (else error 1286).
+    v("default_storage_engine", Both, ENGINE, true, Def::Str("InnoDB")),
+    v("default_tmp_storage_engine", Both, ENGINE, true, Def::Str("InnoDB")),
+    // SQL layer: scale of `/` results.
+    v("div_precision_increment", Both, u(0, 30), true, Def::UInt(4)),
+    // The SQL layer implements only the ON behaviour (no implicit TIMESTAMP defaults).
+    v("explicit_defaults_for_timestamp", Both, Kind::Bool, false, Def::Bool(true)),
+    // SQL layer: foreign key checks (mysqldump turns them off while loading).
+    v("foreign_key_checks", Both, Kind::Bool, true, Def::Bool(true)),
+    // SQL layer: GROUP_CONCAT truncates its result here (warning 1260).
+    v("group_concat_max_len", Both, u(4, u64::MAX), true, Def::UInt(1024)),
+    // No replication: no GTIDs, no binary log.
+    v("gtid_mode", G, TEXT, false, Def::Str("OFF")),
+    // No TLS yet.
+    v("have_ssl", G, TEXT, false, Def::Str("DISABLED")),
+    v("hostname", G, TEXT, false, Def::Startup),
+    // Nothing runs at connect.
+    v("init_connect", G, TEXT, false, Def::Str("")),
+    eng("innodb_adaptive_flushing", G, Kind::Bool, true, Def::Bool(true), Tun::AdaptiveFlushing),
+    eng("innodb_adaptive_flushing_lwm", G, Kind::Double { min: 0.0, max: 70.0 }, true, Def::Double(10.0), Tun::AdaptiveFlushingLwm),
+    // Not implemented: there is no adaptive hash index (MySQL's default is ON).
+    v("innodb_adaptive_hash_index", G, Kind::Bool, false, Def::Bool(false)),
+    // Auto-increment values come from a per-table counter under a mutex, never a table lock:
+    // "interleaved", as MySQL 8.0's default.
+    v("innodb_autoinc_lock_mode", G, RO_U, false, Def::UInt(2)),
+    v("innodb_buffer_pool_instances", G, RO_U, false, Def::Startup),
+    // Dynamic in MySQL; read-only until online resizing exists (issue #5).
+    v("innodb_buffer_pool_size", G, RO_U, false, Def::Startup),
+    // Page checksums are CRC-32C, as InnoDB's crc32.
+    v("innodb_checksum_algorithm", G, TEXT, false, Def::Str("crc32")),
+    eng("innodb_concurrency_tickets", G, u(1, U32), true, Def::UInt(5000), Tun::ConcurrencyTickets),
+    eng("innodb_deadlock_detect", G, Kind::Bool, true, Def::Bool(true), Tun::DeadlockDetect),
+    // New tables are DYNAMIC; dynamic in MySQL, read-only until CREATE TABLE reads it.
+    v("innodb_default_row_format", G, TEXT, false, Def::Str("dynamic")),
+    v("innodb_doublewrite", G, Kind::Bool, false, Def::Startup),
+    // Every table has its own .ibd file.
+    v("innodb_file_per_table", G, Kind::Bool, false, Def::Bool(true)),
+    eng("innodb_flush_log_at_timeout", G, u(1, 2700), true, Def::UInt(1), Tun::FlushLogAtTimeout),
+    eng("innodb_flush_log_at_trx_commit", G, u(0, 2), true, Def::UInt(1), Tun::FlushLogAtTrxCommit),
+    // Buffered writes made durable with fdatasync (no O_DIRECT): InnoDB's name is fsync.
+    v("innodb_flush_method", G, TEXT, false, Def::Str("fsync")),
+    eng("innodb_io_capacity", G, u(100, u64::MAX), true, Def::UInt(200), Tun::IoCapacity),
+    eng("innodb_io_capacity_max", G, u(100, u64::MAX), true, Def::UInt(2000), Tun::IoCapacityMax),
+    // Global: the engine's default; session: SQL layer calls Trx::set_lock_wait_timeout with
+    // SessionVars::lock_wait_timeout() for each transaction.
+    eng("innodb_lock_wait_timeout", Both, u(1, 1_073_741_824), true, Def::UInt(50), Tun::LockWaitTimeout),
+    v("innodb_log_buffer_size", G, RO_U, false, Def::Startup),
+    v("innodb_log_file_size", G, RO_U, false, Def::Startup),
+    v("innodb_log_files_in_group", G, RO_U, false, Def::Startup),
+    eng("innodb_lru_scan_depth", G, u(100, U32), true, Def::UInt(1024), Tun::LruScanDepth),
+    eng("innodb_max_dirty_pages_pct", G, Kind::Double { min: 0.0, max: 99.999 }, true, Def::Double(90.0), Tun::MaxDirtyPagesPct),
+    eng("innodb_max_dirty_pages_pct_lwm", G, Kind::Double { min: 0.0, max: 99.999 }, true, Def::Double(10.0), Tun::MaxDirtyPagesPctLwm),
+    eng("innodb_max_purge_lag", G, u(0, U32), true, Def::UInt(0), Tun::MaxPurgeLag),
+    eng("innodb_max_purge_lag_delay", G, u(0, 10_000_000), true, Def::UInt(0), Tun::MaxPurgeLagDelay),
+    eng("innodb_old_blocks_pct", G, u(5, 95), true, Def::UInt(37), Tun::OldBlocksPct),
+    eng("innodb_old_blocks_time", G, u(0, U32), true, Def::UInt(1000), Tun::OldBlocksTime),
+    v("innodb_page_cleaners", G, RO_U, false, Def::Startup),
+    v("innodb_page_size", G, RO_U, false, Def::Startup),
+    v("innodb_purge_threads", G, RO_U, false, Def::Startup),
+    // Static in MySQL too.
+    eng("innodb_rollback_on_timeout", G, Kind::Bool, false, Def::Bool(false), Tun::RollbackOnTimeout),
+    // MariaDB's variable (session and global there); engine-wide here.
+    eng("innodb_snapshot_isolation", G, Kind::Bool, true, Def::Bool(false), Tun::SnapshotIsolation),
+    // Read-only: the SQL layer always rejects bad CREATE TABLE options with errors (ON).
+    v("innodb_strict_mode", Both, Kind::Bool, false, Def::Bool(true)),
+    eng("innodb_thread_concurrency", G, u(0, 1000), true, Def::UInt(0), Tun::ThreadConcurrency),
+    v("innodb_version", G, TEXT, false, Def::Startup),
+    // SQL layer: the next INSERT's auto-increment value (SessionVars::take_insert_id).
+    v("insert_id", S, u(0, u64::MAX), true, Def::NoDefault),
+    // Protocol layer: the session's wait_timeout is set from it for CLIENT_INTERACTIVE.
+    v("interactive_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(28800)),
+    // SQL layer: LAST_INSERT_ID() reads it, INSERT sets it (SessionVars::set_last_insert_id).
+    v("last_insert_id", S, u(0, u64::MAX), true, Def::NoDefault),
+    // Date functions use English names only.
+    v("lc_time_names", Both, TEXT, false, Def::Str("en_US")),
+    v("license", G, TEXT, false, Def::Str("Apache-2.0")),
+    // SQL layer: how long a statement waits for a table (metadata) lock; mysqld_exporter
+    // sets it on connect.
+    v("lock_wait_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(YEAR_SECS)),
+    v("log_bin", G, Kind::Bool, false, Def::Bool(false)),
+    // No slow query log yet.
+    v("long_query_time", Both, Kind::Double { min: 0.0, max: 31_536_000.0 }, false, Def::Double(10.0)),
+    // Table names are case-sensitive.
+    v("lower_case_table_names", G, RO_U, false, Def::UInt(0)),
+    // Protocol layer: a larger packet is error 1153. Session value read-only (error 1621),
+    // copied from the global at connect, as MySQL 8.0.
+    v("max_allowed_packet", Both, u(1024, 1 << 30), true, Def::UInt(64 << 20)),
+    // Listener: Registry::max_connections(); one more is refused with error 1040.
+    v("max_connections", G, u(1, 100_000), true, Def::UInt(151)),
+    // SQL layer: SELECT statements stop after this many milliseconds (0: no limit).
+    v("max_execution_time", Both, u(0, U32), true, Def::UInt(0)),
+    // SQL layer: MEMORY-like temporary tables (sysbench sets it); stored and read back.
+    v("max_heap_table_size", Both, u(16384, u64::MAX), true, Def::UInt(16 << 20)),
+    // Prepared statements: Registry::max_prepared_stmt_count(); one more is error 1461.
+    v("max_prepared_stmt_count", G, u(0, 4_194_304), true, Def::UInt(16382)),
+    v("net_buffer_length", Both, RO_U, false, Def::UInt(16384)),
+    // Protocol layer: socket read and write timeouts (JDBC sets net_write_timeout).
+    v("net_read_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(30)),
+    v("net_write_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(60)),
+    v("old_alter_table", Both, Kind::Bool, false, Def::Bool(false)),
+    v("performance_schema", G, Kind::Bool, false, Def::Bool(false)),
+    v("port", G, RO_U, false, Def::Startup),
+    v("protocol_version", G, RO_U, false, Def::UInt(10)),
+    // SQL layer: CONNECTION_ID() returns it (SessionVars::pseudo_thread_id).
+    v("pseudo_thread_id", S, u(0, 2_147_483_647), true, Def::ConnectionId),
+    v("read_only", G, Kind::Bool, false, Def::Bool(false)),
+    v("server_id", G, RO_U, false, Def::UInt(1)),
+    v("slow_query_log", G, Kind::Bool, false, Def::Bool(false)),
+    v("socket", G, TEXT, false, Def::Startup),
+    // SQL layer: `WHERE auto_inc_col IS NULL` finds the last inserted row when ON.
+    v("sql_auto_is_null", Both, Kind::Bool, true, Def::Bool(false)),
+    // No binary log: nothing is logged either way, as on mysqld with log_bin OFF.
+    v("sql_log_bin", S, Kind::Bool, true, Def::Bool(true)),
+    // SQL layer: everything sql_mode governs (strictness, quoting, zero dates...).
+    v("sql_mode", Both, Kind::Set, true, Def::Mode(SqlMode::DEFAULT)),
+    // SQL layer: SHOW WARNINGS does not record notes when OFF (mysqldump turns it off).
+    v("sql_notes", Both, Kind::Bool, true, Def::Bool(true)),
+    // SQL layer: UPDATE/DELETE without a key in WHERE and no LIMIT is error 1175.
+    v("sql_safe_updates", Both, Kind::Bool, true, Def::Bool(false)),
+    // SQL layer: an implicit LIMIT on top-level SELECTs.
+    v("sql_select_limit", Both, u(0, u64::MAX), true, Def::UInt(u64::MAX)),
+    v("super_read_only", G, Kind::Bool, false, Def::Bool(false)),
+    v("system_time_zone", G, TEXT, false, Def::Startup),
+    // SQL layer: NOW(), CONVERT_TZ and TIMESTAMP columns use it (SYSTEM: system_time_zone).
+    v("time_zone", Both, Kind::Str(StrCheck::TimeZone), true, Def::Str("SYSTEM")),
+    // SQL layer: NOW() returns it when set (SessionVars::timestamp); DEFAULT or 0 resets to
+    // the clock.
+    v("timestamp", S, Kind::Double { min: 0.0, max: 2_147_483_647.0 }, true, Def::Null),
+    // SQL layer: internal temporary tables (sysbench sets it); stored and read back.
+    v("tmp_table_size", Both, u(1024, u64::MAX), true, Def::UInt(16 << 20)),
+    // Global: Tunables::set_isolation (new transactions' level); session: SQL layer calls
+    // Trx::set_isolation(SessionVars::isolation()) at each transaction start.
+    eng("transaction_isolation", Both, Kind::Enum(ISOLATION_NAMES), true, Def::Str("REPEATABLE-READ"), Tun::Isolation),
+    // SQL layer: writes in a read-only transaction are error 1792.
+    v("transaction_read_only", Both, Kind::Bool, true, Def::Bool(false)),
+    // SQL layer: unique secondary index checks may be relaxed while loading (mysqldump).
+    v("unique_checks", Both, Kind::Bool, true, Def::Bool(true)),
+    v("version", G, TEXT, false, Def::Str(SERVER_VERSION)),
+    v("version_comment", G, TEXT, false, Def::Str("innoxide")),
+    v("version_compile_machine", G, TEXT, false, Def::Startup),
+    v("version_compile_os", G, TEXT, false, Def::Startup),
+    // Protocol layer: idle connections are closed after this many seconds.
+    v("wait_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(28800)),
+];
+
+/// Older names clients still query.
+const ALIASES: &[(&str, &str)] = &[
+    ("identity", "last_insert_id"),
+    ("tx_isolation", "transaction_isolation"),
+    ("tx_read_only", "transaction_read_only"),
+];
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The index of a variable, resolved at compile time (a misspelt name does not compile).
+const fn idx(name: &str) -> usize {
+    let mut i = 0;
+    while i < VARS.len() {
+        if str_eq(VARS[i].name, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("no such variable in VARS")
+}
+
+const AUTOCOMMIT: usize = idx("autocommit");
+const AUTO_INCREMENT_INCREMENT: usize = idx("auto_increment_increment");
+const AUTO_INCREMENT_OFFSET: usize = idx("auto_increment_offset");
+const BASEDIR: usize = idx("basedir");
+const BIND_ADDRESS: usize = idx("bind_address");
+const CHARACTER_SET_CLIENT: usize = idx("character_set_client");
+const CHARACTER_SET_CONNECTION: usize = idx("character_set_connection");
+const CHARACTER_SET_DATABASE: usize = idx("character_set_database");
+const CHARACTER_SET_RESULTS: usize = idx("character_set_results");
+const CHARACTER_SET_SERVER: usize = idx("character_set_server");
+const COLLATION_CONNECTION: usize = idx("collation_connection");
+const COLLATION_DATABASE: usize = idx("collation_database");
+const COLLATION_SERVER: usize = idx("collation_server");
+const DATADIR: usize = idx("datadir");
+const DIV_PRECISION_INCREMENT: usize = idx("div_precision_increment");
+const FOREIGN_KEY_CHECKS: usize = idx("foreign_key_checks");
+const GROUP_CONCAT_MAX_LEN: usize = idx("group_concat_max_len");
+const HOSTNAME: usize = idx("hostname");
+const INNODB_BUFFER_POOL_INSTANCES: usize = idx("innodb_buffer_pool_instances");
+const INNODB_BUFFER_POOL_SIZE: usize = idx("innodb_buffer_pool_size");
+const INNODB_DOUBLEWRITE: usize = idx("innodb_doublewrite");
+const INNODB_IO_CAPACITY: usize = idx("innodb_io_capacity");
+const INNODB_IO_CAPACITY_MAX: usize = idx("innodb_io_capacity_max");
+const INNODB_LOCK_WAIT_TIMEOUT: usize = idx("innodb_lock_wait_timeout");
+const INNODB_LOG_BUFFER_SIZE: usize = idx("innodb_log_buffer_size");
+const INNODB_LOG_FILE_SIZE: usize = idx("innodb_log_file_size");
+const INNODB_LOG_FILES_IN_GROUP: usize = idx("innodb_log_files_in_group");
+const INNODB_PAGE_CLEANERS: usize = idx("innodb_page_cleaners");
+const INNODB_PAGE_SIZE: usize = idx("innodb_page_size");
+const INNODB_PURGE_THREADS: usize = idx("innodb_purge_threads");
+const INNODB_VERSION: usize = idx("innodb_version");
+const INSERT_ID: usize = idx("insert_id");
+const INTERACTIVE_TIMEOUT: usize = idx("interactive_timeout");
+const LAST_INSERT_ID: usize = idx("last_insert_id");
+const LOCK_WAIT_TIMEOUT: usize = idx("lock_wait_timeout");
+const MAX_ALLOWED_PACKET: usize = idx("max_allowed_packet");
+const MAX_CONNECTIONS: usize = idx("max_connections");
+const MAX_EXECUTION_TIME: usize = idx("max_execution_time");
+const MAX_PREPARED_STMT_COUNT: usize = idx("max_prepared_stmt_count");
+const NET_READ_TIMEOUT: usize = idx("net_read_timeout");
+const NET_WRITE_TIMEOUT: usize = idx("net_write_timeout");
+const PORT: usize = idx("port");
+const PSEUDO_THREAD_ID: usize = idx("pseudo_thread_id");
+const SOCKET: usize = idx("socket");
+const SQL_AUTO_IS_NULL: usize = idx("sql_auto_is_null");
+const SQL_MODE: usize = idx("sql_mode");
+const SQL_NOTES: usize = idx("sql_notes");
+const SQL_SAFE_UPDATES: usize = idx("sql_safe_updates");
+const SQL_SELECT_LIMIT: usize = idx("sql_select_limit");
+const SYSTEM_TIME_ZONE: usize = idx("system_time_zone");
+const TIME_ZONE: usize = idx("time_zone");
+const TIMESTAMP: usize = idx("timestamp");
+const TRANSACTION_ISOLATION: usize = idx("transaction_isolation");
+const TRANSACTION_READ_ONLY: usize = idx("transaction_read_only");
+const UNIQUE_CHECKS: usize = idx("unique_checks");
+const VERSION_COMPILE_MACHINE: usize = idx("version_compile_machine");
+const VERSION_COMPILE_OS: usize = idx("version_compile_os");
+const WAIT_TIMEOUT: usize = idx("wait_timeout");
+
+/// Finds a variable by name, any case, through the aliases.
+fn lookup(name: &str) -> Result<usize, SqlError> {
+    let lower = name.to_ascii_lowercase();
+    let canonical = ALIASES
+        .iter()
+        .find(|(a, _)| *a == lower)
+        .map_or(lower.as_str(), |(_, c)| *c);
+    VARS.binary_search_by(|d| d.name.cmp(canonical))
+        .map_err(|_| SqlError::new(ER_UNKNOWN_SYSTEM_VARIABLE, &[&name]))
+}
+
+// ---- character sets and collations -------------------------------------------------------
+
+/// Character sets a connection may use, with their default collations. The protocol/SQL layer
+/// converts between them and the utf8mb4 it works in.
+const CHARSETS: &[(&str, &str)] = &[
+    ("binary", "binary"),
+    ("latin1", "latin1_swedish_ci"),
+    ("utf8mb3", "utf8mb3_general_ci"),
+    ("utf8mb4", "utf8mb4_0900_ai_ci"),
+];
+
+/// Collations (name, charset). The engine implements binary, latin1_swedish_ci, latin1_bin,
+/// utf8mb4_general_ci, utf8mb4_bin, utf8mb4_0900_ai_ci and utf8mb4_0900_bin; the others are
+/// accepted for connections (sqlx sends utf8mb4_unicode_ci) and the SQL layer compares with
+/// the engine collation of the same family (unicode_ci -> general_ci).
+const COLLATIONS: &[(&str, &str)] = &[
+    ("binary", "binary"),
+    ("latin1_bin", "latin1"),
+    ("latin1_swedish_ci", "latin1"),
+    ("utf8mb3_bin", "utf8mb3"),
+    ("utf8mb3_general_ci", "utf8mb3"),
+    ("utf8mb3_unicode_ci", "utf8mb3"),
+    ("utf8mb4_0900_ai_ci", "utf8mb4"),
+    ("utf8mb4_0900_bin", "utf8mb4"),
+    ("utf8mb4_bin", "utf8mb4"),
+    ("utf8mb4_general_ci", "utf8mb4"),
+    ("utf8mb4_unicode_ci", "utf8mb4"),
+];
+
+/// A charset's canonical name and default collation (`utf8` is utf8mb3, as in MySQL 8.0).
+fn charset(name: &str) -> Result<(&'static str, &'static str), SqlError> {
+    let lower = name.trim().to_ascii_lowercase();
+    let lower = if lower == "utf8" {
+        "utf8mb3"
+    } else {
+        lower.as_str()
+    };
+    CHARSETS
+        .iter()
+        .find(|(c, _)| *c == lower)
+        .copied()
+        .ok_or_else(|| SqlError::new(ER_UNKNOWN_CHARACTER_SET, &[&name]))
+}
+
+/// A collation's canonical name and charset (`utf8_...` is `utf8mb3_...`).
+fn collation(name: &str) -> Result<(&'static str, &'static str), SqlError> {
+    let mut lower = name.trim().to_ascii_lowercase();
+    if let Some(rest) = lower.strip_prefix("utf8_") {
+        lower = format!("utf8mb3_{rest}");
+    }
+    COLLATIONS
+        .iter()
+        .find(|(c, _)| *c == lower)
+        .copied()
+        .ok_or_else(|| SqlError::new(ER_UNKNOWN_COLLATION, &[&name]))
+}
+
+/// `SYSTEM` or `[+-]H:MM`/`[+-]HH:MM` within -13:59..+14:00, as MySQL 8.0 accepts.
+fn time_zone(s: &str) -> Result<String, SqlError> {
+    let bad = || SqlError::new(ER_UNKNOWN_TIME_ZONE, &[&s]);
+    if s.eq_ignore_ascii_case("SYSTEM") {
+        return Ok("SYSTEM".into());
+    }
+    let (neg, rest) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => return Err(bad()),
+    };
+    let (h, m) = rest.split_once(':').ok_or_else(bad)?;
+    let digits = |x: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&x.len()) && x.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !digits(h, 1..=2) || !digits(m, 2..=2) {
+        return Err(bad());
+    }
+    let (h, m): (i32, i32) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
+    let minutes = h * 60 + m;
+    let minutes = if neg { -minutes } else { minutes };
+    if m > 59 || !(-(13 * 60 + 59)..=14 * 60).contains(&minutes) {
+        return Err(bad());
+    }
+    Ok(s.to_string())
+}
+
+/// For a charset/collation pair: the other member, which follows a change of this one.
+fn partner(i: usize) -> Option<usize> {
+    match i {
+        CHARACTER_SET_CONNECTION => Some(COLLATION_CONNECTION),
+        CHARACTER_SET_DATABASE => Some(COLLATION_DATABASE),
+        CHARACTER_SET_SERVER => Some(COLLATION_SERVER),
+        COLLATION_CONNECTION => Some(CHARACTER_SET_CONNECTION),
+        COLLATION_DATABASE => Some(CHARACTER_SET_DATABASE),
+        COLLATION_SERVER => Some(CHARACTER_SET_SERVER),
+        _ => None,
+    }
+}
+
+/// The partner's new value after variable `i` was set to `v`.
+fn partner_value(i: usize, v: &VarValue) -> Option<(usize, VarValue)> {
+    let p = partner(i)?;
+    let VarValue::Str(name) = v else { return None };
+    let other = match VARS[i].kind {
+        Kind::Str(StrCheck::Charset { .. }) => charset(name).ok()?.1,
+        _ => collation(name).ok()?.1,
+    };
+    Some((p, VarValue::Str(other.to_string())))
+}
+
+// ---- values ------------------------------------------------------------------------------
+
+/// The stored form of a compiled default (V3); `None` for rows without one.
+fn compiled_default(d: &VarDef) -> Option<VarValue> {
+    Some(match d.default {
+        Def::Bool(b) => VarValue::Bool(b),
+        Def::UInt(n) => VarValue::UInt(n),
+        Def::Double(x) => VarValue::Double(x),
+        Def::Str(s) => match d.kind {
+            Kind::Enum(names) => VarValue::UInt(names.iter().position(|n| *n == s)? as u64),
+            _ => VarValue::Str(s.to_string()),
+        },
+        Def::Mode(m) => VarValue::UInt(m.0),
+        Def::Null => VarValue::Null,
+        Def::Startup | Def::ConnectionId | Def::NoDefault => return None,
+    })
+}
+
+/// The stored form turned into what `@@x` returns (enum and set names).
+fn external(d: &VarDef, v: VarValue) -> VarValue {
+    match (d.kind, v) {
+        (Kind::Enum(names), VarValue::UInt(i)) => VarValue::Str(
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| names.get(i))
+                .map_or_else(String::new, |n| n.to_string()),
+        ),
+        (Kind::Set, VarValue::UInt(bits)) => VarValue::Str(SqlMode(bits).to_string()),
+        (_, v) => v,
+    }
+}
+
+fn truncated(d: &VarDef, input: &VarInput) -> Warning {
+    let e = SqlError::new(ER_TRUNCATED_WRONG_VALUE, &[&d.name, &input.text()]);
+    (e.code, e.message)
+}
+
+/// Checks and converts a SET value (not DEFAULT) into the stored form, with mysqld's errors
+/// and clamping warnings.
+fn convert(i: usize, input: &VarInput) -> Result<(VarValue, Vec<Warning>), SqlError> {
+    let d = &VARS[i];
+    let wrong_type = || SqlError::new(ER_WRONG_TYPE_FOR_VAR, &[&d.name]);
+    let wrong_value = || SqlError::new(ER_WRONG_VALUE_FOR_VAR, &[&d.name, &input.text()]);
+    let mut warnings = Vec::new();
+    let value = match d.kind {
+        Kind::Bool => VarValue::Bool(match input {
+            VarInput::Int(0) | VarInput::UInt(0) => false,
+            VarInput::Int(1) | VarInput::UInt(1) => true,
+            VarInput::Str(s) => match s.trim().to_ascii_uppercase().as_str() {
+                "ON" | "TRUE" | "1" => true,
+                "OFF" | "FALSE" | "0" => false,
+                _ => return Err(wrong_value()),
+            },
+            VarInput::Double(_) => return Err(wrong_type()),
+            _ => return Err(wrong_value()),
+        }),
+        Kind::UInt { min, max } => {
+            let n: i128 = match input {
+                VarInput::Int(n) => i128::from(*n),
+                VarInput::UInt(n) => i128::from(*n),
+                _ => return Err(wrong_type()),
+            };
+            let mut c = n.clamp(i128::from(min), i128::from(max)) as u64;
+            if i == MAX_ALLOWED_PACKET {
+                // A multiple of 1024, rounded down (block size), as mysqld.
+                c -= c % 1024;
+            }
+            if i128::from(c) != n {
+                warnings.push(truncated(d, input));
+            }
+            VarValue::UInt(c)
+        }
+        Kind::Double { min, max } => {
+            let x = match input {
+                VarInput::Int(n) => *n as f64,
+                VarInput::UInt(n) => *n as f64,
+                VarInput::Double(x) if x.is_finite() => *x,
+                _ => return Err(wrong_type()),
+            };
+            let c = x.clamp(min, max);
+            if c != x {
+                warnings.push(truncated(d, input));
+            }
+            if i == TIMESTAMP && c == 0.0 {
+                VarValue::Null
+            } else {
+                VarValue::Double(c)
+            }
+        }
+        Kind::Enum(names) => VarValue::UInt(match input {
+            VarInput::Str(s) => names
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case(s.trim()))
+                .ok_or_else(wrong_value)? as u64,
+            VarInput::Int(n) if usize::try_from(*n).is_ok_and(|n| n < names.len()) => *n as u64,
+            VarInput::UInt(n) if usize::try_from(*n).is_ok_and(|n| n < names.len()) => *n,
+            VarInput::Double(_) => return Err(wrong_type()),
+            _ => return Err(wrong_value()),
+        }),
+        Kind::Set => VarValue::UInt(match input {
+            VarInput::Str(s) => {
+                SqlMode::parse(s)
+                    .map_err(|bad| SqlError::new(ER_WRONG_VALUE_FOR_VAR, &[&d.name, &bad]))?
+                    .0
+            }
+            VarInput::Int(_) | VarInput::UInt(_) => {
+                let bits = match input {
+                    VarInput::Int(n) => u64::try_from(*n).map_err(|_| wrong_value())?,
+                    VarInput::UInt(n) => *n,
+                    _ => 0,
+                };
+                if bits >> 33 != 0 {
+                    return Err(wrong_value());
+                }
+                // Through the names, so ANSI/TRADITIONAL expand and unused bits are refused.
+                SqlMode::parse(&SqlMode(bits).to_string())
+                    .map_err(|_| wrong_value())?
+                    .0
+            }
+            VarInput::Double(_) => return Err(wrong_type()),
+            _ => return Err(wrong_value()),
+        }),
+        Kind::Str(check) => {
+            let s = match input {
+                VarInput::Str(s) => s,
+                VarInput::Null if check == (StrCheck::Charset { nullable: true }) => {
+                    return Ok((VarValue::Null, warnings))
+                }
+                VarInput::Null => return Err(wrong_value()),
+                _ => return Err(wrong_type()),
+            };
+            VarValue::Str(match check {
+                StrCheck::Fixed => s.clone(),
+                StrCheck::Charset { .. } => charset(s)?.0.to_string(),
+                StrCheck::Collation => collation(s)?.0.to_string(),
+                StrCheck::TimeZone => time_zone(s.trim())?,
+                StrCheck::Engine if s.trim().eq_ignore_ascii_case("InnoDB") => "InnoDB".into(),
+                StrCheck::Engine => return Err(SqlError::new(ER_UNKNOWN_STORAGE_ENGINE, &[s])),
+            })
+        }
+    };
+    Ok((value, warnings))
+}
+
+fn as_u64(v: &VarValue) -> u64 {
+    match *v {
+        VarValue::UInt(n) => n,
+        VarValue::Int(n) => u64::try_from(n).unwrap_or(0),
+        VarValue::Bool(b) => u64::from(b),
+        VarValue::Double(x) => x as u64,
+        VarValue::Str(_) | VarValue::Null => 0,
+    }
+}
+
+fn as_f64(v: &VarValue) -> f64 {
+    match *v {
+        VarValue::Double(x) => x,
+        ref other => as_u64(other) as f64,
+    }
+}
+
+fn tun_get(t: &Tunables, b: Tun) -> VarValue {
+    use VarValue::{Bool, Double, UInt};
+    match b {
+        Tun::FlushLogAtTrxCommit => UInt(t.flush_log_at_trx_commit.load(Relaxed).into()),
+        Tun::FlushLogAtTimeout => UInt(t.flush_log_at_timeout.load(Relaxed).into()),
+        Tun::IoCapacity => UInt(t.io_capacity.load(Relaxed)),
+        Tun::IoCapacityMax => UInt(t.io_capacity_max.load(Relaxed)),
+        Tun::MaxDirtyPagesPct => Double(t.max_dirty_pages_pct()),
+        Tun::MaxDirtyPagesPctLwm => Double(t.max_dirty_pages_pct_lwm()),
+        Tun::AdaptiveFlushing => Bool(t.adaptive_flushing.load(Relaxed)),
+        Tun::AdaptiveFlushingLwm => Double(t.adaptive_flushing_lwm()),
+        Tun::OldBlocksPct => UInt(t.old_blocks_pct.load(Relaxed).into()),
+        Tun::OldBlocksTime => UInt(t.old_blocks_time.load(Relaxed).into()),
+        Tun::LruScanDepth => UInt(t.lru_scan_depth.load(Relaxed).into()),
+        Tun::LockWaitTimeout => UInt(t.lock_wait_timeout.load(Relaxed)),
+        Tun::RollbackOnTimeout => Bool(t.rollback_on_timeout.load(Relaxed)),
+        Tun::DeadlockDetect => Bool(t.deadlock_detect.load(Relaxed)),
+        Tun::SnapshotIsolation => Bool(t.snapshot_isolation.load(Relaxed)),
+        Tun::Isolation => UInt(t.isolation() as u64),
+        Tun::MaxPurgeLag => UInt(t.max_purge_lag.load(Relaxed)),
+        Tun::MaxPurgeLagDelay => UInt(t.max_purge_lag_delay.load(Relaxed)),
+        Tun::ThreadConcurrency => UInt(t.thread_concurrency.load(Relaxed)),
+        Tun::ConcurrencyTickets => UInt(t.concurrency_tickets.load(Relaxed)),
+    }
+}
+
+/// Stores a checked value (its row's range fits the atomic's width).
+fn tun_set(t: &Tunables, b: Tun, v: &VarValue) {
+    let n = as_u64(v);
+    let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+    let on = n != 0;
+    match b {
+        Tun::FlushLogAtTrxCommit => t
+            .flush_log_at_trx_commit
+            .store(u8::try_from(n).unwrap_or(1), Relaxed),
+        Tun::FlushLogAtTimeout => t.flush_log_at_timeout.store(n32, Relaxed),
+        Tun::IoCapacity => t.io_capacity.store(n, Relaxed),
+        Tun::IoCapacityMax => t.io_capacity_max.store(n, Relaxed),
+        Tun::MaxDirtyPagesPct => t.set_max_dirty_pages_pct(as_f64(v)),
+        Tun::MaxDirtyPagesPctLwm => t.set_max_dirty_pages_pct_lwm(as_f64(v)),
+        Tun::AdaptiveFlushing => t.adaptive_flushing.store(on, Relaxed),
+        Tun::AdaptiveFlushingLwm => t.set_adaptive_flushing_lwm(as_f64(v)),
+        Tun::OldBlocksPct => t.old_blocks_pct.store(n32, Relaxed),
+        Tun::OldBlocksTime => t.old_blocks_time.store(n32, Relaxed),
+        Tun::LruScanDepth => t.lru_scan_depth.store(n32, Relaxed),
+        Tun::LockWaitTimeout => t.lock_wait_timeout.store(n, Relaxed),
+        Tun::RollbackOnTimeout => t.rollback_on_timeout.store(on, Relaxed),
+        Tun::DeadlockDetect => t.deadlock_detect.store(on, Relaxed),
+        Tun::SnapshotIsolation => t.snapshot_isolation.store(on, Relaxed),
+        Tun::Isolation => t.set_isolation(Isolation::from_u8(u8::try_from(n).unwrap_or(2))),
+        Tun::MaxPurgeLag => t.max_purge_lag.store(n, Relaxed),
+        Tun::MaxPurgeLagDelay => t.max_purge_lag_delay.store(n, Relaxed),
+        Tun::ThreadConcurrency => t.thread_concurrency.store(n, Relaxed),
+        Tun::ConcurrencyTickets => t.concurrency_tickets.store(n.max(1), Relaxed),
+    }
+}
+
+// ---- start-up values -----------------------------------------------------------------------
+
+/// The host name, as gethostname(2) reports it.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// The process's time zone: TZ, else /etc/timezone, else the zone /etc/localtime links to,
+/// else UTC (what the C library assumes without any of them). Time functions must interpret
+/// time_zone=SYSTEM with this same zone.
+fn system_time_zone() -> String {
+    if let Ok(tz) = std::env::var("TZ") {
+        let tz = tz.trim_start_matches(':').trim();
+        if !tz.is_empty() {
+            return tz.to_string();
+        }
+    }
+    if let Ok(s) = std::fs::read_to_string("/etc/timezone") {
+        if !s.trim().is_empty() {
+            return s.trim().to_string();
+        }
+    }
+    if let Ok(p) = std::fs::read_link("/etc/localtime") {
+        let p = p.to_string_lossy().into_owned();
+        if let Some((_, zone)) = p.split_once("zoneinfo/") {
+            return zone.to_string();
+        }
+    }
+    "UTC".into()
+}
+
+/// A directory as mysqld shows it: absolute, with a trailing slash.
+fn dir_text(p: &std::path::Path) -> String {
+    let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut s = p.to_string_lossy().into_owned();
+    if !s.ends_with('/') {
+        s.push('/');
+    }
+    s
+}
+
+// ---- the registry --------------------------------------------------------------------------
+
+/// The server's system variables (one per server).
+pub struct Registry {
+    /// Global values of [`Binding::Registry`] rows, indexed like [`VARS`] (other slots Null).
+    globals: RwLock<Vec<VarValue>>,
+    tun: Arc<Tunables>,
+}
+
+/// One connection's session values, indexed like [`VARS`]: dynamic rows with session scope
+/// hold a value, the others are unused (their reads go to the global value).
+#[derive(Clone, Debug)]
+pub struct SessionVars {
+    vals: Vec<VarValue>,
+    connection_id: u32,
+}
+
+impl Registry {
+    /// `cfg` and `tunables` are the engine's own (`&engine.inner().cfg`,
+    /// `engine.inner().tun.clone()`): what is in force, not a copy.
+    pub fn new(opts: &Options, cfg: &EngineConfig, tunables: Arc<Tunables>) -> Registry {
+        let mut g: Vec<VarValue> = VARS
+            .iter()
+            .map(|d| match d.binding {
+                Binding::Registry => compiled_default(d).unwrap_or(VarValue::Null),
+                Binding::Engine(_) => VarValue::Null,
+            })
+            .collect();
+        let exe_dir = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(dir_text))
+            .unwrap_or_default();
+        let os = match std::env::consts::OS {
+            "linux" => "Linux",
+            "macos" => "macOS",
+            "freebsd" => "FreeBSD",
+            other => other,
+        };
+        let version_number = SERVER_VERSION
+            .split_once('-')
+            .map_or(SERVER_VERSION, |(n, _)| n);
+        let startup = [
+            (BASEDIR, VarValue::Str(exe_dir)),
+            (BIND_ADDRESS, VarValue::Str(opts.bind_address.clone())),
+            (DATADIR, VarValue::Str(dir_text(&cfg.datadir))),
+            (HOSTNAME, VarValue::Str(host_name())),
+            (
+                INNODB_BUFFER_POOL_INSTANCES,
+                VarValue::UInt(cfg.buffer_pool_instances as u64),
+            ),
+            (
+                INNODB_BUFFER_POOL_SIZE,
+                VarValue::UInt(cfg.buffer_pool_size),
+            ),
+            (INNODB_DOUBLEWRITE, VarValue::Bool(cfg.doublewrite)),
+            (
+                INNODB_LOG_BUFFER_SIZE,
+                VarValue::UInt(cfg.log_buffer_size as u64),
+            ),
+            (INNODB_LOG_FILE_SIZE, VarValue::UInt(cfg.log_file_size)),
+            (
+                INNODB_LOG_FILES_IN_GROUP,
+                VarValue::UInt(cfg.log_files_in_group.into()),
+            ),
+            (
+                INNODB_PAGE_CLEANERS,
+                VarValue::UInt(cfg.page_cleaners as u64),
+            ),
+            (INNODB_PAGE_SIZE, VarValue::UInt(cfg.page_size as u64)),
+            (
+                INNODB_PURGE_THREADS,
+                VarValue::UInt(cfg.purge_threads as u64),
+            ),
+            (INNODB_VERSION, VarValue::Str(version_number.into())),
+            (MAX_ALLOWED_PACKET, VarValue::UInt(opts.max_allowed_packet)),
+            (MAX_CONNECTIONS, VarValue::UInt(opts.max_connections.into())),
+            (PORT, VarValue::UInt(opts.port.into())),
+            (SOCKET, VarValue::Str(opts.socket.clone())),
+            (SYSTEM_TIME_ZONE, VarValue::Str(system_time_zone())),
+            (
+                VERSION_COMPILE_MACHINE,
+                VarValue::Str(std::env::consts::ARCH.into()),
+            ),
+            (VERSION_COMPILE_OS, VarValue::Str(os.into())),
+        ];
+        for (i, val) in startup {
+            g[i] = val;
+        }
+        Registry {
+            globals: RwLock::new(g),
+            tun: tunables,
+        }
+    }
+
+    /// The session variables of a new connection (or one reset by COM_RESET_CONNECTION):
+    /// global values copied; `connection_id` is pseudo_thread_id's default.
+    pub fn new_session(&self, connection_id: u32) -> SessionVars {
+        let g = self.globals.read();
+        let vals = VARS
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match (d.scope, d.dynamic) {
+                (Scope::Global, _) | (_, false) => VarValue::Null,
+                (Scope::Both, true) => self.global_stored(&g, i),
+                (Scope::Session, true) => match d.default {
+                    Def::ConnectionId => VarValue::UInt(connection_id.into()),
+                    Def::NoDefault => VarValue::UInt(0),
+                    _ => compiled_default(d).unwrap_or(VarValue::Null),
+                },
+            })
+            .collect();
+        SessionVars {
+            vals,
+            connection_id,
+        }
+    }
+
+    fn global_stored(&self, g: &[VarValue], i: usize) -> VarValue {
+        match VARS[i].binding {
+            Binding::Engine(t) => tun_get(&self.tun, t),
+            Binding::Registry => g[i].clone(),
+        }
+    }
+
+    fn session_stored(&self, s: &SessionVars, g: &[VarValue], i: usize) -> VarValue {
+        let d = &VARS[i];
+        if d.scope == Scope::Global || !d.dynamic {
+            return self.global_stored(g, i);
+        }
+        if i == TIMESTAMP && s.vals[i] == VarValue::Null {
+            return VarValue::Double(now_secs());
+        }
+        s.vals[i].clone()
+    }
+
+    /// `@@x` (session value if the variable has one, else global), `@@session.x` (error 1238
+    /// for a global-only variable), `@@global.x` (error 1238 for a session-only one).
+    pub fn get(&self, s: &SessionVars, name: &str, scope: VarScope) -> Result<VarValue, SqlError> {
+        let i = lookup(name)?;
+        let d = &VARS[i];
+        let session = match scope {
+            VarScope::Global if d.scope == Scope::Session => {
+                return Err(SqlError::new(
+                    ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                    &[&d.name, &"SESSION"],
+                ))
+            }
+            VarScope::Session if d.scope == Scope::Global => {
+                return Err(SqlError::new(
+                    ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                    &[&d.name, &"GLOBAL"],
+                ))
+            }
+            VarScope::Global => false,
+            VarScope::Session | VarScope::Default => d.scope != Scope::Global,
+        };
+        let g = self.globals.read();
+        let v = if session {
+            self.session_stored(s, &g, i)
+        } else {
+            self.global_stored(&g, i)
+        };
+        Ok(external(d, v))
+    }
+
+    /// `SET [GLOBAL|SESSION] name = value`. Returns the warnings (clamped values).
+    /// `VarScope::Default` is SESSION, as in MySQL (a global-only variable needs SET GLOBAL).
+    pub fn set(
+        &self,
+        s: &mut SessionVars,
+        name: &str,
+        scope: VarScope,
+        value: VarInput,
+    ) -> Result<Vec<Warning>, SqlError> {
+        let i = lookup(name)?;
+        let d = &VARS[i];
+        if !d.dynamic {
+            return Err(SqlError::new(
+                ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                &[&d.name, &"read only"],
+            ));
+        }
+        let global = scope == VarScope::Global;
+        if global && d.scope == Scope::Session {
+            return Err(SqlError::new(ER_LOCAL_VARIABLE, &[&d.name]));
+        }
+        if !global && d.scope == Scope::Global {
+            return Err(SqlError::new(ER_GLOBAL_VARIABLE, &[&d.name]));
+        }
+        if !global && i == MAX_ALLOWED_PACKET {
+            return Err(SqlError::new(
+                ER_VARIABLE_IS_READONLY,
+                &[&"SESSION", &d.name, &"GLOBAL"],
+            ));
+        }
+        if global {
+            let mut g = self.globals.write();
+            let (val, warnings) = match value {
+                VarInput::Default => (
+                    compiled_default(d).ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name]))?,
+                    Vec::new(),
+                ),
+                ref v => convert(i, v)?,
+            };
+            self.check_global(i, &val)?;
+            let follow = partner_value(i, &val);
+            match d.binding {
+                Binding::Engine(t) => tun_set(&self.tun, t, &val),
+                Binding::Registry => g[i] = val,
+            }
+            if let Some((p, pv)) = follow {
+                g[p] = pv;
+            }
+            Ok(warnings)
+        } else {
+            let (val, warnings) = match value {
+                VarInput::Default if d.scope == Scope::Both => {
+                    (self.global_stored(&self.globals.read(), i), Vec::new())
+                }
+                VarInput::Default => match d.default {
+                    Def::ConnectionId => (VarValue::UInt(s.connection_id.into()), Vec::new()),
+                    _ => (
+                        compiled_default(d)
+                            .ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name]))?,
+                        Vec::new(),
+                    ),
+                },
+                ref v => convert(i, v)?,
+            };
+            if let Some((p, pv)) = partner_value(i, &val) {
+                s.vals[p] = pv;
+            }
+            s.vals[i] = val;
+            Ok(warnings)
+        }
+    }
+
+    /// Cross-variable checks of SET GLOBAL (under the write lock): innodb_io_capacity may not
+    /// exceed innodb_io_capacity_max (error 1210, as MySQL 8.0).
+    fn check_global(&self, i: usize, val: &VarValue) -> Result<(), SqlError> {
+        let n = as_u64(val);
+        let bad = match i {
+            INNODB_IO_CAPACITY => n > self.tun.io_capacity_max.load(Relaxed),
+            INNODB_IO_CAPACITY_MAX => n < self.tun.io_capacity.load(Relaxed),
+            _ => false,
+        };
+        if bad {
+            return Err(SqlError::new(ER_WRONG_ARGUMENTS, &[&"SET"]));
+        }
+        Ok(())
+    }
+
+    /// `SET NAMES charset [COLLATE collation]` (`None`: DEFAULT, the global
+    /// character_set_client): sets character_set_client, _results and _connection, and
+    /// collation_connection (the charset's default unless given).
+    pub fn set_names(
+        &self,
+        s: &mut SessionVars,
+        charset_name: Option<&str>,
+        collation_name: Option<&str>,
+    ) -> Result<Vec<Warning>, SqlError> {
+        let cs = match charset_name {
+            Some(c) => charset(c)?,
+            None => {
+                let g = self.globals.read();
+                match &g[CHARACTER_SET_CLIENT] {
+                    VarValue::Str(c) => charset(c)?,
+                    _ => charset("utf8mb4")?,
+                }
+            }
+        };
+        let coll = match collation_name {
+            Some(c) => {
+                let (name, of) = collation(c)?;
+                if of != cs.0 {
+                    return Err(SqlError::new(ER_COLLATION_CHARSET_MISMATCH, &[&c, &cs.0]));
+                }
+                name
+            }
+            None => cs.1,
+        };
+        for i in [
+            CHARACTER_SET_CLIENT,
+            CHARACTER_SET_RESULTS,
+            CHARACTER_SET_CONNECTION,
+        ] {
+            s.vals[i] = VarValue::Str(cs.0.to_string());
+        }
+        s.vals[COLLATION_CONNECTION] = VarValue::Str(coll.to_string());
+        Ok(Vec::new())
+    }
+
+    /// `SHOW [GLOBAL|SESSION] VARIABLES`: (name, value text) sorted by name. GLOBAL leaves out
+    /// session-only variables; SESSION shows session values where they exist.
+    pub fn show(&self, s: &SessionVars, global: bool) -> Vec<(String, String)> {
+        let g = self.globals.read();
+        VARS.iter()
+            .enumerate()
+            .filter(|(_, d)| !(global && d.scope == Scope::Session))
+            .map(|(i, d)| {
+                let v = if global {
+                    self.global_stored(&g, i)
+                } else {
+                    self.session_stored(s, &g, i)
+                };
+                (d.name.to_string(), external(d, v).to_text())
+            })
+            .collect()
+    }
+
+    /// The compiled default (`SET GLOBAL x = DEFAULT`); for read-only start-up values, the
+    /// value in force. Error 1230 for variables without a default, 1193 for unknown ones.
+    pub fn default_value(&self, name: &str) -> Result<VarValue, SqlError> {
+        let i = lookup(name)?;
+        let d = &VARS[i];
+        match d.default {
+            Def::Startup => Ok(external(d, self.global_stored(&self.globals.read(), i))),
+            _ => compiled_default(d)
+                .map(|v| external(d, v))
+                .ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name])),
+        }
+    }
+
+    fn global_u64(&self, i: usize) -> u64 {
+        as_u64(&self.globals.read()[i])
+    }
+
+    /// max_connections in force (the listener refuses one more with error 1040).
+    pub fn max_connections(&self) -> u64 {
+        self.global_u64(MAX_CONNECTIONS)
+    }
+
+    /// The global max_allowed_packet in force (the protocol reader's limit before a session
+    /// exists; sessions copy it at connect).
+    pub fn max_allowed_packet_global(&self) -> u64 {
+        self.global_u64(MAX_ALLOWED_PACKET)
+    }
+
+    /// max_prepared_stmt_count in force (one more statement is error 1461).
+    pub fn max_prepared_stmt_count(&self) -> u64 {
+        self.global_u64(MAX_PREPARED_STMT_COUNT)
+    }
+}
+
+fn now_secs() -> f64 {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    d.as_secs() as f64 + f64::from(d.subsec_micros()) / 1e6
+}
+
+/// Typed reads of the session values the executor and protocol layer use per statement: no
+/// lookup, no parsing (an index and a match).
+impl SessionVars {
+    fn b(&self, i: usize) -> bool {
+        matches!(self.vals[i], VarValue::Bool(true))
+    }
+    fn n(&self, i: usize) -> u64 {
+        as_u64(&self.vals[i])
+    }
+    fn text(&self, i: usize) -> Option<&str> {
+        match &self.vals[i] {
+            VarValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn autocommit(&self) -> bool {
+        self.b(AUTOCOMMIT)
+    }
+    pub fn sql_mode(&self) -> SqlMode {
+        SqlMode(self.n(SQL_MODE))
+    }
+    /// transaction_isolation (alias tx_isolation): the level of the session's next transaction.
+    pub fn isolation(&self) -> Isolation {
+        Isolation::from_u8(u8::try_from(self.n(TRANSACTION_ISOLATION)).unwrap_or(2))
+    }
+    /// innodb_lock_wait_timeout, seconds (for Trx::set_lock_wait_timeout).
+    pub fn lock_wait_timeout(&self) -> u64 {
+        self.n(INNODB_LOCK_WAIT_TIMEOUT)
+    }
+    /// lock_wait_timeout (table/metadata locks), seconds.
+    pub fn metadata_lock_wait_timeout(&self) -> u64 {
+        self.n(LOCK_WAIT_TIMEOUT)
+    }
+    pub fn max_allowed_packet(&self) -> u64 {
+        self.n(MAX_ALLOWED_PACKET)
+    }
+    pub fn sql_select_limit(&self) -> u64 {
+        self.n(SQL_SELECT_LIMIT)
+    }
+    pub fn auto_increment_increment(&self) -> u64 {
+        self.n(AUTO_INCREMENT_INCREMENT)
+    }
+    pub fn auto_increment_offset(&self) -> u64 {
+        self.n(AUTO_INCREMENT_OFFSET)
+    }
+    pub fn character_set_client(&self) -> &str {
+        self.text(CHARACTER_SET_CLIENT).unwrap_or("utf8mb4")
+    }
+    /// `None`: NULL, send results as stored.
+    pub fn character_set_results(&self) -> Option<&str> {
+        self.text(CHARACTER_SET_RESULTS)
+    }
+    pub fn character_set_connection(&self) -> &str {
+        self.text(CHARACTER_SET_CONNECTION).unwrap_or("utf8mb4")
+    }
+    pub fn collation_connection(&self) -> &str {
+        self.text(COLLATION_CONNECTION)
+            .unwrap_or("utf8mb4_0900_ai_ci")
+    }
+    /// `SYSTEM` or an offset like `+00:00`.
+    pub fn time_zone(&self) -> &str {
+        self.text(TIME_ZONE).unwrap_or("SYSTEM")
+    }
+    pub fn foreign_key_checks(&self) -> bool {
+        self.b(FOREIGN_KEY_CHECKS)
+    }
+    pub fn unique_checks(&self) -> bool {
+        self.b(UNIQUE_CHECKS)
+    }
+    pub fn sql_safe_updates(&self) -> bool {
+        self.b(SQL_SAFE_UPDATES)
+    }
+    pub fn sql_auto_is_null(&self) -> bool {
+        self.b(SQL_AUTO_IS_NULL)
+    }
+    pub fn sql_notes(&self) -> bool {
+        self.b(SQL_NOTES)
+    }
+    pub fn transaction_read_only(&self) -> bool {
+        self.b(TRANSACTION_READ_ONLY)
+    }
+    /// Milliseconds; 0: no limit.
+    pub fn max_execution_time(&self) -> u64 {
+        self.n(MAX_EXECUTION_TIME)
+    }
+    pub fn div_precision_increment(&self) -> u64 {
+        self.n(DIV_PRECISION_INCREMENT)
+    }
+    pub fn group_concat_max_len(&self) -> u64 {
+        self.n(GROUP_CONCAT_MAX_LEN)
+    }
+    pub fn wait_timeout(&self) -> u64 {
+        self.n(WAIT_TIMEOUT)
+    }
+    pub fn interactive_timeout(&self) -> u64 {
+        self.n(INTERACTIVE_TIMEOUT)
+    }
+    /// For CLIENT_INTERACTIVE connections: wait_timeout takes interactive_timeout's value.
+    pub fn use_interactive_timeout(&mut self) {
+        self.vals[WAIT_TIMEOUT] = self.vals[INTERACTIVE_TIMEOUT].clone();
+    }
+    pub fn net_read_timeout(&self) -> u64 {
+        self.n(NET_READ_TIMEOUT)
+    }
+    pub fn net_write_timeout(&self) -> u64 {
+        self.n(NET_WRITE_TIMEOUT)
+    }
+    /// CONNECTION_ID().
+    pub fn pseudo_thread_id(&self) -> u64 {
+        self.n(PSEUDO_THREAD_ID)
+    }
+    pub fn last_insert_id(&self) -> u64 {
+        self.n(LAST_INSERT_ID)
+    }
+    pub fn set_last_insert_id(&mut self, id: u64) {
+        self.vals[LAST_INSERT_ID] = VarValue::UInt(id);
+    }
+    /// The value SET insert_id gave the next auto-increment, consumed by that INSERT.
+    pub fn take_insert_id(&mut self) -> Option<u64> {
+        let v = self.n(INSERT_ID);
+        self.vals[INSERT_ID] = VarValue::UInt(0);
+        (v != 0).then_some(v)
+    }
+    /// SET timestamp: the time NOW() returns, in seconds since the epoch; `None`: the clock.
+    pub fn timestamp(&self) -> Option<f64> {
+        match self.vals[TIMESTAMP] {
+            VarValue::Double(x) => Some(x),
+            _ => None,
+        }
+    }
+    /// USE db: character_set_database/collation_database follow the database's defaults.
+    pub fn set_database_charset(&mut self, charset: &str, collation: &str) {
+        self.vals[CHARACTER_SET_DATABASE] = VarValue::Str(charset.to_string());
+        self.vals[COLLATION_DATABASE] = VarValue::Str(collation.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use innoxide_engine::TunableValues;
+
+    fn registry() -> (Registry, Arc<Tunables>) {
+        let opts = Options::parse_from(["innoxide", "--datadir", "/tmp/innoxide-vars-test"]);
+        let cfg = opts.engine_config().unwrap();
+        let tun = Arc::new(Tunables::new(&cfg.tunables));
+        (Registry::new(&opts, &cfg, tun.clone()), tun)
+    }
+
+    fn text(r: &Registry, s: &SessionVars, name: &str) -> String {
+        r.get(s, name, VarScope::Default).unwrap().to_text()
+    }
+
+    fn set(
+        r: &Registry,
+        s: &mut SessionVars,
+        name: &str,
+        scope: VarScope,
+        v: VarInput,
+    ) -> Result<Vec<Warning>, u16> {
+        r.set(s, name, scope, v).map_err(|e| e.code)
+    }
+
+    fn str_in(s: &str) -> VarInput {
+        VarInput::Str(s.into())
+    }
+
+    #[test]
+    fn table_is_sorted_unique_and_consistent() {
+        for w in VARS.windows(2) {
+            assert!(w[0].name < w[1].name, "{} / {}", w[0].name, w[1].name);
+        }
+        let fresh = Tunables::new(&TunableValues::default());
+        for d in VARS {
+            assert_eq!(d.name, d.name.to_ascii_lowercase());
+            // A read-only session-only variable would have no value to show.
+            assert!(d.dynamic || d.scope != Scope::Session, "{}", d.name);
+            match d.default {
+                Def::Startup => assert!(!d.dynamic, "{}", d.name),
+                Def::NoDefault | Def::ConnectionId => assert_eq!(d.scope, Scope::Session),
+                _ => assert!(compiled_default(d).is_some(), "{}", d.name),
+            }
+            // Engine-bound defaults are the engine's own.
+            if let Binding::Engine(t) = d.binding {
+                assert_eq!(compiled_default(d), Some(tun_get(&fresh, t)), "{}", d.name);
+            }
+        }
+        for (a, c) in ALIASES {
+            assert!(lookup(a).is_ok() && lookup(c).is_ok());
+        }
+    }
+
+    #[test]
+    fn defaults_are_mysql_80s() {
+        let (r, _) = registry();
+        let s = r.new_session(7);
+        let expect = [
+            ("autocommit", "ON"),
+            ("auto_increment_increment", "1"),
+            ("auto_increment_offset", "1"),
+            ("character_set_client", "utf8mb4"),
+            ("character_set_connection", "utf8mb4"),
+            ("character_set_results", "utf8mb4"),
+            ("character_set_server", "utf8mb4"),
+            ("character_set_system", "utf8mb3"),
+            ("collation_connection", "utf8mb4_0900_ai_ci"),
+            ("collation_server", "utf8mb4_0900_ai_ci"),
+            ("default_storage_engine", "InnoDB"),
+            ("div_precision_increment", "4"),
+            ("explicit_defaults_for_timestamp", "ON"),
+            ("foreign_key_checks", "ON"),
+            ("group_concat_max_len", "1024"),
+            ("init_connect", ""),
+            ("innodb_adaptive_flushing", "ON"),
+            ("innodb_autoinc_lock_mode", "2"),
+            ("innodb_buffer_pool_size", "134217728"),
+            ("innodb_deadlock_detect", "ON"),
+            ("innodb_flush_log_at_trx_commit", "1"),
+            ("innodb_io_capacity", "200"),
+            ("innodb_io_capacity_max", "2000"),
+            ("innodb_lock_wait_timeout", "50"),
+            ("innodb_lru_scan_depth", "1024"),
+            ("innodb_max_dirty_pages_pct", "90.000000"),
+            ("innodb_max_dirty_pages_pct_lwm", "10.000000"),
+            ("innodb_old_blocks_pct", "37"),
+            ("innodb_old_blocks_time", "1000"),
+            ("innodb_page_size", "16384"),
+            ("interactive_timeout", "28800"),
+            ("lock_wait_timeout", "31536000"),
+            ("lower_case_table_names", "0"),
+            ("max_allowed_packet", "67108864"),
+            ("max_connections", "151"),
+            ("max_execution_time", "0"),
+            ("max_prepared_stmt_count", "16382"),
+            ("net_read_timeout", "30"),
+            ("net_write_timeout", "60"),
+            ("performance_schema", "OFF"),
+            ("port", "3306"),
+            ("protocol_version", "10"),
+            ("pseudo_thread_id", "7"),
+            ("sql_auto_is_null", "OFF"),
+            (
+                "sql_mode",
+                "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
+            ),
+            ("sql_safe_updates", "OFF"),
+            ("sql_select_limit", "18446744073709551615"),
+            ("time_zone", "SYSTEM"),
+            ("transaction_isolation", "REPEATABLE-READ"),
+            ("tx_isolation", "REPEATABLE-READ"),
+            ("transaction_read_only", "OFF"),
+            ("unique_checks", "ON"),
+            ("version", SERVER_VERSION),
+            ("version_comment", "innoxide"),
+            ("wait_timeout", "28800"),
+        ];
+        for (name, want) in expect {
+            assert_eq!(text(&r, &s, name), want, "{name}");
+        }
+        assert!(text(&r, &s, "datadir").ends_with("innoxide-vars-test/"));
+        assert_eq!(r.get(&s, "@@x", VarScope::Default).unwrap_err().code, 1193);
+        assert_eq!(
+            r.get(&s, "AutoCommit", VarScope::Default),
+            Ok(VarValue::Bool(true))
+        );
+        assert!(
+            matches!(r.get(&s, "timestamp", VarScope::Default), Ok(VarValue::Double(t)) if t > 1.6e9)
+        );
+        // Typed accessors agree.
+        assert!(s.autocommit() && s.foreign_key_checks() && s.unique_checks());
+        assert_eq!(s.sql_mode(), SqlMode::DEFAULT);
+        assert_eq!(s.isolation(), Isolation::RepeatableRead);
+        assert_eq!(
+            (s.lock_wait_timeout(), s.max_allowed_packet()),
+            (50, 64 << 20)
+        );
+        assert_eq!(s.sql_select_limit(), u64::MAX);
+        assert_eq!(r.max_connections(), 151);
+        assert_eq!(r.max_prepared_stmt_count(), 16382);
+        assert_eq!(
+            r.default_value("innodb_io_capacity"),
+            Ok(VarValue::UInt(200))
+        );
+        assert_eq!(r.default_value("last_insert_id").unwrap_err().code, 1230);
+    }
+
+    #[test]
+    fn set_global_acts_on_the_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = EngineConfig::new(dir.path());
+        cfg.page_size = 4096;
+        cfg.buffer_pool_size = 4 << 20;
+        cfg.log_file_size = 4 << 20;
+        cfg.log_buffer_size = 256 << 10;
+        cfg.background_threads = false;
+        let engine = innoxide_engine::Engine::open(cfg).unwrap();
+        let opts = Options::parse_from(["innoxide"]);
+        let r = Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
+        let mut s = r.new_session(1);
+        assert_eq!(text(&r, &s, "innodb_page_size"), "4096");
+        let g = VarScope::Global;
+        set(&r, &mut s, "innodb_io_capacity", g, VarInput::Int(1000)).unwrap();
+        assert_eq!(engine.tunables().io_capacity(), 1000);
+        set(
+            &r,
+            &mut s,
+            "innodb_max_dirty_pages_pct",
+            g,
+            VarInput::Double(75.5),
+        )
+        .unwrap();
+        assert_eq!(engine.tunables().max_dirty_pages_pct(), 75.5);
+        set(&r, &mut s, "innodb_deadlock_detect", g, str_in("OFF")).unwrap();
+        assert!(!engine.tunables().deadlock_detect.load(Relaxed));
+        set(
+            &r,
+            &mut s,
+            "innodb_flush_log_at_trx_commit",
+            g,
+            VarInput::Int(2),
+        )
+        .unwrap();
+        assert_eq!(engine.tunables().trx_commit(), 2);
+        set(
+            &r,
+            &mut s,
+            "transaction_isolation",
+            g,
+            str_in("read-committed"),
+        )
+        .unwrap();
+        assert_eq!(engine.tunables().isolation(), Isolation::ReadCommitted);
+        assert_eq!(engine.begin().isolation(), Isolation::ReadCommitted);
+        set(&r, &mut s, "innodb_lock_wait_timeout", g, VarInput::Int(7)).unwrap();
+        assert_eq!(engine.tunables().lock_wait_timeout.load(Relaxed), 7);
+        // The engine's own changes show too (one source of truth).
+        engine.tunables().io_capacity.store(300, Relaxed);
+        assert_eq!(text(&r, &s, "innodb_io_capacity"), "300");
+        let shown = r.show(&s, true);
+        assert!(shown.contains(&("innodb_io_capacity".into(), "300".into())));
+        assert!(shown.contains(&("innodb_max_dirty_pages_pct".into(), "75.500000".into())));
+        // The session that existed keeps its isolation; a new one takes the new global.
+        assert_eq!(s.isolation(), Isolation::RepeatableRead);
+        assert_eq!(r.new_session(2).isolation(), Isolation::ReadCommitted);
+        assert_eq!(r.new_session(2).lock_wait_timeout(), 7);
+        // DEFAULT restores the compiled default in the engine.
+        set(&r, &mut s, "innodb_io_capacity", g, VarInput::Default).unwrap();
+        assert_eq!(engine.tunables().io_capacity(), 200);
+        drop(r);
+        engine.shutdown().unwrap();
+    }
+
+    #[test]
+    fn errors_are_mysqls() {
+        let (r, _) = registry();
+        let mut s = r.new_session(1);
+        let (d, g, ss) = (VarScope::Default, VarScope::Global, VarScope::Session);
+        assert_eq!(
+            set(&r, &mut s, "no_such_var", d, VarInput::Int(1)),
+            Err(1193)
+        );
+        let e = r
+            .set(&mut s, "innodb_page_size", g, VarInput::Int(4096))
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (1238, "Variable 'innodb_page_size' is a read only variable")
+        );
+        assert_eq!(
+            set(&r, &mut s, "innodb_io_capacity", d, VarInput::Int(300)),
+            Err(1229)
+        );
+        assert_eq!(
+            set(&r, &mut s, "max_connections", ss, VarInput::Int(300)),
+            Err(1229)
+        );
+        assert_eq!(set(&r, &mut s, "timestamp", g, VarInput::Int(1)), Err(1228));
+        assert_eq!(
+            set(&r, &mut s, "last_insert_id", d, VarInput::Default),
+            Err(1230)
+        );
+        let e = r.set(&mut s, "autocommit", d, str_in("maybe")).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                1231,
+                "Variable 'autocommit' can't be set to the value of 'maybe'"
+            )
+        );
+        assert_eq!(
+            set(&r, &mut s, "autocommit", d, VarInput::Int(2)),
+            Err(1231)
+        );
+        assert_eq!(
+            set(&r, &mut s, "autocommit", d, VarInput::Double(0.5)),
+            Err(1232)
+        );
+        assert_eq!(set(&r, &mut s, "wait_timeout", d, str_in("abc")), Err(1232));
+        assert_eq!(
+            set(&r, &mut s, "innodb_io_capacity", g, VarInput::Double(1.5)),
+            Err(1232)
+        );
+        assert_eq!(
+            set(&r, &mut s, "character_set_client", d, VarInput::Null),
+            Err(1231)
+        );
+        assert_eq!(
+            set(&r, &mut s, "transaction_isolation", d, str_in("SNAPSHOT")),
+            Err(1231)
+        );
+        assert_eq!(
+            set(&r, &mut s, "transaction_isolation", d, VarInput::Int(4)),
+            Err(1231)
+        );
+        let e = r
+            .set(&mut s, "sql_mode", d, str_in("STRICT_ALL_TABLES,bogus"))
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                1231,
+                "Variable 'sql_mode' can't be set to the value of 'bogus'"
+            )
+        );
+        assert_eq!(
+            set(&r, &mut s, "character_set_client", d, str_in("klingon")),
+            Err(1115)
+        );
+        assert_eq!(
+            set(&r, &mut s, "collation_connection", d, str_in("klingon_ci")),
+            Err(1273)
+        );
+        assert_eq!(
+            set(&r, &mut s, "time_zone", d, str_in("Mars/Olympus")),
+            Err(1298)
+        );
+        assert_eq!(set(&r, &mut s, "time_zone", d, str_in("+14:01")), Err(1298));
+        assert_eq!(
+            set(&r, &mut s, "default_storage_engine", d, str_in("MyISAM")),
+            Err(1286)
+        );
+        assert_eq!(
+            set(&r, &mut s, "max_allowed_packet", d, VarInput::Int(4096)),
+            Err(1621)
+        );
+        assert_eq!(
+            set(&r, &mut s, "innodb_io_capacity", g, VarInput::Int(5000)),
+            Err(1210)
+        );
+        assert_eq!(
+            set(&r, &mut s, "innodb_io_capacity_max", g, VarInput::Int(150)),
+            Err(1210)
+        );
+        let e = r.get(&s, "innodb_io_capacity", ss).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (1238, "Variable 'innodb_io_capacity' is a GLOBAL variable")
+        );
+        let e = r.get(&s, "timestamp", g).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (1238, "Variable 'timestamp' is a SESSION variable")
+        );
+        // Nothing changed on error.
+        assert!(s.autocommit());
+        assert_eq!(s.sql_mode(), SqlMode::DEFAULT);
+    }
+
+    #[test]
+    fn out_of_range_values_are_clamped_with_a_warning() {
+        let (r, tun) = registry();
+        let mut s = r.new_session(1);
+        let w = r
+            .set(
+                &mut s,
+                "innodb_io_capacity",
+                VarScope::Global,
+                VarInput::Int(50),
+            )
+            .unwrap();
+        assert_eq!(
+            w,
+            vec![(
+                1292,
+                "Truncated incorrect innodb_io_capacity value: '50'".to_string()
+            )]
+        );
+        assert_eq!(tun.io_capacity.load(Relaxed), 100);
+        let w = r
+            .set(
+                &mut s,
+                "auto_increment_increment",
+                VarScope::Session,
+                VarInput::Int(-3),
+            )
+            .unwrap();
+        assert_eq!(w.len(), 1);
+        assert_eq!(s.auto_increment_increment(), 1);
+        let w = r
+            .set(
+                &mut s,
+                "innodb_max_dirty_pages_pct",
+                VarScope::Global,
+                VarInput::Int(120),
+            )
+            .unwrap();
+        assert_eq!(w[0].0, 1292);
+        assert_eq!(tun.max_dirty_pages_pct(), 99.999);
+        let w = r
+            .set(
+                &mut s,
+                "max_allowed_packet",
+                VarScope::Global,
+                VarInput::Int(5000),
+            )
+            .unwrap();
+        assert_eq!(w[0].0, 1292);
+        assert_eq!(
+            r.get(&s, "max_allowed_packet", VarScope::Global),
+            Ok(VarValue::UInt(4096))
+        );
+        // In range: no warning.
+        assert!(r
+            .set(&mut s, "wait_timeout", VarScope::Session, VarInput::Int(60))
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn sql_mode_round_trips() {
+        let (r, _) = registry();
+        let mut s = r.new_session(1);
+        let d = VarScope::Default;
+        r.set(&mut s, "sql_mode", d, str_in("traditional")).unwrap();
+        let t = "STRICT_TRANS_TABLES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,TRADITIONAL,NO_ENGINE_SUBSTITUTION";
+        assert_eq!(text(&r, &s, "sql_mode"), t);
+        assert!(s.sql_mode().has(SqlMode::STRICT_ALL_TABLES));
+        let bits = s.sql_mode().0;
+        r.set(&mut s, "sql_mode", d, str_in("")).unwrap();
+        assert_eq!(text(&r, &s, "sql_mode"), "");
+        assert!(!s.sql_mode().strict());
+        r.set(&mut s, "sql_mode", d, VarInput::UInt(bits)).unwrap();
+        assert_eq!(text(&r, &s, "sql_mode"), t);
+        // Connector/J appends STRICT_TRANS_TABLES to the current value.
+        r.set(
+            &mut s,
+            "sql_mode",
+            d,
+            str_in("NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES"),
+        )
+        .unwrap();
+        assert_eq!(
+            text(&r, &s, "sql_mode"),
+            "NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES"
+        );
+        r.set(&mut s, "sql_mode", d, VarInput::Default).unwrap();
+        assert_eq!(s.sql_mode(), SqlMode::DEFAULT);
+    }
+
+    #[test]
+    fn session_and_global_are_independent() {
+        let (r, tun) = registry();
+        let mut a = r.new_session(1);
+        let b = r.new_session(2);
+        let (d, g) = (VarScope::Default, VarScope::Global);
+        r.set(&mut a, "autocommit", d, VarInput::Int(0)).unwrap();
+        r.set(&mut a, "innodb_lock_wait_timeout", d, VarInput::Int(3))
+            .unwrap();
+        r.set(&mut a, "transaction_isolation", d, str_in("SERIALIZABLE"))
+            .unwrap();
+        assert!(!a.autocommit() && b.autocommit());
+        assert_eq!((a.lock_wait_timeout(), b.lock_wait_timeout()), (3, 50));
+        assert_eq!(tun.lock_wait_timeout.load(Relaxed), 50);
+        assert_eq!(tun.isolation(), Isolation::RepeatableRead);
+        assert_eq!(a.isolation(), Isolation::Serializable);
+        assert_eq!(r.get(&a, "autocommit", g), Ok(VarValue::Bool(true)));
+        assert_eq!(
+            r.get(&a, "tx_isolation", VarScope::Session),
+            Ok(VarValue::Str("SERIALIZABLE".into()))
+        );
+        // SET GLOBAL leaves existing sessions alone; new ones start from it.
+        r.set(&mut a, "wait_timeout", g, VarInput::Int(100))
+            .unwrap();
+        assert_eq!((a.wait_timeout(), b.wait_timeout()), (28800, 28800));
+        assert_eq!(r.new_session(3).wait_timeout(), 100);
+        // SET SESSION x = DEFAULT takes the global value.
+        r.set(&mut a, "wait_timeout", d, VarInput::Default).unwrap();
+        assert_eq!(a.wait_timeout(), 100);
+        // The usual connect-time SETs work and read back.
+        r.set(&mut a, "sql_select_limit", d, VarInput::Int(10))
+            .unwrap();
+        r.set(&mut a, "sql_select_limit", d, VarInput::Default)
+            .unwrap();
+        assert_eq!(a.sql_select_limit(), u64::MAX);
+        r.set(&mut a, "character_set_results", d, VarInput::Null)
+            .unwrap();
+        assert_eq!(a.character_set_results(), None);
+        assert_eq!(r.get(&a, "character_set_results", d), Ok(VarValue::Null));
+        r.set(&mut a, "time_zone", d, str_in("+00:00")).unwrap();
+        assert_eq!(a.time_zone(), "+00:00");
+        r.set(&mut a, "net_write_timeout", d, VarInput::Int(600))
+            .unwrap();
+        assert_eq!(a.net_write_timeout(), 600);
+        r.set(&mut a, "lock_wait_timeout", d, VarInput::Int(2))
+            .unwrap();
+        assert_eq!(a.metadata_lock_wait_timeout(), 2);
+        r.set_names(&mut a, Some("utf8"), Some("utf8_general_ci"))
+            .unwrap();
+        assert_eq!(a.character_set_client(), "utf8mb3");
+        assert_eq!(a.collation_connection(), "utf8mb3_general_ci");
+        assert_eq!(
+            r.set_names(&mut a, Some("latin1"), Some("utf8mb4_bin"))
+                .unwrap_err()
+                .code,
+            1253
+        );
+        r.set_names(&mut a, Some("utf8mb4"), None).unwrap();
+        assert_eq!(a.collation_connection(), "utf8mb4_0900_ai_ci");
+        r.set(&mut a, "collation_connection", d, str_in("latin1_bin"))
+            .unwrap();
+        assert_eq!(a.character_set_connection(), "latin1");
+        // Session-only specials.
+        r.set(&mut a, "timestamp", d, VarInput::Int(1_000_000_000))
+            .unwrap();
+        assert_eq!(a.timestamp(), Some(1e9));
+        r.set(&mut a, "timestamp", d, VarInput::Default).unwrap();
+        assert_eq!(a.timestamp(), None);
+        r.set(&mut a, "insert_id", d, VarInput::Int(42)).unwrap();
+        assert_eq!((a.take_insert_id(), a.take_insert_id()), (Some(42), None));
+        a.set_last_insert_id(9);
+        assert_eq!(r.get(&a, "identity", d), Ok(VarValue::UInt(9)));
+        r.set(&mut a, "pseudo_thread_id", d, VarInput::Int(77))
+            .unwrap();
+        r.set(&mut a, "pseudo_thread_id", d, VarInput::Default)
+            .unwrap();
+        assert_eq!(a.pseudo_thread_id(), 1);
+    }
+
+    #[test]
+    fn show_is_sorted_and_complete() {
+        let (r, _) = registry();
+        let s = r.new_session(1);
+        let session = r.show(&s, false);
+        let global = r.show(&s, true);
+        assert_eq!(session.len(), VARS.len());
+        assert!(global.len() < session.len());
+        assert!(session.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(global.iter().all(|(n, _)| n != "timestamp"));
+        assert!(session.contains(&("version".into(), SERVER_VERSION.into())));
+        assert!(global.contains(&("innodb_max_dirty_pages_pct".into(), "90.000000".into())));
+        assert!(global.contains(&("autocommit".into(), "ON".into())));
+    }
+}

@@ -1,0 +1,877 @@
+//! Lowering of sqlparser statements (queries, DML, CREATE/DROP/ALTER TABLE, CREATE/DROP
+//! INDEX, TRUNCATE) into `crate::ast`, and the context every lowering step shares.
+//!
+//! INVARIANTS
+//! - `Ctx` knows the original statement text and its tokens: a `?` is numbered by the rank of
+//!   its byte offset among the statement's `?` tokens (sqlparser's span gives the offset), and
+//!   an unaliased select item's `text` is the original text of the item (found from the
+//!   SELECT keyword's offset), so both are independent of the order lowering visits nodes.
+//! - The text sqlparser parses may differ from the statement only by same-length rewrites
+//!   (`special::rewrite`), so offsets agree.
+//! - Whatever sqlparser accepted that our AST cannot express gives 1235.
+
+use super::expr::{column_type, object_last};
+use super::lexer::{self, Kind, Token};
+use crate::ast::*;
+use crate::error::{SqlError, ER_DERIVED_MUST_HAVE_ALIAS, ER_NOT_SUPPORTED_YET};
+use sqlparser::ast as sp;
+use sqlparser::tokenizer::Span;
+use std::cell::Cell;
+
+type R<T> = Result<T, SqlError>;
+
+pub fn unsupported(what: &str) -> SqlError {
+    SqlError::new(ER_NOT_SUPPORTED_YET, &[&what])
+}
+
+/// One SELECT's items: for each item, the byte ranges of its tokens.
+type ItemSpans = Vec<Vec<(usize, usize)>>;
+
+#[derive(Clone)]
+pub struct Ctx<'a> {
+    sql: &'a str,
+    /// Byte offset in `sql` of the text sqlparser is parsing (sub-expressions of SET/SHOW).
+    base: usize,
+    params: Vec<usize>,
+    /// (offset of a SELECT keyword, its items).
+    selects: Vec<(usize, ItemSpans)>,
+    /// Offsets of ZEROFILL words blanked out by `special::rewrite`.
+    pub zerofill: Vec<usize>,
+    /// UPDATE IGNORE / DELETE IGNORE (the word is blanked out by `special::rewrite`).
+    pub ignore: bool,
+    /// Fallback numbering for a placeholder without a usable span.
+    next_param: Cell<usize>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(sql: &'a str, tokens: &[Token<'a>]) -> Ctx<'a> {
+        Ctx {
+            sql,
+            base: 0,
+            params: tokens
+                .iter()
+                .filter(|t| t.kind == Kind::Param)
+                .map(|t| t.start)
+                .collect(),
+            selects: select_items(tokens),
+            zerofill: vec![],
+            ignore: false,
+            next_param: Cell::new(0),
+        }
+    }
+
+    /// The same context for text starting at byte `base` of the statement.
+    pub fn at(&self, base: usize) -> Ctx<'a> {
+        Ctx {
+            base,
+            ..self.clone()
+        }
+    }
+
+    fn offset(&self, span: Span) -> Option<usize> {
+        let text = self.sql.get(self.base..)?;
+        lexer::offset_of(text, span.start.line, span.start.column).map(|o| o + self.base)
+    }
+
+    pub fn param_number(&self, span: Span) -> usize {
+        match self
+            .offset(span)
+            .and_then(|o| self.params.binary_search(&o).ok())
+        {
+            Some(i) => i,
+            None => {
+                let n = self.next_param.get();
+                self.next_param.set(n + 1);
+                n
+            }
+        }
+    }
+
+    pub fn statement(&self, s: sp::Statement) -> R<Statement> {
+        use sp::Statement as S;
+        Ok(match s {
+            S::Query(q) => Statement::Select(Box::new(self.query(*q)?)),
+            S::Insert(i) => Statement::Insert(Box::new(self.insert(i)?)),
+            S::Update(u) => Statement::Update(Box::new(self.update(u)?)),
+            S::Delete(d) => Statement::Delete(Box::new(self.delete(d)?)),
+            S::CreateTable(c) => Statement::CreateTable(Box::new(self.create_table(c)?)),
+            S::Drop {
+                object_type,
+                if_exists,
+                mut names,
+                temporary,
+                table,
+                ..
+            } => match object_type {
+                sp::ObjectType::Table => Statement::DropTable {
+                    names: names.iter().map(object_name).collect::<R<_>>()?,
+                    if_exists,
+                    temporary,
+                },
+                sp::ObjectType::Index if names.len() == 1 => Statement::DropIndex {
+                    name: names.pop().map(|n| object_last(&n)).unwrap_or_default(),
+                    table: object_name(
+                        table
+                            .as_ref()
+                            .ok_or_else(|| unsupported("DROP INDEX without ON"))?,
+                    )?,
+                },
+                _ => return Err(unsupported("this DROP")),
+            },
+            S::Truncate(t) if t.table_names.len() == 1 && t.partitions.is_none() => {
+                Statement::TruncateTable(object_name(&t.table_names[0].name)?)
+            }
+            S::CreateIndex(c) => Statement::CreateIndex {
+                name: c
+                    .name
+                    .as_ref()
+                    .map(object_last)
+                    .ok_or_else(|| unsupported("CREATE INDEX without a name"))?,
+                table: object_name(&c.table_name)?,
+                columns: index_columns(c.columns)?,
+                unique: c.unique,
+            },
+            S::AlterTable(a) => Statement::AlterTable {
+                table: object_name(&a.name)?,
+                ops: a
+                    .operations
+                    .into_iter()
+                    .map(|op| self.alter_op(op))
+                    .collect::<R<_>>()?,
+            },
+            _ => return Err(unsupported("this statement")),
+        })
+    }
+
+    pub fn query(&self, q: sp::Query) -> R<Select> {
+        if q.with.is_some() || q.fetch.is_some() || q.for_clause.is_some() || q.settings.is_some() {
+            return Err(unsupported("this query form"));
+        }
+        let mut sel = self.set_expr(*q.body)?;
+        let has_outer = q.order_by.is_some() || q.limit_clause.is_some() || !q.locks.is_empty();
+        if has_outer && (!sel.order_by.is_empty() || sel.limit.is_some() || sel.lock.is_some()) {
+            return Err(unsupported("nested ORDER BY / LIMIT"));
+        }
+        if let Some(ob) = q.order_by {
+            sel.order_by = self.order_by(ob)?;
+        }
+        match q.limit_clause {
+            Some(sp::LimitClause::LimitOffset {
+                limit,
+                offset,
+                limit_by,
+            }) if limit_by.is_empty() => {
+                sel.limit = self.opt_expr(limit)?;
+                sel.offset = self.opt_expr(offset.map(|o| o.value))?;
+            }
+            Some(sp::LimitClause::OffsetCommaLimit { offset, limit }) => {
+                sel.offset = Some(self.expr(offset)?);
+                sel.limit = Some(self.expr(limit)?);
+            }
+            Some(_) => return Err(unsupported("LIMIT BY")),
+            None => {}
+        }
+        if let Some(l) = q.locks.first() {
+            if q.locks.len() > 1 || l.of.is_some() {
+                return Err(unsupported("FOR UPDATE OF"));
+            }
+            let nowait = matches!(l.nonblock, Some(sp::NonBlock::Nowait));
+            let skip_locked = matches!(l.nonblock, Some(sp::NonBlock::SkipLocked));
+            sel.lock = Some(match l.lock_type {
+                sp::LockType::Update => LockClause::ForUpdate {
+                    nowait,
+                    skip_locked,
+                },
+                sp::LockType::Share => LockClause::ForShare {
+                    nowait,
+                    skip_locked,
+                },
+            });
+        }
+        Ok(sel)
+    }
+
+    fn set_expr(&self, body: sp::SetExpr) -> R<Select> {
+        match body {
+            sp::SetExpr::Select(s) => self.select(*s),
+            sp::SetExpr::Query(q) => self.query(*q),
+            sp::SetExpr::SetOperation {
+                left,
+                op: sp::SetOperator::Union,
+                set_quantifier,
+                right,
+            } => {
+                let all = match set_quantifier {
+                    sp::SetQuantifier::All => true,
+                    sp::SetQuantifier::Distinct | sp::SetQuantifier::None => false,
+                    _ => return Err(unsupported("this UNION")),
+                };
+                let mut head = self.set_expr(*left)?;
+                let mut right = self.set_expr(*right)?;
+                let tail = std::mem::take(&mut right.unions);
+                head.unions.push((all, right));
+                head.unions.extend(tail);
+                Ok(head)
+            }
+            _ => Err(unsupported("this query form")),
+        }
+    }
+
+    fn select(&self, s: sp::Select) -> R<Select> {
+        if s.top.is_some()
+            || s.into.is_some()
+            || !s.lateral_views.is_empty()
+            || s.prewhere.is_some()
+            || !s.connect_by.is_empty()
+            || !s.cluster_by.is_empty()
+            || !s.distribute_by.is_empty()
+            || !s.sort_by.is_empty()
+            || !s.named_window.is_empty()
+            || s.qualify.is_some()
+            || s.exclude.is_some()
+        {
+            return Err(unsupported("this SELECT form"));
+        }
+        let distinct = match s.distinct {
+            None | Some(sp::Distinct::All) => false,
+            Some(sp::Distinct::Distinct) => true,
+            Some(sp::Distinct::On(_)) => return Err(unsupported("DISTINCT ON")),
+        };
+        let spans = self
+            .offset(s.select_token.0.span)
+            .and_then(|o| self.selects.iter().find(|(k, _)| *k == o))
+            .map(|(_, items)| items)
+            .filter(|items| items.len() == s.projection.len());
+        let mut items = Vec::with_capacity(s.projection.len());
+        for (i, item) in s.projection.into_iter().enumerate() {
+            let item_spans = spans.and_then(|sp| sp.get(i)).map(Vec::as_slice);
+            items.push(self.select_item(item, item_spans)?);
+        }
+        let mut from = Vec::with_capacity(s.from.len());
+        for twj in s.from {
+            from.push(self.table_with_joins(twj)?);
+        }
+        let selection = self.opt_expr(s.selection)?;
+        let group_by = match s.group_by {
+            sp::GroupByExpr::Expressions(list, mods) if mods.is_empty() => self.exprs(list)?,
+            _ => return Err(unsupported("this GROUP BY")),
+        };
+        Ok(Select {
+            distinct,
+            items,
+            from,
+            selection,
+            group_by,
+            having: self.opt_expr(s.having)?,
+            order_by: vec![],
+            limit: None,
+            offset: None,
+            lock: None,
+            unions: vec![],
+        })
+    }
+
+    fn select_item(&self, item: sp::SelectItem, spans: Option<&[(usize, usize)]>) -> R<SelectItem> {
+        let (expr, alias) = match item {
+            sp::SelectItem::Wildcard(_) => return Ok(SelectItem::Wildcard),
+            sp::SelectItem::QualifiedWildcard(
+                sp::SelectItemQualifiedWildcardKind::ObjectName(n),
+                _,
+            ) => {
+                return Ok(SelectItem::QualifiedWildcard(object_last(&n)));
+            }
+            sp::SelectItem::UnnamedExpr(e) => (e, None),
+            sp::SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value)),
+            _ => return Err(unsupported("this select item")),
+        };
+        let text = match spans {
+            Some(sp) => {
+                let mut sp = sp;
+                if alias.is_some() {
+                    sp = sp.split_last().map_or(sp, |(_, rest)| rest);
+                    if let Some(((s, e), rest)) = sp.split_last() {
+                        if self
+                            .sql
+                            .get(*s..*e)
+                            .is_some_and(|w| w.eq_ignore_ascii_case("as"))
+                        {
+                            sp = rest;
+                        }
+                    }
+                }
+                match (sp.first(), sp.last()) {
+                    (Some(first), Some(last)) => {
+                        self.sql.get(first.0..last.1).unwrap_or("").to_string()
+                    }
+                    _ => expr.to_string(),
+                }
+            }
+            None => expr.to_string(),
+        };
+        Ok(SelectItem::Expr {
+            expr: self.expr(expr)?,
+            alias,
+            text,
+        })
+    }
+
+    fn order_by(&self, ob: sp::OrderBy) -> R<Vec<OrderItem>> {
+        match ob.kind {
+            sp::OrderByKind::Expressions(list) if ob.interpolate.is_none() => {
+                self.order_items(list)
+            }
+            _ => Err(unsupported("this ORDER BY")),
+        }
+    }
+
+    fn order_items(&self, list: Vec<sp::OrderByExpr>) -> R<Vec<OrderItem>> {
+        list.into_iter()
+            .map(|o| {
+                Ok(OrderItem {
+                    desc: matches!(o.options.sort, Some(sp::OrderBySort::Desc)),
+                    expr: self.expr(o.expr)?,
+                })
+            })
+            .collect()
+    }
+
+    fn table_with_joins(&self, twj: sp::TableWithJoins) -> R<TableRef> {
+        let mut left = self.table_factor(twj.relation)?;
+        for j in twj.joins {
+            use sp::JoinOperator as J;
+            let (kind, c) = match j.join_operator {
+                J::Join(c) | J::Inner(c) => (JoinKind::Inner, c),
+                J::Left(c) | J::LeftOuter(c) => (JoinKind::Left, c),
+                J::Right(c) | J::RightOuter(c) => (JoinKind::Right, c),
+                J::CrossJoin(c) => (JoinKind::Cross, c),
+                J::StraightJoin(c) => (JoinKind::Straight, c),
+                _ => return Err(unsupported("this join")),
+            };
+            let (on, using) = match c {
+                sp::JoinConstraint::On(e) => (Some(self.expr(e)?), vec![]),
+                sp::JoinConstraint::Using(names) => (None, names.iter().map(object_last).collect()),
+                sp::JoinConstraint::None => (None, vec![]),
+                sp::JoinConstraint::Natural => return Err(unsupported("NATURAL JOIN")),
+            };
+            left = TableRef::Join {
+                left: Box::new(left),
+                right: Box::new(self.table_factor(j.relation)?),
+                kind,
+                on,
+                using,
+            };
+        }
+        Ok(left)
+    }
+
+    fn table_factor(&self, f: sp::TableFactor) -> R<TableRef> {
+        match f {
+            sp::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                with_hints,
+                version: None,
+                partitions,
+                sample: None,
+                index_hints,
+                ..
+            } if with_hints.is_empty() && partitions.is_empty() => Ok(TableRef::Table {
+                name: object_name(&name)?,
+                alias: table_alias(alias)?,
+                hints: index_hints
+                    .into_iter()
+                    .map(|h| {
+                        let names = h.index_names.into_iter().map(|i| i.value).collect();
+                        match h.hint_type {
+                            sp::TableIndexHintType::Use => IndexHint::Use(names),
+                            sp::TableIndexHintType::Force => IndexHint::Force(names),
+                            sp::TableIndexHintType::Ignore => IndexHint::Ignore(names),
+                        }
+                    })
+                    .collect(),
+            }),
+            sp::TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                sample: None,
+            } => {
+                let subquery = Box::new(self.query(*subquery)?);
+                match table_alias(alias)? {
+                    Some(alias) => Ok(TableRef::Derived { subquery, alias }),
+                    None => Err(SqlError::new(ER_DERIVED_MUST_HAVE_ALIAS, &[])),
+                }
+            }
+            sp::TableFactor::NestedJoin {
+                table_with_joins,
+                alias: None,
+            } => self.table_with_joins(*table_with_joins),
+            _ => Err(unsupported("this table reference")),
+        }
+    }
+
+    fn insert(&self, i: sp::Insert) -> R<Insert> {
+        if i.table_alias.is_some()
+            || i.insert_alias.is_some()
+            || i.returning.is_some()
+            || i.partitioned.is_some()
+            || !i.after_columns.is_empty()
+            || i.or.is_some()
+        {
+            return Err(unsupported("this INSERT form"));
+        }
+        let table = match &i.table {
+            sp::TableObject::TableName(n) => object_name(n)?,
+            _ => return Err(unsupported("this INSERT target")),
+        };
+        let mut columns: Vec<String> = i.columns.iter().map(object_last).collect();
+        let source = match i.source {
+            Some(q) => match *q {
+                sp::Query {
+                    body,
+                    order_by: None,
+                    limit_clause: None,
+                    with: None,
+                    ..
+                } if matches!(*body, sp::SetExpr::Values(_)) => match *body {
+                    sp::SetExpr::Values(v) => InsertSource::Values(
+                        v.rows
+                            .into_iter()
+                            .map(|r| self.exprs(r.content))
+                            .collect::<R<_>>()?,
+                    ),
+                    _ => return Err(unsupported("this INSERT source")),
+                },
+                q => InsertSource::Select(Box::new(self.query(q)?)),
+            },
+            None => {
+                let (cols, row) = self.assignments(i.assignments)?.into_iter().unzip();
+                columns = cols;
+                InsertSource::Values(vec![row])
+            }
+        };
+        let on_duplicate = match i.on {
+            Some(sp::OnInsert::DuplicateKeyUpdate(a)) => self.assignments(a)?,
+            Some(_) => return Err(unsupported("ON CONFLICT")),
+            None => vec![],
+        };
+        Ok(Insert {
+            table,
+            columns,
+            source,
+            ignore: i.ignore,
+            replace: i.replace_into,
+            on_duplicate,
+        })
+    }
+
+    fn assignments(&self, list: Vec<sp::Assignment>) -> R<Vec<(String, Expr)>> {
+        list.into_iter()
+            .map(|a| match a.target {
+                sp::AssignmentTarget::ColumnName(n) => Ok((object_last(&n), self.expr(a.value)?)),
+                sp::AssignmentTarget::Tuple(_) => Err(unsupported("tuple assignment")),
+            })
+            .collect()
+    }
+
+    fn single_table(&self, twj: sp::TableWithJoins, what: &str) -> R<(ObjectName, Option<String>)> {
+        if !twj.joins.is_empty() {
+            return Err(unsupported(what));
+        }
+        match self.table_factor(twj.relation)? {
+            TableRef::Table { name, alias, hints } if hints.is_empty() => Ok((name, alias)),
+            _ => Err(unsupported(what)),
+        }
+    }
+
+    fn update(&self, u: sp::Update) -> R<Update> {
+        if u.from.is_some() || u.returning.is_some() || u.or.is_some() {
+            return Err(unsupported("multi-table UPDATE"));
+        }
+        let (table, alias) = self.single_table(u.table, "multi-table UPDATE")?;
+        Ok(Update {
+            table,
+            alias,
+            assignments: self.assignments(u.assignments)?,
+            selection: self.opt_expr(u.selection)?,
+            order_by: self.order_items(u.order_by)?,
+            limit: self.opt_expr(u.limit)?,
+            ignore: self.ignore,
+        })
+    }
+
+    fn delete(&self, d: sp::Delete) -> R<Delete> {
+        let mut from = match d.from {
+            sp::FromTable::WithFromKeyword(v) | sp::FromTable::WithoutKeyword(v) => v,
+        };
+        if !d.tables.is_empty() || d.using.is_some() || d.returning.is_some() || from.len() != 1 {
+            return Err(unsupported("multi-table DELETE"));
+        }
+        let twj = from
+            .pop()
+            .ok_or_else(|| unsupported("multi-table DELETE"))?;
+        let (table, alias) = self.single_table(twj, "multi-table DELETE")?;
+        Ok(Delete {
+            table,
+            alias,
+            selection: self.opt_expr(d.selection)?,
+            order_by: self.order_items(d.order_by)?,
+            limit: self.opt_expr(d.limit)?,
+            ignore: self.ignore,
+        })
+    }
+
+    fn create_table(&self, c: sp::CreateTable) -> R<CreateTable> {
+        if c.or_replace || c.external || c.clone.is_some() || c.partition_by.is_some() {
+            return Err(unsupported("this CREATE TABLE form"));
+        }
+        let mut keys = Vec::new();
+        let mut columns = Vec::with_capacity(c.columns.len());
+        let starts: Vec<Option<usize>> = c
+            .columns
+            .iter()
+            .map(|col| self.offset(col.name.span))
+            .collect();
+        for (i, col) in c.columns.into_iter().enumerate() {
+            let range = (starts[i], starts.get(i + 1).copied().flatten());
+            columns.push(self.column_spec(col, range, &mut keys)?);
+        }
+        for con in c.constraints {
+            keys.push(key_spec(con)?);
+        }
+        let mut options = TableOptions::default();
+        if let sp::CreateTableOptions::Plain(opts) | sp::CreateTableOptions::Options(opts) =
+            c.table_options
+        {
+            for o in opts {
+                table_option(o, &mut options)?;
+            }
+        }
+        if let Some(sp::CommentDef::WithEq(s) | sp::CommentDef::WithoutEq(s)) = c.comment {
+            options.comment = Some(s);
+        }
+        let like = match c.like {
+            Some(sp::CreateTableLikeKind::Parenthesized(l) | sp::CreateTableLikeKind::Plain(l)) => {
+                Some(object_name(&l.name)?)
+            }
+            None => None,
+        };
+        Ok(CreateTable {
+            name: object_name(&c.name)?,
+            if_not_exists: c.if_not_exists,
+            temporary: c.temporary,
+            columns,
+            keys,
+            options,
+            like,
+            as_select: c.query.map(|q| self.query(*q)).transpose()?.map(Box::new),
+        })
+    }
+
+    /// A column definition; `range` is (this column's offset, the next one's) to find the
+    /// ZEROFILL words that belong to it. Inline PRIMARY KEY / UNIQUE go to `keys` too.
+    fn column_spec(
+        &self,
+        col: sp::ColumnDef,
+        range: (Option<usize>, Option<usize>),
+        keys: &mut Vec<KeySpec>,
+    ) -> R<ColumnSpec> {
+        let mut ty = column_type(&col.data_type)?;
+        if let (Some(start), end) = range {
+            ty.zerofill = self
+                .zerofill
+                .iter()
+                .any(|&z| z > start && end.is_none_or(|e| z < e));
+        }
+        let name = col.name.value;
+        let mut spec = ColumnSpec {
+            name: name.clone(),
+            ty,
+            nullable: None,
+            default: None,
+            auto_increment: false,
+            on_update_now: false,
+            comment: None,
+        };
+        let key = |kind| KeySpec {
+            kind,
+            name: None,
+            columns: vec![IndexColumn {
+                name: name.clone(),
+                prefix: None,
+                desc: false,
+            }],
+        };
+        for o in col.options {
+            match o.option {
+                sp::ColumnOption::Null => spec.nullable = Some(true),
+                sp::ColumnOption::NotNull => spec.nullable = Some(false),
+                sp::ColumnOption::Default(e) => spec.default = Some(self.expr(e)?),
+                sp::ColumnOption::PrimaryKey(_) => keys.push(key(KeyKind::Primary)),
+                sp::ColumnOption::Unique(_) => keys.push(key(KeyKind::Unique)),
+                sp::ColumnOption::CharacterSet(n) => spec.ty.charset = Some(object_last(&n)),
+                sp::ColumnOption::Collation(n) => spec.ty.collate = Some(object_last(&n)),
+                sp::ColumnOption::Comment(s) => spec.comment = Some(s),
+                sp::ColumnOption::OnUpdate(e) => match self.expr(e)? {
+                    Expr::Function { name, .. } if name == "now" => spec.on_update_now = true,
+                    _ => return Err(unsupported("ON UPDATE other than CURRENT_TIMESTAMP")),
+                },
+                sp::ColumnOption::DialectSpecific(tokens)
+                    if tokens
+                        .iter()
+                        .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+                {
+                    spec.auto_increment = true
+                }
+                sp::ColumnOption::ForeignKey(_) | sp::ColumnOption::Check(_) => {}
+                _ => return Err(unsupported("this column option")),
+            }
+        }
+        Ok(spec)
+    }
+
+    fn alter_op(&self, op: sp::AlterTableOperation) -> R<AlterOp> {
+        use sp::AlterTableOperation as A;
+        Ok(match op {
+            A::AddColumn {
+                column_def,
+                column_position,
+                ..
+            } => {
+                let mut keys = vec![];
+                let start = self.offset(column_def.name.span);
+                let column = self.column_spec(column_def, (start, None), &mut keys)?;
+                if !keys.is_empty() {
+                    return Err(unsupported("a key in ADD COLUMN"));
+                }
+                AlterOp::AddColumn {
+                    column,
+                    position: column_position.map(|p| match p {
+                        sp::MySQLColumnPosition::First => None,
+                        sp::MySQLColumnPosition::After(c) => Some(c.value),
+                    }),
+                }
+            }
+            A::DropColumn { column_names, .. } if column_names.len() == 1 => {
+                AlterOp::DropColumn(column_names.into_iter().map(|c| c.value).collect())
+            }
+            A::AddConstraint { constraint, .. } => AlterOp::AddKey(key_spec(constraint)?),
+            A::DropIndex { name } => AlterOp::DropIndex(name.value),
+            A::DropPrimaryKey { .. } => AlterOp::DropPrimaryKey,
+            A::RenameTable {
+                table_name: sp::RenameTableNameKind::To(n) | sp::RenameTableNameKind::As(n),
+            } => AlterOp::RenameTo(object_name(&n)?),
+            A::AutoIncrement { value, .. } => AlterOp::Options(TableOptions {
+                auto_increment: Some(
+                    value
+                        .value
+                        .to_string()
+                        .parse()
+                        .map_err(|_| unsupported("this AUTO_INCREMENT"))?,
+                ),
+                ..TableOptions::default()
+            }),
+            _ => return Err(unsupported("this ALTER TABLE operation")),
+        })
+    }
+}
+
+/// `name` or `db.name`.
+pub fn object_name(n: &sp::ObjectName) -> R<ObjectName> {
+    let parts: Vec<String> =
+        n.0.iter()
+            .map(|p| match p {
+                sp::ObjectNamePart::Identifier(id) => Ok(id.value.clone()),
+                sp::ObjectNamePart::Function(_) => Err(unsupported("this name")),
+            })
+            .collect::<R<_>>()?;
+    match parts.as_slice() {
+        [name] => Ok(ObjectName {
+            db: None,
+            name: name.clone(),
+        }),
+        [db, name] => Ok(ObjectName {
+            db: Some(db.clone()),
+            name: name.clone(),
+        }),
+        _ => Err(unsupported("this name")),
+    }
+}
+
+fn table_alias(a: Option<sp::TableAlias>) -> R<Option<String>> {
+    match a {
+        Some(a) if !a.columns.is_empty() => Err(unsupported("column aliases for a table")),
+        Some(a) => Ok(Some(a.name.value)),
+        None => Ok(None),
+    }
+}
+
+/// Index columns: `c`, `c DESC`, `c(10)` (sqlparser reads the prefix as a call).
+fn index_columns(cols: Vec<sp::IndexColumn>) -> R<Vec<IndexColumn>> {
+    cols.into_iter()
+        .map(|c| {
+            let desc = matches!(c.column.options.sort, Some(sp::OrderBySort::Desc));
+            let (name, prefix) = match c.column.expr {
+                sp::Expr::Identifier(id) => (id.value, None),
+                sp::Expr::Function(f) => {
+                    let prefix = match &f.args {
+                        sp::FunctionArguments::List(l) => match l.args.as_slice() {
+                            [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(
+                                sp::Expr::Value(v),
+                            ))] => v.value.to_string().parse().ok(),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    (
+                        object_last(&f.name),
+                        Some(prefix.ok_or_else(|| unsupported("this key part"))?),
+                    )
+                }
+                _ => return Err(unsupported("functional key parts")),
+            };
+            Ok(IndexColumn { name, prefix, desc })
+        })
+        .collect()
+}
+
+fn plain_columns(cols: Vec<sp::Ident>) -> Vec<IndexColumn> {
+    cols.into_iter()
+        .map(|c| IndexColumn {
+            name: c.value,
+            prefix: None,
+            desc: false,
+        })
+        .collect()
+}
+
+fn key_spec(c: sp::TableConstraint) -> R<KeySpec> {
+    use sp::TableConstraint as T;
+    let (kind, name, columns) = match c {
+        T::PrimaryKey(p) => (
+            KeyKind::Primary,
+            p.index_name.or(p.name),
+            index_columns(p.columns)?,
+        ),
+        T::Unique(u) => (
+            KeyKind::Unique,
+            u.index_name.or(u.name),
+            index_columns(u.columns)?,
+        ),
+        T::Index(i) => (KeyKind::Index, i.name, index_columns(i.columns)?),
+        T::FulltextOrSpatial(f) if f.fulltext => (
+            KeyKind::Fulltext,
+            f.opt_index_name,
+            index_columns(f.columns)?,
+        ),
+        T::ForeignKey(f) => (
+            KeyKind::Foreign,
+            f.index_name.or(f.name),
+            plain_columns(f.columns),
+        ),
+        _ => return Err(unsupported("this constraint")),
+    };
+    Ok(KeySpec {
+        kind,
+        name: name.map(|n| n.value),
+        columns,
+    })
+}
+
+fn option_text(e: &sp::Expr) -> String {
+    match e {
+        sp::Expr::Identifier(id) => id.value.clone(),
+        sp::Expr::Value(v) => match &v.value {
+            sp::Value::SingleQuotedString(s) | sp::Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+fn table_option(o: sp::SqlOption, opts: &mut TableOptions) -> R<()> {
+    match o {
+        sp::SqlOption::KeyValue { key, value } => {
+            let k = key.value.to_ascii_uppercase();
+            let k = k.strip_prefix("DEFAULT ").unwrap_or(&k);
+            let v = option_text(&value);
+            let num = || {
+                v.parse::<u64>()
+                    .map_err(|_| unsupported("this table option value"))
+            };
+            match k {
+                "ENGINE" => opts.engine = Some(v),
+                "ROW_FORMAT" => opts.row_format = Some(v),
+                "CHARSET" | "CHARACTER SET" => opts.charset = Some(v),
+                "COLLATE" => opts.collate = Some(v),
+                "AUTO_INCREMENT" => opts.auto_increment = Some(num()?),
+                "KEY_BLOCK_SIZE" => opts.key_block_size = Some(num()?),
+                "COMMENT" => opts.comment = Some(v),
+                _ => return Err(unsupported("this table option")),
+            }
+        }
+        sp::SqlOption::NamedParenthesizedList(l) if l.key.value.eq_ignore_ascii_case("ENGINE") => {
+            opts.engine = l.name.map(|n| n.value);
+        }
+        sp::SqlOption::Comment(sp::CommentDef::WithEq(s) | sp::CommentDef::WithoutEq(s)) => {
+            opts.comment = Some(s)
+        }
+        _ => return Err(unsupported("this table option")),
+    }
+    Ok(())
+}
+
+/// For every SELECT keyword: its offset and the token spans of each of its items (items end
+/// at a comma or a clause keyword at the SELECT's parenthesis depth).
+fn select_items(tokens: &[Token]) -> Vec<(usize, ItemSpans)> {
+    const MODIFIERS: [&str; 10] = [
+        "ALL",
+        "DISTINCT",
+        "DISTINCTROW",
+        "HIGH_PRIORITY",
+        "STRAIGHT_JOIN",
+        "SQL_SMALL_RESULT",
+        "SQL_BIG_RESULT",
+        "SQL_BUFFER_RESULT",
+        "SQL_NO_CACHE",
+        "SQL_CALC_FOUND_ROWS",
+    ];
+    const ENDS: [&str; 12] = [
+        "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "INTO", "FOR", "LOCK", "UNION",
+        "WINDOW", "EXCEPT",
+    ];
+    let mut out = Vec::new();
+    for (k, t) in tokens.iter().enumerate() {
+        if !t.is("SELECT") {
+            continue;
+        }
+        let mut i = k + 1;
+        while tokens
+            .get(i)
+            .is_some_and(|t| MODIFIERS.iter().any(|m| t.is(m)))
+        {
+            i += 1;
+        }
+        let mut items: ItemSpans = vec![vec![]];
+        let mut depth = 0usize;
+        while let Some(t) = tokens.get(i) {
+            if depth == 0 && (t.is_punct(")") || t.is_punct(";") || ENDS.iter().any(|e| t.is(e))) {
+                break;
+            }
+            if t.is_punct("(") {
+                depth += 1;
+            } else if t.is_punct(")") {
+                depth -= 1;
+            }
+            if depth == 0 && t.is_punct(",") {
+                items.push(vec![]);
+            } else if let Some(last) = items.last_mut() {
+                last.push((t.start, t.end()));
+            }
+            i += 1;
+        }
+        out.push((t.start, items));
+    }
+    out
+}

@@ -1,0 +1,1148 @@
+//! The pre-dispatcher: statements recognised by keyword prefix and parsed by hand (sqlparser
+//! cannot parse them or loses information), and same-length rewrites of the few constructs
+//! sqlparser mis-handles inside statements it otherwise parses.
+//!
+//! Handled here: SHOW ..., START TRANSACTION / BEGIN / COMMIT / ROLLBACK / SAVEPOINT /
+//! RELEASE SAVEPOINT, SET (all forms, scope kept), XA, CREATE/ALTER/DROP USER, GRANT/REVOKE,
+//! CREATE/DROP DATABASE|SCHEMA, USE, ANALYZE/OPTIMIZE/CHECK TABLE, KILL, RENAME TABLE, FLUSH,
+//! DO, LOCK/UNLOCK TABLES, ALTER TABLE with table options only, EXPLAIN/DESCRIBE; PREPARE,
+//! EXECUTE, DEALLOCATE and LOAD give 1235.
+//!
+//! INVARIANTS
+//! - `dispatch` returns None only for statements sqlparser is to parse.
+//! - `rewrite` never changes the length of the text or any byte outside the rewritten tokens
+//!   (so sqlparser's positions are the statement's): `a MOD b` → `a %   b`, `LOCK IN SHARE
+//!   MODE` → `FOR SHARE` + blanks, ZEROFILL (in CREATE/ALTER TABLE) and the IGNORE of
+//!   UPDATE/DELETE IGNORE → blanks, recorded for the lowering.
+//! - Expressions inside hand-parsed statements (SET values, SHOW ... WHERE, KILL, DO) are
+//!   parsed by sqlparser from the statement's own text and lowered with the same context.
+
+use super::expr::str_lit;
+use super::lexer::{Kind, Token};
+use super::lower::{unsupported, Ctx};
+use super::{error_at, error_at_end, sp_error, sp_parser};
+use crate::ast::*;
+use crate::error::SqlError;
+use sqlparser::tokenizer::Token as SpToken;
+use std::borrow::Cow;
+
+type R<T> = Result<T, SqlError>;
+
+/// The statement as sqlparser is to see it, plus what the blanked-out words meant.
+pub struct Rewritten<'a> {
+    pub text: Cow<'a, str>,
+    pub zerofill: Vec<usize>,
+    pub ignore: bool,
+}
+
+/// Words after which `MOD` is the function, not the operator.
+const OPERAND_KEYWORDS: [&str; 22] = [
+    "SELECT", "WHERE", "AND", "OR", "NOT", "ON", "BY", "WHEN", "THEN", "ELSE", "SET", "HAVING",
+    "CASE", "IN", "LIKE", "BETWEEN", "IS", "DISTINCT", "XOR", "DIV", "VALUES", "LIMIT",
+];
+
+fn ends_operand(t: &Token) -> bool {
+    match t.kind {
+        Kind::Word => !OPERAND_KEYWORDS.iter().any(|k| t.is(k)),
+        Kind::Number | Kind::Str | Kind::QuotedIdent | Kind::Param => true,
+        Kind::Punct => t.text == ")",
+        Kind::Unterminated => false,
+    }
+}
+
+pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
+    let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+    let mut zerofill = Vec::new();
+    let mut ignore = false;
+    let first = tokens.first();
+    let is_ddl = first.is_some_and(|t| t.is("CREATE") || t.is("ALTER"));
+    if first.is_some_and(|t| t.is("UPDATE") || t.is("DELETE")) {
+        let mut i = 1;
+        while tokens
+            .get(i)
+            .is_some_and(|t| t.is("LOW_PRIORITY") || t.is("QUICK"))
+        {
+            i += 1;
+        }
+        if let Some(t) = tokens.get(i).filter(|t| t.is("IGNORE")) {
+            ignore = true;
+            edits.push((t.start, t.end(), ""));
+        }
+    }
+    for (i, t) in tokens.iter().enumerate() {
+        if t.is("MOD")
+            && i > 0
+            && ends_operand(&tokens[i - 1])
+            && tokens.get(i + 1).is_some_and(|n| {
+                !n.is_punct(",") && !n.is_punct(")") && n.kind != Kind::Unterminated
+            })
+        {
+            edits.push((t.start, t.end(), "%"));
+        } else if t.is("LOCK")
+            && tokens.get(i + 1).is_some_and(|t| t.is("IN"))
+            && tokens.get(i + 2).is_some_and(|t| t.is("SHARE"))
+        {
+            if let Some(m) = tokens.get(i + 3).filter(|t| t.is("MODE")) {
+                edits.push((t.start, m.end(), "FOR SHARE"));
+            }
+        } else if is_ddl && t.is("ZEROFILL") {
+            zerofill.push(t.start);
+            edits.push((t.start, t.end(), ""));
+        }
+    }
+    if edits.is_empty() {
+        return Rewritten {
+            text: Cow::Borrowed(sql),
+            zerofill,
+            ignore,
+        };
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut pos = 0;
+    for (start, end, with) in edits {
+        out.push_str(&sql[pos..start]);
+        out.push_str(with);
+        // Blank the rest, keeping line breaks so lines and columns stay put.
+        for c in sql[start..end].chars().skip(with.len()) {
+            out.push(if c == '\n' { '\n' } else { ' ' });
+            out.extend(std::iter::repeat_n(' ', c.len_utf8() - 1));
+        }
+        pos = end;
+    }
+    out.push_str(&sql[pos..]);
+    Rewritten {
+        text: Cow::Owned(out),
+        zerofill,
+        ignore,
+    }
+}
+
+/// Parses `tokens` by hand if the statement is one of ours.
+pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<Statement>> {
+    let mut p = P {
+        sql,
+        text,
+        toks: tokens,
+        i: 1,
+        ctx,
+    };
+    let first = tokens.first()?;
+    if first.kind != Kind::Word {
+        return None;
+    }
+    let kw = first.text.to_ascii_uppercase();
+    let second = tokens.get(1);
+    let second_is = |w: &str| second.is_some_and(|t| t.is(w));
+    let r = match kw.as_str() {
+        "SHOW" => p.show(),
+        "START" => p.start_transaction(),
+        "BEGIN" => {
+            p.eat("WORK");
+            p.done(Statement::Begin {
+                consistent_snapshot: false,
+                read_only: false,
+            })
+        }
+        "COMMIT" => {
+            p.eat("WORK");
+            p.done(Statement::Commit)
+        }
+        "ROLLBACK" => p.rollback(),
+        "SAVEPOINT" => p.ident().and_then(|s| p.done(Statement::Savepoint(s))),
+        "RELEASE" => p
+            .expect("SAVEPOINT")
+            .and_then(|_| p.ident())
+            .and_then(|s| p.done(Statement::ReleaseSavepoint(s))),
+        "SET" => p.set(),
+        "XA" => p.xa(),
+        "CREATE" if second_is("USER") => p.user_list_stmt(UserStmt::Create),
+        "ALTER" if second_is("USER") => p.user_list_stmt(UserStmt::Alter),
+        "DROP" if second_is("USER") => p.user_list_stmt(UserStmt::Drop),
+        "CREATE" if second_is("DATABASE") || second_is("SCHEMA") => p.create_database(),
+        "DROP" if second_is("DATABASE") || second_is("SCHEMA") => p.drop_database(),
+        "ALTER" if second_is("TABLE") => return p.alter_table_options(),
+        "GRANT" | "REVOKE" => p.grant(kw == "GRANT"),
+        "USE" => p.ident().and_then(|db| p.done(Statement::Use(db))),
+        "ANALYZE" => p.maintenance(MaintenanceOp::Analyze),
+        "OPTIMIZE" => p.maintenance(MaintenanceOp::Optimize),
+        "CHECK" => p.maintenance(MaintenanceOp::Check),
+        "KILL" => p.kill(),
+        "RENAME" => p.rename(),
+        "FLUSH" => p.flush(),
+        "DO" => p.expr_list().map(Statement::Do),
+        "LOCK" => p.lock_tables(),
+        "UNLOCK" => {
+            if !p.eat("TABLES") {
+                p.eat("TABLE");
+            }
+            p.done(Statement::UnlockTables)
+        }
+        "EXPLAIN" | "DESCRIBE" | "DESC" => p.explain(),
+        "PREPARE" | "EXECUTE" | "DEALLOCATE" => Err(unsupported("SQL-level prepared statements")),
+        "LOAD" => Err(unsupported("LOAD DATA")),
+        _ => return None,
+    };
+    Some(r)
+}
+
+enum UserStmt {
+    Create,
+    Alter,
+    Drop,
+}
+
+/// A cursor over the statement's tokens.
+struct P<'a, 'c> {
+    sql: &'a str,
+    /// The rewritten text (same offsets as `sql`), for sub-expressions.
+    text: &'a str,
+    toks: &'a [Token<'a>],
+    i: usize,
+    ctx: &'c Ctx<'a>,
+}
+
+impl<'a> P<'a, '_> {
+    fn peek(&self) -> Option<Token<'a>> {
+        self.toks.get(self.i).copied()
+    }
+
+    fn peek_is(&self, kw: &str) -> bool {
+        self.peek().is_some_and(|t| t.is(kw))
+    }
+
+    fn eat(&mut self, kw: &str) -> bool {
+        let hit = self.peek_is(kw);
+        if hit {
+            self.i += 1;
+        }
+        hit
+    }
+
+    fn eat_punct(&mut self, p: &str) -> bool {
+        let hit = self.peek().is_some_and(|t| t.is_punct(p));
+        if hit {
+            self.i += 1;
+        }
+        hit
+    }
+
+    fn err(&self) -> SqlError {
+        match self.peek() {
+            Some(t) => error_at(self.sql, t.start),
+            None => error_at_end(self.sql),
+        }
+    }
+
+    fn expect(&mut self, kw: &str) -> R<()> {
+        if self.eat(kw) {
+            Ok(())
+        } else {
+            Err(self.err())
+        }
+    }
+
+    fn expect_punct(&mut self, p: &str) -> R<()> {
+        if self.eat_punct(p) {
+            Ok(())
+        } else {
+            Err(self.err())
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        self.i >= self.toks.len()
+    }
+
+    fn done<T>(&self, v: T) -> R<T> {
+        if self.at_end() {
+            Ok(v)
+        } else {
+            Err(self.err())
+        }
+    }
+
+    /// Upper-case text of the next word (None if not a bare word).
+    fn word(&mut self) -> Option<String> {
+        let t = self.peek().filter(|t| t.kind == Kind::Word)?;
+        let w = t.text.to_ascii_uppercase();
+        self.i += 1;
+        Some(w)
+    }
+
+    fn ident(&mut self) -> R<String> {
+        match self.peek() {
+            Some(t) if matches!(t.kind, Kind::Word | Kind::QuotedIdent) => {
+                self.i += 1;
+                Ok(t.value())
+            }
+            _ => Err(self.err()),
+        }
+    }
+
+    /// An identifier or a quoted string (charset names, user names...).
+    fn name(&mut self) -> R<String> {
+        match self.peek() {
+            Some(t) if t.kind == Kind::Str => {
+                self.i += 1;
+                Ok(t.value())
+            }
+            _ => self.ident(),
+        }
+    }
+
+    fn object_name(&mut self) -> R<ObjectName> {
+        let first = self.ident()?;
+        if self.eat_punct(".") {
+            Ok(ObjectName {
+                db: Some(first),
+                name: self.ident()?,
+            })
+        } else {
+            Ok(ObjectName {
+                db: None,
+                name: first,
+            })
+        }
+    }
+
+    fn string(&mut self) -> R<String> {
+        match self.peek() {
+            Some(t) if t.kind == Kind::Str => {
+                self.i += 1;
+                Ok(t.value())
+            }
+            _ => Err(self.err()),
+        }
+    }
+
+    fn number(&mut self) -> R<u64> {
+        match self
+            .peek()
+            .filter(|t| t.kind == Kind::Number)
+            .and_then(|t| t.text.parse().ok())
+        {
+            Some(n) => {
+                self.i += 1;
+                Ok(n)
+            }
+            None => Err(self.err()),
+        }
+    }
+
+    /// Parses tokens `from..to` as one expression with sqlparser.
+    fn expr_at(&self, from: usize, to: usize) -> R<Expr> {
+        let (Some(first), Some(last)) = (
+            self.toks.get(from),
+            to.checked_sub(1).and_then(|l| self.toks.get(l)),
+        ) else {
+            return Err(self.err());
+        };
+        let (start, end) = (first.start, last.end());
+        let sub = self.text.get(start..end).ok_or_else(|| self.err())?;
+        let mut parser = sp_parser(sub).map_err(|e| sp_error(self.sql, start, &e))?;
+        let e = parser
+            .parse_expr()
+            .map_err(|e| sp_error(self.sql, start, &e))?;
+        if parser.peek_token().token != SpToken::EOF {
+            return Err(error_at(
+                self.sql,
+                self.toks.get(to).map_or(end, |t| t.start),
+            ));
+        }
+        self.ctx.at(start).expr(e)
+    }
+
+    /// Index of the next top-level `,` (or the end) from the cursor.
+    fn next_comma(&self) -> usize {
+        let mut depth = 0usize;
+        for (k, t) in self.toks.iter().enumerate().skip(self.i) {
+            if t.is_punct("(") {
+                depth += 1;
+            } else if t.is_punct(")") {
+                depth = depth.saturating_sub(1);
+            } else if depth == 0 && t.is_punct(",") {
+                return k;
+            }
+        }
+        self.toks.len()
+    }
+
+    /// The expression from the cursor up to the next top-level comma.
+    fn expr_item(&mut self) -> R<Expr> {
+        let end = self.next_comma();
+        if end == self.i {
+            return Err(self.err());
+        }
+        let e = self.expr_at(self.i, end)?;
+        self.i = end;
+        Ok(e)
+    }
+
+    fn expr_list(&mut self) -> R<Vec<Expr>> {
+        let mut out = vec![self.expr_item()?];
+        while self.eat_punct(",") {
+            out.push(self.expr_item()?);
+        }
+        self.done(out)
+    }
+
+    /// [LIKE 'pattern' | WHERE expr] and the end of the statement.
+    fn filter(&mut self) -> R<Option<ShowFilter>> {
+        if self.eat("LIKE") {
+            let s = self.string()?;
+            self.done(Some(ShowFilter::Like(s)))
+        } else if self.eat("WHERE") {
+            let e = self.expr_at(self.i, self.toks.len())?;
+            self.i = self.toks.len();
+            Ok(Some(ShowFilter::Where(e)))
+        } else {
+            self.done(None)
+        }
+    }
+
+    fn opt_db(&mut self) -> R<Option<String>> {
+        if self.eat("FROM") || self.eat("IN") {
+            Ok(Some(self.ident()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn show(&mut self) -> R<Statement> {
+        let full = self.eat("FULL");
+        let global = self.eat("GLOBAL");
+        if !global && !self.eat("SESSION") {
+            self.eat("LOCAL");
+        }
+        let w = self.word().ok_or_else(|| self.err())?;
+        let show = match w.as_str() {
+            "VARIABLES" => Show::Variables {
+                global,
+                filter: self.filter()?,
+            },
+            "STATUS" => Show::Status {
+                global,
+                filter: self.filter()?,
+            },
+            "TABLES" => Show::Tables {
+                db: self.opt_db()?,
+                full,
+                filter: self.filter()?,
+            },
+            "COLUMNS" | "FIELDS" => {
+                if !self.eat("FROM") {
+                    self.expect("IN")?;
+                }
+                let mut table = self.object_name()?;
+                if let Some(db) = self.opt_db()? {
+                    table.db = Some(db);
+                }
+                Show::Columns {
+                    table,
+                    full,
+                    filter: self.filter()?,
+                }
+            }
+            "INDEX" | "INDEXES" | "KEYS" => {
+                if !self.eat("FROM") {
+                    self.expect("IN")?;
+                }
+                let mut table = self.object_name()?;
+                if let Some(db) = self.opt_db()? {
+                    table.db = Some(db);
+                }
+                self.done(Show::Index { table })?
+            }
+            "CREATE" => {
+                if self.eat("TABLE") {
+                    Show::CreateTable(self.object_name()?)
+                } else if self.eat("DATABASE") || self.eat("SCHEMA") {
+                    if self.eat("IF") {
+                        self.expect("NOT")?;
+                        self.expect("EXISTS")?;
+                    }
+                    Show::CreateDatabase(self.ident()?)
+                } else {
+                    return Err(unsupported("this SHOW CREATE"));
+                }
+            }
+            "TABLE" => {
+                self.expect("STATUS")?;
+                Show::TableStatus {
+                    db: self.opt_db()?,
+                    filter: self.filter()?,
+                }
+            }
+            "WARNINGS" | "ERRORS" => {
+                let limit = if self.eat("LIMIT") {
+                    let a = self.number()?;
+                    if self.eat_punct(",") {
+                        Some((a, self.number()?))
+                    } else {
+                        Some((0, a))
+                    }
+                } else {
+                    None
+                };
+                Show::Warnings {
+                    errors_only: w == "ERRORS",
+                    count: false,
+                    limit,
+                }
+            }
+            "COUNT" => {
+                for p in ["(", "*", ")"] {
+                    self.expect_punct(p)?;
+                }
+                let w = self
+                    .word()
+                    .filter(|w| w == "WARNINGS" || w == "ERRORS")
+                    .ok_or_else(|| self.err())?;
+                Show::Warnings {
+                    errors_only: w == "ERRORS",
+                    count: true,
+                    limit: None,
+                }
+            }
+            "PROCESSLIST" => Show::Processlist { full },
+            "STORAGE" => {
+                self.expect("ENGINES")?;
+                Show::Engines
+            }
+            "ENGINES" => Show::Engines,
+            "COLLATION" => Show::Collation {
+                filter: self.filter()?,
+            },
+            "CHARSET" => Show::CharacterSet {
+                filter: self.filter()?,
+            },
+            "CHARACTER" => {
+                self.expect("SET")?;
+                Show::CharacterSet {
+                    filter: self.filter()?,
+                }
+            }
+            "ENGINE" => {
+                let engine = self.ident()?;
+                let mutex = match self.word().as_deref() {
+                    Some("STATUS") => false,
+                    Some("MUTEX") => true,
+                    _ => return Err(self.err()),
+                };
+                Show::EngineStatus { engine, mutex }
+            }
+            "GRANTS" => Show::Grants {
+                user: if self.eat("FOR") {
+                    Some(self.user()?)
+                } else {
+                    None
+                },
+            },
+            "PLUGINS" => Show::Plugins,
+            "DATABASES" | "SCHEMAS" => Show::Databases {
+                filter: self.filter()?,
+            },
+            "MASTER" | "BINARY" | "SLAVE" | "REPLICA" | "ALL" | "REPLICAS" => {
+                let mut words = vec![w];
+                while let Some(w) = self.word() {
+                    words.push(w);
+                }
+                Show::Replication(words.join(" "))
+            }
+            _ => return Err(unsupported("this SHOW")),
+        };
+        self.done(Statement::Show(show))
+    }
+
+    fn start_transaction(&mut self) -> R<Statement> {
+        self.expect("TRANSACTION")?;
+        let mut consistent_snapshot = false;
+        let mut read_only = false;
+        if !self.at_end() {
+            loop {
+                if self.eat("WITH") {
+                    self.expect("CONSISTENT")?;
+                    self.expect("SNAPSHOT")?;
+                    consistent_snapshot = true;
+                } else if self.eat("READ") {
+                    read_only = self.eat("ONLY");
+                    if !read_only {
+                        self.expect("WRITE")?;
+                    }
+                } else {
+                    return Err(self.err());
+                }
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.done(Statement::Begin {
+            consistent_snapshot,
+            read_only,
+        })
+    }
+
+    fn rollback(&mut self) -> R<Statement> {
+        self.eat("WORK");
+        if self.eat("TO") {
+            self.eat("SAVEPOINT");
+            let s = self.ident()?;
+            return self.done(Statement::RollbackToSavepoint(s));
+        }
+        self.done(Statement::Rollback)
+    }
+
+    fn set(&mut self) -> R<Statement> {
+        let scope_kw = |t: Token| t.is("GLOBAL") || t.is("SESSION") || t.is("LOCAL");
+        let j = self.i + usize::from(self.peek().is_some_and(scope_kw));
+        if self.toks.get(j).is_some_and(|t| t.is("TRANSACTION")) {
+            let scope = if self.eat("GLOBAL") {
+                TrxScope::Global
+            } else if self.eat("SESSION") || self.eat("LOCAL") {
+                TrxScope::Session
+            } else {
+                TrxScope::Next
+            };
+            return self.set_transaction(scope);
+        }
+        if self.eat("NAMES") {
+            let (charset, collate) = self.names()?;
+            if self.at_end() {
+                return Ok(Statement::SetNames { charset, collate });
+            }
+            // Not alone (sqlx): handled as assignments below.
+            self.i = 1;
+        } else if self.eat("CHARSET")
+            || (self.peek_is("CHARACTER") && self.toks.get(self.i + 1).is_some_and(|t| t.is("SET")))
+        {
+            if self.eat("CHARACTER") {
+                self.i += 1;
+            }
+            let charset = self.name()?;
+            return self.done(Statement::SetNames {
+                charset,
+                collate: None,
+            });
+        }
+        let mut out = Vec::new();
+        let mut scope = VarScope::Default;
+        loop {
+            self.assignment(&mut scope, &mut out)?;
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.done(Statement::Set(out))
+    }
+
+    /// NAMES already eaten: `charset|DEFAULT [COLLATE collation]`.
+    fn names(&mut self) -> R<(String, Option<String>)> {
+        let charset = self.name()?;
+        let collate = if self.eat("COLLATE") {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        Ok((charset, collate))
+    }
+
+    fn assignment(&mut self, scope: &mut VarScope, out: &mut Vec<SetAssignment>) -> R<()> {
+        if self.eat("GLOBAL") {
+            *scope = VarScope::Global;
+        } else if self.eat("SESSION") || self.eat("LOCAL") {
+            *scope = VarScope::Session;
+        }
+        if self.eat("NAMES") {
+            let (charset, collate) = self.names()?;
+            for v in [
+                "character_set_client",
+                "character_set_connection",
+                "character_set_results",
+            ] {
+                out.push(SetAssignment {
+                    target: SetTarget::System {
+                        scope: VarScope::Session,
+                        name: v.into(),
+                    },
+                    value: str_lit(&charset),
+                });
+            }
+            if let Some(c) = collate {
+                out.push(SetAssignment {
+                    target: SetTarget::System {
+                        scope: VarScope::Session,
+                        name: "collation_connection".into(),
+                    },
+                    value: str_lit(&c),
+                });
+            }
+            return Ok(());
+        }
+        let target = if self.eat_punct("@") {
+            if self.eat_punct("@") {
+                let mut this_scope = VarScope::Default;
+                let mut name = self.ident()?;
+                if self.eat_punct(".") {
+                    this_scope = match name.to_ascii_lowercase().as_str() {
+                        "global" => VarScope::Global,
+                        "session" | "local" => VarScope::Session,
+                        _ => return Err(self.err()),
+                    };
+                    name = self.ident()?;
+                }
+                SetTarget::System {
+                    scope: this_scope,
+                    name: name.to_ascii_lowercase(),
+                }
+            } else {
+                SetTarget::User(self.name()?.to_lowercase())
+            }
+        } else {
+            let mut name = self.ident()?;
+            if self.eat_punct(".") {
+                name = format!("{name}.{}", self.ident()?);
+            }
+            SetTarget::System {
+                scope: *scope,
+                name: name.to_ascii_lowercase(),
+            }
+        };
+        if !self.eat_punct("=") {
+            self.expect_punct(":=")?;
+        }
+        let end = self.next_comma();
+        let value = match self.toks.get(self.i..end) {
+            Some([t]) if t.is("DEFAULT") => Expr::Default,
+            Some([t])
+                if t.kind == Kind::Word && !["NULL", "TRUE", "FALSE"].iter().any(|k| t.is(k)) =>
+            {
+                str_lit(t.text)
+            }
+            _ => self.expr_at(self.i, end)?,
+        };
+        self.i = end;
+        out.push(SetAssignment { target, value });
+        Ok(())
+    }
+
+    fn set_transaction(&mut self, scope: TrxScope) -> R<Statement> {
+        self.expect("TRANSACTION")?;
+        let mut isolation = None;
+        let mut read_only = None;
+        loop {
+            if self.eat("ISOLATION") {
+                self.expect("LEVEL")?;
+                isolation = Some(match (self.word().as_deref(), self.word().as_deref()) {
+                    (Some("READ"), Some("UNCOMMITTED")) => IsolationLevel::ReadUncommitted,
+                    (Some("READ"), Some("COMMITTED")) => IsolationLevel::ReadCommitted,
+                    (Some("REPEATABLE"), Some("READ")) => IsolationLevel::RepeatableRead,
+                    (Some("SERIALIZABLE"), None) => IsolationLevel::Serializable,
+                    (Some("SERIALIZABLE"), Some(_)) => {
+                        self.i -= 1;
+                        IsolationLevel::Serializable
+                    }
+                    _ => return Err(self.err()),
+                });
+            } else if self.eat("READ") {
+                read_only = Some(match self.word().as_deref() {
+                    Some("ONLY") => true,
+                    Some("WRITE") => false,
+                    _ => return Err(self.err()),
+                });
+            } else {
+                return Err(self.err());
+            }
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.done(Statement::SetTransaction {
+            scope,
+            isolation,
+            read_only,
+        })
+    }
+
+    /// An XA transaction id: its gtrid (a string, X'hex' or a number).
+    fn xid(&mut self) -> R<Vec<u8>> {
+        let t = self.peek().ok_or_else(|| self.err())?;
+        let id = match t.kind {
+            Kind::Str => t.value().into_bytes(),
+            Kind::Number => t.text.as_bytes().to_vec(),
+            _ => return Err(self.err()),
+        };
+        self.i += 1;
+        if self.peek().is_some_and(|t| t.is_punct(",")) {
+            return Err(unsupported("XA ids with a branch qualifier"));
+        }
+        Ok(id)
+    }
+
+    fn xa(&mut self) -> R<Statement> {
+        let w = self.word().ok_or_else(|| self.err())?;
+        let cmd = match w.as_str() {
+            "START" | "BEGIN" => {
+                let x = self.xid()?;
+                if self.eat("JOIN") || self.eat("RESUME") {
+                    return Err(unsupported("XA START JOIN/RESUME"));
+                }
+                XaCommand::Start(x)
+            }
+            "END" => {
+                let x = self.xid()?;
+                if self.eat("SUSPEND") {
+                    return Err(unsupported("XA END SUSPEND"));
+                }
+                XaCommand::End(x)
+            }
+            "PREPARE" => XaCommand::Prepare(self.xid()?),
+            "COMMIT" => {
+                let xid = self.xid()?;
+                let one_phase = self.eat("ONE");
+                if one_phase {
+                    self.expect("PHASE")?;
+                }
+                XaCommand::Commit { xid, one_phase }
+            }
+            "ROLLBACK" => XaCommand::Rollback(self.xid()?),
+            "RECOVER" => XaCommand::Recover,
+            _ => return Err(error_at(self.sql, self.toks[self.i - 1].start)),
+        };
+        self.done(Statement::Xa(cmd))
+    }
+
+    /// 'user'@'host', user@host, 'user' (host '%'), CURRENT_USER[()].
+    fn user(&mut self) -> R<UserName> {
+        if self.eat("CURRENT_USER") {
+            if self.eat_punct("(") {
+                self.expect_punct(")")?;
+            }
+            return Ok(UserName {
+                user: "CURRENT_USER".into(),
+                host: "%".into(),
+            });
+        }
+        let user = self.name()?;
+        let host = if self.eat_punct("@") {
+            self.name()?
+        } else {
+            "%".into()
+        };
+        Ok(UserName { user, host })
+    }
+
+    fn if_exists(&mut self) -> R<bool> {
+        if self.eat("IF") {
+            self.expect("EXISTS")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn if_not_exists(&mut self) -> R<bool> {
+        if self.eat("IF") {
+            self.expect("NOT")?;
+            self.expect("EXISTS")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn user_list_stmt(&mut self, kind: UserStmt) -> R<Statement> {
+        self.i = 2;
+        let flag = match kind {
+            UserStmt::Create => self.if_not_exists()?,
+            UserStmt::Alter | UserStmt::Drop => self.if_exists()?,
+        };
+        let mut users = Vec::new();
+        loop {
+            let u = self.user()?;
+            let mut password = None;
+            if !matches!(kind, UserStmt::Drop) && self.eat("IDENTIFIED") {
+                if self.eat("WITH") {
+                    self.name()?;
+                }
+                if self.eat("BY") {
+                    password = Some(self.string()?);
+                }
+            }
+            users.push((u, password));
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        if !self.at_end() {
+            return Err(unsupported("these user options"));
+        }
+        Ok(match kind {
+            UserStmt::Create => Statement::CreateUser {
+                if_not_exists: flag,
+                users,
+            },
+            UserStmt::Alter => Statement::AlterUser {
+                if_exists: flag,
+                users,
+            },
+            UserStmt::Drop => Statement::DropUser {
+                if_exists: flag,
+                users: users.into_iter().map(|(u, _)| u).collect(),
+            },
+        })
+    }
+
+    fn grant(&mut self, grant: bool) -> R<Statement> {
+        let mut privileges = Vec::new();
+        let mut cur: Vec<String> = Vec::new();
+        loop {
+            match self.peek() {
+                Some(t) if t.is("ON") => break,
+                Some(t) if t.is_punct(",") => privileges.push(std::mem::take(&mut cur).join(" ")),
+                Some(t) if t.kind == Kind::Word => cur.push(t.text.to_ascii_uppercase()),
+                Some(t) if t.is_punct("(") => return Err(unsupported("column privileges")),
+                _ => return Err(unsupported("this GRANT/REVOKE")),
+            }
+            self.i += 1;
+        }
+        privileges.push(cur.join(" "));
+        self.i += 1;
+        self.eat("TABLE");
+        let mut on = String::new();
+        while let Some(t) = self.peek().filter(|t| !t.is("TO") && !t.is("FROM")) {
+            on.push_str(&t.value());
+            self.i += 1;
+        }
+        if !self.eat(if grant { "TO" } else { "FROM" }) {
+            return Err(self.err());
+        }
+        let mut users = vec![self.user()?];
+        while self.eat_punct(",") {
+            users.push(self.user()?);
+        }
+        if grant && self.eat("WITH") {
+            self.expect("GRANT")?;
+            self.expect("OPTION")?;
+            privileges.push("GRANT OPTION".into());
+        }
+        self.done(if grant {
+            Statement::Grant {
+                privileges,
+                on,
+                users,
+            }
+        } else {
+            Statement::Revoke {
+                privileges,
+                on,
+                users,
+            }
+        })
+    }
+
+    fn create_database(&mut self) -> R<Statement> {
+        self.i = 2;
+        let if_not_exists = self.if_not_exists()?;
+        let name = self.ident()?;
+        let mut charset = None;
+        let mut collate = None;
+        while !self.at_end() {
+            self.eat("DEFAULT");
+            if self.eat("CHARSET") || (self.eat("CHARACTER") && self.eat("SET")) {
+                self.eat_punct("=");
+                charset = Some(self.name()?);
+            } else if self.eat("COLLATE") {
+                self.eat_punct("=");
+                collate = Some(self.name()?);
+            } else {
+                return Err(self.err());
+            }
+        }
+        Ok(Statement::CreateDatabase {
+            name,
+            if_not_exists,
+            charset,
+            collate,
+        })
+    }
+
+    fn drop_database(&mut self) -> R<Statement> {
+        self.i = 2;
+        let if_exists = self.if_exists()?;
+        let name = self.ident()?;
+        self.done(Statement::DropDatabase { name, if_exists })
+    }
+
+    /// ALTER TABLE t option [,] option ... (only table options; None for anything else).
+    fn alter_table_options(&mut self) -> Option<R<Statement>> {
+        const OPTS: [&str; 9] = [
+            "ENGINE",
+            "ROW_FORMAT",
+            "KEY_BLOCK_SIZE",
+            "DEFAULT",
+            "CHARACTER",
+            "CHARSET",
+            "COLLATE",
+            "COMMENT",
+            "AUTO_INCREMENT",
+        ];
+        self.i = 2;
+        let table = self.object_name().ok()?;
+        if !OPTS.iter().any(|o| self.peek_is(o)) {
+            return None;
+        }
+        let mut o = TableOptions::default();
+        let r = (|| {
+            while !self.at_end() {
+                self.eat("DEFAULT");
+                let w = self.word().ok_or_else(|| self.err())?;
+                if w == "CHARACTER" {
+                    self.expect("SET")?;
+                }
+                self.eat_punct("=");
+                match w.as_str() {
+                    "ENGINE" => o.engine = Some(self.name()?),
+                    "ROW_FORMAT" => o.row_format = Some(self.name()?),
+                    "KEY_BLOCK_SIZE" => o.key_block_size = Some(self.number()?),
+                    "AUTO_INCREMENT" => o.auto_increment = Some(self.number()?),
+                    "CHARACTER" | "CHARSET" => o.charset = Some(self.name()?),
+                    "COLLATE" => o.collate = Some(self.name()?),
+                    "COMMENT" => o.comment = Some(self.string()?),
+                    _ => return Err(unsupported("this ALTER TABLE")),
+                }
+                self.eat_punct(",");
+            }
+            Ok(Statement::AlterTable {
+                table,
+                ops: vec![AlterOp::Options(o)],
+            })
+        })();
+        Some(r)
+    }
+
+    fn table_list(&mut self) -> R<Vec<ObjectName>> {
+        let mut out = vec![self.object_name()?];
+        while self.eat_punct(",") {
+            out.push(self.object_name()?);
+        }
+        Ok(out)
+    }
+
+    fn maintenance(&mut self, op: MaintenanceOp) -> R<Statement> {
+        if !self.eat("NO_WRITE_TO_BINLOG") {
+            self.eat("LOCAL");
+        }
+        if !self.eat("TABLE") {
+            self.expect("TABLES")?;
+        }
+        let tables = self.table_list()?;
+        // CHECK TABLE options (QUICK, FAST, ...) change nothing for us.
+        while op == MaintenanceOp::Check && self.word().is_some() {}
+        self.done(Statement::TableMaintenance { op, tables })
+    }
+
+    fn kill(&mut self) -> R<Statement> {
+        let query_only = self.eat("QUERY");
+        if !query_only {
+            self.eat("CONNECTION");
+        }
+        let id = self.expr_at(self.i, self.toks.len())?;
+        Ok(Statement::Kill { id, query_only })
+    }
+
+    fn rename(&mut self) -> R<Statement> {
+        if !self.eat("TABLE") {
+            self.expect("TABLES")?;
+        }
+        let mut out = Vec::new();
+        loop {
+            let from = self.object_name()?;
+            self.expect("TO")?;
+            out.push((from, self.object_name()?));
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.done(Statement::RenameTable(out))
+    }
+
+    fn flush(&mut self) -> R<Statement> {
+        if !self.eat("NO_WRITE_TO_BINLOG") {
+            self.eat("LOCAL");
+        }
+        let mut words = Vec::new();
+        while let Some(t) = self.peek() {
+            if !t.is_punct(",") {
+                words.push(t.value().to_ascii_lowercase());
+            }
+            self.i += 1;
+        }
+        if words.is_empty() {
+            return Err(self.err());
+        }
+        Ok(Statement::Flush(words))
+    }
+
+    fn lock_tables(&mut self) -> R<Statement> {
+        if !self.eat("TABLES") {
+            self.expect("TABLE")?;
+        }
+        let mut out = Vec::new();
+        loop {
+            let t = self.object_name()?;
+            if self.eat("AS")
+                || self.peek().is_some_and(|t| {
+                    t.kind == Kind::QuotedIdent
+                        || (t.kind == Kind::Word
+                            && !t.is("READ")
+                            && !t.is("WRITE")
+                            && !t.is("LOW_PRIORITY"))
+                })
+            {
+                self.ident()?;
+            }
+            let write = if self.eat("READ") {
+                self.eat("LOCAL");
+                false
+            } else {
+                self.eat("LOW_PRIORITY");
+                self.expect("WRITE")?;
+                true
+            };
+            out.push((t, write));
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.done(Statement::LockTables(out))
+    }
+
+    fn explain(&mut self) -> R<Statement> {
+        if self.eat("FORMAT") {
+            self.expect_punct("=")?;
+            self.ident()?;
+        }
+        let explainable = [
+            "SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "TABLE",
+        ];
+        match self.peek() {
+            Some(t) if t.is_punct("(") || explainable.iter().any(|k| t.is(k)) => {
+                let inner = self.sql.get(t.start..).unwrap_or("");
+                super::parse(inner).map(|s| Statement::Explain(Box::new(s)))
+            }
+            Some(_) => {
+                let table = self.object_name()?;
+                let filter = if self.at_end() {
+                    None
+                } else {
+                    Some(ShowFilter::Like(self.name()?))
+                };
+                self.done(Statement::Show(Show::Columns {
+                    table,
+                    full: false,
+                    filter,
+                }))
+            }
+            None => Err(self.err()),
+        }
+    }
+}

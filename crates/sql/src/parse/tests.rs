@@ -1,0 +1,1533 @@
+//! Parser tests: a corpus of client, sysbench, DDL, DML, SHOW, SET and transaction statements
+//! (every one must parse), exact ASTs for many of them, syntax errors, placeholder numbering,
+//! statement splitting, and no panic on any prefix of any corpus statement.
+
+use super::*;
+use crate::ast::*;
+
+const CORPUS: &[&str] = &[
+    // sysbench oltp_* (prepared forms and literal forms)
+    "SELECT c FROM sbtest1 WHERE id=?",
+    "SELECT c FROM sbtest1 WHERE id=42",
+    "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?",
+    "SELECT c FROM sbtest1 WHERE id BETWEEN 10 AND 109",
+    "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?",
+    "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 5 AND 104",
+    "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+    "SELECT c FROM sbtest1 WHERE id BETWEEN 1 AND 100 ORDER BY c",
+    "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+    "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 7 AND 106 ORDER BY c",
+    "UPDATE sbtest1 SET k=k+1 WHERE id=?",
+    "UPDATE sbtest1 SET k=k+1 WHERE id=5001",
+    "UPDATE sbtest1 SET c=? WHERE id=?",
+    "UPDATE sbtest1 SET c='83868641912-28773972837-60736120486' WHERE id=77",
+    "DELETE FROM sbtest1 WHERE id=?",
+    "DELETE FROM sbtest1 WHERE id=4989",
+    "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)",
+    "INSERT INTO sbtest1 (id, k, c, pad) VALUES (4989, 5012, '1234-5678', '9999-0000')",
+    "INSERT INTO sbtest1(k, c, pad) VALUES(5012, 'a', 'b'),(4987, 'c', 'd'),(5001, 'e', 'f')",
+    "INSERT INTO sbtest1 VALUES(1, 2, 'x', 'y')",
+    "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ?",
+    "CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! ENGINE = innodb */",
+    "CREATE INDEX k_1 ON sbtest1(k)",
+    "BEGIN",
+    "COMMIT",
+    "DROP TABLE IF EXISTS sbtest1",
+    "ANALYZE TABLE sbtest1",
+    "SET tmp_table_size=2*1024*1024*1024",
+    "SET max_heap_table_size=2*1024*1024*1024",
+    "SELECT AVG(id) FROM (SELECT * FROM sbtest1 FORCE KEY (PRIMARY) LIMIT 10000) t",
+    "SELECT COUNT(*) FROM (SELECT * FROM sbtest1 WHERE k LIKE '%0%' LIMIT 10000) t",
+    // connect-time queries
+    "select @@version_comment limit 1",
+    "SELECT @@version_comment LIMIT 1",
+    "SELECT DATABASE()",
+    "select DATABASE(), USER() limit 1",
+    "select @@character_set_client, @@character_set_connection, @@character_set_server, @@character_set_database limit 1",
+    "SET NAMES utf8mb4",
+    "SET NAMES utf8mb4 COLLATE utf8mb4_general_ci",
+    "SET AUTOCOMMIT = 0",
+    "SET autocommit=0",
+    "SET autocommit=1",
+    "SELECT @@max_allowed_packet",
+    "SHOW VARIABLES LIKE 'lower_case_%'",
+    "SHOW VARIABLES LIKE 'lower_case_table_names'",
+    "/* mysql-connector-j-9.1.0 (Revision: abc) */SELECT  @@session.auto_increment_increment AS auto_increment_increment, @@character_set_client AS character_set_client, @@character_set_connection AS character_set_connection, @@character_set_results AS character_set_results, @@character_set_server AS character_set_server, @@collation_server AS collation_server, @@collation_connection AS collation_connection, @@init_connect AS init_connect, @@interactive_timeout AS interactive_timeout, @@license AS license, @@lower_case_table_names AS lower_case_table_names, @@max_allowed_packet AS max_allowed_packet, @@net_write_timeout AS net_write_timeout, @@performance_schema AS performance_schema, @@sql_mode AS sql_mode, @@system_time_zone AS system_time_zone, @@time_zone AS time_zone, @@transaction_isolation AS transaction_isolation, @@wait_timeout AS wait_timeout",
+    "SET character_set_results = NULL",
+    "SET sql_mode='ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE'",
+    "SELECT @@session.transaction_read_only",
+    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+    "SET SESSION TRANSACTION READ ONLY",
+    "SET SESSION TRANSACTION READ WRITE",
+    "SHOW WARNINGS",
+    "SET lock_wait_timeout = 2",
+    "SELECT @@version;",
+    "SHOW GLOBAL STATUS",
+    "SHOW GLOBAL VARIABLES",
+    "SHOW ALL SLAVES STATUS",
+    "SHOW SLAVE STATUS NONBLOCKING",
+    "SHOW REPLICA STATUS",
+    "SELECT page_size, compress_ops, compress_ops_ok, compress_time, uncompress_ops, uncompress_time FROM information_schema.innodb_cmp",
+    "SELECT @@query_response_time_stats",
+    "SHOW ENGINE INNODB STATUS",
+    "SET sql_mode=(SELECT CONCAT(@@sql_mode, ',PIPES_AS_CONCAT,NO_ENGINE_SUBSTITUTION')),time_zone='+00:00',NAMES utf8mb4 COLLATE utf8mb4_unicode_ci",
+    "SHOW CHARSET",
+    "SHOW COLLATION",
+    "SHOW ENGINES",
+    "SHOW PLUGINS",
+    "SELECT @@GLOBAL.character_set_server, @@GLOBAL.collation_server",
+    "SHOW VARIABLES WHERE Variable_name in ('a', 'b')",
+    "show databases",
+    "show tables",
+    // DDL
+    "CREATE DATABASE d",
+    "CREATE DATABASE IF NOT EXISTS d DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+    "CREATE SCHEMA s CHARSET latin1",
+    "DROP DATABASE IF EXISTS d",
+    "DROP SCHEMA s",
+    "USE d",
+    "USE `my db`",
+    "CREATE TABLE t (a TINYINT, b SMALLINT(5) UNSIGNED, c MEDIUMINT, d INT(11) UNSIGNED ZEROFILL, e BIGINT(20) UNSIGNED NOT NULL, f BOOL, g BOOLEAN, h DECIMAL(10,2), i DECIMAL, j FLOAT, k DOUBLE, l BIT(8), m CHAR(10), n VARCHAR(255), o BINARY(16), p VARBINARY(32), q TINYTEXT, r TEXT, s MEDIUMTEXT, t LONGTEXT, u TINYBLOB, v BLOB, w MEDIUMBLOB, x LONGBLOB, y DATE, z DATETIME(6), aa TIMESTAMP, ab TIME(3), ac YEAR, ad ENUM('a','b','c'), ae SET('x','y'), af JSON)",
+    "CREATE TABLE `t2` (`id` bigint(20) unsigned NOT NULL AUTO_INCREMENT, `name` varchar(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT '' COMMENT 'the name', `ts` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, PRIMARY KEY (`id`), UNIQUE KEY `uk` (`name`(10) DESC), KEY `k_ts` (`ts`), FULLTEXT KEY `ft` (`name`)) ENGINE=InnoDB AUTO_INCREMENT=100 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8 COMMENT='tbl'",
+    "CREATE TEMPORARY TABLE IF NOT EXISTS tmp (a INT PRIMARY KEY, b INT UNIQUE)",
+    "CREATE TABLE c1 (id INT, pid INT, FOREIGN KEY (pid) REFERENCES p(id))",
+    "CREATE TABLE t3 LIKE t2",
+    "CREATE TABLE t4 AS SELECT * FROM t2",
+    "DROP TABLE a, b",
+    "DROP TEMPORARY TABLE IF EXISTS tmp",
+    "TRUNCATE TABLE t",
+    "TRUNCATE t",
+    "CREATE UNIQUE INDEX ui ON t (a, b DESC)",
+    "DROP INDEX k_1 ON sbtest1",
+    "ALTER TABLE t ADD COLUMN z INT NOT NULL DEFAULT 0 AFTER a",
+    "ALTER TABLE t ADD z2 VARCHAR(10) FIRST",
+    "ALTER TABLE t DROP COLUMN z",
+    "ALTER TABLE t ADD INDEX iz (z)",
+    "ALTER TABLE t ADD UNIQUE KEY uz (z)",
+    "ALTER TABLE t ADD PRIMARY KEY (id)",
+    "ALTER TABLE t DROP INDEX iz",
+    "ALTER TABLE t DROP PRIMARY KEY",
+    "ALTER TABLE t RENAME TO t9",
+    "ALTER TABLE t ENGINE=InnoDB",
+    "ALTER TABLE t ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4",
+    "RENAME TABLE a TO b, c TO d",
+    "OPTIMIZE TABLE t",
+    "CHECK TABLE t1, t2",
+    // DML
+    "INSERT IGNORE INTO t (a, b) VALUES (1, 'x')",
+    "INSERT INTO t SET a = 1, b = 'x'",
+    "INSERT INTO t (a, b) VALUES (1, 2) ON DUPLICATE KEY UPDATE b = VALUES(b), a = a + 1",
+    "INSERT INTO t (a) SELECT a FROM u WHERE a > 1",
+    "INSERT INTO t VALUES (DEFAULT, NULL)",
+    "REPLACE INTO t (a, b) VALUES (1, 2)",
+    "UPDATE t SET a = 1 WHERE b = 2 ORDER BY c DESC LIMIT 10",
+    "UPDATE IGNORE t SET a = 1",
+    "DELETE FROM t WHERE a < 5 ORDER BY a LIMIT 3",
+    "SELECT a, b AS bb, t.c, db.t.d FROM db.t AS x JOIN u ON x.a = u.a LEFT JOIN v USING (a) RIGHT OUTER JOIN w ON 1 CROSS JOIN y STRAIGHT_JOIN z",
+    "SELECT * FROM t1, t2 WHERE t1.a = t2.a",
+    "SELECT t.* FROM t USE INDEX (i1) IGNORE INDEX (i2)",
+    "SELECT a, COUNT(*) FROM t GROUP BY a HAVING COUNT(*) > 1 ORDER BY a DESC, 2 ASC LIMIT 5 OFFSET 10",
+    "SELECT a FROM t LIMIT 10, 20",
+    "SELECT * FROM t WHERE id = 1 FOR UPDATE",
+    "SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT",
+    "SELECT * FROM t WHERE id = 1 FOR SHARE SKIP LOCKED",
+    "SELECT * FROM t WHERE id = 1 LOCK IN SHARE MODE",
+    "SELECT a FROM t UNION ALL SELECT b FROM u UNION SELECT c FROM v",
+    "SELECT a MOD 3, 10 DIV 3, 7 % 2, a <=> NULL, a XOR b, a & b | c ^ d, ~a, a << 2, a >> 1, NOT a",
+    "SELECT a IS NULL, b IS NOT NULL, c IS TRUE, d IS NOT FALSE",
+    "SELECT * FROM t WHERE a NOT IN (1, 2) AND b IN (SELECT x FROM u) AND c NOT BETWEEN 1 AND 2 AND d NOT LIKE 'a%' ESCAPE '!'",
+    "SELECT COUNT(DISTINCT a), SUM(b), AVG(c), MIN(d), MAX(e), GROUP_CONCAT(f) FROM t",
+    "SELECT CASE a WHEN 1 THEN 'one' ELSE 'other' END, CASE WHEN b > 0 THEN 1 END FROM t",
+    "SELECT CAST(a AS SIGNED), CAST(b AS UNSIGNED), CAST(c AS DECIMAL(10,2)), CAST(d AS CHAR(10)), CAST(e AS DATE), CAST(f AS DATETIME), CONVERT(g, CHAR), CONVERT(h USING utf8mb4)",
+    "SELECT 'a' COLLATE utf8mb4_bin, _utf8mb4'x', _binary'y', X'0A0B', 0xFF, b'101', TRUE, FALSE, NULL, 1.5e3, -2",
+    "SELECT DATE_ADD(d, INTERVAL 1 DAY), d - INTERVAL 2 HOUR FROM t",
+    "SELECT CURRENT_TIMESTAMP, NOW(), CURRENT_DATE, SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM s), POSITION('a' IN s), EXTRACT(YEAR FROM d), CHAR(65, 66)",
+    "SELECT EXISTS (SELECT 1 FROM t), (SELECT MAX(a) FROM t), (1, 2) = (1, 2)",
+    "SELECT @u, @@session.sql_mode, @@global.max_connections",
+    "SELECT 1 FROM DUAL",
+    "SELECT a FROM t WHERE b = \"dq\"",
+    "SELECT 'it\\'s', 'a''b'",
+    // Hermitage
+    "select * from test where value % 3 = 0",
+    "update test set value = value + 1 where id = 1",
+    "select * from test where id in (1,2) for update",
+    "delete from test where value = 20",
+    "insert into test (id, value) values (1, 10), (2, 20)",
+    // SHOW
+    "SHOW FULL TABLES FROM db LIKE 'sb%'",
+    "SHOW TABLES IN db WHERE Tables_in_db = 't'",
+    "SHOW FULL COLUMNS FROM t FROM db LIKE 'c%'",
+    "SHOW FIELDS IN t",
+    "SHOW INDEX FROM t",
+    "SHOW INDEXES FROM t IN db",
+    "SHOW KEYS FROM db.t",
+    "SHOW CREATE TABLE t",
+    "SHOW CREATE DATABASE d",
+    "SHOW CREATE SCHEMA d",
+    "SHOW TABLE STATUS LIKE 'sbtest1'",
+    "SHOW TABLE STATUS FROM db",
+    "SHOW WARNINGS LIMIT 10",
+    "SHOW ERRORS LIMIT 5, 10",
+    "SHOW COUNT(*) WARNINGS",
+    "SHOW FULL PROCESSLIST",
+    "SHOW CHARACTER SET LIKE 'utf8%'",
+    "SHOW ENGINE INNODB MUTEX",
+    "SHOW GRANTS",
+    "SHOW GRANTS FOR 'root'@'localhost'",
+    "SHOW DATABASES LIKE 'd%'",
+    "SHOW SCHEMAS",
+    "SHOW MASTER STATUS",
+    "SHOW BINARY LOGS",
+    "SHOW SESSION VARIABLES LIKE 'x'",
+    "SHOW STATUS LIKE 'Threads%'",
+    // transactions
+    "START TRANSACTION",
+    "START TRANSACTION WITH CONSISTENT SNAPSHOT",
+    "START TRANSACTION READ ONLY",
+    "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ WRITE",
+    "BEGIN WORK",
+    "COMMIT WORK",
+    "ROLLBACK",
+    "ROLLBACK WORK",
+    "SAVEPOINT s1",
+    "ROLLBACK TO SAVEPOINT s1",
+    "ROLLBACK TO s1",
+    "RELEASE SAVEPOINT s1",
+    "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+    "SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ WRITE",
+    "XA START 'x1'",
+    "XA END 'x1'",
+    "XA PREPARE 'x1'",
+    "XA COMMIT 'x1' ONE PHASE",
+    "XA ROLLBACK 'x1'",
+    "XA RECOVER",
+    // SET
+    "SET a=1",
+    "SET @@session.a=2",
+    "SET @@global.a=3",
+    "SET GLOBAL a=4",
+    "SET SESSION a=5",
+    "SET @u=6",
+    "SET @u := 7",
+    "SET a=DEFAULT",
+    "SET autocommit=ON",
+    "SET sql_mode=TRADITIONAL",
+    "SET a = 1, @@global.b = 2, @c = 3",
+    "SET CHARACTER SET utf8mb4",
+    "SET CHARSET latin1",
+    // other
+    "KILL 5",
+    "KILL QUERY 7",
+    "KILL CONNECTION 8",
+    "FLUSH TABLES",
+    "FLUSH PRIVILEGES",
+    "FLUSH TABLES WITH READ LOCK",
+    "DO 1, SLEEP(0)",
+    "LOCK TABLES t READ, u WRITE",
+    "LOCK TABLE t AS x READ LOCAL",
+    "UNLOCK TABLES",
+    "CREATE USER 'u'@'%' IDENTIFIED BY 'pw'",
+    "CREATE USER IF NOT EXISTS u2",
+    "ALTER USER 'u'@'%' IDENTIFIED BY 'pw2'",
+    "DROP USER IF EXISTS 'u'@'%', u2",
+    "GRANT ALL PRIVILEGES ON *.* TO 'u'@'%' WITH GRANT OPTION",
+    "GRANT SELECT, INSERT ON db.* TO 'u'@'localhost'",
+    "REVOKE SELECT ON db.t FROM 'u'@'%'",
+    "EXPLAIN SELECT * FROM t WHERE a = 1",
+    "EXPLAIN FORMAT=JSON SELECT 1",
+    "DESCRIBE t",
+    "DESC t",
+    "EXPLAIN t",
+    "EXPLAIN UPDATE t SET a = 1",
+];
+
+fn p(sql: &str) -> Statement {
+    match parse(sql) {
+        Ok(s) => s,
+        Err(e) => panic!("{sql}: {e}"),
+    }
+}
+
+fn col(name: &str) -> Expr {
+    Expr::Column {
+        table: None,
+        name: name.into(),
+    }
+}
+
+fn qcol(t: &str, name: &str) -> Expr {
+    Expr::Column {
+        table: Some(t.into()),
+        name: name.into(),
+    }
+}
+
+fn num(n: &str) -> Expr {
+    Expr::Literal(Literal::Number(n.into()))
+}
+
+fn s(v: &str) -> Expr {
+    Expr::Literal(Literal::String {
+        bytes: v.as_bytes().to_vec(),
+        charset: None,
+    })
+}
+
+fn bin(op: BinaryOp, l: Expr, r: Expr) -> Expr {
+    Expr::Binary {
+        op,
+        left: Box::new(l),
+        right: Box::new(r),
+    }
+}
+
+fn f(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Function {
+        name: name.into(),
+        args,
+        distinct: false,
+        star: false,
+    }
+}
+
+fn between(e: Expr, lo: Expr, hi: Expr) -> Expr {
+    Expr::Between {
+        expr: Box::new(e),
+        low: Box::new(lo),
+        high: Box::new(hi),
+        negated: false,
+    }
+}
+
+fn item(expr: Expr, text: &str) -> SelectItem {
+    SelectItem::Expr {
+        expr,
+        alias: None,
+        text: text.into(),
+    }
+}
+
+fn aliased(expr: Expr, alias: &str, text: &str) -> SelectItem {
+    SelectItem::Expr {
+        expr,
+        alias: Some(alias.into()),
+        text: text.into(),
+    }
+}
+
+fn on(name: &str) -> ObjectName {
+    ObjectName {
+        db: None,
+        name: name.into(),
+    }
+}
+
+fn table(name: &str) -> TableRef {
+    TableRef::Table {
+        name: on(name),
+        alias: None,
+        hints: vec![],
+    }
+}
+
+fn select(items: Vec<SelectItem>, from: Vec<TableRef>) -> Select {
+    Select {
+        distinct: false,
+        items,
+        from,
+        selection: None,
+        group_by: vec![],
+        having: None,
+        order_by: vec![],
+        limit: None,
+        offset: None,
+        lock: None,
+        unions: vec![],
+    }
+}
+
+fn sel(s: Select) -> Statement {
+    Statement::Select(Box::new(s))
+}
+
+fn sys(scope: VarScope, name: &str) -> Expr {
+    Expr::SysVar {
+        scope,
+        name: name.into(),
+    }
+}
+
+fn assign(scope: VarScope, name: &str, value: Expr) -> SetAssignment {
+    SetAssignment {
+        target: SetTarget::System {
+            scope,
+            name: name.into(),
+        },
+        value,
+    }
+}
+
+fn asc(e: Expr) -> OrderItem {
+    OrderItem {
+        expr: e,
+        desc: false,
+    }
+}
+
+fn ty(name: TypeName, length: Option<u64>) -> ColumnType {
+    ColumnType {
+        name,
+        length,
+        scale: None,
+        unsigned: false,
+        zerofill: false,
+        charset: None,
+        collate: None,
+        values: vec![],
+    }
+}
+
+fn column(name: &str, t: ColumnType) -> ColumnSpec {
+    ColumnSpec {
+        name: name.into(),
+        ty: t,
+        nullable: None,
+        default: None,
+        auto_increment: false,
+        on_update_now: false,
+        comment: None,
+    }
+}
+
+fn key_col(name: &str) -> IndexColumn {
+    IndexColumn {
+        name: name.into(),
+        prefix: None,
+        desc: false,
+    }
+}
+
+#[test]
+fn corpus_parses() {
+    assert!(CORPUS.len() >= 150, "{}", CORPUS.len());
+    for sql in CORPUS {
+        p(sql);
+    }
+}
+
+#[test]
+fn no_panic_on_prefixes() {
+    for sql in CORPUS {
+        for (i, _) in sql.char_indices() {
+            let _ = parse(&sql[..i]);
+            let _ = split_statements(&sql[..i]);
+            let _ = count_params(&sql[..i]);
+        }
+    }
+    for junk in [
+        "\u{0}\u{1}'",
+        "`",
+        "/*!",
+        "/*! */",
+        "@@",
+        "SET @",
+        "SHOW COUNT(",
+        "((((",
+        "X'1",
+        "0x",
+        "select 1e",
+        "ALTER TABLE",
+        "KILL",
+        "'\\",
+    ] {
+        let _ = parse(junk);
+    }
+}
+
+#[test]
+fn sysbench_exact() {
+    let p0 = Expr::Param(0);
+    let p1 = Expr::Param(1);
+    let mut point = select(vec![item(col("c"), "c")], vec![table("sbtest1")]);
+    point.selection = Some(bin(BinaryOp::Eq, col("id"), p0.clone()));
+    assert_eq!(p("SELECT c FROM sbtest1 WHERE id=?"), sel(point));
+
+    let mut range = select(vec![item(col("c"), "c")], vec![table("sbtest1")]);
+    range.selection = Some(between(col("id"), p0.clone(), p1.clone()));
+    assert_eq!(
+        p("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?"),
+        sel(range.clone())
+    );
+    range.order_by = vec![asc(col("c"))];
+    assert_eq!(
+        p("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c"),
+        sel(range.clone())
+    );
+    range.distinct = true;
+    assert_eq!(
+        p("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c"),
+        sel(range)
+    );
+
+    let mut sum = select(
+        vec![item(f("sum", vec![col("k")]), "SUM(k)")],
+        vec![table("sbtest1")],
+    );
+    sum.selection = Some(between(col("id"), num("1"), num("100")));
+    assert_eq!(
+        p("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 100"),
+        sel(sum)
+    );
+
+    assert_eq!(
+        p("UPDATE sbtest1 SET k=k+1 WHERE id=?"),
+        Statement::Update(Box::new(Update {
+            table: on("sbtest1"),
+            alias: None,
+            assignments: vec![("k".into(), bin(BinaryOp::Add, col("k"), num("1")))],
+            selection: Some(bin(BinaryOp::Eq, col("id"), p0.clone())),
+            order_by: vec![],
+            limit: None,
+            ignore: false,
+        }))
+    );
+    assert_eq!(
+        p("UPDATE sbtest1 SET c=? WHERE id=?"),
+        Statement::Update(Box::new(Update {
+            table: on("sbtest1"),
+            alias: None,
+            assignments: vec![("c".into(), p0.clone())],
+            selection: Some(bin(BinaryOp::Eq, col("id"), p1.clone())),
+            order_by: vec![],
+            limit: None,
+            ignore: false,
+        }))
+    );
+    assert_eq!(
+        p("DELETE FROM sbtest1 WHERE id=?"),
+        Statement::Delete(Box::new(Delete {
+            table: on("sbtest1"),
+            alias: None,
+            selection: Some(bin(BinaryOp::Eq, col("id"), p0)),
+            order_by: vec![],
+            limit: None,
+            ignore: false,
+        }))
+    );
+    assert_eq!(
+        p("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)"),
+        Statement::Insert(Box::new(Insert {
+            table: on("sbtest1"),
+            columns: vec!["id".into(), "k".into(), "c".into(), "pad".into()],
+            source: InsertSource::Values(vec![(0..4).map(Expr::Param).collect()]),
+            ignore: false,
+            replace: false,
+            on_duplicate: vec![],
+        }))
+    );
+    assert_eq!(
+        p("INSERT INTO sbtest1 (id, k, c, pad) VALUES (1, 2, 'x', 'y'), (3, 4, 'z', '')"),
+        Statement::Insert(Box::new(Insert {
+            table: on("sbtest1"),
+            columns: vec!["id".into(), "k".into(), "c".into(), "pad".into()],
+            source: InsertSource::Values(vec![
+                vec![num("1"), num("2"), s("x"), s("y")],
+                vec![num("3"), num("4"), s("z"), s("")],
+            ]),
+            ignore: false,
+            replace: false,
+            on_duplicate: vec![],
+        }))
+    );
+    let int = ty(TypeName::Int, None);
+    let mut id = column("id", int.clone());
+    id.nullable = Some(false);
+    id.auto_increment = true;
+    let mut k = column("k", int);
+    k.nullable = Some(false);
+    k.default = Some(s("0"));
+    let mut c = column("c", ty(TypeName::Char, Some(120)));
+    c.nullable = Some(false);
+    c.default = Some(s(""));
+    let mut pad = column("pad", ty(TypeName::Char, Some(60)));
+    pad.nullable = Some(false);
+    pad.default = Some(s(""));
+    assert_eq!(
+        p(CORPUS[22]),
+        Statement::CreateTable(Box::new(CreateTable {
+            name: on("sbtest1"),
+            if_not_exists: false,
+            temporary: false,
+            columns: vec![id, k, c, pad],
+            keys: vec![KeySpec {
+                kind: KeyKind::Primary,
+                name: None,
+                columns: vec![key_col("id")],
+            }],
+            options: TableOptions {
+                engine: Some("innodb".into()),
+                ..TableOptions::default()
+            },
+            like: None,
+            as_select: None,
+        }))
+    );
+    assert_eq!(
+        p("CREATE INDEX k_1 ON sbtest1(k)"),
+        Statement::CreateIndex {
+            name: "k_1".into(),
+            table: on("sbtest1"),
+            columns: vec![key_col("k")],
+            unique: false,
+        }
+    );
+    assert_eq!(
+        p("BEGIN"),
+        Statement::Begin {
+            consistent_snapshot: false,
+            read_only: false
+        }
+    );
+    assert_eq!(p("COMMIT"), Statement::Commit);
+    assert_eq!(
+        p("DROP TABLE IF EXISTS sbtest1"),
+        Statement::DropTable {
+            names: vec![on("sbtest1")],
+            if_exists: true,
+            temporary: false
+        }
+    );
+    assert_eq!(
+        p("ANALYZE TABLE sbtest1"),
+        Statement::TableMaintenance {
+            op: MaintenanceOp::Analyze,
+            tables: vec![on("sbtest1")]
+        }
+    );
+    let derived =
+        p("SELECT AVG(id) FROM (SELECT * FROM sbtest1 FORCE KEY (PRIMARY) LIMIT 10000) t");
+    let mut inner = select(
+        vec![SelectItem::Wildcard],
+        vec![TableRef::Table {
+            name: on("sbtest1"),
+            alias: None,
+            hints: vec![IndexHint::Force(vec!["PRIMARY".into()])],
+        }],
+    );
+    inner.limit = Some(num("10000"));
+    assert_eq!(
+        derived,
+        sel(select(
+            vec![item(f("avg", vec![col("id")]), "AVG(id)")],
+            vec![TableRef::Derived {
+                subquery: Box::new(inner),
+                alias: "t".into()
+            }]
+        ))
+    );
+}
+
+#[test]
+fn connect_time_exact() {
+    let mut q = select(
+        vec![item(
+            sys(VarScope::Default, "version_comment"),
+            "@@version_comment",
+        )],
+        vec![],
+    );
+    q.limit = Some(num("1"));
+    assert_eq!(p("select @@version_comment limit 1"), sel(q));
+    assert_eq!(
+        p("SELECT DATABASE()"),
+        sel(select(
+            vec![item(f("database", vec![]), "DATABASE()")],
+            vec![]
+        ))
+    );
+    assert_eq!(
+        p("SET NAMES utf8mb4"),
+        Statement::SetNames {
+            charset: "utf8mb4".into(),
+            collate: None
+        }
+    );
+    assert_eq!(
+        p("SET NAMES 'utf8mb4' COLLATE 'utf8mb4_bin'"),
+        Statement::SetNames {
+            charset: "utf8mb4".into(),
+            collate: Some("utf8mb4_bin".into())
+        }
+    );
+    assert_eq!(
+        p("SET autocommit=0"),
+        Statement::Set(vec![assign(VarScope::Default, "autocommit", num("0"))])
+    );
+    assert_eq!(
+        p("SET AUTOCOMMIT = ON"),
+        Statement::Set(vec![assign(VarScope::Default, "autocommit", s("ON"))])
+    );
+    assert_eq!(
+        p("SHOW VARIABLES LIKE 'lower_case_%'"),
+        Statement::Show(Show::Variables {
+            global: false,
+            filter: Some(ShowFilter::Like("lower_case_%".into()))
+        })
+    );
+    assert_eq!(
+        p("/* mysql-connector-j */SELECT  @@session.auto_increment_increment AS auto_increment_increment, @@character_set_client AS character_set_client"),
+        sel(select(
+            vec![
+                aliased(
+                    sys(VarScope::Session, "auto_increment_increment"),
+                    "auto_increment_increment",
+                    "@@session.auto_increment_increment"
+                ),
+                aliased(sys(VarScope::Default, "character_set_client"), "character_set_client", "@@character_set_client"),
+            ],
+            vec![]
+        ))
+    );
+    assert_eq!(
+        p("SET character_set_results = NULL"),
+        Statement::Set(vec![assign(
+            VarScope::Default,
+            "character_set_results",
+            Expr::Literal(Literal::Null)
+        )])
+    );
+    assert_eq!(
+        p("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+        Statement::SetTransaction {
+            scope: TrxScope::Session,
+            isolation: Some(IsolationLevel::ReadCommitted),
+            read_only: None
+        }
+    );
+    assert_eq!(
+        p("SET TRANSACTION READ ONLY"),
+        Statement::SetTransaction {
+            scope: TrxScope::Next,
+            isolation: None,
+            read_only: Some(true)
+        }
+    );
+    assert_eq!(
+        p("SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE"),
+        Statement::SetTransaction {
+            scope: TrxScope::Global,
+            isolation: Some(IsolationLevel::Serializable),
+            read_only: Some(false)
+        }
+    );
+    assert_eq!(
+        p("SHOW WARNINGS"),
+        Statement::Show(Show::Warnings {
+            errors_only: false,
+            count: false,
+            limit: None
+        })
+    );
+    assert_eq!(
+        p("SELECT @@version;"),
+        sel(select(
+            vec![item(sys(VarScope::Default, "version"), "@@version")],
+            vec![]
+        ))
+    );
+    assert_eq!(
+        p("SHOW GLOBAL STATUS"),
+        Statement::Show(Show::Status {
+            global: true,
+            filter: None
+        })
+    );
+    assert_eq!(
+        p("SHOW SLAVE STATUS NONBLOCKING"),
+        Statement::Show(Show::Replication("SLAVE STATUS NONBLOCKING".into()))
+    );
+    assert_eq!(
+        p("SHOW ENGINE INNODB STATUS"),
+        Statement::Show(Show::EngineStatus {
+            engine: "INNODB".into(),
+            mutex: false
+        })
+    );
+    // sqlx: NAMES inside a multi-assignment expands to the variables it sets.
+    let Statement::Set(list) = p(CORPUS
+        .iter()
+        .find(|s| s.contains("PIPES_AS_CONCAT"))
+        .copied()
+        .unwrap_or_default())
+    else {
+        panic!("not a SET");
+    };
+    assert_eq!(list.len(), 6);
+    assert!(matches!(&list[0].value, Expr::Subquery(_)));
+    assert_eq!(list[1], assign(VarScope::Default, "time_zone", s("+00:00")));
+    assert_eq!(
+        list[5],
+        assign(
+            VarScope::Session,
+            "collation_connection",
+            s("utf8mb4_unicode_ci")
+        )
+    );
+}
+
+#[test]
+fn show_exact() {
+    let show = |sql| match p(sql) {
+        Statement::Show(s) => s,
+        other => panic!("{sql}: {other:?}"),
+    };
+    assert_eq!(
+        show("SHOW TABLE STATUS LIKE 'sbtest1'"),
+        Show::TableStatus {
+            db: None,
+            filter: Some(ShowFilter::Like("sbtest1".into()))
+        }
+    );
+    assert_eq!(
+        show("SHOW WARNINGS LIMIT 10"),
+        Show::Warnings {
+            errors_only: false,
+            count: false,
+            limit: Some((0, 10))
+        }
+    );
+    assert_eq!(
+        show("SHOW ERRORS LIMIT 5, 10"),
+        Show::Warnings {
+            errors_only: true,
+            count: false,
+            limit: Some((5, 10))
+        }
+    );
+    assert_eq!(
+        show("SHOW COUNT(*) WARNINGS"),
+        Show::Warnings {
+            errors_only: false,
+            count: true,
+            limit: None
+        }
+    );
+    assert_eq!(
+        show("SHOW FULL TABLES FROM db LIKE 'sb%'"),
+        Show::Tables {
+            db: Some("db".into()),
+            full: true,
+            filter: Some(ShowFilter::Like("sb%".into()))
+        }
+    );
+    assert_eq!(
+        show("SHOW FULL COLUMNS FROM t FROM db LIKE 'c%'"),
+        Show::Columns {
+            table: ObjectName {
+                db: Some("db".into()),
+                name: "t".into()
+            },
+            full: true,
+            filter: Some(ShowFilter::Like("c%".into()))
+        }
+    );
+    assert_eq!(
+        show("SHOW INDEXES FROM t IN db"),
+        Show::Index {
+            table: ObjectName {
+                db: Some("db".into()),
+                name: "t".into()
+            }
+        }
+    );
+    assert_eq!(
+        show("SHOW VARIABLES WHERE Variable_name = 'a'"),
+        Show::Variables {
+            global: false,
+            filter: Some(ShowFilter::Where(bin(
+                BinaryOp::Eq,
+                col("Variable_name"),
+                s("a")
+            )))
+        }
+    );
+    assert_eq!(
+        show("SHOW GRANTS FOR 'root'@'localhost'"),
+        Show::Grants {
+            user: Some(UserName {
+                user: "root".into(),
+                host: "localhost".into()
+            })
+        }
+    );
+    assert_eq!(
+        show("SHOW CREATE TABLE `my t`"),
+        Show::CreateTable(on("my t"))
+    );
+    assert_eq!(
+        show("SHOW FULL PROCESSLIST"),
+        Show::Processlist { full: true }
+    );
+    assert_eq!(
+        show("SHOW CHARACTER SET"),
+        Show::CharacterSet { filter: None }
+    );
+    assert_eq!(show("SHOW DATABASES"), Show::Databases { filter: None });
+    assert_eq!(
+        show("DESC t"),
+        Show::Columns {
+            table: on("t"),
+            full: false,
+            filter: None
+        }
+    );
+}
+
+#[test]
+fn transactions_and_set_exact() {
+    assert_eq!(
+        p("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"),
+        Statement::Begin {
+            consistent_snapshot: true,
+            read_only: true
+        }
+    );
+    assert_eq!(
+        p("ROLLBACK TO SAVEPOINT s1"),
+        Statement::RollbackToSavepoint("s1".into())
+    );
+    assert_eq!(
+        p("RELEASE SAVEPOINT s1"),
+        Statement::ReleaseSavepoint("s1".into())
+    );
+    assert_eq!(p("SAVEPOINT s1"), Statement::Savepoint("s1".into()));
+    assert_eq!(p("ROLLBACK WORK"), Statement::Rollback);
+    assert_eq!(
+        p("SET GLOBAL a=4, b=5, @@session.c=6, @U=7, d=DEFAULT"),
+        Statement::Set(vec![
+            assign(VarScope::Global, "a", num("4")),
+            assign(VarScope::Global, "b", num("5")),
+            assign(VarScope::Session, "c", num("6")),
+            SetAssignment {
+                target: SetTarget::User("u".into()),
+                value: num("7")
+            },
+            assign(VarScope::Global, "d", Expr::Default),
+        ])
+    );
+    assert_eq!(
+        p("SET tmp_table_size=2*1024"),
+        Statement::Set(vec![assign(
+            VarScope::Default,
+            "tmp_table_size",
+            bin(BinaryOp::Mul, num("2"), num("1024"))
+        )])
+    );
+    assert_eq!(
+        p("XA COMMIT 'x1' ONE PHASE"),
+        Statement::Xa(XaCommand::Commit {
+            xid: b"x1".to_vec(),
+            one_phase: true
+        })
+    );
+    assert_eq!(
+        p("KILL QUERY 7"),
+        Statement::Kill {
+            id: num("7"),
+            query_only: true
+        }
+    );
+    assert_eq!(
+        p("LOCK TABLES t READ, u WRITE"),
+        Statement::LockTables(vec![(on("t"), false), (on("u"), true)])
+    );
+    assert_eq!(
+        p("GRANT SELECT, INSERT ON db.* TO 'u'@'localhost'"),
+        Statement::Grant {
+            privileges: vec!["SELECT".into(), "INSERT".into()],
+            on: "db.*".into(),
+            users: vec![UserName {
+                user: "u".into(),
+                host: "localhost".into()
+            }]
+        }
+    );
+    assert_eq!(
+        p("CREATE USER 'u'@'%' IDENTIFIED BY 'pw'"),
+        Statement::CreateUser {
+            if_not_exists: false,
+            users: vec![(
+                UserName {
+                    user: "u".into(),
+                    host: "%".into()
+                },
+                Some("pw".into())
+            )]
+        }
+    );
+    assert_eq!(
+        p("RENAME TABLE a TO b, c TO d"),
+        Statement::RenameTable(vec![(on("a"), on("b")), (on("c"), on("d"))])
+    );
+    assert_eq!(
+        p("CREATE DATABASE IF NOT EXISTS d DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"),
+        Statement::CreateDatabase {
+            name: "d".into(),
+            if_not_exists: true,
+            charset: Some("utf8mb4".into()),
+            collate: Some("utf8mb4_bin".into())
+        }
+    );
+    assert_eq!(p("USE `my db`"), Statement::Use("my db".into()));
+}
+
+#[test]
+fn dml_exact() {
+    // Hermitage
+    let mut q = select(vec![SelectItem::Wildcard], vec![table("test")]);
+    q.selection = Some(bin(
+        BinaryOp::Eq,
+        bin(BinaryOp::Mod, col("value"), num("3")),
+        num("0"),
+    ));
+    assert_eq!(p("select * from test where value % 3 = 0"), sel(q.clone()));
+    assert_eq!(p("select * from test where value MOD 3 = 0"), sel(q));
+    let mut q = select(vec![SelectItem::Wildcard], vec![table("test")]);
+    q.selection = Some(Expr::InList {
+        expr: Box::new(col("id")),
+        list: vec![num("1"), num("2")],
+        negated: false,
+    });
+    q.lock = Some(LockClause::ForUpdate {
+        nowait: false,
+        skip_locked: false,
+    });
+    assert_eq!(
+        p("select * from test where id in (1,2) for update"),
+        sel(q.clone())
+    );
+    q.lock = Some(LockClause::ForShare {
+        nowait: false,
+        skip_locked: false,
+    });
+    assert_eq!(
+        p("select * from test where id in (1,2) LOCK IN SHARE MODE"),
+        sel(q)
+    );
+
+    let Statement::Insert(i) =
+        p("INSERT INTO t (a, b) VALUES (1, 2) ON DUPLICATE KEY UPDATE b = VALUES(b)")
+    else {
+        panic!()
+    };
+    assert_eq!(i.on_duplicate, vec![("b".into(), Expr::Values("b".into()))]);
+    let Statement::Insert(i) = p("INSERT INTO t SET a = 1, b = DEFAULT") else {
+        panic!()
+    };
+    assert_eq!(i.columns, vec!["a".to_string(), "b".into()]);
+    assert_eq!(
+        i.source,
+        InsertSource::Values(vec![vec![num("1"), Expr::Default]])
+    );
+    let Statement::Insert(i) = p("REPLACE INTO t VALUES (1)") else {
+        panic!()
+    };
+    assert!(i.replace && !i.ignore);
+    let Statement::Update(u) = p("UPDATE IGNORE t SET a = 1 ORDER BY c DESC LIMIT 10") else {
+        panic!()
+    };
+    assert!(u.ignore);
+    assert_eq!(u.table, on("t"));
+    assert_eq!(
+        u.order_by,
+        vec![OrderItem {
+            expr: col("c"),
+            desc: true
+        }]
+    );
+    assert_eq!(u.limit, Some(num("10")));
+
+    let Statement::Select(q) = p(
+        "SELECT a, b AS bb, t.c, db.t.d FROM db.t AS x JOIN u ON x.a = u.a LEFT JOIN v USING (a)",
+    ) else {
+        panic!()
+    };
+    assert_eq!(
+        q.items,
+        vec![
+            item(col("a"), "a"),
+            aliased(col("b"), "bb", "b"),
+            item(qcol("t", "c"), "t.c"),
+            item(qcol("t", "d"), "db.t.d")
+        ]
+    );
+    let TableRef::Join {
+        left, kind, using, ..
+    } = &q.from[0]
+    else {
+        panic!()
+    };
+    assert_eq!(*kind, JoinKind::Left);
+    assert_eq!(using, &vec!["a".to_string()]);
+    let TableRef::Join {
+        left,
+        on: cond,
+        kind,
+        ..
+    } = left.as_ref()
+    else {
+        panic!()
+    };
+    assert_eq!(*kind, JoinKind::Inner);
+    assert_eq!(
+        cond,
+        &Some(bin(BinaryOp::Eq, qcol("x", "a"), qcol("u", "a")))
+    );
+    assert_eq!(
+        left.as_ref(),
+        &TableRef::Table {
+            name: ObjectName {
+                db: Some("db".into()),
+                name: "t".into()
+            },
+            alias: Some("x".into()),
+            hints: vec![]
+        }
+    );
+
+    let Statement::Select(q) =
+        p("SELECT a FROM t UNION ALL SELECT b FROM u UNION SELECT c FROM v ORDER BY 1 LIMIT 2")
+    else {
+        panic!()
+    };
+    assert_eq!(q.unions.len(), 2);
+    assert!(q.unions[0].0 && !q.unions[1].0);
+    assert_eq!(q.limit, Some(num("2")));
+
+    let Statement::Select(q) = p("SELECT a FROM t LIMIT 10, 20") else {
+        panic!()
+    };
+    assert_eq!((q.offset, q.limit), (Some(num("10")), Some(num("20"))));
+    let Statement::Select(q) = p("SELECT a FROM t LIMIT 20 OFFSET 10") else {
+        panic!()
+    };
+    assert_eq!((q.offset, q.limit), (Some(num("10")), Some(num("20"))));
+}
+
+#[test]
+fn expressions_exact() {
+    let items = |sql| match p(sql) {
+        Statement::Select(s) => s
+            .items
+            .into_iter()
+            .map(|i| match i {
+                SelectItem::Expr { expr, .. } => expr,
+                other => panic!("{other:?}"),
+            })
+            .collect::<Vec<_>>(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        items("SELECT _utf8mb4'x', _binary'y', X'0A0B', 0xFF, b'101', TRUE, NULL, 1.5e3, -2, \"dq\", 'it\\'s'"),
+        vec![
+            Expr::Literal(Literal::String {
+                bytes: b"x".to_vec(),
+                charset: Some("utf8mb4".into())
+            }),
+            Expr::Literal(Literal::String {
+                bytes: b"y".to_vec(),
+                charset: Some("binary".into())
+            }),
+            Expr::Literal(Literal::Hex(vec![0x0a, 0x0b])),
+            Expr::Literal(Literal::Hex(vec![0xff])),
+            Expr::Literal(Literal::Hex(vec![5])),
+            Expr::Literal(Literal::Bool(true)),
+            Expr::Literal(Literal::Null),
+            num("1.5e3"),
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                expr: Box::new(num("2"))
+            },
+            s("dq"),
+            s("it's"),
+        ]
+    );
+    assert_eq!(
+        items("SELECT 10 DIV 3, a <=> NULL, a XOR b, COUNT(*), COUNT(DISTINCT a), @u, @@global.x"),
+        vec![
+            bin(BinaryOp::IntDiv, num("10"), num("3")),
+            bin(BinaryOp::NullSafeEq, col("a"), Expr::Literal(Literal::Null)),
+            bin(BinaryOp::Xor, col("a"), col("b")),
+            Expr::Function {
+                name: "count".into(),
+                args: vec![],
+                distinct: false,
+                star: true
+            },
+            Expr::Function {
+                name: "count".into(),
+                args: vec![col("a")],
+                distinct: true,
+                star: false
+            },
+            Expr::UserVar("u".into()),
+            sys(VarScope::Global, "x"),
+        ]
+    );
+    assert_eq!(
+        items("SELECT CURRENT_TIMESTAMP, NOW(), CURRENT_DATE, SUBSTRING(s FROM 2 FOR 3), POSITION('a' IN s), EXTRACT(YEAR FROM d)"),
+        vec![
+            f("now", vec![]),
+            f("now", vec![]),
+            f("curdate", vec![]),
+            f("substring", vec![col("s"), num("2"), num("3")]),
+            f("locate", vec![s("a"), col("s")]),
+            f("extract", vec![s("year"), col("d")]),
+        ]
+    );
+    assert_eq!(
+        items("SELECT CAST(a AS UNSIGNED), CONVERT(b, DECIMAL(10,2)), CONVERT(c USING utf8mb4), d - INTERVAL 2 HOUR"),
+        vec![
+            Expr::Cast {
+                expr: Box::new(col("a")),
+                ty: CastType::Unsigned
+            },
+            Expr::Cast {
+                expr: Box::new(col("b")),
+                ty: CastType::Decimal(Some(10), Some(2))
+            },
+            Expr::Cast {
+                expr: Box::new(col("c")),
+                ty: CastType::Char(None, Some("utf8mb4".into()))
+            },
+            bin(
+                BinaryOp::Sub,
+                col("d"),
+                Expr::Interval {
+                    value: Box::new(num("2")),
+                    unit: IntervalUnit::Hour
+                }
+            ),
+        ]
+    );
+    // The column name is the item as written.
+    let Statement::Select(q) = p("SELECT 1 + 1, COUNT( * ) AS n, (SELECT a FROM t), `x`") else {
+        panic!()
+    };
+    let texts: Vec<_> = q
+        .items
+        .iter()
+        .map(|i| match i {
+            SelectItem::Expr { text, .. } => text.as_str(),
+            _ => "",
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        vec!["1 + 1", "COUNT( * )", "(SELECT a FROM t)", "`x`"]
+    );
+}
+
+#[test]
+fn ddl_exact() {
+    let Statement::CreateTable(t) = p(CORPUS
+        .iter()
+        .find(|s| s.starts_with("CREATE TABLE `t2`"))
+        .copied()
+        .unwrap_or_default())
+    else {
+        panic!()
+    };
+    let mut id_ty = ty(TypeName::BigInt, Some(20));
+    id_ty.unsigned = true;
+    let mut id = column("id", id_ty);
+    id.nullable = Some(false);
+    id.auto_increment = true;
+    let mut name_ty = ty(TypeName::VarChar, Some(64));
+    name_ty.charset = Some("utf8mb4".into());
+    name_ty.collate = Some("utf8mb4_bin".into());
+    let mut name = column("name", name_ty);
+    name.nullable = Some(false);
+    name.default = Some(s(""));
+    name.comment = Some("the name".into());
+    let mut ts = column("ts", ty(TypeName::Timestamp, None));
+    ts.nullable = Some(false);
+    ts.default = Some(f("now", vec![]));
+    ts.on_update_now = true;
+    assert_eq!(t.columns, vec![id, name, ts]);
+    assert_eq!(
+        t.keys,
+        vec![
+            KeySpec {
+                kind: KeyKind::Primary,
+                name: None,
+                columns: vec![key_col("id")]
+            },
+            KeySpec {
+                kind: KeyKind::Unique,
+                name: Some("uk".into()),
+                columns: vec![IndexColumn {
+                    name: "name".into(),
+                    prefix: Some(10),
+                    desc: true
+                }]
+            },
+            KeySpec {
+                kind: KeyKind::Index,
+                name: Some("k_ts".into()),
+                columns: vec![key_col("ts")]
+            },
+            KeySpec {
+                kind: KeyKind::Fulltext,
+                name: Some("ft".into()),
+                columns: vec![key_col("name")]
+            },
+        ]
+    );
+    assert_eq!(
+        t.options,
+        TableOptions {
+            engine: Some("InnoDB".into()),
+            row_format: Some("COMPRESSED".into()),
+            charset: Some("utf8mb4".into()),
+            collate: Some("utf8mb4_bin".into()),
+            auto_increment: Some(100),
+            key_block_size: Some(8),
+            comment: Some("tbl".into()),
+        }
+    );
+
+    let Statement::CreateTable(t) = p(CORPUS
+        .iter()
+        .find(|s| s.starts_with("CREATE TABLE t (a TINYINT"))
+        .copied()
+        .unwrap_or_default())
+    else {
+        panic!()
+    };
+    let names: Vec<TypeName> = t.columns.iter().map(|c| c.ty.name).collect();
+    use TypeName::*;
+    assert_eq!(
+        names,
+        vec![
+            TinyInt, SmallInt, MediumInt, Int, BigInt, Bool, Bool, Decimal, Decimal, Float, Double,
+            Bit, Char, VarChar, Binary, VarBinary, TinyText, Text, MediumText, LongText, TinyBlob,
+            Blob, MediumBlob, LongBlob, Date, DateTime, Timestamp, Time, Year, Enum, Set, Json
+        ]
+    );
+    let d = &t.columns[3].ty;
+    assert!(d.unsigned && d.zerofill && d.length == Some(11));
+    assert!(!t.columns[2].ty.zerofill && !t.columns[4].ty.zerofill);
+    assert_eq!(
+        (t.columns[7].ty.length, t.columns[7].ty.scale),
+        (Some(10), Some(2))
+    );
+    assert_eq!(t.columns[25].ty.length, Some(6));
+    assert_eq!(
+        t.columns[29].ty.values,
+        vec!["a".to_string(), "b".into(), "c".into()]
+    );
+
+    let Statement::CreateTable(t) =
+        p("CREATE TEMPORARY TABLE IF NOT EXISTS tmp (a INT PRIMARY KEY, b INT UNIQUE)")
+    else {
+        panic!()
+    };
+    assert!(t.temporary && t.if_not_exists);
+    assert_eq!(t.keys.len(), 2);
+    assert_eq!(t.keys[1].kind, KeyKind::Unique);
+
+    assert_eq!(
+        p("ALTER TABLE t ADD COLUMN z INT NOT NULL DEFAULT 0 AFTER a"),
+        Statement::AlterTable {
+            table: on("t"),
+            ops: vec![AlterOp::AddColumn {
+                column: ColumnSpec {
+                    nullable: Some(false),
+                    default: Some(num("0")),
+                    ..column("z", ty(TypeName::Int, None))
+                },
+                position: Some(Some("a".into()))
+            }]
+        }
+    );
+    assert_eq!(
+        p("ALTER TABLE t ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4"),
+        Statement::AlterTable {
+            table: on("t"),
+            ops: vec![AlterOp::Options(TableOptions {
+                row_format: Some("COMPRESSED".into()),
+                key_block_size: Some(4),
+                ..TableOptions::default()
+            })]
+        }
+    );
+    assert_eq!(
+        p("ALTER TABLE t DROP PRIMARY KEY"),
+        Statement::AlterTable {
+            table: on("t"),
+            ops: vec![AlterOp::DropPrimaryKey]
+        }
+    );
+    assert_eq!(
+        p("DROP INDEX k_1 ON sbtest1"),
+        Statement::DropIndex {
+            name: "k_1".into(),
+            table: on("sbtest1")
+        }
+    );
+    assert_eq!(p("TRUNCATE t"), Statement::TruncateTable(on("t")));
+    let Statement::CreateTable(t) = p("CREATE TABLE t3 LIKE t2") else {
+        panic!()
+    };
+    assert_eq!(t.like, Some(on("t2")));
+}
+
+#[test]
+fn placeholders_in_text_order() {
+    for sql in [
+        "INSERT INTO t (a, b, c) VALUES (?, ?, ?), (?, ?, ?)",
+        "UPDATE t SET a = ?, b = ? WHERE c = ? AND d = ? LIMIT ?",
+        "SELECT ?, a + ? FROM t WHERE b = ? AND c IN (?, ?) ORDER BY ? LIMIT ?",
+        "SELECT a FROM t WHERE b = ? LIMIT ? OFFSET ?",
+        "SELECT (SELECT ? FROM u WHERE x = ?) FROM t WHERE y = ? AND z = (SELECT ?)",
+        "INSERT INTO t (a) VALUES (?) ON DUPLICATE KEY UPDATE a = ?",
+        "SET @a = ?, @b = ?",
+        "SELECT ? FROM t WHERE a = ? LOCK IN SHARE MODE",
+        "SELECT a MOD ?, ? FROM t",
+    ] {
+        let stmt = p(sql);
+        let n = count_params(sql);
+        let debug = format!("{stmt:?}");
+        let mut found: Vec<usize> = Vec::new();
+        let mut rest = debug.as_str();
+        while let Some(pos) = rest.find("Param(") {
+            rest = &rest[pos + 6..];
+            let end = rest.find(')').unwrap_or(0);
+            found.push(rest[..end].parse().unwrap_or(usize::MAX));
+        }
+        let mut sorted = found.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "{sql}");
+        // Debug prints fields in lowering order, which here is text order too.
+        assert_eq!(found, (0..n).collect::<Vec<_>>(), "{sql}");
+    }
+    let Statement::Select(q) = p("SELECT a FROM t WHERE b = ? LIMIT ?, ?") else {
+        panic!()
+    };
+    assert_eq!(
+        (q.offset, q.limit),
+        (Some(Expr::Param(1)), Some(Expr::Param(2)))
+    );
+    assert_eq!(
+        count_params("SELECT '?', `?`, \"?\" -- ?\n, ? /* ? */ # ?"),
+        1
+    );
+}
+
+#[test]
+fn errors() {
+    let e = parse("").unwrap_err();
+    assert_eq!(e.code, 1065);
+    assert_eq!(parse(" /* c */ -- x\n").unwrap_err().code, 1065);
+    assert_eq!(parse(";").unwrap_err().code, 1065);
+    let near = |sql: &str| {
+        let e = parse(sql).unwrap_err();
+        assert_eq!(e.code, 1064, "{sql}: {e}");
+        assert!(
+            e.message
+                .starts_with("You have an error in your SQL syntax; check the manual"),
+            "{e}"
+        );
+        e.message
+    };
+    assert!(
+        near("SELECT * FORM t").contains("near 'FORM t' at line 1"),
+        "{}",
+        near("SELECT * FORM t")
+    );
+    assert!(near("SELEC 1").contains("near 'SELEC 1' at line 1"));
+    assert!(near("SELECT 1 +").contains("near '' at line 1"));
+    let m = near("SELECT a,\nb FROM t GROUP x");
+    assert!(m.contains("x' at line 2"), "{m}");
+    assert!(near("SELECT 'abc").contains("near ''abc' at line 1"));
+    assert!(near("SHOW TABLES FROM").contains("near '' at line 1"));
+    assert!(near("SET @@foo.x = 1").contains("near"));
+    assert!(near("START TRANSACTION BOGUS").contains("near 'BOGUS' at line 1"));
+    assert!(near("SELECT 1; SELECT 2").contains("near 'SELECT 2' at line 1"));
+    assert!(near("SHOW VARIABLES WHERE a = = 1").contains("near '= 1'"));
+    for sql in [
+        "PREPARE s FROM 'SELECT 1'",
+        "EXECUTE s",
+        "DEALLOCATE PREPARE s",
+        "LOAD DATA INFILE 'x' INTO TABLE t",
+        "UPDATE t JOIN u ON t.a = u.a SET t.b = 1",
+        "DELETE t FROM t JOIN u ON t.a = u.a",
+        "SELECT ROW_NUMBER() OVER () FROM t",
+    ] {
+        assert_eq!(parse(sql).map_err(|e| e.code), Err(1235), "{sql}");
+    }
+    assert_eq!(parse("SELECT * FROM (SELECT 1)").unwrap_err().code, 1248);
+}
+
+#[test]
+fn splitting() {
+    assert_eq!(
+        split_statements("SELECT 1; SELECT 2"),
+        vec!["SELECT 1", "SELECT 2"]
+    );
+    assert_eq!(
+        split_statements("SELECT ';'; SELECT \";\" ;"),
+        vec!["SELECT ';'", "SELECT \";\""]
+    );
+    assert_eq!(
+        split_statements("SELECT `a;b` FROM t;;  ; "),
+        vec!["SELECT `a;b` FROM t"]
+    );
+    assert_eq!(
+        split_statements("SELECT 'it\\';s'; SELECT 2"),
+        vec!["SELECT 'it\\';s'", "SELECT 2"]
+    );
+    assert_eq!(
+        split_statements("SELECT 1 -- a;b\n; SELECT 2 # c;d\n"),
+        vec!["SELECT 1 -- a;b", "SELECT 2 # c;d"]
+    );
+    assert_eq!(
+        split_statements("SELECT 1 /* ; */; /* only a comment */"),
+        vec!["SELECT 1 /* ; */"]
+    );
+    assert_eq!(split_statements("SELECT 1 /*! ; */"), vec!["SELECT 1 /*!"]);
+    assert_eq!(
+        split_statements("SELECT 1--1; SELECT 2"),
+        vec!["SELECT 1--1", "SELECT 2"]
+    );
+    assert_eq!(split_statements(""), Vec::<&str>::new());
+    assert_eq!(
+        split_statements("SELECT 'unterminated; SELECT 2"),
+        vec!["SELECT 'unterminated; SELECT 2"]
+    );
+}
+
+/// Release-mode timing: `cargo test -p innoxide-sql --release -- --ignored timing --nocapture`.
+#[test]
+#[ignore]
+fn timing() {
+    for sql in [
+        "SELECT c FROM sbtest1 WHERE id=?",
+        "UPDATE sbtest1 SET k=k+1 WHERE id=?",
+        "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)",
+        "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+        "BEGIN",
+    ] {
+        let n = 100_000;
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(parse(std::hint::black_box(sql)).is_ok());
+        }
+        println!(
+            "{:>8.2} µs  {sql}",
+            start.elapsed().as_secs_f64() * 1e6 / f64::from(n)
+        );
+    }
+}
