@@ -203,7 +203,7 @@ mod tests {
         );
         assert_eq!(
             ok_packet(0, 0, SERVER_STATUS_IN_TRANS, 0, "Rows matched: 1"),
-            b"\x00\x00\x00\x01\x00\x00\x00Rows matched: 1"
+            b"\x00\x00\x00\x01\x00\x00\x00\x0fRows matched: 1"
         );
         let st = SERVER_STATUS_AUTOCOMMIT | SERVER_MORE_RESULTS_EXISTS;
         assert_eq!(eof_or_ok_terminator(st, 1, false), [0xFE, 1, 0, 10, 0]);
