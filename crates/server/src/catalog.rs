@@ -20,6 +20,7 @@
 //! engine call that may wait for a row lock).
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use innoxide_engine::{ColumnDef, ColumnKind, Engine, KeyBound, Table, TableDef, Value};
@@ -86,8 +87,9 @@ pub struct SqlTable {
     pub table: Arc<Table>,
     pub columns: Vec<SqlColumn>,
     pub meta: TableMeta,
-    /// Next AUTO_INCREMENT value (0: not loaded yet) and the column.
-    pub auto_inc: Option<(usize, Mutex<u64>)>,
+    /// The AUTO_INCREMENT column and the table's counter (shared with the catalog, so it
+    /// outlives this description: next value not handed out, 0 = not loaded yet).
+    pub auto_inc: Option<(usize, Arc<Mutex<u64>>)>,
 }
 
 impl SqlTable {
@@ -141,6 +143,10 @@ pub struct Catalog {
     pub engine: Arc<Engine>,
     dbs: RwLock<BTreeMap<String, DbInfo>>,
     tables: RwLock<HashMap<String, Arc<SqlTable>>>,
+    /// Table descriptions loaded (Opened_tables).
+    opened: AtomicU64,
+    /// AUTO_INCREMENT counters by engine table id (C3), kept across reloads of descriptions.
+    counters: Mutex<HashMap<u64, Arc<Mutex<u64>>>>,
     pub ddl: Mutex<()>,
 }
 
@@ -182,6 +188,8 @@ impl Catalog {
             engine,
             dbs: RwLock::new(BTreeMap::new()),
             tables: RwLock::new(HashMap::new()),
+            opened: AtomicU64::new(0),
+            counters: Mutex::new(HashMap::new()),
             ddl: Mutex::new(()),
         };
         c.bootstrap()?;
@@ -369,9 +377,27 @@ impl Catalog {
             .engine
             .table(&full)
             .map_err(|_| SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]))?;
-        let st = Arc::new(Self::describe(db, name, et)?);
+        let st = Arc::new(self.describe(db, name, et)?);
+        self.opened.fetch_add(1, Ordering::Relaxed);
         self.tables.write().insert(full, st.clone());
         Ok(st)
+    }
+
+    /// Table descriptions loaded since the start (Opened_tables).
+    pub fn opened(&self) -> u64 {
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    /// Table descriptions cached (Open_tables).
+    pub fn open_tables(&self) -> usize {
+        self.tables.read().len()
+    }
+
+    /// FLUSH TABLES: forgets every cached description (the next use reloads it). A table's
+    /// auto-increment counter is reloaded from its largest value.
+    pub fn flush_tables(&self) {
+        let _g = self.ddl.lock();
+        self.tables.write().clear();
     }
 
     /// Forgets the cached description of a table (C1).
@@ -379,8 +405,17 @@ impl Catalog {
         self.tables.write().remove(&format!("{db}/{name}"));
     }
 
-    fn describe(db: &str, name: &str, table: Arc<Table>) -> Result<SqlTable, SqlError> {
-        let meta: TableMeta = serde_json::from_str(&table.def.options).unwrap_or_default();
+    fn describe(&self, db: &str, name: &str, table: Arc<Table>) -> Result<SqlTable, SqlError> {
+        let meta: TableMeta = if table.def.options.is_empty() {
+            TableMeta::default()
+        } else {
+            serde_json::from_str(&table.def.options).map_err(|e| {
+                SqlError::new(
+                    ER_INTERNAL_ERROR,
+                    &[&format!("description of {db}.{name}: {e}")],
+                )
+            })?
+        };
         let mut columns = Vec::with_capacity(table.def.columns.len());
         for (i, c) in table.def.columns.iter().enumerate() {
             let ty = SqlType::from_persisted(&c.sql_type).ok_or_else(|| {
@@ -399,7 +434,10 @@ impl Catalog {
         let auto_inc = columns
             .iter()
             .position(|c| c.meta.auto_increment || c.meta.hidden)
-            .map(|i| (i, Mutex::new(0)));
+            .map(|i| {
+                let ctr = self.counters.lock().entry(table.id).or_default().clone();
+                (i, ctr)
+            });
         Ok(SqlTable {
             db: db.into(),
             name: name.into(),
@@ -410,11 +448,14 @@ impl Catalog {
         })
     }
 
-    /// Reserves `n` consecutive AUTO_INCREMENT values, the first one at least `at_least`
-    /// (C3). Returns the first.
-    pub fn next_auto_inc(&self, t: &SqlTable, n: u64, at_least: u64) -> Result<u64, SqlError> {
+    /// The table's AUTO_INCREMENT counter (the next value not handed out), loaded on first
+    /// use after a start (C3). None: the table has no such column.
+    fn counter<'t>(
+        &self,
+        t: &'t SqlTable,
+    ) -> Result<Option<parking_lot::MutexGuard<'t, u64>>, SqlError> {
         let Some((col, ctr)) = &t.auto_inc else {
-            return Ok(0);
+            return Ok(None);
         };
         let mut g = ctr.lock();
         if *g == 0 {
@@ -423,25 +464,46 @@ impl Catalog {
                 .saturating_add(1)
                 .max(t.meta.auto_increment_start.max(1));
         }
-        let first = (*g).max(at_least);
-        *g = first.saturating_add(n);
-        Ok(first)
+        Ok(Some(g))
     }
 
-    /// An explicit value was inserted into the AUTO_INCREMENT column: later values go above it.
-    pub fn saw_auto_inc(&self, t: &SqlTable, v: u64) -> Result<(), SqlError> {
-        let Some((col, ctr)) = &t.auto_inc else {
-            return Ok(());
+    /// Hands out the next AUTO_INCREMENT value: the smallest not below the counter that is
+    /// `offset` plus a multiple of `increment` (auto_increment_increment/_offset; an offset
+    /// above the increment is ignored, as in MySQL).
+    pub fn next_auto_inc(
+        &self,
+        t: &SqlTable,
+        increment: u64,
+        offset: u64,
+    ) -> Result<u64, SqlError> {
+        let Some(mut g) = self.counter(t)? else {
+            return Ok(0);
         };
-        let mut g = ctr.lock();
-        if *g == 0 {
-            *g = self
-                .max_of(t, *col)?
-                .saturating_add(1)
-                .max(t.meta.auto_increment_start.max(1));
+        let inc = increment.max(1);
+        let off = if offset > inc { 1 } else { offset.max(1) };
+        let v = if *g <= off {
+            off
+        } else {
+            off.saturating_add((*g - off).div_ceil(inc).saturating_mul(inc))
+        };
+        *g = v.saturating_add(1);
+        Ok(v)
+    }
+
+    /// The next AUTO_INCREMENT value (SHOW TABLE STATUS), None without such a column.
+    pub fn auto_inc_value(&self, t: &SqlTable) -> Result<Option<u64>, SqlError> {
+        if t.has_hidden_pk() && !t.columns.iter().any(|c| c.meta.auto_increment) {
+            return Ok(None);
         }
-        if v >= *g {
-            *g = v.saturating_add(1);
+        Ok(self.counter(t)?.map(|g| *g))
+    }
+
+    /// A value was stored in the AUTO_INCREMENT column: later values go above it.
+    pub fn saw_auto_inc(&self, t: &SqlTable, v: u64) -> Result<(), SqlError> {
+        if let Some(mut g) = self.counter(t)? {
+            if v >= *g {
+                *g = v.saturating_add(1);
+            }
         }
         Ok(())
     }

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use innoxide_protocol::consts::*;
 use innoxide_protocol::{
@@ -22,13 +23,44 @@ use innoxide_protocol::{
 use innoxide_sql::ast::Statement;
 use innoxide_sql::error::*;
 use innoxide_sql::parse;
-use innoxide_sql::types::Datum;
+use innoxide_sql::types::{self, Datum};
 
 use crate::exec::expr::EType;
-use crate::exec::{Column, Output, Server, Session};
+use crate::exec::{Closer, Column, Output, Server, Session};
 
-pub trait Stream: Read + Write + Send {}
-impl<T: Read + Write + Send> Stream for T {}
+/// A client's byte stream (TCP or Unix socket).
+pub trait Stream: Read + Write + Send {
+    /// Timeouts of blocking reads and writes (None: wait forever).
+    fn set_timeouts(&self, read: Option<Duration>, write: Option<Duration>) -> std::io::Result<()>;
+    /// A handle that shuts the socket down from another thread (KILL).
+    fn closer(&self) -> Option<Closer>;
+}
+
+macro_rules! socket_stream {
+    ($t:ty) => {
+        impl Stream for $t {
+            fn set_timeouts(
+                &self,
+                read: Option<Duration>,
+                write: Option<Duration>,
+            ) -> std::io::Result<()> {
+                self.set_read_timeout(read)?;
+                self.set_write_timeout(write)
+            }
+            fn closer(&self) -> Option<Closer> {
+                let s = self.try_clone().ok()?;
+                Some(Arc::new(move || {
+                    let _ = s.shutdown(std::net::Shutdown::Both);
+                }))
+            }
+        }
+    };
+}
+socket_stream!(std::net::TcpStream);
+socket_stream!(std::os::unix::net::UnixStream);
+
+/// How long a client may take to complete the handshake (MySQL's connect_timeout default).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct Prepared {
     stmt: Statement,
@@ -50,6 +82,8 @@ pub struct Conn<'a> {
     local: bool,
     stmts: HashMap<u32, Prepared>,
     next_stmt: u32,
+    /// The read timeout in force on the socket (set only when it changes).
+    read_timeout: Option<Duration>,
 }
 
 const DEFAULT_PLUGIN: &str = "caching_sha2_password";
@@ -76,6 +110,7 @@ impl<'a> Conn<'a> {
             local,
             stmts: HashMap::new(),
             next_stmt: 1,
+            read_timeout: None,
         }
     }
 
@@ -83,6 +118,9 @@ impl<'a> Conn<'a> {
     fn read_payload(&mut self) -> std::io::Result<Option<Vec<u8>>> {
         let mut buf = [0u8; 16384];
         self.reader.set_expected_seq(self.seq);
+        // Waiting for a command: wait_timeout; in the middle of a packet: net_read_timeout.
+        let idle = self.reader.buffered() == 0;
+        self.set_read_timeout(idle)?;
         loop {
             match self.reader.next_payload() {
                 Ok(Some((seq, p))) => {
@@ -97,12 +135,49 @@ impl<'a> Conn<'a> {
                     return Ok(None);
                 }
             }
-            let n = self.io.read(&mut buf)?;
+            let n = match self.io.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if idle && self.session.is_some() && is_timeout(&e) => {
+                    let e = SqlError::new(ER_CLIENT_INTERACTION_TIMEOUT, &[]);
+                    self.seq = 0;
+                    self.send(&result::err_packet(e.code, e.state, &e.message));
+                    let _ = self.flush();
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            };
             if n == 0 {
                 return Ok(None);
             }
             self.reader.feed(&buf[..n]);
+            if self.reader.buffered() > 0 {
+                self.set_read_timeout(false)?;
+            }
         }
+    }
+
+    /// Applies wait_timeout (`idle`) or net_read_timeout, and net_write_timeout, from the
+    /// session (CONNECT_TIMEOUT before there is one).
+    fn set_read_timeout(&mut self, idle: bool) -> std::io::Result<()> {
+        let (read, write) = match &self.session {
+            None => (CONNECT_TIMEOUT, CONNECT_TIMEOUT),
+            Some(s) => {
+                let r = if idle {
+                    s.vars.wait_timeout()
+                } else {
+                    s.vars.net_read_timeout()
+                };
+                (
+                    Duration::from_secs(r),
+                    Duration::from_secs(s.vars.net_write_timeout()),
+                )
+            }
+        };
+        if self.read_timeout != Some(read) {
+            self.io.set_timeouts(Some(read), Some(write))?;
+            self.read_timeout = Some(read);
+        }
+        Ok(())
     }
 
     fn send(&mut self, payload: &[u8]) {
@@ -220,8 +295,17 @@ impl<'a> Conn<'a> {
         )? {
             return Ok(false);
         }
-        let mut s = Session::new(self.server.clone(), self.id, &hr.username, &self.host);
+        let mut s = Session::new(
+            self.server.clone(),
+            self.id,
+            &hr.username,
+            &self.host,
+            self.io.closer(),
+        );
         s.client_found_rows = self.caps & CLIENT_FOUND_ROWS != 0;
+        if hr.capabilities & CLIENT_INTERACTIVE != 0 {
+            s.vars.use_interactive_timeout();
+        }
         if let Some(db) = hr.database {
             if self.server.catalog.database(&db).is_none() {
                 let e = SqlError::new(ER_BAD_DB_ERROR, &[&db]);
@@ -334,7 +418,7 @@ impl<'a> Conn<'a> {
                 let n = parts.len();
                 for (i, sql) in parts.iter().enumerate() {
                     self.session().set_state("Query", Some(sql));
-                    let r = parse::parse(sql).and_then(|st| self.session().execute(&st, &[]));
+                    let r = parse::parse(sql).and_then(|st| self.execute_timed(&st, &[]));
                     let failed = r.is_err();
                     self.respond(r, i + 1 < n, false);
                     if failed {
@@ -373,10 +457,18 @@ impl<'a> Conn<'a> {
                 }
             }
             Command::Statistics => {
-                let up = self.server.started.elapsed().as_secs();
-                let th = self.server.sessions.lock().len();
-                let q = self.server.questions.load(Ordering::Relaxed);
-                let text = format!("Uptime: {up}  Threads: {th}  Questions: {q}  Slow queries: 0  Opens: 0  Flush tables: 0  Open tables: 0  Queries per second avg: {:.3}", q as f64 / up.max(1) as f64);
+                let srv = &self.server;
+                let up = srv.started.elapsed().as_secs();
+                let q = srv.questions.load(Ordering::Relaxed);
+                let text = format!(
+                    "Uptime: {up}  Threads: {}  Questions: {q}  Slow queries: {}  Opens: {}  Flush tables: {}  Open tables: {}  Queries per second avg: {:.3}",
+                    srv.sessions.lock().len(),
+                    srv.slow_queries.load(Ordering::Relaxed),
+                    srv.catalog.opened(),
+                    srv.flushes.load(Ordering::Relaxed),
+                    srv.catalog.open_tables(),
+                    q as f64 / up.max(1) as f64
+                );
                 self.send(text.as_bytes());
             }
             Command::ProcessKill(id) => {
@@ -391,13 +483,13 @@ impl<'a> Conn<'a> {
             }
             Command::ResetConnection => {
                 self.session().reset();
-                self.stmts.clear();
+                self.close_all_statements();
                 let st = self.status(false);
                 self.send(&result::ok_packet(0, 0, st, 0, ""));
             }
             Command::ChangeUser(cu) => {
                 self.session().reset();
-                self.stmts.clear();
+                self.close_all_statements();
                 let nonce = proto::new_nonce();
                 let p = proto::auth::auth_switch_request(DEFAULT_PLUGIN, &nonce);
                 self.send(&p);
@@ -408,7 +500,13 @@ impl<'a> Conn<'a> {
                 if !self.authenticate(&cu.user, Some(DEFAULT_PLUGIN), resp, &nonce)? {
                     return Ok(false);
                 }
-                let s = Session::new(self.server.clone(), self.id, &cu.user, &self.host);
+                let s = Session::new(
+                    self.server.clone(),
+                    self.id,
+                    &cu.user,
+                    &self.host,
+                    self.io.closer(),
+                );
                 self.session = Some(s);
                 if let Some(db) = cu.database {
                     self.session().db = Some(db);
@@ -432,7 +530,9 @@ impl<'a> Conn<'a> {
                 }
             }
             Command::StmtClose(id) => {
-                self.stmts.remove(&id);
+                if self.stmts.remove(&id).is_some() {
+                    self.server.prepared.fetch_sub(1, Ordering::Relaxed);
+                }
             }
             Command::StmtReset(id) => match self.stmts.get_mut(&id) {
                 Some(s) => {
@@ -453,7 +553,27 @@ impl<'a> Conn<'a> {
         Ok(true)
     }
 
+    /// Runs a statement, counting it in Slow_queries when it takes over long_query_time.
+    fn execute_timed(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        let start = Instant::now();
+        let r = self.session().execute(stmt, params);
+        if start.elapsed() > self.server.long_query_time {
+            self.server.slow_queries.fetch_add(1, Ordering::Relaxed);
+        }
+        r
+    }
+
+    fn close_all_statements(&mut self) {
+        let n = self.stmts.len() as u64;
+        self.stmts.clear();
+        self.server.prepared.fetch_sub(n, Ordering::Relaxed);
+    }
+
     fn prepare(&mut self, sql: &str) {
+        let max = self.server.vars.max_prepared_stmt_count();
+        if self.server.prepared.load(Ordering::Relaxed) >= max {
+            return self.send_error(&SqlError::new(ER_MAX_PREPARED_STMT_COUNT_REACHED, &[&max]));
+        }
         let n_params = parse::count_params(sql);
         let stmt = match parse::parse(sql) {
             Ok(s) => s,
@@ -499,6 +619,7 @@ impl<'a> Conn<'a> {
                 self.send(&result::eof_or_ok_terminator(st, 0, false));
             }
         }
+        self.server.prepared.fetch_add(1, Ordering::Relaxed);
         self.stmts.insert(
             id,
             Prepared {
@@ -530,7 +651,7 @@ impl<'a> Conn<'a> {
             Ok(ex) => {
                 let params: Vec<Datum> = ex.params.into_iter().map(param_datum).collect();
                 self.server.questions.fetch_add(1, Ordering::Relaxed);
-                self.session().execute(&ps.stmt, &params)
+                self.execute_timed(&ps.stmt, &params)
             }
             Err(e) => {
                 let (code, state) = e.mysql_error();
@@ -600,6 +721,7 @@ impl<'a> Conn<'a> {
 
 /// A prepared statement parameter as a value.
 fn param_datum(v: proto::Value) -> Datum {
+    let fsp = |micros: u32| if micros == 0 { 0 } else { 6 };
     match v {
         proto::Value::Null => Datum::Null,
         proto::Value::Int(i) => Datum::Int(i),
@@ -607,9 +729,7 @@ fn param_datum(v: proto::Value) -> Datum {
         proto::Value::Float(f) => Datum::Double(f64::from(f)),
         proto::Value::Double(f) => Datum::Double(f),
         proto::Value::Bytes(b) => Datum::Bytes(b),
-        proto::Value::Date { year, month, day } => {
-            Datum::Bytes(format!("{year:04}-{month:02}-{day:02}").into_bytes())
-        }
+        proto::Value::Date { year, month, day } => Datum::Date(types::Date { year, month, day }),
         proto::Value::DateTime {
             year,
             month,
@@ -618,10 +738,14 @@ fn param_datum(v: proto::Value) -> Datum {
             minute,
             second,
             micros,
-        } => Datum::Bytes(
-            format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}.{micros:06}")
-                .into_bytes(),
-        ),
+        } => Datum::DateTime(types::DateTime {
+            date: types::Date { year, month, day },
+            hour,
+            minute,
+            second,
+            micro: micros,
+            fsp: fsp(micros),
+        }),
         proto::Value::Time {
             negative,
             days,
@@ -631,8 +755,14 @@ fn param_datum(v: proto::Value) -> Datum {
             micros,
         } => {
             let h = u64::from(days) * 24 + u64::from(hours);
-            let sign = if negative { "-" } else { "" };
-            Datum::Bytes(format!("{sign}{h:02}:{minutes:02}:{seconds:02}.{micros:06}").into_bytes())
+            Datum::Time(types::Time {
+                negative,
+                hours: u16::try_from(h).unwrap_or(u16::MAX),
+                minute: minutes,
+                second: seconds,
+                micro: micros,
+                fsp: fsp(micros),
+            })
         }
     }
 }
@@ -759,4 +889,17 @@ pub fn column_def(c: &Column) -> proto::ColumnDef {
         flags,
         decimals,
     }
+}
+
+impl Drop for Conn<'_> {
+    fn drop(&mut self) {
+        self.close_all_statements();
+    }
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
 }

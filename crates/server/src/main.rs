@@ -58,6 +58,10 @@ fn main() -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("loading the catalog: {e}"))?,
     );
     let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
+    let long_query_time = match vars.default_value("long_query_time") {
+        Ok(vars::VarValue::Double(s)) => Duration::from_secs_f64(s),
+        _ => Duration::from_secs(10),
+    };
     let server = Arc::new(exec::Server {
         catalog,
         vars,
@@ -66,6 +70,10 @@ fn main() -> anyhow::Result<()> {
         started: std::time::Instant::now(),
         questions: AtomicU64::new(0),
         connections: AtomicU64::new(0),
+        prepared: AtomicU64::new(0),
+        slow_queries: AtomicU64::new(0),
+        long_query_time,
+        flushes: AtomicU64::new(0),
     });
     let mut listeners = Vec::new();
     if opts.port != 0 {

@@ -27,7 +27,6 @@
 //! [`SessionVars`] belongs to one connection and needs no lock.
 
 // used by the SQL layer being written (issue #4)
-#![allow(dead_code)]
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -35,11 +34,11 @@ use std::sync::Arc;
 use innoxide_engine::{EngineConfig, Isolation, Tunables};
 use innoxide_sql::ast::VarScope;
 use innoxide_sql::error::{
-    ErrorCode, SqlError, ER_COLLATION_CHARSET_MISMATCH, ER_GLOBAL_VARIABLE,
-    ER_INCORRECT_GLOBAL_LOCAL_VAR, ER_LOCAL_VARIABLE, ER_NO_DEFAULT, ER_TRUNCATED_WRONG_VALUE,
+    SqlError, ER_COLLATION_CHARSET_MISMATCH, ER_GLOBAL_VARIABLE, ER_INCORRECT_GLOBAL_LOCAL_VAR,
+    ER_LOCAL_VARIABLE, ER_NOT_SUPPORTED_YET, ER_NO_DEFAULT, ER_TRUNCATED_WRONG_VALUE,
     ER_UNKNOWN_CHARACTER_SET, ER_UNKNOWN_COLLATION, ER_UNKNOWN_STORAGE_ENGINE,
-    ER_UNKNOWN_SYSTEM_VARIABLE, ER_UNKNOWN_TIME_ZONE, ER_WRONG_ARGUMENTS, ER_WRONG_TYPE_FOR_VAR,
-    ER_WRONG_VALUE_FOR_VAR,
+    ER_UNKNOWN_SYSTEM_VARIABLE, ER_UNKNOWN_TIME_ZONE, ER_VARIABLE_IS_READONLY, ER_WRONG_ARGUMENTS,
+    ER_WRONG_TYPE_FOR_VAR, ER_WRONG_VALUE_FOR_VAR,
 };
 use innoxide_sql::types::SqlMode;
 use parking_lot::RwLock;
@@ -50,21 +49,12 @@ use crate::options::Options;
 /// `5.5.5-` (read as MariaDB). 8.0.40 makes Connector/J use transaction_isolation.
 pub const SERVER_VERSION: &str = "8.0.40-innoxide";
 
-/// MySQL 8.0.x "SESSION variable '%s' is read-only. Use SET GLOBAL to assign the value" (1621).
-/// TODO(error.rs): move into the error table; kept here because this work may touch only vars.rs.
-const ER_VARIABLE_IS_READONLY: ErrorCode = ErrorCode {
-    code: 1621,
-    state: "HY000",
-    format: "%s variable '%s' is read-only. Use SET %s to assign the value",
-};
-
 /// A warning for SHOW WARNINGS: (code, message). Level is Warning.
 pub type Warning = (u16, String);
 
 /// A variable's value as `SELECT @@x` returns it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum VarValue {
-    Int(i64),
     UInt(u64),
     Double(f64),
     Bool(bool),
@@ -77,7 +67,6 @@ impl VarValue {
     /// (`90.000000`), NULL as the empty string.
     pub fn to_text(&self) -> String {
         match self {
-            VarValue::Int(v) => v.to_string(),
             VarValue::UInt(v) => v.to_string(),
             VarValue::Double(v) => format!("{v:.6}"),
             VarValue::Bool(true) => "ON".into(),
@@ -307,8 +296,9 @@ pub const VARS: &[VarDef] = &[
     // SQL layer: CREATE TABLE without ENGINE; only InnoDB exists (else error 1286).
     v("default_storage_engine", Both, ENGINE, true, Def::Str("InnoDB")),
     v("default_tmp_storage_engine", Both, ENGINE, true, Def::Str("InnoDB")),
-    // SQL layer: scale of `/` results.
-    v("div_precision_increment", Both, u(0, 30), true, Def::UInt(4)),
+    // Scale added by `/`: the arithmetic in innoxide_sql::types uses 4; read-only until it
+    // takes the session value.
+    v("div_precision_increment", Both, u(0, 30), false, Def::UInt(4)),
     // The SQL layer implements only the ON behaviour (no implicit TIMESTAMP defaults).
     v("explicit_defaults_for_timestamp", Both, Kind::Bool, false, Def::Bool(true)),
     // SQL layer: foreign key checks (mysqldump turns them off while loading).
@@ -413,7 +403,8 @@ pub const VARS: &[VarDef] = &[
     v("server_id", G, RO_U, false, Def::UInt(1)),
     v("slow_query_log", G, Kind::Bool, false, Def::Bool(false)),
     v("socket", G, TEXT, false, Def::Startup),
-    // SQL layer: `WHERE auto_inc_col IS NULL` finds the last inserted row when ON.
+    // Only OFF is implemented (`supported` refuses ON): `WHERE auto_inc_col IS NULL` is
+    // plain SQL. Clients set it to 0 on connect.
     v("sql_auto_is_null", Both, Kind::Bool, true, Def::Bool(false)),
     // No binary log: nothing is logged either way, as on mysqld with log_bin OFF.
     v("sql_log_bin", S, Kind::Bool, true, Def::Bool(true)),
@@ -427,7 +418,8 @@ pub const VARS: &[VarDef] = &[
     v("sql_select_limit", Both, u(0, u64::MAX), true, Def::UInt(u64::MAX)),
     v("super_read_only", G, Kind::Bool, false, Def::Bool(false)),
     v("system_time_zone", G, TEXT, false, Def::Startup),
-    // SQL layer: NOW(), CONVERT_TZ and TIMESTAMP columns use it (SYSTEM: system_time_zone).
+    // Times are UTC throughout (NOW(), TIMESTAMP columns): SYSTEM and +00:00 are accepted,
+    // other zones are refused by `supported` until conversions exist.
     v("time_zone", Both, Kind::Str(StrCheck::TimeZone), true, Def::Str("SYSTEM")),
     // SQL layer: NOW() returns it when set (SessionVars::timestamp); DEFAULT or 0 resets to
     // the clock.
@@ -497,8 +489,6 @@ const COLLATION_CONNECTION: usize = idx("collation_connection");
 const COLLATION_DATABASE: usize = idx("collation_database");
 const COLLATION_SERVER: usize = idx("collation_server");
 const DATADIR: usize = idx("datadir");
-const DIV_PRECISION_INCREMENT: usize = idx("div_precision_increment");
-const FOREIGN_KEY_CHECKS: usize = idx("foreign_key_checks");
 const GROUP_CONCAT_MAX_LEN: usize = idx("group_concat_max_len");
 const HOSTNAME: usize = idx("hostname");
 const INNODB_BUFFER_POOL_INSTANCES: usize = idx("innodb_buffer_pool_instances");
@@ -517,7 +507,6 @@ const INNODB_VERSION: usize = idx("innodb_version");
 const INSERT_ID: usize = idx("insert_id");
 const INTERACTIVE_TIMEOUT: usize = idx("interactive_timeout");
 const LAST_INSERT_ID: usize = idx("last_insert_id");
-const LOCK_WAIT_TIMEOUT: usize = idx("lock_wait_timeout");
 const MAX_ALLOWED_PACKET: usize = idx("max_allowed_packet");
 const MAX_CONNECTIONS: usize = idx("max_connections");
 const MAX_EXECUTION_TIME: usize = idx("max_execution_time");
@@ -537,7 +526,6 @@ const TIME_ZONE: usize = idx("time_zone");
 const TIMESTAMP: usize = idx("timestamp");
 const TRANSACTION_ISOLATION: usize = idx("transaction_isolation");
 const TRANSACTION_READ_ONLY: usize = idx("transaction_read_only");
-const UNIQUE_CHECKS: usize = idx("unique_checks");
 const VERSION_COMPILE_MACHINE: usize = idx("version_compile_machine");
 const VERSION_COMPILE_OS: usize = idx("version_compile_os");
 const WAIT_TIMEOUT: usize = idx("wait_timeout");
@@ -635,6 +623,34 @@ fn time_zone(s: &str) -> Result<String, SqlError> {
         return Err(bad());
     }
     Ok(s.to_string())
+}
+
+/// Values innoxide does not implement yet, refused with error 1235 rather than stored and
+/// ignored (V2): connection character sets that would need conversion (the server works in
+/// UTF-8), time zones other than UTC, and sql_auto_is_null=ON.
+fn supported(i: usize, val: &VarValue) -> Result<(), SqlError> {
+    let what = match (i, val) {
+        (
+            CHARACTER_SET_CLIENT
+            | CHARACTER_SET_CONNECTION
+            | CHARACTER_SET_RESULTS
+            | COLLATION_CONNECTION,
+            VarValue::Str(v),
+        ) if v.starts_with("latin1") => {
+            "a latin1 connection character set (no conversion from UTF-8 yet)"
+        }
+        (TIME_ZONE, VarValue::Str(v))
+            if !matches!(
+                v.as_str(),
+                "SYSTEM" | "+00:00" | "-00:00" | "+0:00" | "-0:00"
+            ) =>
+        {
+            "time zones other than UTC"
+        }
+        (SQL_AUTO_IS_NULL, VarValue::Bool(true)) => "sql_auto_is_null=ON",
+        _ => return Ok(()),
+    };
+    Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&what]))
 }
 
 /// For a charset/collation pair: the other member, which follows a change of this one.
@@ -808,7 +824,6 @@ fn convert(i: usize, input: &VarInput) -> Result<(VarValue, Vec<Warning>), SqlEr
 fn as_u64(v: &VarValue) -> u64 {
     match *v {
         VarValue::UInt(n) => n,
-        VarValue::Int(n) => u64::try_from(n).unwrap_or(0),
         VarValue::Bool(b) => u64::from(b),
         VarValue::Double(x) => x as u64,
         VarValue::Str(_) | VarValue::Null => 0,
@@ -889,30 +904,6 @@ fn host_name() -> String {
         .filter(|s| !s.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
         .unwrap_or_else(|| "localhost".into())
-}
-
-/// The process's time zone: TZ, else /etc/timezone, else the zone /etc/localtime links to,
-/// else UTC (what the C library assumes without any of them). Time functions must interpret
-/// time_zone=SYSTEM with this same zone.
-fn system_time_zone() -> String {
-    if let Ok(tz) = std::env::var("TZ") {
-        let tz = tz.trim_start_matches(':').trim();
-        if !tz.is_empty() {
-            return tz.to_string();
-        }
-    }
-    if let Ok(s) = std::fs::read_to_string("/etc/timezone") {
-        if !s.trim().is_empty() {
-            return s.trim().to_string();
-        }
-    }
-    if let Ok(p) = std::fs::read_link("/etc/localtime") {
-        let p = p.to_string_lossy().into_owned();
-        if let Some((_, zone)) = p.split_once("zoneinfo/") {
-            return zone.to_string();
-        }
-    }
-    "UTC".into()
 }
 
 /// A directory as mysqld shows it: absolute, with a trailing slash.
@@ -1003,7 +994,7 @@ impl Registry {
             (MAX_CONNECTIONS, VarValue::UInt(opts.max_connections.into())),
             (PORT, VarValue::UInt(opts.port.into())),
             (SOCKET, VarValue::Str(opts.socket.clone())),
-            (SYSTEM_TIME_ZONE, VarValue::Str(system_time_zone())),
+            (SYSTEM_TIME_ZONE, VarValue::Str("UTC".into())),
             (
                 VERSION_COMPILE_MACHINE,
                 VarValue::Str(std::env::consts::ARCH.into()),
@@ -1129,6 +1120,7 @@ impl Registry {
                 ),
                 ref v => convert(i, v)?,
             };
+            supported(i, &val)?;
             self.check_global(i, &val)?;
             let follow = partner_value(i, &val);
             match d.binding {
@@ -1154,6 +1146,7 @@ impl Registry {
                 },
                 ref v => convert(i, v)?,
             };
+            supported(i, &val)?;
             if let Some((p, pv)) = partner_value(i, &val) {
                 s.vals[p] = pv;
             }
@@ -1206,6 +1199,7 @@ impl Registry {
             }
             None => cs.1,
         };
+        supported(COLLATION_CONNECTION, &VarValue::Str(coll.to_string()))?;
         for i in [
             CHARACTER_SET_CLIENT,
             CHARACTER_SET_RESULTS,
@@ -1285,12 +1279,6 @@ impl SessionVars {
     fn n(&self, i: usize) -> u64 {
         as_u64(&self.vals[i])
     }
-    fn text(&self, i: usize) -> Option<&str> {
-        match &self.vals[i] {
-            VarValue::Str(s) => Some(s),
-            _ => None,
-        }
-    }
 
     pub fn autocommit(&self) -> bool {
         self.b(AUTOCOMMIT)
@@ -1306,13 +1294,6 @@ impl SessionVars {
     pub fn lock_wait_timeout(&self) -> u64 {
         self.n(INNODB_LOCK_WAIT_TIMEOUT)
     }
-    /// lock_wait_timeout (table/metadata locks), seconds.
-    pub fn metadata_lock_wait_timeout(&self) -> u64 {
-        self.n(LOCK_WAIT_TIMEOUT)
-    }
-    pub fn max_allowed_packet(&self) -> u64 {
-        self.n(MAX_ALLOWED_PACKET)
-    }
     pub fn sql_select_limit(&self) -> u64 {
         self.n(SQL_SELECT_LIMIT)
     }
@@ -1322,35 +1303,8 @@ impl SessionVars {
     pub fn auto_increment_offset(&self) -> u64 {
         self.n(AUTO_INCREMENT_OFFSET)
     }
-    pub fn character_set_client(&self) -> &str {
-        self.text(CHARACTER_SET_CLIENT).unwrap_or("utf8mb4")
-    }
-    /// `None`: NULL, send results as stored.
-    pub fn character_set_results(&self) -> Option<&str> {
-        self.text(CHARACTER_SET_RESULTS)
-    }
-    pub fn character_set_connection(&self) -> &str {
-        self.text(CHARACTER_SET_CONNECTION).unwrap_or("utf8mb4")
-    }
-    pub fn collation_connection(&self) -> &str {
-        self.text(COLLATION_CONNECTION)
-            .unwrap_or("utf8mb4_0900_ai_ci")
-    }
-    /// `SYSTEM` or an offset like `+00:00`.
-    pub fn time_zone(&self) -> &str {
-        self.text(TIME_ZONE).unwrap_or("SYSTEM")
-    }
-    pub fn foreign_key_checks(&self) -> bool {
-        self.b(FOREIGN_KEY_CHECKS)
-    }
-    pub fn unique_checks(&self) -> bool {
-        self.b(UNIQUE_CHECKS)
-    }
     pub fn sql_safe_updates(&self) -> bool {
         self.b(SQL_SAFE_UPDATES)
-    }
-    pub fn sql_auto_is_null(&self) -> bool {
-        self.b(SQL_AUTO_IS_NULL)
     }
     pub fn sql_notes(&self) -> bool {
         self.b(SQL_NOTES)
@@ -1362,17 +1316,11 @@ impl SessionVars {
     pub fn max_execution_time(&self) -> u64 {
         self.n(MAX_EXECUTION_TIME)
     }
-    pub fn div_precision_increment(&self) -> u64 {
-        self.n(DIV_PRECISION_INCREMENT)
-    }
     pub fn group_concat_max_len(&self) -> u64 {
         self.n(GROUP_CONCAT_MAX_LEN)
     }
     pub fn wait_timeout(&self) -> u64 {
         self.n(WAIT_TIMEOUT)
-    }
-    pub fn interactive_timeout(&self) -> u64 {
-        self.n(INTERACTIVE_TIMEOUT)
     }
     /// For CLIENT_INTERACTIVE connections: wait_timeout takes interactive_timeout's value.
     pub fn use_interactive_timeout(&mut self) {
@@ -1547,12 +1495,16 @@ mod tests {
             matches!(r.get(&s, "timestamp", VarScope::Default), Ok(VarValue::Double(t)) if t > 1.6e9)
         );
         // Typed accessors agree.
-        assert!(s.autocommit() && s.foreign_key_checks() && s.unique_checks());
+        assert!(s.autocommit());
+        for v in ["foreign_key_checks", "unique_checks"] {
+            assert_eq!(r.get(&s, v, VarScope::Default), Ok(VarValue::Bool(true)));
+        }
         assert_eq!(s.sql_mode(), SqlMode::DEFAULT);
         assert_eq!(s.isolation(), Isolation::RepeatableRead);
+        assert_eq!(s.lock_wait_timeout(), 50);
         assert_eq!(
-            (s.lock_wait_timeout(), s.max_allowed_packet()),
-            (50, 64 << 20)
+            r.get(&s, "max_allowed_packet", VarScope::Default),
+            Ok(VarValue::UInt(64 << 20))
         );
         assert_eq!(s.sql_select_limit(), u64::MAX);
         assert_eq!(r.max_connections(), 151);
@@ -1874,20 +1826,28 @@ mod tests {
         assert_eq!(a.sql_select_limit(), u64::MAX);
         r.set(&mut a, "character_set_results", d, VarInput::Null)
             .unwrap();
-        assert_eq!(a.character_set_results(), None);
         assert_eq!(r.get(&a, "character_set_results", d), Ok(VarValue::Null));
         r.set(&mut a, "time_zone", d, str_in("+00:00")).unwrap();
-        assert_eq!(a.time_zone(), "+00:00");
+        assert_eq!(
+            r.get(&a, "time_zone", d),
+            Ok(VarValue::Str("+00:00".into()))
+        );
         r.set(&mut a, "net_write_timeout", d, VarInput::Int(600))
             .unwrap();
         assert_eq!(a.net_write_timeout(), 600);
         r.set(&mut a, "lock_wait_timeout", d, VarInput::Int(2))
             .unwrap();
-        assert_eq!(a.metadata_lock_wait_timeout(), 2);
+        assert_eq!(r.get(&a, "lock_wait_timeout", d), Ok(VarValue::UInt(2)));
         r.set_names(&mut a, Some("utf8"), Some("utf8_general_ci"))
             .unwrap();
-        assert_eq!(a.character_set_client(), "utf8mb3");
-        assert_eq!(a.collation_connection(), "utf8mb3_general_ci");
+        assert_eq!(
+            r.get(&a, "character_set_client", d),
+            Ok(VarValue::Str("utf8mb3".into()))
+        );
+        assert_eq!(
+            r.get(&a, "collation_connection", d),
+            Ok(VarValue::Str("utf8mb3_general_ci".into()))
+        );
         assert_eq!(
             r.set_names(&mut a, Some("latin1"), Some("utf8mb4_bin"))
                 .unwrap_err()
@@ -1895,10 +1855,24 @@ mod tests {
             1253
         );
         r.set_names(&mut a, Some("utf8mb4"), None).unwrap();
-        assert_eq!(a.collation_connection(), "utf8mb4_0900_ai_ci");
-        r.set(&mut a, "collation_connection", d, str_in("latin1_bin"))
+        assert_eq!(
+            r.get(&a, "collation_connection", d),
+            Ok(VarValue::Str("utf8mb4_0900_ai_ci".into()))
+        );
+        // A connection character set that would need conversion is refused, not ignored.
+        let e = r.set(&mut a, "collation_connection", d, str_in("latin1_bin"));
+        assert_eq!(e.unwrap_err().code, 1235);
+        assert_eq!(
+            r.set_names(&mut a, Some("latin1"), None).unwrap_err().code,
+            1235
+        );
+        // A collation change brings its charset along.
+        r.set(&mut a, "collation_server", d, str_in("latin1_bin"))
             .unwrap();
-        assert_eq!(a.character_set_connection(), "latin1");
+        assert_eq!(
+            r.get(&a, "character_set_server", d),
+            Ok(VarValue::Str("latin1".into()))
+        );
         // Session-only specials.
         r.set(&mut a, "timestamp", d, VarInput::Int(1_000_000_000))
             .unwrap();

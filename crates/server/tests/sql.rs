@@ -136,3 +136,138 @@ fn ddl_dml_prepared_and_transactions() {
         other => panic!("{other:?}"),
     }
 }
+
+fn code(e: mysql::Error) -> u16 {
+    match e {
+        mysql::Error::MySqlError(m) => m.code,
+        other => panic!("not a server error: {other:?}"),
+    }
+}
+
+#[test]
+fn session_variables_act() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE v").unwrap();
+    c.query_drop("USE v").unwrap();
+    c.query_drop(
+        "CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, g INT NOT NULL, s VARCHAR(10))",
+    )
+    .unwrap();
+    // auto_increment_increment/offset shape the generated values; @@last_insert_id agrees
+    // with LAST_INSERT_ID(); SET insert_id gives the next one.
+    c.query_drop("SET auto_increment_increment = 10, auto_increment_offset = 3")
+        .unwrap();
+    c.query_drop("INSERT INTO a (g, s) VALUES (1, 'x'), (1, 'yy'), (2, 'zzz')")
+        .unwrap();
+    let ids: Vec<u64> = c.query("SELECT id FROM a ORDER BY id").unwrap();
+    assert_eq!(ids, vec![3, 13, 23]);
+    let (l, v): (u64, u64) = c
+        .query_first("SELECT LAST_INSERT_ID(), @@last_insert_id")
+        .unwrap()
+        .unwrap();
+    assert_eq!((l, v), (3, 3));
+    c.query_drop("SET auto_increment_increment = 1, auto_increment_offset = 1")
+        .unwrap();
+    c.query_drop("SET insert_id = 100").unwrap();
+    c.query_drop("INSERT INTO a (g, s) VALUES (3, 'w')")
+        .unwrap();
+    assert_eq!(c.last_insert_id(), 100);
+    // sql_select_limit caps a SELECT without LIMIT.
+    c.query_drop("SET sql_select_limit = 2").unwrap();
+    let n: Vec<u64> = c.query("SELECT id FROM a").unwrap();
+    assert_eq!(n.len(), 2);
+    c.query_drop("SET sql_select_limit = DEFAULT").unwrap();
+    // sql_safe_updates refuses an UPDATE that no key narrows.
+    c.query_drop("SET sql_safe_updates = 1").unwrap();
+    assert_eq!(code(c.query_drop("UPDATE a SET g = 0").unwrap_err()), 1175);
+    c.query_drop("UPDATE a SET g = 9 WHERE id = 3").unwrap();
+    c.query_drop("SET sql_safe_updates = 0").unwrap();
+    // group_concat_max_len cuts with warning 1260.
+    c.query_drop("SET group_concat_max_len = 4").unwrap();
+    let gc: String = c
+        .query_first("SELECT GROUP_CONCAT(s) FROM a WHERE g IN (1, 2)")
+        .unwrap()
+        .unwrap();
+    assert_eq!(gc, "yy,z");
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(w[0].1, 1260, "{w:?}");
+    // A read-only transaction refuses writes (1792) and reads fine.
+    c.query_drop("START TRANSACTION READ ONLY").unwrap();
+    assert_eq!(
+        code(c.query_drop("DELETE FROM a WHERE id = 3").unwrap_err()),
+        1792
+    );
+    c.query_drop("COMMIT").unwrap();
+    c.query_drop("SET SESSION TRANSACTION READ ONLY").unwrap();
+    assert_eq!(
+        code(c.query_drop("INSERT INTO a (g) VALUES (5)").unwrap_err()),
+        1792
+    );
+    c.query_drop("SET SESSION TRANSACTION READ WRITE").unwrap();
+    c.query_drop("INSERT INTO a (g) VALUES (5)").unwrap();
+    // SET timestamp fixes NOW(); NOW() + INTERVAL works; time zones other than UTC and latin1
+    // connections are refused rather than ignored.
+    c.query_drop("SET timestamp = 1000000000").unwrap();
+    let (now, next): (String, String) = c
+        .query_first("SELECT NOW(), NOW() + INTERVAL 1 DAY")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (now.as_str(), next.as_str()),
+        ("2001-09-09 01:46:40", "2001-09-10 01:46:40")
+    );
+    c.query_drop("SET timestamp = DEFAULT").unwrap();
+    assert_eq!(
+        code(c.query_drop("SET time_zone = '+08:00'").unwrap_err()),
+        1235
+    );
+    c.query_drop("SET time_zone = '+00:00'").unwrap();
+    assert_eq!(code(c.query_drop("SET NAMES latin1").unwrap_err()), 1235);
+    // max_execution_time stops a long SELECT with 3024.
+    c.query_drop("CREATE TABLE big (id INT PRIMARY KEY)")
+        .unwrap();
+    let vals: Vec<String> = (1..=300).map(|i| format!("({i})")).collect();
+    c.query_drop(format!("INSERT INTO big VALUES {}", vals.join(",")))
+        .unwrap();
+    c.query_drop("SET max_execution_time = 1").unwrap();
+    let e = c
+        .query_drop("SELECT COUNT(*) FROM big x JOIN big y JOIN big z")
+        .unwrap_err();
+    assert_eq!(code(e), 3024);
+    c.query_drop("SET max_execution_time = 0").unwrap();
+    // FLUSH TABLES reloads descriptions (Opened_tables grows).
+    let opened = |c: &mut mysql::Conn| -> u64 {
+        let r: (String, String) = c
+            .query_first("SHOW STATUS LIKE 'Opened_tables'")
+            .unwrap()
+            .unwrap();
+        r.1.parse().unwrap()
+    };
+    let before = opened(&mut c);
+    c.query_drop("FLUSH TABLES").unwrap();
+    c.query_drop("SELECT * FROM a WHERE id = 3").unwrap();
+    assert_eq!(opened(&mut c), before + 1);
+    assert_eq!(
+        code(c.query_drop("FLUSH TABLES WITH READ LOCK").unwrap_err()),
+        1235
+    );
+    // KILL of an idle connection closes it at once; wait_timeout closes an idle one.
+    let mut victim = connect(&s);
+    let vid: u64 = victim
+        .query_first("SELECT CONNECTION_ID()")
+        .unwrap()
+        .unwrap();
+    c.query_drop(format!("KILL {vid}")).unwrap();
+    assert!(victim.query_drop("SELECT 1").is_err());
+    let mut sleepy = connect(&s);
+    sleepy.query_drop("SET wait_timeout = 1").unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(sleepy.query_drop("SELECT 1").is_err());
+    // max_prepared_stmt_count bounds the statements of all connections (1461).
+    c.query_drop("SET GLOBAL max_prepared_stmt_count = 1")
+        .unwrap();
+    let _p = c.prep("SELECT 1").unwrap();
+    let mut c3 = connect(&s);
+    assert_eq!(code(c3.prep("SELECT 2").unwrap_err()), 1461);
+}

@@ -428,7 +428,10 @@ impl Session {
                         unique: k.kind == KeyKind::Unique,
                     });
                 }
-                KeyKind::Foreign => {}
+                KeyKind::Foreign => self.note(
+                    types::Level::Warning,
+                    SqlError::new(ER_NOT_SUPPORTED_YET, &[&"FOREIGN KEY constraints (the clause is kept out of the table: not enforced)"]),
+                ),
             }
         }
         // Exactly one AUTO_INCREMENT column, first in some key.

@@ -9,13 +9,13 @@
 
 use std::sync::Arc;
 
-use innoxide_engine::{LockRead, Value};
+use innoxide_engine::{Collation, LockRead, Value};
 use innoxide_sql::ast::{self, Expr, InsertSource};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{CExpr, Compiler, Env, ScopeTable};
-use super::select::{cmp_nulls_first, conjuncts};
+use super::select::{conjuncts, load_row, sort_by_keys};
 use super::{Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
 
@@ -25,7 +25,7 @@ impl Session {
         let col = &t.columns[c];
         Ok(match &col.meta.default {
             Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
-            Some(DefaultValue::Now) => Datum::DateTime(types::now()),
+            Some(DefaultValue::Now) => Datum::DateTime(self.stmt_time),
             Some(DefaultValue::Null) => Datum::Null,
             None if col.nullable || col.meta.auto_increment || col.meta.hidden => Datum::Null,
             None => {
@@ -65,7 +65,24 @@ impl Session {
                     && d.compare(&Datum::Int(0), innoxide_engine::Collation::Binary)
                         == Some(std::cmp::Ordering::Equal);
                 if d.is_null() || zero {
-                    let id = self.server.catalog.next_auto_inc(t, 1, 0)?;
+                    // SET insert_id gives the statement's first generated value.
+                    let given = if *first_id == 0 && !col.meta.hidden {
+                        self.vars.take_insert_id()
+                    } else {
+                        None
+                    };
+                    let id = match given {
+                        Some(v) => {
+                            self.server.catalog.saw_auto_inc(t, v)?;
+                            v
+                        }
+                        None if col.meta.hidden => self.server.catalog.next_auto_inc(t, 1, 1)?,
+                        None => self.server.catalog.next_auto_inc(
+                            t,
+                            self.vars.auto_increment_increment(),
+                            self.vars.auto_increment_offset(),
+                        )?,
+                    };
                     if *first_id == 0 && !col.meta.hidden {
                         *first_id = id;
                     }
@@ -139,15 +156,7 @@ impl Session {
                             e => {
                                 let mut comp = Compiler::new(&[], "field list");
                                 let (ce, _) = comp.compile(e, self)?;
-                                Some(ce.eval(
-                                    &Env {
-                                        row: &[],
-                                        aggs: &[],
-                                        params,
-                                        mode,
-                                    },
-                                    &mut w,
-                                )?)
+                                Some(ce.eval(&Env::new(&[], params, mode), &mut w)?)
                             }
                         };
                     }
@@ -208,16 +217,8 @@ impl Session {
                             }
                             // ON DUPLICATE KEY UPDATE: evaluate over the old row; VALUES(c)
                             // reads the row that was to be inserted (placed after it).
-                            let mut env_row: Vec<Datum> = old
-                                .iter()
-                                .zip(&t.columns)
-                                .map(|(v, c)| types::load(v, &c.ty))
-                                .collect();
-                            env_row.extend(
-                                row.iter()
-                                    .zip(&t.columns)
-                                    .map(|(v, c)| types::load(v, &c.ty)),
-                            );
+                            let mut env_row = load_row(&t, &old);
+                            env_row.extend(load_row(&t, &row));
                             let changed = self.apply_update(
                                 &t,
                                 &old,
@@ -244,7 +245,7 @@ impl Session {
             }
         }
         if first_id != 0 {
-            self.last_insert_id = first_id;
+            self.vars.set_last_insert_id(first_id);
         }
         let n_warn = w.len();
         self.warnings.extend(w.0);
@@ -314,15 +315,7 @@ impl Session {
         let mode = self.vars.sql_mode();
         let mut new: Vec<Value> = old.to_vec();
         for (c, e) in sets {
-            let d = e.eval(
-                &Env {
-                    row: env_row,
-                    aggs: &[],
-                    params,
-                    mode,
-                },
-                w,
-            )?;
+            let d = e.eval(&Env::new(env_row, params, mode), w)?;
             let col = &t.columns[*c];
             let d = if d.is_null() && !col.nullable {
                 if mode.strict() {
@@ -353,7 +346,7 @@ impl Session {
         for (c, col) in t.columns.iter().enumerate() {
             if col.meta.on_update_now && new[c] == old[c] && !sets.iter().any(|s| s.0 == c) {
                 new[c] = types::store(
-                    &Datum::DateTime(types::now()),
+                    &Datum::DateTime(self.stmt_time),
                     &col.ty,
                     mode,
                     &col.name,
@@ -383,49 +376,42 @@ impl Session {
         Ok(true)
     }
 
-    /// Rows of a single-table UPDATE/DELETE: read with exclusive locks (D2), filtered by the
-    /// WHERE condition, ordered and limited.
+    /// The table and rows of a single-table UPDATE/DELETE: read with exclusive locks (D2),
+    /// filtered by the WHERE condition (inside the locking read), ordered and limited.
+    #[allow(clippy::type_complexity)]
     fn rows_to_change(
         &mut self,
-        t: &Arc<SqlTable>,
+        table: &ast::ObjectName,
         alias: Option<&str>,
         selection: &Option<Expr>,
         order_by: &[ast::OrderItem],
         limit: &Option<Expr>,
         params: &[Datum],
-    ) -> Result<(Vec<Vec<Value>>, Vec<ScopeTable>), SqlError> {
+    ) -> Result<(Arc<SqlTable>, Vec<Vec<Value>>, Vec<ScopeTable>), SqlError> {
+        let db = self.db_of(table)?;
+        let t = self.server.catalog.table(&db, &table.name)?;
         let name = alias.unwrap_or(&t.name).to_string();
-        let scope = vec![ScopeTable::of_table(t, &name, 0)];
+        let scope = vec![ScopeTable::of_table(&t, &name, 0)];
         let mut conds = Vec::new();
         if let Some(wc) = selection {
             conjuncts(wc, &mut conds);
         }
-        let access = self.plan_access(t, &name, true, &conds, params)?;
+        let access = self.plan_access(&t, &name, true, &conds, params)?;
+        if self.vars.sql_safe_updates() && limit.is_none() && access.is_full_scan() {
+            return Err(SqlError::new(ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, &[]));
+        }
         let pred = match selection {
             Some(wc) => Some(Compiler::new(&scope, "where clause").compile(wc, self)?.0),
             None => None,
         };
         let mode = self.vars.sql_mode();
-        let cols = t.columns.iter().map(|c| c.ty.clone()).collect::<Vec<_>>();
         let mut failed: Option<SqlError> = None;
         let mut test = |r: &[Value]| -> bool {
             let Some(p) = &pred else {
                 return true;
             };
-            let row: Vec<Datum> = r
-                .iter()
-                .zip(&cols)
-                .map(|(v, ty)| types::load(v, ty))
-                .collect();
-            match p.eval(
-                &Env {
-                    row: &row,
-                    aggs: &[],
-                    params,
-                    mode,
-                },
-                &mut Warnings::default(),
-            ) {
+            let row = load_row(&t, r);
+            match p.eval(&Env::new(&row, params, mode), &mut Warnings::default()) {
                 Ok(d) => d.truth() == Some(true),
                 Err(e) => {
                     failed.get_or_insert(e);
@@ -433,49 +419,39 @@ impl Session {
                 }
             }
         };
-        let mut rows = self.read_rows(t, &access, Some(LockRead::Exclusive), true, &mut test)?;
-        rows.retain(|r| test(r));
+        let mut rows = Vec::new();
+        self.read_rows(
+            &t,
+            &access,
+            Some(LockRead::Exclusive),
+            true,
+            &mut test,
+            &mut |r| {
+                rows.push(r);
+                Ok(true)
+            },
+        )?;
         if let Some(e) = failed {
             return Err(e);
         }
         if !order_by.is_empty() {
-            let mut keyed: Vec<(Vec<Datum>, Vec<Value>)> = Vec::with_capacity(rows.len());
             let mut comp = Compiler::new(&scope, "order clause");
             let mut ord = Vec::new();
             for o in order_by {
                 let (c, ty) = comp.compile(&o.expr, self)?;
                 ord.push((c, o.desc, ty.collation()));
             }
+            let mut keyed: Vec<(Vec<Datum>, Vec<Value>)> = Vec::with_capacity(rows.len());
             for r in rows {
-                let row: Vec<Datum> = r
-                    .iter()
-                    .zip(&cols)
-                    .map(|(v, ty)| types::load(v, ty))
-                    .collect();
-                let mut k = Vec::new();
+                let row = load_row(&t, &r);
+                let mut k = Vec::with_capacity(ord.len());
                 for (c, _, _) in &ord {
-                    k.push(c.eval(
-                        &Env {
-                            row: &row,
-                            aggs: &[],
-                            params,
-                            mode,
-                        },
-                        &mut Warnings::default(),
-                    )?);
+                    k.push(c.eval(&Env::new(&row, params, mode), &mut Warnings::default())?);
                 }
                 keyed.push((k, r));
             }
-            keyed.sort_by(|a, b| {
-                for (i, (_, desc, coll)) in ord.iter().enumerate() {
-                    let o = cmp_nulls_first(&a.0[i], &b.0[i], *coll);
-                    let o = if *desc { o.reverse() } else { o };
-                    if o != std::cmp::Ordering::Equal {
-                        return o;
-                    }
-                }
-                std::cmp::Ordering::Equal
-            });
+            let dirs: Vec<(bool, Collation)> = ord.iter().map(|o| (o.1, o.2)).collect();
+            sort_by_keys(&mut keyed, |k| &k.0, &dirs);
             rows = keyed.into_iter().map(|k| k.1).collect();
         }
         if let Some(l) = limit {
@@ -484,14 +460,12 @@ impl Session {
                 .to_u64(&mut Warnings::default());
             rows.truncate(n as usize);
         }
-        Ok((rows, scope))
+        Ok((t, rows, scope))
     }
 
     pub(crate) fn update(&mut self, u: &ast::Update, params: &[Datum]) -> Result<Output, SqlError> {
-        let db = self.db_of(&u.table)?;
-        let t = self.server.catalog.table(&db, &u.table.name)?;
-        let (rows, scope) = self.rows_to_change(
-            &t,
+        let (t, rows, scope) = self.rows_to_change(
+            &u.table,
             u.alias.as_deref(),
             &u.selection,
             &u.order_by,
@@ -510,11 +484,7 @@ impl Session {
         let (mut matched, mut changed) = (0u64, 0u64);
         for (i, old) in rows.iter().enumerate() {
             matched += 1;
-            let mut env_row: Vec<Datum> = old
-                .iter()
-                .zip(&t.columns)
-                .map(|(v, c)| types::load(v, &c.ty))
-                .collect();
+            let mut env_row = load_row(&t, old);
             if self.apply_update(&t, old, &sets, &mut env_row, i as u64 + 1, &mut w, params)? {
                 changed += 1;
             }
@@ -538,10 +508,8 @@ impl Session {
     }
 
     pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {
-        let db = self.db_of(&d.table)?;
-        let t = self.server.catalog.table(&db, &d.table.name)?;
-        let (rows, _) = self.rows_to_change(
-            &t,
+        let (t, rows, _) = self.rows_to_change(
+            &d.table,
             d.alias.as_deref(),
             &d.selection,
             &d.order_by,

@@ -134,16 +134,15 @@ pub enum Func {
     Greatest,
     Least,
     Rand,
-    Now,
-    CurDate,
-    CurTime,
     UnixTimestamp,
     Date,
     Year,
     Month,
     Day,
-    DateAdd,
-    DateSub,
+    /// DATE_ADD / date + INTERVAL n unit
+    DateAdd(IntervalUnit),
+    /// DATE_SUB / date - INTERVAL n unit
+    DateSub(IntervalUnit),
     DateDiff,
     Md5Len,
 }
@@ -315,6 +314,24 @@ impl<'a> Compiler<'a> {
                     return Ok((c, t));
                 }
                 (CExpr::Unary(*op, Box::new(c)), t)
+            }
+            Expr::Binary {
+                op: op @ (BinaryOp::Add | BinaryOp::Sub),
+                left,
+                right,
+            } if matches!(**right, Expr::Interval { .. }) => {
+                let name = if *op == BinaryOp::Add {
+                    "date_add"
+                } else {
+                    "date_sub"
+                };
+                return self.function(
+                    name,
+                    &[(**left).clone(), (**right).clone()],
+                    false,
+                    false,
+                    cx,
+                );
             }
             Expr::Binary { op, left, right } => {
                 let (l, lt) = self.compile(left, cx)?;
@@ -629,17 +646,49 @@ impl<'a> Compiler<'a> {
             let t = datum_type(&d, cx.collation());
             return Ok((CExpr::Const(d), t));
         }
+        // The clock functions return the statement's time (constant within it, as MySQL's).
+        let clock = match name {
+            "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate" => Some("now"),
+            "curdate" | "current_date" => Some("curdate"),
+            "curtime" | "current_time" => Some("curtime"),
+            "unix_timestamp" if args.is_empty() => Some("unix_timestamp"),
+            _ => None,
+        };
+        if let Some(what) = clock {
+            let fsp = match args {
+                [] => 0,
+                [Expr::Literal(Literal::Number(n))] if what != "curdate" => match n.parse::<u8>() {
+                    Ok(f) if f <= 6 => f,
+                    _ => return Err(SqlError::new(ER_TOO_BIG_PRECISION, &[&n, &name, &6])),
+                },
+                _ => return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name])),
+            };
+            return Ok(match cx.info(what)? {
+                Datum::DateTime(dt) => {
+                    let dt = dt.with_fsp(fsp, true).unwrap_or(dt);
+                    (CExpr::Const(Datum::DateTime(dt)), EType::DateTime { fsp })
+                }
+                Datum::Time(t) => (
+                    CExpr::Const(Datum::Time(t.with_fsp(fsp, true))),
+                    EType::Time { fsp },
+                ),
+                d => {
+                    let t = datum_type(&d, cx.collation());
+                    (CExpr::Const(d), t)
+                }
+            });
+        }
         let mut cargs = Vec::with_capacity(args.len());
         let mut types_ = Vec::with_capacity(args.len());
+        let mut unit = None;
         for a in args {
-            if let Expr::Interval { value, unit } = a {
-                let (c, _) = self.compile(value, cx)?;
-                cargs.push(c);
-                cargs.push(CExpr::Const(Datum::Int(*unit as i64)));
-                types_.push(EType::Int { unsigned: false });
-                types_.push(EType::Int { unsigned: false });
-                continue;
-            }
+            let a = match a {
+                Expr::Interval { value, unit: u } => {
+                    unit = Some(*u);
+                    value
+                }
+                a => a,
+            };
             let (c, t) = self.compile(a, cx)?;
             cargs.push(c);
             types_.push(t);
@@ -739,18 +788,21 @@ impl<'a> Compiler<'a> {
                 2..=usize::MAX,
             ),
             "rand" => (Func::Rand, EType::Double, 0..=1),
-            "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate" => {
-                (Func::Now, EType::DateTime { fsp: 0 }, 0..=1)
-            }
-            "curdate" | "current_date" => (Func::CurDate, EType::Date, 0..=0),
-            "curtime" | "current_time" => (Func::CurTime, EType::Time { fsp: 0 }, 0..=1),
-            "unix_timestamp" => (Func::UnixTimestamp, int, 0..=1),
+            "unix_timestamp" => (Func::UnixTimestamp, int, 1..=1),
             "date" => (Func::Date, EType::Date, 1..=1),
             "year" => (Func::Year, int, 1..=1),
             "month" => (Func::Month, int, 1..=1),
             "day" | "dayofmonth" => (Func::Day, int, 1..=1),
-            "date_add" | "adddate" => (Func::DateAdd, EType::DateTime { fsp: 0 }, 3..=3),
-            "date_sub" | "subdate" => (Func::DateSub, EType::DateTime { fsp: 0 }, 3..=3),
+            "date_add" | "adddate" => (
+                Func::DateAdd(unit.unwrap_or(IntervalUnit::Day)),
+                EType::DateTime { fsp: 0 },
+                2..=2,
+            ),
+            "date_sub" | "subdate" => (
+                Func::DateSub(unit.unwrap_or(IntervalUnit::Day)),
+                EType::DateTime { fsp: 0 },
+                2..=2,
+            ),
             "datediff" => (Func::DateDiff, int, 2..=2),
             "md5" => (Func::Md5Len, s, 1..=1),
             _ => return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &name])),
@@ -896,6 +948,18 @@ pub struct Env<'a> {
     pub aggs: &'a [Datum],
     pub params: &'a [Datum],
     pub mode: types::SqlMode,
+}
+
+impl<'a> Env<'a> {
+    /// A row without aggregates.
+    pub fn new(row: &'a [Datum], params: &'a [Datum], mode: types::SqlMode) -> Self {
+        Env {
+            row,
+            aggs: &[],
+            params,
+            mode,
+        }
+    }
 }
 
 impl CExpr {
@@ -1132,26 +1196,6 @@ pub fn like(v: &[u8], p: &[u8], esc: Option<char>, ci: bool) -> bool {
         pi += 1;
     }
     pi == p.len()
-}
-
-/// The interval unit encoded in a constant argument (see `Compiler::function`).
-pub fn unit_of(d: &Datum) -> IntervalUnit {
-    use IntervalUnit::*;
-    let units = [
-        Microsecond,
-        Second,
-        Minute,
-        Hour,
-        Day,
-        Week,
-        Month,
-        Quarter,
-        Year,
-    ];
-    match d {
-        Datum::Int(i) => units.get(*i as usize).copied().unwrap_or(Day),
-        _ => Day,
-    }
 }
 
 #[cfg(test)]

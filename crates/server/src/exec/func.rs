@@ -8,7 +8,7 @@ use innoxide_engine::Collation;
 use innoxide_sql::error::SqlError;
 use innoxide_sql::types::{self, Datum, Warnings};
 
-use super::expr::{unit_of, CExpr, Env, Func};
+use super::expr::{CExpr, Env, Func};
 
 fn text(d: &Datum) -> Option<String> {
     d.to_text()
@@ -66,16 +66,7 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             }
             return Ok(s(parts.join(&sep)));
         }
-        Func::Now => return Ok(Datum::DateTime(types::now())),
-        Func::CurDate => return Ok(Datum::Date(types::now().date)),
-        Func::CurTime => return Ok(Datum::Time(types::now().time_of_day())),
         Func::Rand => return Ok(Datum::Double(rand::random::<f64>())),
-        Func::UnixTimestamp if args.is_empty() => {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            return Ok(Datum::Int(t as i64));
-        }
         _ => {}
     }
     let mut v = Vec::with_capacity(args.len());
@@ -292,15 +283,15 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             })),
             None => Datum::Null,
         },
-        Func::DateAdd | Func::DateSub => {
+        Func::DateAdd(unit) | Func::DateSub(unit) => {
             let Some(dt) = types::to_datetime(&v[0], w) else {
                 return Ok(Datum::Null);
             };
             let mut n = int(1, w);
-            if f == Func::DateSub {
+            if matches!(f, Func::DateSub(_)) {
                 n = n.saturating_neg();
             }
-            match types::add_interval(&dt, n, unit_of(&v[2])) {
+            match types::add_interval(&dt, n, unit) {
                 Some(r) => Datum::DateTime(r),
                 None => Datum::Null,
             }
@@ -314,9 +305,6 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
         | Func::If
         | Func::NullIf
         | Func::ConcatWs
-        | Func::Now
-        | Func::CurDate
-        | Func::CurTime
         | Func::Rand
         | Func::Md5Len => Datum::Null,
     })

@@ -47,6 +47,14 @@ pub struct Server {
     pub questions: std::sync::atomic::AtomicU64,
     /// Connection attempts (Connections).
     pub connections: std::sync::atomic::AtomicU64,
+    /// Prepared statements open in all connections (max_prepared_stmt_count).
+    pub prepared: std::sync::atomic::AtomicU64,
+    /// Statements that took longer than long_query_time (Slow_queries).
+    pub slow_queries: std::sync::atomic::AtomicU64,
+    /// long_query_time (read-only, so fixed at start).
+    pub long_query_time: std::time::Duration,
+    /// FLUSH TABLES statements (Flush_commands).
+    pub flushes: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Clone)]
@@ -58,7 +66,13 @@ pub struct SessionInfo {
     pub info: Option<String>,
     pub since: std::time::Instant,
     pub killed: Arc<AtomicBool>,
+    pub interrupt: Arc<AtomicBool>,
+    /// Shuts the connection's socket down (KILL of an idle connection).
+    pub closer: Option<Closer>,
 }
+
+/// Closes a connection's socket from another thread.
+pub type Closer = Arc<dyn Fn() + Send + Sync>;
 
 /// A result column.
 #[derive(Clone, Debug)]
@@ -147,13 +161,26 @@ pub struct Session {
     pub in_trx: bool,
     /// SET TRANSACTION ISOLATION LEVEL (next transaction only).
     next_isolation: Option<Isolation>,
+    /// SET TRANSACTION READ ONLY / READ WRITE (next transaction only).
+    next_read_only: Option<bool>,
+    /// The open transaction may not write (START TRANSACTION READ ONLY, transaction_read_only).
+    read_only: bool,
+    /// The time NOW() and CURRENT_TIMESTAMP defaults return during this statement (MySQL: the
+    /// statement's start, or SET timestamp).
+    pub(crate) stmt_time: types::DateTime,
+    /// max_execution_time of the running SELECT.
+    pub(crate) deadline: Option<std::time::Instant>,
+    /// Rows read by the statement, modulo 2^32 (when to look at the deadline and KILL).
+    pub(crate) scan_ticks: u32,
     pub warnings: Vec<Warning>,
-    pub last_insert_id: u64,
     pub found_rows: u64,
     pub row_count: i64,
     pub user_vars: HashMap<String, Datum>,
     savepoints: Vec<(String, u64)>,
+    /// KILL CONNECTION: the connection ends after the statement.
     pub killed: Arc<AtomicBool>,
+    /// KILL QUERY (and KILL CONNECTION): the running statement stops (error 1317).
+    pub(crate) interrupt: Arc<AtomicBool>,
     pub client_found_rows: bool,
     /// Compile SELECTs without running them (COM_STMT_PREPARE's result metadata).
     describe_only: bool,
@@ -178,9 +205,16 @@ fn isolation_name(l: IsolationLevel) -> &'static str {
 }
 
 impl Session {
-    pub fn new(server: Arc<Server>, id: u32, user: &str, host: &str) -> Session {
+    pub fn new(
+        server: Arc<Server>,
+        id: u32,
+        user: &str,
+        host: &str,
+        closer: Option<Closer>,
+    ) -> Session {
         let vars = server.vars.new_session(id);
         let killed = Arc::new(AtomicBool::new(false));
+        let interrupt = Arc::new(AtomicBool::new(false));
         server.sessions.lock().insert(
             id,
             SessionInfo {
@@ -191,6 +225,8 @@ impl Session {
                 info: None,
                 since: std::time::Instant::now(),
                 killed: killed.clone(),
+                interrupt: interrupt.clone(),
+                closer,
             },
         );
         Session {
@@ -204,12 +240,17 @@ impl Session {
             in_trx: false,
             next_isolation: None,
             warnings: Vec::new(),
-            last_insert_id: 0,
+            next_read_only: None,
+            read_only: false,
+            stmt_time: types::now(),
+            deadline: None,
+            scan_ticks: 0,
             found_rows: 0,
             row_count: -1,
             user_vars: HashMap::new(),
             savepoints: Vec::new(),
             killed,
+            interrupt,
             client_found_rows: false,
             describe_only: false,
         }
@@ -221,8 +262,8 @@ impl Session {
         self.vars = self.server.vars.new_session(self.id);
         self.user_vars.clear();
         self.warnings.clear();
-        self.last_insert_id = 0;
         self.next_isolation = None;
+        self.next_read_only = None;
     }
 
     pub fn set_state(&self, command: &str, info: Option<&str>) {
@@ -245,6 +286,11 @@ impl Session {
             let iso = self.next_isolation.unwrap_or_else(|| self.vars.isolation());
             t.set_isolation(iso);
             t.set_lock_wait_timeout(self.vars.lock_wait_timeout());
+            if let Some(ro) = self.next_read_only.take() {
+                self.read_only = ro;
+            } else if !self.in_trx {
+                self.read_only = self.vars.transaction_read_only();
+            }
             if !self.in_trx && self.autocommit() {
                 t.set_serializable_reads_lock(false);
             }
@@ -262,6 +308,7 @@ impl Session {
     pub fn end_trx(&mut self, commit: bool) -> Result<(), SqlError> {
         self.in_trx = false;
         self.next_isolation = None;
+        self.read_only = false;
         self.savepoints.clear();
         if let Some(t) = self.trx.take() {
             if commit {
@@ -275,6 +322,11 @@ impl Session {
 
     /// Runs one statement with MySQL's statement and transaction rules.
     pub fn execute(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        self.stmt_time = match self.vars.timestamp() {
+            Some(t) => types::DateTime::from_micros((t * 1e6) as i64, 6).unwrap_or_else(types::now),
+            None => types::now_fsp(6),
+        };
+        self.interrupt.store(false, Ordering::Release);
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
         if !keeps_warnings {
             self.warnings.clear();
@@ -289,12 +341,22 @@ impl Session {
         if !data {
             return self.execute_other(stmt, params);
         }
+        let writes = !matches!(stmt, Statement::Select(_));
+        self.deadline = match (stmt, self.vars.max_execution_time()) {
+            (Statement::Select(_), ms) if ms > 0 => {
+                Some(std::time::Instant::now() + std::time::Duration::from_millis(ms))
+            }
+            _ => None,
+        };
         let sp = {
             let t = self.trx()?;
             t.begin_statement();
             t.savepoint()
         };
         let r = match stmt {
+            _ if writes && self.read_only => {
+                Err(SqlError::new(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, &[]))
+            }
             Statement::Select(q) => self.select_output(q, params),
             Statement::Insert(i) => self.insert(i, params),
             Statement::Update(u) => self.update(u, params),
@@ -335,9 +397,10 @@ impl Session {
         match stmt {
             Statement::Begin {
                 consistent_snapshot,
-                read_only: _,
+                read_only,
             } => {
                 self.end_trx(true)?;
+                self.next_read_only = Some(*read_only);
                 self.in_trx = true;
                 if *consistent_snapshot {
                     self.trx()?.start_consistent_snapshot();
@@ -390,62 +453,51 @@ impl Session {
             Statement::SetTransaction {
                 scope,
                 isolation,
-                read_only: _,
+                read_only,
             } => {
-                if let Some(l) = isolation {
-                    match scope {
-                        TrxScope::Next => {
-                            if self.in_trx {
-                                return Err(SqlError::new(ER_CANT_CHANGE_TX_CHARACTERISTICS, &[]));
-                            }
-                            self.next_isolation = Some(isolation_of(*l));
-                        }
-                        TrxScope::Session | TrxScope::Global => {
-                            let sc = if *scope == TrxScope::Global {
-                                VarScope::Global
-                            } else {
-                                VarScope::Session
-                            };
-                            self.server.vars.set(
-                                &mut self.vars,
-                                "transaction_isolation",
-                                sc,
-                                VarInput::Str(isolation_name(*l).into()),
-                            )?;
-                        }
+                let sc = match scope {
+                    TrxScope::Next if self.in_trx => {
+                        return Err(SqlError::new(ER_CANT_CHANGE_TX_CHARACTERISTICS, &[]));
                     }
+                    TrxScope::Next => {
+                        self.next_isolation = isolation.map(isolation_of).or(self.next_isolation);
+                        self.next_read_only = read_only.or(self.next_read_only);
+                        return Ok(Output::ok(0));
+                    }
+                    TrxScope::Session => VarScope::Session,
+                    TrxScope::Global => VarScope::Global,
+                };
+                if let Some(l) = isolation {
+                    let v = VarInput::Str(isolation_name(*l).into());
+                    self.server
+                        .vars
+                        .set(&mut self.vars, "transaction_isolation", sc, v)?;
+                }
+                if let Some(ro) = read_only {
+                    let v = VarInput::UInt(u64::from(*ro));
+                    self.server
+                        .vars
+                        .set(&mut self.vars, "transaction_read_only", sc, v)?;
                 }
                 Ok(Output::ok(0))
             }
             Statement::Set(assigns) => self.set(assigns, params),
             Statement::SetNames { charset, collate } => {
-                for v in [
-                    "character_set_client",
-                    "character_set_connection",
-                    "character_set_results",
-                ] {
-                    self.server.vars.set(
-                        &mut self.vars,
-                        v,
-                        VarScope::Session,
-                        VarInput::Str(charset.clone()),
-                    )?;
-                }
-                if let Some(c) = collate {
-                    self.server.vars.set(
-                        &mut self.vars,
-                        "collation_connection",
-                        VarScope::Session,
-                        VarInput::Str(c.clone()),
-                    )?;
-                }
+                let w = self.server.vars.set_names(
+                    &mut self.vars,
+                    Some(charset),
+                    collate.as_deref(),
+                )?;
+                self.add_var_warnings(w);
                 Ok(Output::ok(0))
             }
             Statement::Use(db) => {
-                if self.server.catalog.database(db).is_none()
-                    && !db.eq_ignore_ascii_case("information_schema")
-                {
-                    return Err(SqlError::new(ER_BAD_DB_ERROR, &[db]));
+                match self.server.catalog.database(db) {
+                    Some(d) => self.vars.set_database_charset(&d.charset, &d.collation),
+                    None if db.eq_ignore_ascii_case("information_schema") => self
+                        .vars
+                        .set_database_charset("utf8mb3", "utf8mb3_general_ci"),
+                    None => return Err(SqlError::new(ER_BAD_DB_ERROR, &[db])),
                 }
                 self.db = Some(db.clone());
                 Ok(Output::ok(0))
@@ -462,23 +514,24 @@ impl Session {
                 let id = self
                     .const_value(id, params)?
                     .to_u64(&mut Warnings::default());
-                let found = self
-                    .server
-                    .sessions
-                    .lock()
-                    .get(&(id as u32))
-                    .map(|s| s.killed.clone());
-                match found {
-                    Some(k) => {
-                        if !*query_only {
-                            k.store(true, Ordering::Release);
-                        }
-                        Ok(Output::ok(0))
+                let found = u32::try_from(id)
+                    .ok()
+                    .and_then(|i| self.server.sessions.lock().get(&i).cloned());
+                let Some(s) = found else {
+                    return Err(SqlError::new(ER_NO_SUCH_THREAD, &[&id]));
+                };
+                s.interrupt.store(true, Ordering::Release);
+                if !*query_only {
+                    s.killed.store(true, Ordering::Release);
+                    // Wakes a connection waiting for its client's next command.
+                    if let Some(close) = &s.closer {
+                        close();
                     }
-                    None => Err(SqlError::new(ER_NO_SUCH_THREAD, &[&id])),
                 }
+                Ok(Output::ok(0))
             }
-            Statement::Flush(_) | Statement::UnlockTables => Ok(Output::ok(0)),
+            Statement::Flush(words) => self.flush(words),
+            Statement::UnlockTables => Ok(Output::ok(0)),
             Statement::LockTables(_) => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"LOCK TABLES"])),
             Statement::Xa(_) => Err(SqlError::new(
                 ER_NOT_SUPPORTED_YET,
@@ -544,11 +597,33 @@ impl Session {
 
     /// Records a warning, note or error for SHOW WARNINGS.
     pub fn note(&mut self, level: types::Level, e: SqlError) {
+        if level == types::Level::Note && !self.vars.sql_notes() {
+            return;
+        }
         self.warnings.push(Warning {
             level,
             code: e.code,
             message: e.message,
         });
+    }
+
+    /// FLUSH: TABLES drops the cached table descriptions; PRIVILEGES, LOGS and STATUS have
+    /// nothing to act on (accounts are read at each login, there are no log files to reopen,
+    /// the counters are global); the rest, and FLUSH TABLES WITH READ LOCK, are refused.
+    fn flush(&mut self, words: &[String]) -> Result<Output, SqlError> {
+        let w: Vec<&str> = words.iter().map(String::as_str).collect();
+        match w.as_slice() {
+            ["tables"] | ["table"] => {
+                self.server.catalog.flush_tables();
+                self.server.flushes.fetch_add(1, Ordering::Relaxed);
+                Ok(Output::ok(0))
+            }
+            ["privileges"] | ["logs"] | ["status"] => Ok(Output::ok(0)),
+            _ => Err(SqlError::new(
+                ER_NOT_SUPPORTED_YET,
+                &[&format!("FLUSH {}", words.join(" ").to_uppercase())],
+            )),
+        }
     }
 
     fn add_var_warnings(&mut self, w: Vec<(u16, String)>) {
@@ -606,7 +681,6 @@ impl Drop for Session {
 
 fn var_datum(v: VarValue) -> Datum {
     match v {
-        VarValue::Int(i) => Datum::Int(i),
         VarValue::UInt(u) => Datum::UInt(u),
         VarValue::Double(f) => Datum::Double(f),
         VarValue::Bool(b) => Datum::Int(i64::from(b)),
@@ -635,8 +709,12 @@ impl Context for Session {
             "version" => s(crate::vars::SERVER_VERSION),
             "user" | "session_user" | "system_user" => s(&format!("{}@{}", self.user, self.host)),
             "current_user" => s(&format!("{}@{}", self.user, "localhost")),
-            "connection_id" => Datum::UInt(u64::from(self.id)),
-            "last_insert_id" => Datum::UInt(self.last_insert_id),
+            "connection_id" => Datum::UInt(self.vars.pseudo_thread_id()),
+            "last_insert_id" => Datum::UInt(self.vars.last_insert_id()),
+            "now" => Datum::DateTime(self.stmt_time),
+            "curdate" => Datum::Date(self.stmt_time.date),
+            "curtime" => Datum::Time(self.stmt_time.time_of_day()),
+            "unix_timestamp" => Datum::Int(self.stmt_time.unix_seconds()),
             "found_rows" => Datum::UInt(self.found_rows),
             "row_count" => Datum::Int(self.row_count),
             _ => Datum::Null,

@@ -39,6 +39,18 @@ pub enum Access {
 }
 
 impl Access {
+    /// Reads every row of the table (no key narrows it).
+    pub fn is_full_scan(&self) -> bool {
+        matches!(
+            self,
+            Access::Range {
+                index: None,
+                from: KeyBound::Unbounded,
+                to: KeyBound::Unbounded,
+                ..
+            }
+        )
+    }
     pub fn describe(&self, t: &SqlTable) -> (String, String, Option<String>) {
         match self {
             Access::Points(k) if k.len() == 1 => {
@@ -122,15 +134,7 @@ impl Session {
         let mut c = Compiler::new(&[], "where clause");
         let (ce, _) = c.compile(e, self)?;
         let mut w = Warnings::default();
-        ce.eval(
-            &Env {
-                row: &[],
-                aggs: &[],
-                params,
-                mode: self.vars.sql_mode(),
-            },
-            &mut w,
-        )
+        ce.eval(&Env::new(&[], params, self.vars.sql_mode()), &mut w)
     }
 
     /// Chooses the access path for table `t` (named `tname` in the query) given the WHERE
@@ -294,35 +298,21 @@ impl Session {
                 )
             };
             if let Some(&next) = cols.get(prefix.len()) {
-                if let Some(ss) = sargs.get(&next) {
-                    for s in ss {
-                        match s {
-                            Sarg::Lo(d, inc) => {
-                                if let Some(v) = key_val(next, d) {
-                                    let mut k = prefix.clone();
-                                    k.push(v);
-                                    from = if *inc {
-                                        KeyBound::Included(k)
-                                    } else {
-                                        KeyBound::Excluded(k)
-                                    };
-                                    score += 2;
-                                }
-                            }
-                            Sarg::Hi(d, inc) => {
-                                if let Some(v) = key_val(next, d) {
-                                    let mut k = prefix.clone();
-                                    k.push(v);
-                                    to = if *inc {
-                                        KeyBound::Included(k)
-                                    } else {
-                                        KeyBound::Excluded(k)
-                                    };
-                                    score += 2;
-                                }
-                            }
-                            _ => {}
-                        }
+                for sarg in sargs.get(&next).map_or(&[][..], Vec::as_slice) {
+                    let (d, inc, bound) = match sarg {
+                        Sarg::Lo(d, inc) => (d, *inc, &mut from),
+                        Sarg::Hi(d, inc) => (d, *inc, &mut to),
+                        _ => continue,
+                    };
+                    if let Some(v) = key_val(next, d) {
+                        let mut k = prefix.clone();
+                        k.push(v);
+                        *bound = if inc {
+                            KeyBound::Included(k)
+                        } else {
+                            KeyBound::Excluded(k)
+                        };
+                        score += 2;
                     }
                 }
             }
@@ -353,7 +343,9 @@ impl Session {
         }))
     }
 
-    /// Reads the rows of `t` through `access`, as engine values.
+    /// Reads the rows of `t` through `access` that `pred` accepts, handing each to `sink`
+    /// until it returns false. Stops with error 1317 on KILL QUERY and 3024 past
+    /// max_execution_time.
     pub(crate) fn read_rows(
         &mut self,
         t: &Arc<SqlTable>,
@@ -361,10 +353,39 @@ impl Session {
         lock: Option<LockRead>,
         semi_consistent: bool,
         pred: &mut dyn FnMut(&[Value]) -> bool,
-    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        sink: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
+    ) -> Result<(), SqlError> {
+        let deadline = self.deadline;
+        let interrupt = self.interrupt.clone();
+        let mut n = self.scan_ticks;
+        let mut take = |r: Vec<Value>| -> Result<bool, SqlError> {
+            n = n.wrapping_add(1);
+            if n.is_multiple_of(256) {
+                if interrupt.load(std::sync::atomic::Ordering::Acquire) {
+                    return Err(SqlError::new(ER_QUERY_INTERRUPTED, &[]));
+                }
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return Err(SqlError::new(ER_QUERY_TIMEOUT, &[]));
+                }
+            }
+            sink(r)
+        };
         let trx = self.trx()?;
         let et = &t.table;
-        let mut out = Vec::new();
+        let r = Self::feed(trx, et, access, lock, semi_consistent, pred, &mut take);
+        self.scan_ticks = n;
+        r
+    }
+
+    fn feed(
+        trx: &mut innoxide_engine::Trx,
+        et: &Arc<innoxide_engine::Table>,
+        access: &Access,
+        lock: Option<LockRead>,
+        semi_consistent: bool,
+        pred: &mut dyn FnMut(&[Value]) -> bool,
+        take: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
+    ) -> Result<(), SqlError> {
         match access {
             Access::Points(keys) => {
                 for k in keys {
@@ -373,8 +394,10 @@ impl Session {
                         None => trx.get(et, k),
                     }
                     .map_err(engine_error)?;
-                    if let Some(r) = r {
-                        out.push(r);
+                    if let Some(r) = r.filter(|r| pred(r)) {
+                        if !take(r)? {
+                            break;
+                        }
                     }
                 }
             }
@@ -385,7 +408,7 @@ impl Session {
                 forward,
             } => match lock {
                 Some(how) => {
-                    out = trx
+                    let rows = trx
                         .scan_locking(
                             et,
                             index.as_deref(),
@@ -397,18 +420,26 @@ impl Session {
                             pred,
                         )
                         .map_err(engine_error)?;
+                    for r in rows {
+                        if !take(r)? {
+                            break;
+                        }
+                    }
                 }
                 None => {
                     for r in trx
                         .scan(et, index.as_deref(), from.clone(), to.clone(), *forward)
                         .map_err(engine_error)?
                     {
-                        out.push(r.map_err(engine_error)?);
+                        let r = r.map_err(engine_error)?;
+                        if pred(&r) && !take(r)? {
+                            break;
+                        }
                     }
                 }
             },
         }
-        Ok(out)
+        Ok(())
     }
 
     pub(crate) fn select(
@@ -650,15 +681,25 @@ impl Session {
                 .to_u64(&mut Warnings::default()),
             None => 0,
         };
-        // Join: produce input rows.
+        // Join: produce input rows, left to right. WHERE is applied as soon as the last
+        // table's columns are there, so rows it rejects are never kept, and a query without
+        // grouping, ordering or DISTINCT stops reading once LIMIT is reached.
         let mode = self.vars.sql_mode();
         let mut w = Warnings::default();
         let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
         let n_sources = sources.len();
-        let stop_early =
-            !grouped && order.is_empty() && !q.distinct && limit.is_some() && n_sources <= 1;
+        let need = match limit {
+            Some(l) if !grouped && order.is_empty() && !q.distinct => {
+                Some(l.saturating_add(offset))
+            }
+            _ => None,
+        };
+        if n_sources == 0 && !pass(&where_c, &[], params, mode, &mut w)? {
+            rows.clear();
+        }
         for (si, src) in sources.into_iter().enumerate() {
             let st = &scope[si];
+            let last = si + 1 == n_sources;
             let (kind, on) = match &src {
                 Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on.clone()),
             };
@@ -670,23 +711,40 @@ impl Session {
                 ),
                 None => None,
             };
+            let where_here = if last { &where_c } else { &None };
             let mut next: Vec<Vec<Datum>> = Vec::new();
+            // Offers a joined row (`on_ok`: it satisfied ON); true while more are wanted.
+            let mut offer = |row: Vec<Datum>, w: &mut Warnings| -> Result<bool, SqlError> {
+                if pass(where_here, &row, params, mode, w)? {
+                    next.push(row);
+                }
+                Ok(!(last && need.is_some_and(|n| next.len() as u64 >= n)))
+            };
+            let width = st.columns.len();
+            let null_extended = |left: &Vec<Datum>| {
+                let mut row = left.clone();
+                row.extend(std::iter::repeat_n(Datum::Null, width));
+                row
+            };
             match src {
                 Source::Rows(data, _, _) => {
-                    for left in &rows {
+                    'outer: for left in &rows {
                         let mut matched = false;
                         for r in &data {
                             let mut row = left.clone();
                             row.extend(r.iter().cloned());
                             if pass(&on_c, &row, params, mode, &mut w)? {
                                 matched = true;
-                                next.push(row);
+                                if !offer(row, &mut w)? {
+                                    break 'outer;
+                                }
                             }
                         }
-                        if !matched && kind == JoinKind::Left {
-                            let mut row = left.clone();
-                            row.extend(std::iter::repeat_n(Datum::Null, st.columns.len()));
-                            next.push(row);
+                        if !matched
+                            && kind == JoinKind::Left
+                            && !offer(null_extended(left), &mut w)?
+                        {
+                            break;
                         }
                     }
                 }
@@ -707,44 +765,28 @@ impl Session {
                             .map(|c| bind_outer(c, &scope[..si], left))
                             .collect();
                         let access = self.plan_access(&t, &st.name, single, &bound, params)?;
-                        let data = self.read_rows(&t, &access, lock, false, &mut |_| true)?;
                         let mut matched = false;
-                        for r in data {
+                        let mut more = true;
+                        self.read_rows(&t, &access, lock, false, &mut |_| true, &mut |r| {
                             let mut row = left.clone();
-                            row.extend(
-                                r.iter().zip(&t.columns).map(|(v, c)| types::load(v, &c.ty)),
-                            );
-                            if pass(&on_c, &row, params, mode, &mut w)? {
-                                matched = true;
-                                next.push(row);
-                                if stop_early
-                                    && si + 1 == n_sources
-                                    && where_c.is_none()
-                                    && next.len() as u64 >= limit.unwrap_or(0) + offset
-                                {
-                                    break;
-                                }
+                            row.extend(load_row(&t, &r));
+                            if !pass(&on_c, &row, params, mode, &mut w)? {
+                                return Ok(true);
                             }
+                            matched = true;
+                            more = offer(row, &mut w)?;
+                            Ok(more)
+                        })?;
+                        if more && !matched && kind == JoinKind::Left {
+                            more = offer(null_extended(left), &mut w)?;
                         }
-                        if !matched && kind == JoinKind::Left {
-                            let mut row = left.clone();
-                            row.extend(std::iter::repeat_n(Datum::Null, st.columns.len()));
-                            next.push(row);
+                        if !more {
+                            break;
                         }
                     }
                 }
             }
             rows = next;
-        }
-        // WHERE
-        if let Some(wc) = &where_c {
-            let mut kept = Vec::with_capacity(rows.len());
-            for r in rows {
-                if pass(&Some(wc.clone()), &r, params, mode, &mut w)? {
-                    kept.push(r);
-                }
-            }
-            rows = kept;
         }
         // Grouping: (representative row, aggregate values).
         let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
@@ -752,12 +794,7 @@ impl Session {
             let mut groups: Vec<(Vec<Datum>, Vec<AggState>)> = Vec::new();
             let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
             for r in rows {
-                let env = Env {
-                    row: &r,
-                    aggs: &[],
-                    params,
-                    mode,
-                };
+                let env = Env::new(&r, params, mode);
                 let mut key = Vec::new();
                 for g in &group {
                     let v = g.eval(&env, &mut w)?;
@@ -785,11 +822,12 @@ impl Session {
                     aggs.iter().map(AggState::new).collect(),
                 ));
             }
-            for (r, st) in groups {
+            let gc_max = self.vars.group_concat_max_len();
+            for (gi, (r, st)) in groups.into_iter().enumerate() {
                 let vals: Vec<Datum> = st
                     .into_iter()
                     .zip(&aggs)
-                    .map(|(s, a)| s.finish(a, mode, &mut w))
+                    .map(|(s, a)| s.finish(a, mode, gc_max, gi + 1, &mut w))
                     .collect::<Result<_, _>>()?;
                 out.push((r, vals));
             }
@@ -831,16 +869,8 @@ impl Session {
             });
         }
         if !order.is_empty() {
-            result.sort_by(|a, b| {
-                for (i, (_, desc, coll)) in order.iter().enumerate() {
-                    let o = cmp_nulls_first(&a.1[i], &b.1[i], *coll);
-                    let o = if *desc { o.reverse() } else { o };
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                Ordering::Equal
-            });
+            let dirs: Vec<(bool, Collation)> = order.iter().map(|o| (o.1, o.2)).collect();
+            sort_by_keys(&mut result, |r| &r.1, &dirs);
         }
         let rows: Vec<Vec<Datum>> = result
             .into_iter()
@@ -857,7 +887,11 @@ impl Session {
         q: &ast::Select,
         params: &[Datum],
     ) -> Result<Output, SqlError> {
-        let (columns, rows) = self.select(q, params)?;
+        let (columns, mut rows) = self.select(q, params)?;
+        // sql_select_limit: an implicit LIMIT on what a top-level SELECT returns.
+        if q.limit.is_none() {
+            rows.truncate(usize::try_from(self.vars.sql_select_limit()).unwrap_or(usize::MAX));
+        }
         self.found_rows = rows.len() as u64;
         Ok(Output::Rows { columns, rows })
     }
@@ -1044,7 +1078,34 @@ fn dedup_rows(rows: &mut Vec<Vec<Datum>>) {
     });
 }
 
-pub fn cmp_nulls_first(a: &Datum, b: &Datum, coll: Collation) -> Ordering {
+/// A row of engine values as datums.
+pub fn load_row(t: &SqlTable, r: &[Value]) -> Vec<Datum> {
+    r.iter()
+        .zip(&t.columns)
+        .map(|(v, c)| types::load(v, &c.ty))
+        .collect()
+}
+
+/// Sorts items by their ORDER BY keys: (descending, collation) per key, NULLs first.
+pub fn sort_by_keys<T>(
+    items: &mut [T],
+    keys: impl Fn(&T) -> &[Datum],
+    order: &[(bool, Collation)],
+) {
+    items.sort_by(|a, b| {
+        let (ka, kb) = (keys(a), keys(b));
+        for (i, (desc, coll)) in order.iter().enumerate() {
+            let o = cmp_nulls_first(&ka[i], &kb[i], *coll);
+            let o = if *desc { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+}
+
+fn cmp_nulls_first(a: &Datum, b: &Datum, coll: Collation) -> Ordering {
     match (a.is_null(), b.is_null()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
@@ -1148,10 +1209,14 @@ impl AggState {
         Ok(())
     }
 
+    /// The aggregate's value for group number `group` (GROUP_CONCAT is cut at
+    /// group_concat_max_len bytes, on a character boundary, with warning 1260).
     fn finish(
         self,
         a: &AggSpec,
         mode: types::SqlMode,
+        gc_max: u64,
+        group: usize,
         w: &mut Warnings,
     ) -> Result<Datum, SqlError> {
         Ok(match a.kind {
@@ -1169,7 +1234,17 @@ impl AggState {
                 if self.count == 0 {
                     Datum::Null
                 } else {
-                    Datum::Bytes(self.parts.join(&b","[..]))
+                    let mut v = self.parts.join(&b","[..]);
+                    let max = usize::try_from(gc_max).unwrap_or(usize::MAX);
+                    if v.len() > max {
+                        let mut cut = max;
+                        while cut > 0 && (v[cut] & 0xC0) == 0x80 {
+                            cut -= 1;
+                        }
+                        v.truncate(cut);
+                        w.warn(ER_CUT_VALUE_GROUP_CONCAT, &[&group]);
+                    }
+                    Datum::Bytes(v)
                 }
             }
             _ => self.acc,

@@ -73,18 +73,7 @@ impl Session {
                 let mut w = Default::default();
                 let mut out = Vec::new();
                 for r in rows {
-                    if c.eval(
-                        &Env {
-                            row: &r,
-                            aggs: &[],
-                            params,
-                            mode,
-                        },
-                        &mut w,
-                    )?
-                    .truth()
-                        == Some(true)
-                    {
+                    if c.eval(&Env::new(&r, params, mode), &mut w)?.truth() == Some(true) {
                         out.push(r);
                     }
                 }
@@ -208,23 +197,13 @@ impl Session {
                     index_rows(&t)
                         .into_iter()
                         .map(|r| {
-                            vec![
+                            let mut v = vec![
                                 s(t.name.clone()),
                                 n(u64::from(!r.unique)),
-                                s(r.name),
-                                n(r.seq as u64),
-                                s(r.column),
-                                s("A"),
-                                Datum::Null,
-                                r.prefix.map_or(Datum::Null, n),
-                                Datum::Null,
-                                s(if r.nullable { "YES" } else { "" }),
-                                s("BTREE"),
-                                s(""),
-                                s(""),
-                                s("YES"),
-                                Datum::Null,
-                            ]
+                                s(r.name.clone()),
+                            ];
+                            v.extend(r.tail());
+                            v
                         })
                         .collect(),
                 ))
@@ -276,26 +255,9 @@ impl Session {
                     let Ok(t) = cat.table(&db, &name) else {
                         continue;
                     };
-                    rows.push(vec![
-                        s(name),
-                        s("InnoDB"),
-                        n(10),
-                        s(t.table.def.row_format.name()),
-                        n(0),
-                        n(0),
-                        n(0),
-                        n(0),
-                        n(0),
-                        n(0),
-                        Datum::Null,
-                        Datum::Null,
-                        Datum::Null,
-                        Datum::Null,
-                        s(t.meta.collation.clone()),
-                        Datum::Null,
-                        s(""),
-                        s(t.meta.comment.clone()),
-                    ]);
+                    let mut r = vec![s(name)];
+                    r.extend(self.status_tail(&t)?);
+                    rows.push(r);
                 }
                 let rows = self.filter(&cols, rows, filter, params)?;
                 Ok(rows_of(&cols, rows))
@@ -545,6 +507,23 @@ impl Session {
         }
     }
 
+    /// The columns SHOW TABLE STATUS and information_schema.TABLES share, from Engine to
+    /// Comment. Row counts and sizes are NULL: innoxide keeps no table statistics yet.
+    fn status_tail(&self, t: &SqlTable) -> Result<Vec<Datum>, SqlError> {
+        let auto = self.server.catalog.auto_inc_value(t)?;
+        let mut v = vec![s("InnoDB"), n(10), s(t.table.def.row_format.name())];
+        v.extend(std::iter::repeat_n(Datum::Null, 6));
+        v.push(auto.map_or(Datum::Null, n));
+        v.extend(std::iter::repeat_n(Datum::Null, 3));
+        v.extend([
+            s(t.meta.collation.clone()),
+            Datum::Null,
+            s(""),
+            s(t.meta.comment.clone()),
+        ]);
+        Ok(v)
+    }
+
     /// information_schema tables (computed now from the catalog).
     pub(crate) fn information_schema(
         &mut self,
@@ -582,29 +561,9 @@ impl Session {
                         let Ok(tb) = cat.table(&d.name, &name) else {
                             continue;
                         };
-                        rows.push(vec![
-                            s("def"),
-                            s(d.name.clone()),
-                            s(name),
-                            s("BASE TABLE"),
-                            s("InnoDB"),
-                            n(10),
-                            s(tb.table.def.row_format.name()),
-                            n(0),
-                            n(0),
-                            n(0),
-                            n(0),
-                            n(0),
-                            n(0),
-                            Datum::Null,
-                            Datum::Null,
-                            Datum::Null,
-                            Datum::Null,
-                            s(tb.meta.collation.clone()),
-                            Datum::Null,
-                            s(""),
-                            s(tb.meta.comment.clone()),
-                        ]);
+                        let mut r = vec![s("def"), s(d.name.clone()), s(name), s("BASE TABLE")];
+                        r.extend(self.status_tail(&tb)?);
+                        rows.push(r);
                     }
                 }
                 (
@@ -723,26 +682,16 @@ impl Session {
                             continue;
                         };
                         for r in index_rows(&tb) {
-                            rows.push(vec![
+                            let mut v = vec![
                                 s("def"),
                                 s(d.name.clone()),
                                 s(name.clone()),
                                 n(u64::from(!r.unique)),
                                 s(d.name.clone()),
-                                s(r.name),
-                                n(r.seq as u64),
-                                s(r.column),
-                                s("A"),
-                                Datum::Null,
-                                r.prefix.map_or(Datum::Null, n),
-                                Datum::Null,
-                                s(if r.nullable { "YES" } else { "" }),
-                                s("BTREE"),
-                                s(""),
-                                s(""),
-                                s("YES"),
-                                Datum::Null,
-                            ]);
+                                s(r.name.clone()),
+                            ];
+                            v.extend(r.tail());
+                            rows.push(v);
                         }
                     }
                 }
@@ -870,8 +819,9 @@ impl Session {
                 if key.is_empty() { Datum::Null } else { s(key) },
                 Datum::Null,
                 Datum::Null,
-                n(1),
-                Datum::Double(100.0),
+                // No table statistics yet: no row estimate.
+                Datum::Null,
+                Datum::Null,
                 s(extra),
             ]);
         }
@@ -930,6 +880,27 @@ struct IndexRow {
     column: String,
     prefix: Option<u64>,
     nullable: bool,
+}
+
+impl IndexRow {
+    /// SHOW INDEX / information_schema.STATISTICS from Seq_in_index to Expression.
+    /// Cardinality is NULL: no index statistics yet.
+    fn tail(&self) -> Vec<Datum> {
+        vec![
+            n(self.seq as u64),
+            s(self.column.clone()),
+            s("A"),
+            Datum::Null,
+            self.prefix.map_or(Datum::Null, n),
+            Datum::Null,
+            s(if self.nullable { "YES" } else { "" }),
+            s("BTREE"),
+            s(""),
+            s(""),
+            s("YES"),
+            Datum::Null,
+        ]
+    }
 }
 
 fn index_rows(t: &SqlTable) -> Vec<IndexRow> {
