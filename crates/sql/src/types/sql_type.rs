@@ -1398,4 +1398,14 @@ mod tests {
         let f = ty(ct(T::Float, Some(7), Some(2)));
         assert_eq!(f.render(&Datum::Double(1.5)), Some(b"1.50".to_vec()));
     }
+
+    #[test]
+    fn persisted_text_is_the_documented_one() {
+        // docs/format/sql-catalog.md shows these two.
+        let v = SqlType::from_ast(&ct(TypeName::VarChar, Some(20), None), "c", None, None).unwrap();
+        assert_eq!(v.persisted(), "varchar|20|||255|");
+        let mut d = ct(TypeName::Decimal, Some(10), Some(2));
+        d.unsigned = true;
+        assert_eq!(ty(d).persisted(), "decimal|10|2|u|63|");
+    }
 }
