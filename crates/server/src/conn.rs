@@ -84,6 +84,8 @@ pub struct Conn<'a> {
     next_stmt: u32,
     /// The read timeout in force on the socket (set only when it changes).
     read_timeout: Option<Duration>,
+    /// Host part of the account the client logged in as (CURRENT_USER()).
+    account_host: String,
 }
 
 const DEFAULT_PLUGIN: &str = "caching_sha2_password";
@@ -111,6 +113,7 @@ impl<'a> Conn<'a> {
             stmts: HashMap::new(),
             next_stmt: 1,
             read_timeout: None,
+            account_host: String::new(),
         }
     }
 
@@ -298,7 +301,7 @@ impl<'a> Conn<'a> {
         let mut s = Session::new(
             self.server.clone(),
             self.id,
-            &hr.username,
+            (&hr.username, &self.account_host),
             &self.host,
             self.io.closer(),
         );
@@ -371,6 +374,7 @@ impl<'a> Conn<'a> {
         if plugin == "caching_sha2_password" && !response.is_empty() {
             self.send(&proto::auth::FAST_AUTH_SUCCESS);
         }
+        self.account_host = account.map(|a| a.host).unwrap_or_default();
         Ok(true)
     }
 
@@ -503,7 +507,7 @@ impl<'a> Conn<'a> {
                 let s = Session::new(
                     self.server.clone(),
                     self.id,
-                    &cu.user,
+                    (&cu.user, &self.account_host),
                     &self.host,
                     self.io.closer(),
                 );

@@ -271,3 +271,58 @@ fn session_variables_act() {
     let mut c3 = connect(&s);
     assert_eq!(code(c3.prep("SELECT 2").unwrap_err()), 1461);
 }
+
+#[test]
+fn accounts_and_connection_commands() {
+    let s = start();
+    let mut c = connect(&s);
+    // CREATE USER with a password: the right one logs in (caching_sha2 fast path), a wrong
+    // one is 1045, DROP USER removes the account.
+    c.query_drop("CREATE USER 'app'@'%' IDENTIFIED BY 's3cret'")
+        .unwrap();
+    assert_eq!(
+        code(c.query_drop("CREATE USER 'app'@'%'").unwrap_err()),
+        1396
+    );
+    let login = |pw: &str| {
+        mysql::Conn::new(
+            mysql::OptsBuilder::new()
+                .ip_or_hostname(Some("127.0.0.1"))
+                .tcp_port(s.port)
+                .user(Some("app"))
+                .pass(Some(pw)),
+        )
+    };
+    let mut app = login("s3cret").unwrap();
+    let who: String = app.query_first("SELECT CURRENT_USER()").unwrap().unwrap();
+    assert_eq!(who, "app@%");
+    assert_eq!(code(login("wrong").map(|_| ()).unwrap_err()), 1045);
+    // Multi-statement queries return one result per statement.
+    let mut sets = Vec::new();
+    let mut r = c.query_iter("SELECT 1; SELECT 2, 3; DO 0").unwrap();
+    while let Some(set) = r.iter() {
+        sets.push(set.map(|row| row.unwrap().len()).collect::<Vec<_>>());
+    }
+    drop(r);
+    assert_eq!(sets, vec![vec![1], vec![2], vec![]]);
+    // COM_PING, COM_RESET_CONNECTION (session state goes), COM_CHANGE_USER.
+    assert!(c.ping().is_ok());
+    c.query_drop("SET @x = 5, sql_select_limit = 3").unwrap();
+    c.reset().unwrap();
+    let (x, l): (Option<i64>, u64) = c
+        .query_first("SELECT @x, @@sql_select_limit")
+        .unwrap()
+        .unwrap();
+    assert_eq!((x, l), (None, u64::MAX));
+    c.change_user(
+        mysql::ChangeUserOpts::default()
+            .with_user(Some("app".into()))
+            .with_pass(Some("s3cret".into())),
+    )
+    .unwrap();
+    let who: String = c.query_first("SELECT CURRENT_USER()").unwrap().unwrap();
+    assert_eq!(who, "app@%");
+    drop(app);
+    c.query_drop("DROP USER 'app'@'%'").unwrap();
+    assert_eq!(code(login("s3cret").map(|_| ()).unwrap_err()), 1045);
+}

@@ -153,6 +153,8 @@ pub struct Session {
     pub server: Arc<Server>,
     pub id: u32,
     pub user: String,
+    /// The account's host pattern (CURRENT_USER()).
+    pub account_host: String,
     pub host: String,
     pub db: Option<String>,
     pub vars: SessionVars,
@@ -205,13 +207,16 @@ fn isolation_name(l: IsolationLevel) -> &'static str {
 }
 
 impl Session {
+    /// `account`: the (user, host pattern) of the account the client logged in as; `host`:
+    /// where the client is.
     pub fn new(
         server: Arc<Server>,
         id: u32,
-        user: &str,
+        account: (&str, &str),
         host: &str,
         closer: Option<Closer>,
     ) -> Session {
+        let (user, account_host) = account;
         let vars = server.vars.new_session(id);
         let killed = Arc::new(AtomicBool::new(false));
         let interrupt = Arc::new(AtomicBool::new(false));
@@ -233,6 +238,7 @@ impl Session {
             server,
             id,
             user: user.into(),
+            account_host: account_host.into(),
             host: host.into(),
             db: None,
             vars,
@@ -708,7 +714,7 @@ impl Context for Session {
             "database" | "schema" => self.db.as_deref().map_or(Datum::Null, s),
             "version" => s(crate::vars::SERVER_VERSION),
             "user" | "session_user" | "system_user" => s(&format!("{}@{}", self.user, self.host)),
-            "current_user" => s(&format!("{}@{}", self.user, "localhost")),
+            "current_user" => s(&format!("{}@{}", self.user, self.account_host)),
             "connection_id" => Datum::UInt(self.vars.pseudo_thread_id()),
             "last_insert_id" => Datum::UInt(self.vars.last_insert_id()),
             "now" => Datum::DateTime(self.stmt_time),

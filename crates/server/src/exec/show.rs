@@ -457,7 +457,7 @@ impl Session {
             Show::Grants { user } => {
                 let (u, h) = user
                     .as_ref()
-                    .map_or((self.user.clone(), "localhost".to_string()), |u| {
+                    .map_or((self.user.clone(), self.account_host.clone()), |u| {
                         (u.user.clone(), u.host.clone())
                     });
                 let head = format!("Grants for {u}@{h}");
