@@ -13,11 +13,7 @@ import datetime
 import os
 import queue
 import re
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -32,6 +28,9 @@ except ImportError:  # pragma: no cover
     sys.exit(2)
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tools", "bench"))
+from servers import MariadbServer, ServerError, Settings  # noqa: E402
+
 DEFAULT_CASES = os.path.join(REPO_ROOT, "crates/engine/tests/isolation/cases.txt")
 DEFAULT_OUT = os.path.join(
     REPO_ROOT, "crates/engine/tests/isolation/expected-mariadb-10.11.txt"
@@ -352,77 +351,26 @@ class Runner:
 # Private server
 
 
-class PrivateServer:
+class PrivateServer(MariadbServer):
+    """A throw-away mariadbd (tools/bench/servers.py: its own temporary datadir, port and
+    socket, no system service) with what the cases need: no grant tables and a 10 s lock wait
+    timeout; MariaDB's own defaults otherwise."""
+
     def __init__(self, args):
-        self.args = args
-        self.tmp = None
-        self.proc = None
+        super().__init__(
+            Settings(buffer_pool="64M", log_capacity_mb=96),
+            extra=["--skip-grant-tables", "--innodb-lock-wait-timeout=10"],
+            mariadbd=args.mariadbd,
+            install_db=args.install_db,
+            mysql_defaults=False,
+        )
+        self.port = args.port
 
     def start(self):
-        a = self.args
-        self.tmp = tempfile.mkdtemp(prefix="hermitage-mariadb-")
-        datadir = os.path.join(self.tmp, "data")
-        self.socket = os.path.join(self.tmp, "mariadbd.sock")
-        log = os.path.join(self.tmp, "error.log")
-        user = []
-        if os.geteuid() == 0:
-            user = ["--user=root"]
-        cmd = [
-            a.install_db,
-            "--no-defaults",
-            "--datadir=" + datadir,
-            "--auth-root-authentication-method=normal",
-            "--skip-test-db",
-        ] + user
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if r.returncode != 0:
-            sys.stderr.write(r.stdout.decode(errors="replace"))
-            raise HardFailure("mariadb-install-db failed (exit %d)" % r.returncode)
-        cmd = [
-            a.mariadbd,
-            "--no-defaults",
-            "--datadir=" + datadir,
-            "--socket=" + self.socket,
-            "--port=%d" % a.port,
-            "--bind-address=127.0.0.1",
-            "--pid-file=" + os.path.join(self.tmp, "mariadbd.pid"),
-            "--log-error=" + log,
-            "--skip-grant-tables",
-            "--innodb-lock-wait-timeout=10",
-            "--innodb-buffer-pool-size=64M",
-        ] + user
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                self.dump_log(log)
-                raise HardFailure("mariadbd exited with %d at start" % self.proc.returncode)
-            try:
-                pymysql.connect(unix_socket=self.socket, user="root").close()
-                return
-            except pymysql.err.MySQLError:
-                if time.monotonic() > deadline:
-                    self.dump_log(log)
-                    raise HardFailure("mariadbd did not accept connections within 60 s")
-                time.sleep(0.2)
-
-    def dump_log(self, log):
         try:
-            with open(log) as f:
-                sys.stderr.write(f.read()[-4000:])
-        except OSError:
-            pass
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            super().start()
+        except ServerError as e:
+            raise HardFailure(str(e))
 
 
 # ---------------------------------------------------------------------------

@@ -77,6 +77,13 @@ impl Collation {
                 } else {
                     (a, b)
                 };
+                // Eight bytes at a time while both are ASCII (which folds to its upper case);
+                // the rest, from a character boundary, one character at a time.
+                let p = match ascii_ci_prefix(a, b) {
+                    Ok(p) => p,
+                    Err(o) => return o,
+                };
+                let (a, b) = (&a[p..], &b[p..]);
                 let ai = self == Collation::Utf8mb40900AiCi;
                 let fa = chars(a).map(|c| fold_char(c, ai));
                 let fb = chars(b).map(|c| fold_char(c, ai));
@@ -96,13 +103,62 @@ impl Collation {
             Collation::Latin1SwedishCi => trim_spaces(s).iter().map(|&c| latin1_fold(c)).collect(),
             Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi => {
                 let s = if self.pad_space() { trim_spaces(s) } else { s };
+                // Each character's weight (a character itself) in UTF-8: prefix-free, so equal
+                // keys mean equal weight sequences. ASCII folds to its upper case.
+                if s.is_ascii() {
+                    return s.to_ascii_uppercase();
+                }
                 let ai = self == Collation::Utf8mb40900AiCi;
-                chars(s)
-                    .flat_map(|c| fold_char(c, ai).to_be_bytes())
-                    .collect()
+                let mut key = Vec::with_capacity(s.len());
+                let mut buf = [0; 4];
+                for c in chars(s) {
+                    let w = char::from_u32(fold_char(c, ai)).unwrap_or(c);
+                    key.extend_from_slice(w.encode_utf8(&mut buf).as_bytes());
+                }
+                key
             }
         }
     }
+}
+
+/// Compares `a` and `b` as their upper case eight bytes at a time while both hold ASCII (which
+/// folds to its upper case in both utf8mb4 case-insensitive collations): the order if that
+/// decides it, else how far they fold equally (a character boundary of both).
+fn ascii_ci_prefix(a: &[u8], b: &[u8]) -> Result<usize, Ordering> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = a.len().min(b.len());
+    let mut p = 0;
+    while p + 8 <= n {
+        let x = u64::from_be_bytes(chunk8(&a[p..]));
+        let y = u64::from_be_bytes(chunk8(&b[p..]));
+        if (x | y) & HIGH != 0 {
+            break;
+        }
+        if x != y {
+            let (x, y) = (upper8(x), upper8(y));
+            if x != y {
+                return Err(x.cmp(&y));
+            }
+        }
+        p += 8;
+    }
+    Ok(p)
+}
+
+fn chunk8(s: &[u8]) -> [u8; 8] {
+    let mut c = [0; 8];
+    c.copy_from_slice(&s[..8]);
+    c
+}
+
+/// Upper-cases eight ASCII bytes (each below 0x80) packed in a word: no byte's sum carries into
+/// the next, so the high bit of each byte says whether that byte is in `a..=z`.
+fn upper8(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let ge_a = x + ONES * (0x80 - u64::from(b'a'));
+    let gt_z = x + ONES * (0x80 - u64::from(b'z') - 1);
+    let lower = ge_a & !gt_z & (ONES * 0x80);
+    x - (lower >> 2)
 }
 
 fn trim_spaces(s: &[u8]) -> &[u8] {
@@ -192,6 +248,53 @@ mod tests {
                     "{c:?}"
                 );
             }
+        }
+        // The ASCII fast paths agree with the general ones.
+        for c in [Collation::Utf8mb4GeneralCi, Collation::Utf8mb40900AiCi] {
+            let mixed = "aBc\u{e9}".as_bytes();
+            assert_eq!(&c.sort_key(mixed)[..3], &c.sort_key(b"AbC")[..]);
+            assert_eq!(
+                c.sort_key("\u{e9}".as_bytes()),
+                c.sort_key("\u{c9}".as_bytes())
+            );
+            assert_eq!(c.compare(b"abc", b"ABD"), Less);
+            assert_eq!(c.compare(b"abc", "ab\u{e9}".as_bytes()), Less);
+            assert_eq!(c.compare(b"[", b"a"), Greater, "'[' sorts after 'A'");
+            // Eight-byte steps agree with one byte at a time on every ASCII pair.
+            let words: [&[u8]; 6] = [
+                b"abcdefghij",
+                b"ABCDEFGHIJ",
+                b"abcdefgh@",
+                b"abcdefgh{",
+                b"`az{AZ[@~",
+                b"zzzzzzzzz",
+            ];
+            for x in words {
+                for y in words {
+                    let slow = x
+                        .iter()
+                        .map(u8::to_ascii_uppercase)
+                        .cmp(y.iter().map(u8::to_ascii_uppercase));
+                    assert_eq!(c.compare(x, y), slow, "{x:?} {y:?}");
+                }
+            }
+            // Non-ASCII after an ASCII word, and a case difference in the ASCII part.
+            let accented = "abcdefgh\u{e9}".as_bytes();
+            assert_eq!(c.compare(accented, "ABCDEFGH\u{c9}".as_bytes()), Equal);
+            assert_eq!(
+                c.compare(accented, b"ABCDEFGHE") == Equal,
+                c == Collation::Utf8mb40900AiCi
+            );
+            // A common prefix that ends inside a multi-byte character.
+            assert_eq!(
+                c.compare("0123456\u{e9}".as_bytes(), "0123456\u{c9}".as_bytes()),
+                Equal
+            );
+            assert_eq!(
+                c.compare("0123456\u{e9}x".as_bytes(), "0123456\u{e8}y".as_bytes()),
+                c.compare("\u{e9}".as_bytes(), "\u{e8}".as_bytes())
+                    .then(Less)
+            );
         }
         for id in [63, 8, 47, 45, 46, 255, 309] {
             assert_eq!(Collation::from_id(id).map(Collation::id), Some(id));

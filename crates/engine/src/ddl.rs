@@ -13,6 +13,10 @@
 //!   startup; a pending index root no META references is freed.
 //! - DROP INDEX: put the root in a pending slot, commit META without it, free the tree (root
 //!   last), clear the slot.
+//! - RENAME TABLE: commit the new names with META naming each file's old path
+//!   (`renamed_from`), move the files (via a staging name), commit META without the path. A
+//!   committed entry with `renamed_from` is finished at startup: the file is found by the space
+//!   id in its page 0 (see `rename_tables`).
 //!
 //! LATCHING: `Dict::ddl` is held for the whole DDL; a table's `mdl` exclusively while its
 //! definition changes.
@@ -203,6 +207,48 @@ pub fn ibd_path(name: &str) -> PathBuf {
     PathBuf::from(format!("{name}.ibd"))
 }
 
+/// Where RENAME TABLE parks the file of space `space` on its way to `<to>.ibd`: in the
+/// target's directory, under a name no table's file can have (table files end in `.ibd`).
+fn staging_path(to: &str, space: SpaceId) -> PathBuf {
+    let dir = Path::new(to).parent().unwrap_or(Path::new(""));
+    dir.join(format!("#rename-{space}.tmp"))
+}
+
+/// The space id in page 0 of a file, if it can be read.
+fn file_space_id(inner: &Inner, rel: &Path) -> Option<SpaceId> {
+    let abs = inner.fil.abs(rel);
+    if !inner.fs.exists(&abs).ok()? {
+        return None;
+    }
+    let f = inner.fs.open(&abs).ok()?;
+    let mut hdr = vec![0u8; page::FIL_HEADER_SIZE];
+    if f.len().ok()? < hdr.len() as u64 {
+        return None;
+    }
+    f.read_at(&mut hdr, 0).ok()?;
+    Some(page::space_id(&hdr))
+}
+
+/// The file of table `name`: `<name>.ibd`, or, while a RENAME is being finished, wherever the
+/// move left it: its old path, the staging path or the new path, whichever holds a file whose
+/// page 0 names the table's space. (Page 0's space id never changes after creation, so even a
+/// torn page 0 names it.)
+fn table_file(inner: &Inner, name: &str, meta: &TableMeta) -> PathBuf {
+    let new = ibd_path(name);
+    let Some(old) = &meta.renamed_from else {
+        return new;
+    };
+    let candidates = [
+        PathBuf::from(old),
+        staging_path(name, meta.space),
+        new.clone(),
+    ];
+    candidates
+        .into_iter()
+        .find(|p| file_space_id(inner, p) == Some(meta.space))
+        .unwrap_or(new)
+}
+
 /// Tablespaces that redo may refer to: every SYS_TABLES row, committed or not, whose file exists.
 /// When a dropped table and a newer one share a name (so a path), the live row wins. A file
 /// whose valid page 0 names another space is not the row's; a torn page 0 is trusted if the
@@ -216,7 +262,9 @@ pub fn recovery_spaces(
     for r in sys_rows(inner)? {
         let Ok(meta) = decode_meta(&r) else { continue };
         let cand = (!r.deleted, r.id, meta.space);
-        let e = by_path.entry(ibd_path(&r.name)).or_insert(cand);
+        let e = by_path
+            .entry(table_file(inner, &r.name, &meta))
+            .or_insert(cand);
         if (cand.0, cand.1) > (e.0, e.1) {
             *e = cand;
         }
@@ -266,7 +314,9 @@ pub fn table_for_undo(inner: &Inner, id: TableId) -> Result<Option<Arc<Table>>> 
         deleted: false,
     };
     let meta = decode_meta(&r)?;
-    inner.fil.open_space(meta.space, &ibd_path(&r.name))?;
+    inner
+        .fil
+        .open_space(meta.space, &table_file(inner, &r.name, &meta))?;
     let t = Arc::new(Table::from_meta(id, &meta)?);
     inner.dict.insert(t.clone());
     Ok(Some(t))
@@ -279,25 +329,54 @@ pub fn load_dictionary(inner: &Inner) -> Result<()> {
             continue;
         }
         let meta = decode_meta(&r)?;
-        inner.fil.open_space(meta.space, &ibd_path(&r.name))?;
+        inner
+            .fil
+            .open_space(meta.space, &table_file(inner, &r.name, &meta))?;
         let t = Arc::new(Table::from_meta(r.id, &meta)?);
         inner.dict.insert(t);
     }
     Ok(())
 }
 
-fn validate_def(inner: &Inner, def: &TableDef) -> Result<()> {
-    let parts: Vec<&str> = def.name.split('/').collect();
+/// Creates the directory of a file to be (and syncs its parent) if it does not exist.
+fn ensure_dir(inner: &Inner, abs: &Path) -> Result<()> {
+    let Some(dir) = abs.parent() else {
+        return Ok(());
+    };
+    if !inner
+        .fs
+        .exists(dir)
+        .map_err(|e| inner.fil.io_error(dir, e, false))?
+    {
+        inner
+            .fs
+            .create_dir_all(dir)
+            .map_err(|e| inner.fil.io_error(dir, e, false))?;
+        let up = dir.parent().unwrap_or(Path::new("."));
+        inner
+            .fs
+            .sync_dir(up)
+            .map_err(|e| inner.fil.io_error(up, e, true))?;
+    }
+    Ok(())
+}
+
+fn validate_name(name: &str) -> Result<()> {
+    let parts: Vec<&str> = name.split('/').collect();
     if parts.len() != 2
         || parts
             .iter()
             .any(|p| p.is_empty() || p.contains('\0') || *p == "." || *p == "..")
     {
         return Err(Error::InvalidArgument(format!(
-            "table name '{}' must be db/table",
-            def.name
+            "table name '{name}' must be db/table"
         )));
     }
+    Ok(())
+}
+
+fn validate_def(inner: &Inner, def: &TableDef) -> Result<()> {
+    validate_name(&def.name)?;
     if def.columns.is_empty() {
         return Err(Error::InvalidArgument(
             "a table needs at least one column".into(),
@@ -414,23 +493,7 @@ pub fn create_table(inner: &Inner, def: TableDef) -> Result<Arc<Table>> {
     let space = dict::alloc_space_id(inner)?;
     let rel = ibd_path(&def.name);
     let abs = inner.fil.abs(&rel);
-    if let Some(dir) = abs.parent() {
-        if !inner
-            .fs
-            .exists(dir)
-            .map_err(|e| inner.fil.io_error(dir, e, false))?
-        {
-            inner
-                .fs
-                .create_dir_all(dir)
-                .map_err(|e| inner.fil.io_error(dir, e, false))?;
-            let up = dir.parent().unwrap_or(Path::new("."));
-            inner
-                .fs
-                .sync_dir(up)
-                .map_err(|e| inner.fil.io_error(up, e, true))?;
-        }
-    }
+    ensure_dir(inner, &abs)?;
     if inner
         .fs
         .exists(&abs)
@@ -464,6 +527,7 @@ pub fn create_table(inner: &Inner, def: TableDef) -> Result<Arc<Table>> {
             space,
             clustered: (first_index, croot),
             secondary,
+            renamed_from: None,
         };
         let t = Arc::new(Table::from_meta(table_id, &meta)?);
         let sys = inner.dict.sys_tables();
@@ -522,6 +586,153 @@ pub fn drop_table(inner: &Inner, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// RENAME TABLE a TO b [, c TO d ...] (names `db/table`): the steps apply in order, each to
+/// the names the previous ones left (so `a TO tmp, b TO a, tmp TO b` swaps), and all of them
+/// or none survive a crash.
+///
+/// 1. One DDL transaction updates every moved table's SYS_TABLES row: the new NAME, and META
+///    with `renamed_from` = the file's current path. Its commit is the rename's commit point.
+/// 2. Each file moves to a staging name in the target directory, then to `<new name>.ibd`
+///    (two passes, so a swap never overwrites a file), each move followed by directory syncs.
+/// 3. A second transaction clears `renamed_from`.
+///
+/// A crash before 1 commits leaves the old names (rollback restores the rows; no file moved).
+/// After it, startup finds each file by its page 0 (`table_file`) and repeats 2 and 3
+/// (`finish_renames`).
+pub fn rename_tables(inner: &Inner, renames: &[(String, String)]) -> Result<()> {
+    let _g = inner.dict.ddl.lock();
+    inner.check_writable()?;
+    // Resolve the steps against the namespace as the earlier steps leave it.
+    let mut overlay: std::collections::HashMap<String, Option<TableId>> = Default::default();
+    let mut tables: std::collections::BTreeMap<TableId, Arc<Table>> = Default::default();
+    let mut steps: Vec<(TableId, String)> = Vec::new();
+    for (from, to) in renames {
+        validate_name(to)?;
+        let lookup = |n: &str| match overlay.get(n) {
+            Some(v) => *v,
+            None => inner.dict.get(n).map(|t| t.id),
+        };
+        let id = lookup(from).ok_or_else(|| Error::NoSuchTable(from.clone()))?;
+        if lookup(to).is_some() {
+            return Err(Error::TableExists(to.clone()));
+        }
+        if id == dict::SYS_TABLES_ID {
+            return Err(Error::InvalidArgument("cannot rename SYS_TABLES".into()));
+        }
+        let t = inner
+            .dict
+            .by_id(id)
+            .ok_or_else(|| Error::NoSuchTable(from.clone()))?;
+        tables.insert(id, t);
+        overlay.insert(from.clone(), None);
+        overlay.insert(to.clone(), Some(id));
+        steps.push((id, to.clone()));
+    }
+    // Metadata locks in id order (DDL holds `ddl`, so only DML competes).
+    let _mdl: Vec<_> = tables.values().map(|t| t.mdl.write()).collect();
+    let mut metas: std::collections::BTreeMap<TableId, TableMeta> = Default::default();
+    let mut current: std::collections::HashMap<TableId, PathBuf> = Default::default();
+    for (id, t) in &tables {
+        let sp = inner.fil.space(t.space)?;
+        let mut m = meta_of(t);
+        m.renamed_from = Some(sp.rel_path().to_string_lossy().into_owned());
+        current.insert(*id, sp.rel_path());
+        metas.insert(*id, m);
+    }
+    // A final file name must be free unless a moved table's file holds it now.
+    let mut final_name: std::collections::HashMap<TableId, &str> = Default::default();
+    for (id, to) in &steps {
+        final_name.insert(*id, to);
+    }
+    for to in final_name.values() {
+        let rel = ibd_path(to);
+        let abs = inner.fil.abs(&rel);
+        let busy = inner
+            .fs
+            .exists(&abs)
+            .map_err(|e| inner.fil.io_error(&abs, e, false))?;
+        if busy && !current.values().any(|p| *p == rel) {
+            return Err(Error::TableExists(format!(
+                "{to} (the file {} already exists)",
+                rel.display()
+            )));
+        }
+    }
+    let sys = inner.dict.sys_tables();
+    let result = run_ddl_trx(inner, |trx| {
+        for (id, to) in &steps {
+            let m = metas.get_mut(id).expect("every step's table has a meta");
+            m.def.name.clone_from(to);
+            let key = row::encode_key(&sys, &[Value::UInt(*id)])?;
+            let changes = [
+                (1, Value::Bytes(to.clone().into_bytes())),
+                (2, Value::Bytes(m.encode())),
+            ];
+            if !row::update(inner, trx, &sys, &key, &changes)? {
+                return Err(Error::NoSuchTable(to.clone()));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        return Err(match e {
+            Error::DuplicateKey { key, .. } => Error::TableExists(key),
+            e => e,
+        });
+    }
+    // Committed (I1): the cache shows the new names from now on (all old names go first: a
+    // swap reuses them).
+    let mut fresh = Vec::new();
+    for (id, t) in &tables {
+        fresh.push(Arc::new(Table::from_meta(*id, &metas[id])?));
+        t.dropped.store(true, Ordering::Release);
+        inner.dict.remove(*id);
+    }
+    for nt in fresh {
+        inner.dict.insert(nt);
+    }
+    let pending: Vec<(TableId, TableMeta)> = metas.into_iter().collect();
+    finish_renames(inner, &pending)?;
+    for (from, to) in renames {
+        tracing::info!("InnoDB: renamed table {from} to {to}");
+    }
+    Ok(())
+}
+
+/// Steps 2 and 3 of `rename_tables` for tables whose committed META has `renamed_from` and
+/// whose space is open at its file's current path. Repeatable after a crash at any point.
+fn finish_renames(inner: &Inner, pending: &[(TableId, TableMeta)]) -> Result<()> {
+    let mut moves = Vec::new();
+    for (_, m) in pending {
+        let cur = inner.fil.space(m.space)?.rel_path();
+        let dest = ibd_path(&m.def.name);
+        if cur != dest {
+            moves.push((m.space, staging_path(&m.def.name, m.space), dest));
+        }
+    }
+    for (space, staging, _) in &moves {
+        if inner.fil.space(*space)?.rel_path() != *staging {
+            ensure_dir(inner, &inner.fil.abs(staging))?;
+            inner.fil.rename_file(*space, staging)?;
+        }
+    }
+    for (space, _, dest) in &moves {
+        inner.fil.rename_file(*space, dest)?;
+    }
+    let sys = inner.dict.sys_tables();
+    run_ddl_trx(inner, |trx| {
+        for (id, m) in pending {
+            let mut m = m.clone();
+            m.renamed_from = None;
+            let key = row::encode_key(&sys, &[Value::UInt(*id)])?;
+            if !row::update(inner, trx, &sys, &key, &[(2, Value::Bytes(m.encode()))])? {
+                return Err(Error::NoSuchTable(m.def.name.clone()));
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Writes a new META for table `t` in its own DDL transaction.
 fn write_meta(inner: &Inner, t: &Table, meta: &TableMeta) -> Result<()> {
     let sys = inner.dict.sys_tables();
@@ -548,6 +759,7 @@ fn meta_of(t: &Table) -> TableMeta {
                 incomplete: false,
             })
             .collect(),
+        renamed_from: None,
     }
 }
 
@@ -727,9 +939,24 @@ pub fn drop_tree(inner: &Inner, idx: &Index) -> Result<()> {
     Ok(())
 }
 
-/// Startup: finishes DDL a crash interrupted. Drops incomplete indexes, frees index roots left
-/// in pending slots that no dictionary entry references, and frees pending BLOB chains.
+/// Startup: finishes DDL a crash interrupted. Finishes committed renames, drops incomplete
+/// indexes, frees index roots left in pending slots that no dictionary entry references, and
+/// frees pending BLOB chains.
 pub fn finish_interrupted_ddl(inner: &Inner) -> Result<()> {
+    let mut renames = Vec::new();
+    for t in inner.dict.tables() {
+        let m = meta_of_stored(inner, &t)?;
+        if m.renamed_from.is_some() {
+            tracing::warn!(
+                "InnoDB: finishing the interrupted rename of table {}",
+                t.name
+            );
+            renames.push((t.id, m));
+        }
+    }
+    if !renames.is_empty() {
+        finish_renames(inner, &renames)?;
+    }
     let mut tables = inner.dict.tables();
     tables.push(inner.dict.sys_tables());
     for t in tables {

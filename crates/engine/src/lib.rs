@@ -183,6 +183,16 @@ impl Engine {
         ddl::drop_index(&self.inner, table, index)
     }
 
+    /// RENAME TABLE `from` TO `to` (`db/name`); the file moves with the name.
+    pub fn rename_table(&self, from: &str, to: &str) -> Result<()> {
+        ddl::rename_tables(&self.inner, &[(from.into(), to.into())])
+    }
+
+    /// RENAME TABLE a TO b, c TO d, ...: applied in order, atomically (crash-safe as a whole).
+    pub fn rename_tables(&self, renames: &[(String, String)]) -> Result<()> {
+        ddl::rename_tables(&self.inner, renames)
+    }
+
     /// The open table `db/name`.
     pub fn table(&self, name: &str) -> Result<Arc<Table>> {
         self.inner
@@ -718,6 +728,17 @@ enum RowSrc {
 pub struct RowIter {
     inner: Arc<Inner>,
     src: RowSrc,
+}
+
+impl RowIter {
+    /// Says which columns the reader uses (by position in the table definition); the others
+    /// may come back as NULL instead of their value, saving their decoding.
+    pub fn with_columns(mut self, wanted: Vec<bool>) -> RowIter {
+        if let RowSrc::Scan(s) = &mut self.src {
+            s.set_columns(wanted);
+        }
+        self
+    }
 }
 
 impl Iterator for RowIter {

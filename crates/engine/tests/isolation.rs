@@ -21,80 +21,7 @@ use innoxide_engine::{
     ColumnDef, ColumnKind, Engine, Error, Isolation, KeyBound, LockRead, Table, TableDef, Trx,
     Value,
 };
-
-const LEVELS: [Isolation; 4] = [
-    Isolation::ReadUncommitted,
-    Isolation::ReadCommitted,
-    Isolation::RepeatableRead,
-    Isolation::Serializable,
-];
-
-struct Case {
-    name: String,
-    levels: Vec<Isolation>,
-    steps: Vec<(usize, String)>,
-}
-
-fn parse_cases(text: &str) -> Vec<Case> {
-    let mut out = Vec::new();
-    let mut cur: Option<Case> = None;
-    for line in text.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("case ") {
-            let mut parts = rest.split_whitespace();
-            let name = parts.next().expect("case name").to_string();
-            let mut levels = LEVELS.to_vec();
-            for opt in parts {
-                let l = opt.strip_prefix("levels=").expect("only levels= options");
-                levels = l
-                    .split(',')
-                    .map(|n| Isolation::parse(n).expect("level name"))
-                    .collect();
-            }
-            cur = Some(Case {
-                name,
-                levels,
-                steps: Vec::new(),
-            });
-        } else if line == "end" {
-            out.push(cur.take().expect("end after case"));
-        } else {
-            let (t, stmt) = line.split_once(": ").expect("T<n>: statement");
-            let n: usize = t.trim_start_matches('T').parse().expect("T<n>");
-            cur.as_mut()
-                .expect("step inside a case")
-                .steps
-                .push((n, stmt.to_string()));
-        }
-    }
-    out
-}
-
-/// (case, level, si) -> the expected lines.
-fn parse_expected(text: &str) -> BTreeMap<(String, String, bool), Vec<String>> {
-    let mut out = BTreeMap::new();
-    let mut cur: Option<((String, String, bool), Vec<String>)> = None;
-    for line in text.lines() {
-        if line.starts_with('#') || line.is_empty() {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("case ") {
-            let p: Vec<&str> = rest.split_whitespace().collect();
-            cur = Some(((p[0].into(), p[1].into(), p[2] == "si=on"), Vec::new()));
-        } else if line == "end" {
-            let (k, v) = cur.take().expect("end after case");
-            out.insert(k, v);
-        } else {
-            cur.as_mut()
-                .expect("line inside a case")
-                .1
-                .push(line.to_string());
-        }
-    }
-    out
-}
+use innoxide_testkit::hermitage::{self, Case};
 
 /// A parsed WHERE clause.
 #[derive(Clone, Debug)]
@@ -484,47 +411,25 @@ fn hermitage_cases_match_mariadb() {
     let dir = tempfile::tempdir().unwrap();
     let c = innoxide_testkit::small_config(dir.path(), 4);
     let engine = Arc::new(Engine::open(c).unwrap());
-    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/isolation/");
-    let cases = parse_cases(&std::fs::read_to_string(format!("{base}cases.txt")).unwrap());
-    let expected = parse_expected(
-        &std::fs::read_to_string(format!("{base}expected-mariadb-10.11.txt")).unwrap(),
-    );
-    let only = std::env::var("ISOLATION_CASE").ok();
+    let (cases, expected) = hermitage::load();
     let mut run = 0;
     let mut failures = Vec::new();
-    let mut compared = 0;
     for si in [false, true] {
         engine
             .tunables()
             .snapshot_isolation
             .store(si, Ordering::Relaxed);
-        for case in &cases {
-            if only.as_ref().is_some_and(|o| o != &case.name) {
-                continue;
-            }
-            for &level in &case.levels {
+        for case in cases.iter().filter(|c| hermitage::selected(c)) {
+            for level in &case.levels {
                 run += 1;
-                let got = run_case(&engine, case, level, run);
-                let key = (case.name.clone(), level.name().to_string(), si);
-                let want = expected
-                    .get(&key)
-                    .unwrap_or_else(|| panic!("no expected outcome for {key:?}"));
-                compared += 1;
-                if &got != want {
-                    failures.push(format!(
-                        "case {} {} si={}:\n  expected: {}\n  got:      {}",
-                        case.name,
-                        level.name(),
-                        if si { "on" } else { "off" },
-                        want.join(" | "),
-                        got.join(" | ")
-                    ));
-                }
+                let iso = Isolation::parse(level).expect("level name");
+                let got = run_case(&engine, case, iso, run);
+                failures.extend(hermitage::compare(&expected, &case.name, level, si, &got));
             }
         }
     }
     eprintln!(
-        "isolation: {compared} runs compared with MariaDB, {} differ",
+        "isolation: {run} runs compared with MariaDB, {} differ",
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -73,10 +73,15 @@ fn utf8(bytes: &[u8], what: &'static str) -> Result<String> {
 
 impl Command {
     /// Decodes a command payload. `client_capabilities` (the negotiated flags) decides the
-    /// layout of COM_CHANGE_USER.
+    /// layout of COM_CHANGE_USER. An empty payload reads as COM_SLEEP (as in mysqld), which
+    /// clients may not send: `Unknown`.
     pub fn parse(payload: &[u8], client_capabilities: u32) -> Result<Command> {
         let mut r = Reader::new(payload);
-        let code = r.u8()?;
+        let code = if payload.is_empty() {
+            COM_SLEEP
+        } else {
+            r.u8()?
+        };
         Ok(match code {
             COM_QUIT => Command::Quit,
             COM_INIT_DB => Command::InitDb(r.rest().to_vec()),
@@ -286,7 +291,8 @@ mod tests {
         assert_eq!(p(&[COM_RESET_CONNECTION]), Command::ResetConnection);
         assert_eq!(p(&[COM_BINLOG_DUMP]), Command::Unknown(COM_BINLOG_DUMP));
         assert_eq!(p(&[0xEE]), Command::Unknown(0xEE));
-        assert!(Command::parse(&[], SERVER_CAPABILITIES).is_err());
+        assert_eq!(p(&[COM_SLEEP]), Command::Unknown(COM_SLEEP));
+        assert_eq!(p(&[]), Command::Unknown(COM_SLEEP));
     }
 
     fn change_user_payload() -> Vec<u8> {
@@ -484,14 +490,14 @@ mod tests {
         ];
         for full in fixed {
             assert!(Command::parse(full, SERVER_CAPABILITIES).is_ok());
-            for cut in 0..full.len() {
+            for cut in 1..full.len() {
                 assert!(Command::parse(&full[..cut], SERVER_CAPABILITIES).is_err());
             }
         }
         // COM_CHANGE_USER: cuts inside the user name, the response and the attrs fail; none
-        // panic.
+        // panic. (Cut 0 is the empty payload, read as COM_SLEEP.)
         let full = change_user_payload();
-        for cut in 0..full.len() {
+        for cut in 1..full.len() {
             let res = Command::parse(&full[..cut], SERVER_CAPABILITIES);
             if cut < 1 + 4 + 21 || cut == full.len() - 1 {
                 assert!(res.is_err(), "cut {cut}");

@@ -49,6 +49,24 @@ impl ProtocolError {
         }
     }
 
+    /// The message mysqld sends with [`ProtocolError::mysql_error`]'s code (the `Display`
+    /// text adds details for logs).
+    pub fn mysql_message(&self) -> &'static str {
+        match self {
+            ProtocolError::Truncated { .. } | ProtocolError::Malformed(_) => {
+                "Malformed communication packet."
+            }
+            ProtocolError::BadSequence { .. } => "Got packets out of order",
+            ProtocolError::PacketTooLarge { .. } => {
+                "Got a packet bigger than 'max_allowed_packet' bytes"
+            }
+            ProtocolError::Unsupported(_) => {
+                "Client does not support authentication protocol requested by server; consider upgrading MySQL client"
+            }
+            ProtocolError::UnknownCommand(_) => "Unknown command",
+        }
+    }
+
     /// True when packet framing is lost: the server should send the error and close.
     pub fn is_fatal(&self) -> bool {
         matches!(

@@ -28,7 +28,9 @@ pub const MAX_CHUNK: usize = 0xFF_FFFF;
 /// sequence id following the server's last packet.
 ///
 /// After an error the reader stays in error (the same error is returned again): the connection
-/// should be closed once the ERR packet is sent.
+/// should be closed once the ERR packet is sent, with sequence id
+/// [`PacketReader::expected_seq`] (as mysqld: after a wrong sequence id, the id it expected;
+/// after a packet above `max_allowed_packet`, the id following that packet's).
 #[derive(Debug)]
 pub struct PacketReader {
     buf: Vec<u8>,
@@ -100,6 +102,7 @@ impl PacketReader {
             }
             let total = self.partial.len() + len;
             if total > self.max_allowed_packet {
+                self.expected_seq = seq.wrapping_add(1);
                 return Err(ProtocolError::PacketTooLarge {
                     len: total,
                     max: self.max_allowed_packet,
@@ -404,13 +407,18 @@ mod tests {
     fn sequence_ids() {
         let mut r = PacketReader::new(1024);
         r.feed(&[1, 0, 0, 5, 0x0e]);
+        let e = r.next_payload().unwrap_err();
         assert_eq!(
-            r.next_payload(),
-            Err(ProtocolError::BadSequence {
+            e,
+            ProtocolError::BadSequence {
                 expected: 0,
                 got: 5
-            })
+            }
         );
+        assert_eq!(e.mysql_error(), (1156, "08S01"));
+        assert_eq!(e.mysql_message(), "Got packets out of order");
+        // The error packet carries the id the server expected.
+        assert_eq!(r.expected_seq(), 0);
         let mut r = PacketReader::new(1024);
         r.set_expected_seq(3);
         let (bytes, _) = frame(b"x", 3);
@@ -447,7 +455,13 @@ mod tests {
         let e = r.next_payload().unwrap_err();
         assert_eq!(e, ProtocolError::PacketTooLarge { len: 11, max: 10 });
         assert!(e.is_fatal());
-        assert_eq!(e.mysql_error().0, 1153);
+        assert_eq!(e.mysql_error(), (1153, "08S01"));
+        assert_eq!(
+            e.mysql_message(),
+            "Got a packet bigger than 'max_allowed_packet' bytes"
+        );
+        // The error packet follows the refused packet's sequence id.
+        assert_eq!(r.expected_seq(), 1);
         // Joined continuations count as one payload.
         let mut r = PacketReader::new(MAX_CHUNK + 5);
         r.feed(&frame(&payload(MAX_CHUNK + 6), 0).0);

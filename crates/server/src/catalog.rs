@@ -30,6 +30,9 @@ use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
 pub const HIDDEN_ROW_ID: &str = "DB_ROW_ID";
+/// Tables whose name starts with this are ALTER TABLE's work tables (MySQL's `#sql-`
+/// prefix): never listed, and dropped at startup (a crash interrupted their ALTER).
+pub const TEMP_PREFIX: &str = "#sql-";
 const SCHEMATA: &str = "mysql/innoxide_schemata";
 const USERS: &str = "mysql/user";
 
@@ -194,7 +197,36 @@ impl Catalog {
         };
         c.bootstrap()?;
         c.load_dbs()?;
+        c.drop_work_tables()?;
         Ok(c)
+    }
+
+    /// Drops the work tables of ALTER TABLEs a crash interrupted: the copy being filled (the
+    /// original is intact) or the original already swapped out (the new table has its name).
+    /// Transactions still filling them are rolled back first.
+    fn drop_work_tables(&self) -> Result<(), SqlError> {
+        let temp: Vec<String> = self
+            .engine
+            .table_names()
+            .into_iter()
+            .filter(|n| is_work_table(n))
+            .collect();
+        if temp.is_empty() {
+            return Ok(());
+        }
+        self.engine.wait_recovery_rollback();
+        for n in temp {
+            tracing::warn!("dropping {n}: the ALTER TABLE that made it was interrupted");
+            self.engine.drop_table(&n).map_err(engine_error)?;
+        }
+        Ok(())
+    }
+
+    /// Carries an AUTO_INCREMENT counter over to a table that replaced another (ALTER TABLE):
+    /// `next` is the next value the old table would have handed out.
+    pub fn set_counter(&self, table_id: u64, next: u64) {
+        let ctr = self.counters.lock().entry(table_id).or_default().clone();
+        *ctr.lock() = next;
     }
 
     fn bootstrap(&self) -> Result<(), SqlError> {
@@ -356,6 +388,7 @@ impl Catalog {
             .table_names()
             .into_iter()
             .filter_map(|n| n.strip_prefix(&prefix).map(str::to_string))
+            .filter(|n| !n.starts_with(TEMP_PREFIX))
             .filter(|n| !(db == "mysql" && (n == "innoxide_schemata" || n == "user")))
             .collect();
         v.sort();
@@ -370,8 +403,9 @@ impl Catalog {
                 return Ok(t.clone());
             }
         }
+        // A table of a missing database is a missing table (1146), as in MySQL 8.0.
         if !self.dbs.read().contains_key(db) {
-            return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
+            return Err(SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]));
         }
         let et = self
             .engine
@@ -637,6 +671,13 @@ impl Catalog {
         trx.commit().map_err(engine_error)?;
         Ok(found)
     }
+}
+
+/// True for an engine name `db/#sql-...` (see TEMP_PREFIX).
+pub fn is_work_table(engine_name: &str) -> bool {
+    engine_name
+        .split_once('/')
+        .is_some_and(|(_, t)| t.starts_with(TEMP_PREFIX))
 }
 
 /// MySQL host patterns: '%' any run, '_' one character.

@@ -5,8 +5,10 @@
 //! INVARIANTS
 //! - N1: every response is built in one buffer and written with one write call; the
 //!   sequence id restarts at 0 with each command.
-//! - N2: a malformed packet gets an error packet; only I/O errors, COM_QUIT, KILL and a
-//!   packet above max_allowed_packet (error 1153 first) end the connection.
+//! - N2: a malformed packet gets an error packet; only I/O errors, COM_QUIT, KILL, a packet
+//!   above max_allowed_packet (error 1153 first) and a wrong sequence id (error 1156 first)
+//!   end the connection, and the server closes it with [`lingering_close`] so the client
+//!   reads that last error even when it was still sending.
 //! - N3: the status flags of every OK/EOF come from the session (IN_TRANS, AUTOCOMMIT), with
 //!   MORE_RESULTS_EXISTS while statements of a multi-statement query remain.
 
@@ -34,6 +36,8 @@ pub trait Stream: Read + Write + Send {
     fn set_timeouts(&self, read: Option<Duration>, write: Option<Duration>) -> std::io::Result<()>;
     /// A handle that shuts the socket down from another thread (KILL).
     fn closer(&self) -> Option<Closer>;
+    /// Ends the sending direction (the client reads end of stream after what was sent).
+    fn shutdown_write(&self) -> std::io::Result<()>;
 }
 
 macro_rules! socket_stream {
@@ -53,6 +57,9 @@ macro_rules! socket_stream {
                     let _ = s.shutdown(std::net::Shutdown::Both);
                 }))
             }
+            fn shutdown_write(&self) -> std::io::Result<()> {
+                self.shutdown(std::net::Shutdown::Write)
+            }
         }
     };
 }
@@ -61,6 +68,35 @@ socket_stream!(std::os::unix::net::UnixStream);
 
 /// How long a client may take to complete the handshake (MySQL's connect_timeout default).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long, and how many bytes, [`lingering_close`] reads from a client before closing.
+const LINGER: Duration = Duration::from_secs(2);
+const LINGER_BYTES: usize = 256 << 20;
+
+/// Closes a connection so that the client can read the last reply: ends the sending side
+/// first (the client sees end of stream after it), then reads and drops whatever the client
+/// still sends until it closes too, for at most [`LINGER`] and [`LINGER_BYTES`]. Closing a
+/// socket with unread bytes makes the kernel answer with a reset, which may destroy the
+/// reply before the client reads it (error 1153 after an oversized packet the client is
+/// still writing).
+pub fn lingering_close(io: &mut dyn Stream) {
+    if io.shutdown_write().is_err() {
+        return;
+    }
+    let deadline = Instant::now() + LINGER;
+    let mut buf = [0u8; 16384];
+    let mut drained = 0;
+    while drained < LINGER_BYTES {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || io.set_timeouts(Some(left), None).is_err() {
+            return;
+        }
+        match io.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => drained += n,
+        }
+    }
+}
 
 struct Prepared {
     stmt: Statement,
@@ -86,6 +122,9 @@ pub struct Conn<'a> {
     read_timeout: Option<Duration>,
     /// Host part of the account the client logged in as (CURRENT_USER()).
     account_host: String,
+    /// The statement being answered is SHOW WARNINGS/ERRORS: it lists the previous
+    /// statement's conditions without adding any, so its OK/EOF counts none (as mysqld).
+    diagnostics: bool,
 }
 
 const DEFAULT_PLUGIN: &str = "caching_sha2_password";
@@ -114,6 +153,7 @@ impl<'a> Conn<'a> {
             next_stmt: 1,
             read_timeout: None,
             account_host: String::new(),
+            diagnostics: false,
         }
     }
 
@@ -132,8 +172,12 @@ impl<'a> Conn<'a> {
                 }
                 Ok(None) => {}
                 Err(e) => {
+                    // Framing is lost: answer as mysqld (1153 or 1156, with the sequence id
+                    // the reader gives) and end the connection.
+                    tracing::debug!("connection {}: {e}", self.id);
                     let (code, state) = e.mysql_error();
-                    self.send(&result::err_packet(code, state, &e.to_string()));
+                    self.seq = self.reader.expected_seq();
+                    self.send(&result::err_packet(code, state, e.mysql_message()));
                     self.flush()?;
                     return Ok(None);
                 }
@@ -213,7 +257,11 @@ impl<'a> Conn<'a> {
         f
     }
 
+    /// The warning count of the statement being answered.
     fn warning_count(&self) -> u16 {
+        if self.diagnostics {
+            return 0;
+        }
         self.session
             .as_ref()
             .map_or(0, |s| s.warnings.len().min(65535) as u16)
@@ -386,11 +434,13 @@ impl<'a> Conn<'a> {
 
     /// Handles one command; false ends the connection.
     fn command(&mut self, p: &[u8]) -> std::io::Result<bool> {
+        self.diagnostics = false;
         let cmd = match Command::parse(p, self.caps) {
             Ok(c) => c,
             Err(e) => {
+                tracing::debug!("connection {}: {e}", self.id);
                 let (code, state) = e.mysql_error();
-                self.send(&result::err_packet(code, state, &e.to_string()));
+                self.send(&result::err_packet(code, state, e.mysql_message()));
                 return Ok(!e.is_fatal());
             }
         };
@@ -544,13 +594,21 @@ impl<'a> Conn<'a> {
                     let st = self.status(false);
                     self.send(&result::ok_packet(0, 0, st, 0, ""));
                 }
-                None => self.send_error(&SqlError::new(
-                    ER_UNKNOWN_STMT_HANDLER,
-                    &[&id, &"mysqld_stmt_reset"],
-                )),
+                None => self.send_error(&unknown_statement(id)),
             },
-            Command::StmtFetch { .. } => {
-                self.send_error(&SqlError::new(ER_NOT_SUPPORTED_YET, &[&"cursors"]))
+            // Cursors are never opened (CURSOR_TYPE_READ_ONLY executes return all rows at
+            // once), so a known statement has none: mysqld's ER_STMT_HAS_NO_OPEN_CURSOR.
+            Command::StmtFetch { stmt_id, .. } => {
+                if self.stmts.contains_key(&stmt_id) {
+                    let e = SqlError {
+                        code: ER_STMT_HAS_NO_OPEN_CURSOR,
+                        state: "HY000",
+                        message: format!("The statement ({stmt_id}) has no open cursor."),
+                    };
+                    self.send_error(&e);
+                } else {
+                    self.send_error(&unknown_statement(stmt_id));
+                }
             }
             Command::Unknown(_) => self.send_error(&SqlError::new(ER_UNKNOWN_COM_ERROR, &[])),
         }
@@ -559,6 +617,10 @@ impl<'a> Conn<'a> {
 
     /// Runs a statement, counting it in Slow_queries when it takes over long_query_time.
     fn execute_timed(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        self.diagnostics = matches!(
+            stmt,
+            Statement::Show(innoxide_sql::ast::Show::Warnings { .. })
+        );
         let start = Instant::now();
         let r = self.session().execute(stmt, params);
         if start.elapsed() > self.server.long_query_time {
@@ -636,16 +698,19 @@ impl<'a> Conn<'a> {
     }
 
     fn execute(&mut self, payload: &[u8], stmt_id: u32) {
+        // Command byte, id, flags and iteration count come first, even for an unknown id.
+        if payload.len() < 10 {
+            let e = proto::ProtocolError::Malformed("COM_STMT_EXECUTE shorter than 10 bytes");
+            let (code, state) = e.mysql_error();
+            return self.send(&result::err_packet(code, state, e.mysql_message()));
+        }
         let id = if stmt_id == u32::MAX {
             self.next_stmt.wrapping_sub(1)
         } else {
             stmt_id
         };
         let Some(mut ps) = self.stmts.remove(&id) else {
-            return self.send_error(&SqlError::new(
-                ER_UNKNOWN_STMT_HANDLER,
-                &[&stmt_id, &"mysqld_stmt_execute"],
-            ));
+            return self.send_error(&unknown_statement(stmt_id));
         };
         let mut long = std::mem::take(&mut ps.long_data);
         let exec = proto::parse_execute(payload, ps.n_params, &mut ps.types, &mut |i| {
@@ -658,8 +723,9 @@ impl<'a> Conn<'a> {
                 self.execute_timed(&ps.stmt, &params)
             }
             Err(e) => {
+                tracing::debug!("connection {}: COM_STMT_EXECUTE: {e}", self.id);
                 let (code, state) = e.mysql_error();
-                self.send(&result::err_packet(code, state, &e.to_string()));
+                self.send(&result::err_packet(code, state, e.mysql_message()));
                 self.stmts.insert(id, ps);
                 return;
             }
@@ -721,6 +787,15 @@ impl<'a> Conn<'a> {
             }
         }
     }
+}
+
+/// mysqld's ER_STMT_HAS_NO_OPEN_CURSOR (not in the SQL layer's error table).
+const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
+
+/// ER_UNKNOWN_STMT_HANDLER for COM_STMT_EXECUTE, RESET and FETCH, worded as mysqld 8.0 does
+/// (it looks statements up in `mysql_stmt_precheck`).
+fn unknown_statement(id: u32) -> SqlError {
+    SqlError::new(ER_UNKNOWN_STMT_HANDLER, &[&id, &"mysql_stmt_precheck"])
 }
 
 /// A prepared statement parameter as a value.

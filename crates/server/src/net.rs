@@ -3,15 +3,33 @@
 //!
 //! INVARIANT: an accept loop never blocks on a client; each connection's thread owns its
 //! stream and its session, and a panic-free error in one connection never touches another.
+//! The listeners are non-blocking and wait in poll(2), so a new client is accepted at once
+//! and `stop` is seen within [`STOP_CHECK`].
 
 use std::net::{TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::conn::{Conn, Stream};
+use crate::conn::{lingering_close, Conn, Stream};
 use crate::exec::Server;
+
+/// How often an idle accept loop checks `stop`.
+const STOP_CHECK: Duration = Duration::from_millis(100);
+
+/// Waits until a client is in `fd`'s accept queue, or `STOP_CHECK` passes.
+fn wait_for_client(fd: RawFd) {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `p` is one valid pollfd that outlives the call; poll writes only `revents`.
+    // Errors (EINTR) and timeouts only mean that the loop looks again.
+    let _ = unsafe { libc::poll(&mut p, 1, STOP_CHECK.as_millis() as libc::c_int) };
+}
 
 fn serve(server: Arc<Server>, mut io: Box<dyn Stream>, host: String, local: bool) {
     let id = server.next_conn_id.fetch_add(1, Ordering::Relaxed);
@@ -20,6 +38,9 @@ fn serve(server: Arc<Server>, mut io: Box<dyn Stream>, host: String, local: bool
     if let Err(e) = c.run() {
         tracing::debug!("connection {id} ended: {e}");
     }
+    // The session and the statements go first (Threads_connected drops), then the socket.
+    drop(c);
+    lingering_close(&mut *io);
 }
 
 fn spawn_conn(server: &Arc<Server>, io: Box<dyn Stream>, host: String, local: bool) {
@@ -58,9 +79,7 @@ pub fn tcp(server: Arc<Server>, l: TcpListener, stop: Arc<AtomicBool>) {
                 };
                 spawn_conn(&server, Box::new(s), host, local);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => wait_for_client(l.as_raw_fd()),
             Err(e) => {
                 tracing::warn!("accept: {e}");
                 std::thread::sleep(Duration::from_millis(20));
@@ -85,9 +104,7 @@ pub fn unix(server: Arc<Server>, l: UnixListener, stop: Arc<AtomicBool>) {
                 }
                 spawn_conn(&server, Box::new(s), "localhost".into(), true);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => wait_for_client(l.as_raw_fd()),
             Err(e) => {
                 tracing::warn!("accept: {e}");
                 std::thread::sleep(Duration::from_millis(20));

@@ -299,6 +299,8 @@ pub const VARS: &[VarDef] = &[
     // Scale added by `/`: the arithmetic in innoxide_sql::types uses 4; read-only until it
     // takes the session value.
     v("div_precision_increment", Both, u(0, 30), false, Def::UInt(4)),
+    // SQL layer: the previous statement's errors (SessionVars::set_diagnostics).
+    v("error_count", S, RO_U, false, Def::NoDefault),
     // The SQL layer implements only the ON behaviour (no implicit TIMESTAMP defaults).
     v("explicit_defaults_for_timestamp", Both, Kind::Bool, false, Def::Bool(true)),
     // SQL layer: foreign key checks (mysqldump turns them off while loading).
@@ -439,6 +441,9 @@ pub const VARS: &[VarDef] = &[
     v("version_compile_os", G, TEXT, false, Def::Startup),
     // Protocol layer: idle connections are closed after this many seconds.
     v("wait_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(28800)),
+    // SQL layer: the previous statement's warnings, notes and errors
+    // (SessionVars::set_diagnostics).
+    v("warning_count", S, RO_U, false, Def::NoDefault),
 ];
 
 /// Older names clients still query.
@@ -507,6 +512,8 @@ const INNODB_VERSION: usize = idx("innodb_version");
 const INSERT_ID: usize = idx("insert_id");
 const INTERACTIVE_TIMEOUT: usize = idx("interactive_timeout");
 const LAST_INSERT_ID: usize = idx("last_insert_id");
+const ERROR_COUNT: usize = idx("error_count");
+const WARNING_COUNT: usize = idx("warning_count");
 const MAX_ALLOWED_PACKET: usize = idx("max_allowed_packet");
 const MAX_CONNECTIONS: usize = idx("max_connections");
 const MAX_EXECUTION_TIME: usize = idx("max_execution_time");
@@ -1018,9 +1025,9 @@ impl Registry {
             .iter()
             .enumerate()
             .map(|(i, d)| match (d.scope, d.dynamic) {
-                (Scope::Global, _) | (_, false) => VarValue::Null,
+                (Scope::Global, _) | (Scope::Both, false) => VarValue::Null,
                 (Scope::Both, true) => self.global_stored(&g, i),
-                (Scope::Session, true) => match d.default {
+                (Scope::Session, _) => match d.default {
                     Def::ConnectionId => VarValue::UInt(connection_id.into()),
                     Def::NoDefault => VarValue::UInt(0),
                     _ => compiled_default(d).unwrap_or(VarValue::Null),
@@ -1042,7 +1049,7 @@ impl Registry {
 
     fn session_stored(&self, s: &SessionVars, g: &[VarValue], i: usize) -> VarValue {
         let d = &VARS[i];
-        if d.scope == Scope::Global || !d.dynamic {
+        if d.scope == Scope::Global || (d.scope == Scope::Both && !d.dynamic) {
             return self.global_stored(g, i);
         }
         if i == TIMESTAMP && s.vals[i] == VarValue::Null {
@@ -1342,6 +1349,11 @@ impl SessionVars {
     pub fn set_last_insert_id(&mut self, id: u64) {
         self.vals[LAST_INSERT_ID] = VarValue::UInt(id);
     }
+    /// @@warning_count and @@error_count: what the previous statement raised.
+    pub fn set_diagnostics(&mut self, warnings: usize, errors: usize) {
+        self.vals[WARNING_COUNT] = VarValue::UInt(warnings as u64);
+        self.vals[ERROR_COUNT] = VarValue::UInt(errors as u64);
+    }
     /// The value SET insert_id gave the next auto-increment, consumed by that INSERT.
     pub fn take_insert_id(&mut self) -> Option<u64> {
         let v = self.n(INSERT_ID);
@@ -1401,8 +1413,14 @@ mod tests {
         let fresh = Tunables::new(&TunableValues::default());
         for d in VARS {
             assert_eq!(d.name, d.name.to_ascii_lowercase());
-            // A read-only session-only variable would have no value to show.
-            assert!(d.dynamic || d.scope != Scope::Session, "{}", d.name);
+            // A read-only session-only variable has no value to show unless the SQL layer
+            // maintains it (warning_count, error_count).
+            let maintained = matches!(d.name, "warning_count" | "error_count");
+            assert!(
+                d.dynamic || d.scope != Scope::Session || maintained,
+                "{}",
+                d.name
+            );
             match d.default {
                 Def::Startup => assert!(!d.dynamic, "{}", d.name),
                 Def::NoDefault | Def::ConnectionId => assert_eq!(d.scope, Scope::Session),

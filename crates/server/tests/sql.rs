@@ -1,67 +1,12 @@
 //! The server through the MySQL protocol with a real client (the `mysql` crate): connect as
 //! root without a password, DDL, DML in text and prepared form, transactions, result values.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
+
 use std::time::Duration;
 
+use common::{connect, start};
 use mysql::prelude::*;
-
-struct Server {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_innoxide"))
-        .args([
-            "--datadir",
-            dir.path().to_str().unwrap(),
-            "--innodb-buffer-pool-size=16M",
-            "--innodb-log-file-size=4M",
-            &format!("--port={port}"),
-            "--socket=",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(err).lines();
-    loop {
-        let l = lines.next().expect("server exited").unwrap();
-        if l.contains("ready for connections") {
-            break;
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
-    Server {
-        child,
-        port,
-        _dir: dir,
-    }
-}
-
-fn connect(s: &Server) -> mysql::Conn {
-    let opts = mysql::OptsBuilder::new()
-        .ip_or_hostname(Some("127.0.0.1"))
-        .tcp_port(s.port)
-        .user(Some("root"))
-        .tcp_connect_timeout(Some(Duration::from_secs(10)));
-    mysql::Conn::new(opts).unwrap()
-}
 
 #[test]
 fn ddl_dml_prepared_and_transactions() {
@@ -325,4 +270,133 @@ fn accounts_and_connection_commands() {
     drop(app);
     c.query_drop("DROP USER 'app'@'%'").unwrap();
     assert_eq!(code(login("s3cret").map(|_| ()).unwrap_err()), 1045);
+}
+
+#[test]
+fn warnings_are_counted_and_shown() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE w").unwrap();
+    c.query_drop("USE w").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(5), n INT)")
+        .unwrap();
+    // Outside strict mode a bad value is adjusted with a warning; the OK packet counts them
+    // and SHOW WARNINGS lists them in column order.
+    c.query_drop("SET sql_mode = ''").unwrap();
+    c.query_drop("INSERT INTO t VALUES (1, 'abcdefgh', 'x1')")
+        .unwrap();
+    assert_eq!(c.warnings(), 2);
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(
+        w,
+        vec![
+            (
+                "Warning".to_string(),
+                1265,
+                "Data truncated for column 'name' at row 1".to_string()
+            ),
+            (
+                "Warning".to_string(),
+                1366,
+                "Incorrect integer value: 'x1' for column 'n' at row 1".to_string()
+            ),
+        ]
+    );
+    // SHOW WARNINGS adds none of its own (its EOF counts 0) and keeps the list.
+    assert_eq!(c.warnings(), 0);
+    let warnings: u64 = c.query_first("SHOW COUNT(*) WARNINGS").unwrap().unwrap();
+    let errors: u64 = c.query_first("SHOW COUNT(*) ERRORS").unwrap().unwrap();
+    assert_eq!((warnings, errors), (2, 0));
+    let counts: (u64, u64) = c
+        .query_first("SELECT @@warning_count, @@error_count")
+        .unwrap()
+        .unwrap();
+    assert_eq!(counts, (2, 0));
+    assert!(c.query_drop("SELECT * FROM no_such_table").is_err());
+    let counts: (u64, u64) = c
+        .query_first("SELECT @@warning_count, @@error_count")
+        .unwrap()
+        .unwrap();
+    assert_eq!(counts, (1, 1), "the error of the previous statement");
+    let row: (String, i64) = c
+        .query_first("SELECT name, n FROM t WHERE id = 1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(row, ("abcde".to_string(), 0));
+    // A statement without warnings clears them.
+    c.query_drop("DO 1").unwrap();
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    // The binary protocol's OK counts them too.
+    let st = c.prep("INSERT INTO t VALUES (?, ?, ?)").unwrap();
+    c.exec_drop(&st, (2, "toolongvalue", 3)).unwrap();
+    assert_eq!(c.warnings(), 1);
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(w[0].1, 1265, "{w:?}");
+    // In strict mode the same values are errors, and SHOW WARNINGS shows the error.
+    c.query_drop("SET sql_mode = DEFAULT").unwrap();
+    assert_eq!(
+        code(
+            c.query_drop("INSERT INTO t VALUES (3, 'abcdefgh', 1)")
+                .unwrap_err()
+        ),
+        1406
+    );
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(
+        w,
+        vec![(
+            "Error".to_string(),
+            1406,
+            "Data too long for column 'name' at row 1".to_string()
+        )]
+    );
+    assert_eq!(
+        code(
+            c.query_drop("INSERT INTO t VALUES (3, 'a', 'x1')")
+                .unwrap_err()
+        ),
+        1366
+    );
+}
+
+#[test]
+fn sql_level_prepared_statements() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE p").unwrap();
+    c.query_drop("USE p").unwrap();
+    c.query_drop("CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))")
+        .unwrap();
+    c.query_drop("PREPARE ins FROM 'INSERT INTO t VALUES (?, ?)'")
+        .unwrap();
+    c.query_drop("SET @a = 1, @b = 'x'").unwrap();
+    c.query_drop("EXECUTE ins USING @a, @b").unwrap();
+    c.query_drop("SET @a = 2, @b = NULL").unwrap();
+    c.query_drop("EXECUTE INS USING @a, @b").unwrap();
+    // The text may come from a user variable; names are case-insensitive.
+    c.query_drop("SET @q = 'SELECT a, b FROM t WHERE a >= ? ORDER BY a'")
+        .unwrap();
+    c.query_drop("PREPARE Sel FROM @q").unwrap();
+    c.query_drop("SET @min = 1").unwrap();
+    let rows: Vec<(i32, Option<String>)> = c.query("EXECUTE sel USING @min").unwrap();
+    assert_eq!(rows, vec![(1, Some("x".into())), (2, None)]);
+    let code = |r: mysql::Result<()>| match r {
+        Err(mysql::Error::MySqlError(e)) => e.code,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(code(c.query_drop("EXECUTE sel")), 1210);
+    assert_eq!(code(c.query_drop("EXECUTE ins USING @a, @b")), 1062);
+    assert_eq!(
+        code(c.query_drop("PREPARE m FROM 'SELECT 1; SELECT 2'")),
+        1064
+    );
+    assert_eq!(code(c.query_drop("PREPARE m FROM @unset")), 1064);
+    c.query_drop("DEALLOCATE PREPARE sel").unwrap();
+    assert_eq!(code(c.query_drop("EXECUTE sel USING @min")), 1243);
+    assert_eq!(code(c.query_drop("DROP PREPARE sel")), 1243);
+    // COM_RESET_CONNECTION drops them.
+    c.reset().unwrap();
+    c.query_drop("USE p").unwrap();
+    assert_eq!(code(c.query_drop("EXECUTE ins USING @a, @b")), 1243);
 }

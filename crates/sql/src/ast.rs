@@ -86,6 +86,18 @@ pub enum Statement {
     },
     LockTables(Vec<(ObjectName, bool /* write */)>),
     UnlockTables,
+    /// PREPARE name FROM 'text' | @var (names are case-insensitive, kept lower-case).
+    Prepare {
+        name: String,
+        source: PrepareSource,
+    },
+    /// EXECUTE name [USING @a, @b, ...] (user variable names, lower-case).
+    Execute {
+        name: String,
+        using: Vec<String>,
+    },
+    /// {DEALLOCATE | DROP} PREPARE name
+    DeallocatePrepare(String),
 
     Show(Show),
     /// EXPLAIN / DESCRIBE of a statement.
@@ -508,6 +520,13 @@ pub enum AlterOp {
         position: Option<Option<String>>,
     },
     DropColumn(String),
+    /// CHANGE [COLUMN] old new_def / MODIFY [COLUMN] def (then `old` is the column's name).
+    ChangeColumn {
+        old: String,
+        column: ColumnSpec,
+        /// As for AddColumn; None keeps the column where it is.
+        position: Option<Option<String>>,
+    },
     AddKey(KeySpec),
     DropIndex(String),
     DropPrimaryKey,
@@ -695,4 +714,12 @@ pub enum Expr {
     Values(String),
     /// DEFAULT (in VALUES lists and SET).
     Default,
+}
+
+/// The text of a SQL-level PREPARE.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrepareSource {
+    Text(String),
+    /// A user variable holding the text.
+    UserVar(String),
 }

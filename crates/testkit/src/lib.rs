@@ -2,6 +2,8 @@
 //! seeded workload generator that drives the engine and the model in step, and a verifier that
 //! compares them through every access path (clustered scans both ways, secondary indexes).
 
+pub mod hermitage;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

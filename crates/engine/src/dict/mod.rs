@@ -254,6 +254,7 @@ pub fn sys_tables_meta(tables_root: PageNo, names_root: PageNo) -> TableMeta {
             root: names_root,
             incomplete: false,
         }],
+        renamed_from: None,
     }
 }
 

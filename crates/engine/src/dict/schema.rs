@@ -359,7 +359,13 @@ pub struct TableMeta {
     pub clustered: (u64, u32),
     /// Per secondary index, parallel to `def.indexes`.
     pub secondary: Vec<IndexLoc>,
+    /// Set while a RENAME TABLE is being finished: the path (relative to the data directory)
+    /// the table's file had when the rename committed. None: the file is `<name>.ibd`.
+    pub renamed_from: Option<String>,
 }
+
+/// META trailer tag: the path of a file a RENAME TABLE has yet to move.
+const TRAILER_RENAMED_FROM: u8 = 1;
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
@@ -419,6 +425,10 @@ impl TableMeta {
         }
         o.extend_from_slice(&self.clustered.0.to_be_bytes());
         o.extend_from_slice(&self.clustered.1.to_be_bytes());
+        if let Some(p) = &self.renamed_from {
+            o.push(TRAILER_RENAMED_FROM);
+            put_str(&mut o, p);
+        }
         o
     }
 
@@ -497,6 +507,13 @@ impl TableMeta {
             });
         }
         let clustered = (r.u64()?, r.u32()?);
+        let mut renamed_from = None;
+        if !r.is_empty() {
+            if r.u8()? != TRAILER_RENAMED_FROM {
+                return None;
+            }
+            renamed_from = Some(get_str(&mut r)?);
+        }
         if !r.is_empty() {
             return None;
         }
@@ -513,6 +530,7 @@ impl TableMeta {
             space,
             clustered,
             secondary,
+            renamed_from,
         })
     }
 }
@@ -607,9 +625,22 @@ mod tests {
                 root: 4,
                 incomplete: true,
             }],
+            renamed_from: None,
         };
         let b = m.encode();
-        assert_eq!(TableMeta::decode("db/t", &b), Some(m));
+        assert_eq!(TableMeta::decode("db/t", &b), Some(m.clone()));
         assert_eq!(TableMeta::decode("db/t", &b[..b.len() - 1]), None);
+        // The rename trailer is optional: entries written without it still decode.
+        let r = TableMeta {
+            renamed_from: Some("old/x.ibd".into()),
+            ..m
+        };
+        let rb = r.encode();
+        assert_eq!(&rb[..b.len()], &b[..]);
+        assert_eq!(TableMeta::decode("db/t", &rb), Some(r));
+        assert_eq!(TableMeta::decode("db/t", &rb[..rb.len() - 1]), None);
+        let mut bad = b.clone();
+        bad.push(9);
+        assert_eq!(TableMeta::decode("db/t", &bad), None, "unknown trailer tag");
     }
 }

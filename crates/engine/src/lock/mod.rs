@@ -8,16 +8,19 @@
 //! waits for). The conflict rules are InnoDB's (`has_to_wait`): gap locks never wait and only
 //! insert intentions wait for them; S and S are compatible.
 //!
-//! Locks are kept compactly: a change to a clustered record does not create a lock entry. The
-//! record's transaction id is its implicit X lock while that transaction is active; another
-//! transaction that needs the record first turns it into an explicit lock for its owner
-//! (`make_explicit`), then queues behind it. Explicit entries exist only for locking reads,
-//! gap locks, waits and such conversions, so a transaction changing a million rows holds no
-//! million entries.
+//! Locks are kept compactly, in two ways. First, a change to a clustered record does not
+//! create a lock. The record's transaction id is its implicit X lock while that transaction
+//! is active; another transaction that needs the record first turns it into an explicit lock
+//! for its owner (`make_explicit`), then queues behind it. Second, explicit locks (locking
+//! reads, gap locks, waits, such conversions) are lock structs with bitmaps, as InnoDB's are
+//! (`store`): keys that differ only in their last byte share a bucket, and a transaction's
+//! granted requests of one mode and kind in a bucket are one struct with one bit per key. A
+//! transaction that locks a million consecutive rows holds about 4,000 structs, a bit per
+//! row, and one 8-byte entry per bucket in its own list (`TrxLockState::buckets`).
 //!
-//! The table of queues is sharded by key hash; each shard has a mutex and a condition
-//! variable its waiters sleep on. A waiter re-examines its queue when woken: it is granted
-//! when no conflicting request of another transaction is granted or queued ahead of it.
+//! The buckets are sharded by the hash of their key; each shard has a mutex and a condition
+//! variable its waiters sleep on. A waiter re-examines its key's requests when woken: it is
+//! granted when no conflicting request of another transaction is granted or queued ahead of it.
 //!
 //! Deadlocks: a transaction about to wait records whom it waits for in the wait-for graph and
 //! searches it for a cycle back to itself. The victim is the cycle's lightest transaction
@@ -25,20 +28,24 @@
 //! another, waiting, transaction is flagged and woken; it returns `Error::Deadlock` and its
 //! caller rolls it back.
 //!
-//! INVARIANTS
+//! INVARIANTS (and the storage's S1-S3 in `store`)
 //! - L1: a transaction's granted requests conflict with no granted request of another
 //!   transaction on the same key.
 //! - L2: a transaction waiting for a lock holds no page latch (callers release latches and
 //!   retry their operation after the wait).
-//! - L3: every key a transaction has requested is in its `TrxLocks::keys`, so `release_all`
-//!   finds every entry; after `release_all` (`finished`), no entry is created for it.
+//! - L3: every bucket in which a transaction has a struct is in its `TrxLockState::buckets`
+//!   (by hash), so `release_all` finds every struct; after `release_all` (`finished`), no
+//!   request is created for it.
 //! - L4: no request survives its record leaving the index. `lock_wait` may therefore return
 //!   without a grant; every caller retries its operation after a wait and takes its lock again
 //!   (with `try_lock`) on what it then finds.
 //!
-//! LATCHING: a `TrxLocks` mutex may be held while taking a shard mutex (conversion, release);
-//! a shard mutex may be held while taking the wait-for graph mutex; nothing is taken inside
-//! the graph mutex. Callers may hold page latches while calling anything but `wait`.
+//! LATCHING: a `TrxLocks` mutex may be held while taking a shard mutex (grant, conversion,
+//! release); a shard mutex may be held while taking the wait-for graph mutex; nothing is taken
+//! inside the graph mutex, and no two shard mutexes are held at once. Callers may hold page
+//! latches while calling anything but `lock_wait`.
+
+mod store;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
@@ -50,6 +57,7 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::types::{IndexId, TableId};
+use store::{split, BucketKey, BucketMap, Req};
 
 /// Index id used for table lock keys.
 const TABLE_KEY: IndexId = u64::MAX;
@@ -131,14 +139,6 @@ impl Kind {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Req {
-    trx: u64,
-    mode: Mode,
-    kind: Kind,
-    waiting: bool,
-}
-
 /// True if request `a` must wait for request `b` of another transaction (InnoDB's
 /// lock_rec_has_to_wait).
 fn has_to_wait(a: &Req, b: &Req) -> bool {
@@ -182,7 +182,8 @@ pub struct TrxLocks {
 
 #[derive(Default)]
 struct TrxLockState {
-    keys: Vec<LockKey>,
+    /// Hashes of the buckets the transaction has structs in (L3); may repeat.
+    buckets: Vec<u64>,
     /// (index, mode, kind) of the granted requests made: InnoDB shares one lock structure
     /// between such requests on a page, and a weight counted in structures matches its choice
     /// of deadlock victims.
@@ -201,23 +202,28 @@ impl TrxLocks {
 }
 
 impl TrxLockState {
-    /// Records a request on `key` (granted: `sig` Some; a wait always counts as a structure).
-    fn add(&mut self, t: &TrxLocks, key: &LockKey, sig: Option<(Mode, Kind)>) {
-        if !self.keys.contains(key) {
-            self.keys.push(key.clone());
-        }
+    /// Counts a request on a key of `index` (granted: `sig` Some; a wait always counts as a
+    /// structure).
+    fn count(&mut self, t: &TrxLocks, index: IndexId, sig: Option<(Mode, Kind)>) {
         let new = match sig {
-            Some((m, k)) => self.sigs.insert((key.index, m, k)),
+            Some((m, k)) => self.sigs.insert((index, m, k)),
             None => true,
         };
         if new {
             t.n_structs.fetch_add(1, Ordering::Relaxed);
         }
     }
+
+    /// Remembers bucket `h` (L3), once per run of requests in it.
+    fn note_bucket(&mut self, h: u64) {
+        if self.buckets.last() != Some(&h) {
+            self.buckets.push(h);
+        }
+    }
 }
 
 struct Shard {
-    map: Mutex<HashMap<LockKey, Vec<Req>>>,
+    map: Mutex<BucketMap>,
     cv: Condvar,
 }
 
@@ -242,6 +248,14 @@ pub enum Outcome {
     MustWait,
 }
 
+/// Where a key's requests live: its bucket (by key and hash), its slot there, its shard.
+struct Loc {
+    bucket: BucketKey,
+    slot: u8,
+    hash: u64,
+    shard: usize,
+}
+
 pub struct LockSys {
     shards: Vec<Shard>,
     hasher: std::collections::hash_map::RandomState,
@@ -259,12 +273,20 @@ impl Default for LockSys {
     }
 }
 
+const N_SHARDS: usize = 64;
+
+/// The shard of a bucket hash: bits the shard's hash map does not use for its own placement
+/// (it takes the low bits for the slot and the top seven for its tags).
+fn shard_of(h: u64) -> usize {
+    ((h >> 32) % N_SHARDS as u64) as usize
+}
+
 impl LockSys {
     pub fn new() -> Self {
         LockSys {
-            shards: (0..64)
+            shards: (0..N_SHARDS)
                 .map(|_| Shard {
-                    map: Mutex::new(HashMap::new()),
+                    map: Mutex::new(BucketMap::default()),
                     cv: Condvar::new(),
                 })
                 .collect(),
@@ -276,8 +298,19 @@ impl LockSys {
         }
     }
 
-    fn shard_no(&self, k: &LockKey) -> usize {
-        (self.hasher.hash_one(k) % self.shards.len() as u64) as usize
+    fn locate(&self, k: &LockKey) -> Loc {
+        debug_assert!(
+            !k.key.is_empty() || k.index == TABLE_KEY,
+            "empty record key"
+        );
+        let (bucket, slot) = split(k);
+        let hash = self.hasher.hash_one(&bucket);
+        Loc {
+            bucket,
+            slot,
+            hash,
+            shard: shard_of(hash),
+        }
     }
 
     fn trx_map(&self, id: u64) -> &Mutex<HashMap<u64, Arc<TrxLocks>>> {
@@ -297,9 +330,9 @@ impl LockSys {
     /// True if `trx` already holds what it asks for. Never for an insert intention: gap locks
     /// of others may be granted after it (gap requests never wait), so every insert must look
     /// at the gap again (InnoDB's lock_rec_insert_check_and_lock does).
-    fn held(q: &[Req], trx: u64, mode: Mode, kind: Kind) -> bool {
+    fn held(q: impl Iterator<Item = Req>, trx: u64, mode: Mode, kind: Kind) -> bool {
         kind != Kind::InsertIntention
-            && q.iter()
+            && q.into_iter()
                 .any(|r| r.trx == trx && !r.waiting && r.mode.covers(mode) && r.kind.covers(kind))
     }
 
@@ -312,6 +345,35 @@ impl LockSys {
         }
     }
 
+    /// `Some(true)` if `a` must wait on its key, `Some(false)` if not, None if `a`'s
+    /// transaction already holds it.
+    fn must_wait(m: &BucketMap, l: &Loc, a: &Req) -> Option<bool> {
+        let Some(b) = m.get(l.hash, &l.bucket) else {
+            return Some(false);
+        };
+        if Self::held(b.reqs(l.slot).map(|r| r.1), a.trx, a.mode, a.kind) {
+            return None;
+        }
+        Some(b.reqs(l.slot).any(|(_, r)| has_to_wait(a, &r)))
+    }
+
+    /// Like `must_wait`, but grants `a` (granted, not waiting) when it need not wait.
+    fn grant_unless_held_or_conflicting(m: &mut BucketMap, l: &Loc, a: &Req) -> Option<bool> {
+        if let Some(b) = m.get_mut(l.hash, &l.bucket) {
+            if Self::held(b.reqs(l.slot).map(|r| r.1), a.trx, a.mode, a.kind) {
+                return None;
+            }
+            if b.reqs(l.slot).any(|(_, r)| has_to_wait(a, &r)) {
+                return Some(true);
+            }
+            b.add_granted(a.trx, a.mode, a.kind, l.slot);
+        } else {
+            m.get_or_insert(l.hash, &l.bucket)
+                .add_granted(a.trx, a.mode, a.kind, l.slot);
+        }
+        Some(false)
+    }
+
     /// True if `trx` would have to wait for `mode`/`kind` on `key`.
     pub fn conflicts(&self, trx: u64, key: &LockKey, mode: Mode, kind: Kind) -> bool {
         let kind = Self::kind_for(key, kind);
@@ -321,11 +383,9 @@ impl LockSys {
             kind,
             waiting: false,
         };
-        let sh = &self.shards[self.shard_no(key)];
-        let m = sh.map.lock();
-        m.get(key).is_some_and(|q| {
-            !Self::held(q, trx, mode, kind) && q.iter().any(|b| has_to_wait(&a, b))
-        })
+        let l = self.locate(key);
+        let m = self.shards[l.shard].map.lock();
+        Self::must_wait(&m, &l, &a) == Some(true)
     }
 
     /// Takes the lock if no other transaction's request conflicts; never waits. May be called
@@ -338,22 +398,17 @@ impl LockSys {
             kind,
             waiting: false,
         };
+        let l = self.locate(key);
         let mut st = trx.state.lock();
-        let sh = &self.shards[self.shard_no(key)];
-        let mut m = sh.map.lock();
-        let q = m.entry(key.clone()).or_default();
-        if Self::held(q, trx.id, mode, kind) {
-            return Outcome::Granted;
+        let mut m = self.shards[l.shard].map.lock();
+        match Self::grant_unless_held_or_conflicting(&mut m, &l, &a) {
+            None => return Outcome::Granted,
+            Some(true) => return Outcome::MustWait,
+            Some(false) => {}
         }
-        if q.iter().any(|b| has_to_wait(&a, b)) {
-            if q.is_empty() {
-                m.remove(key);
-            }
-            return Outcome::MustWait;
-        }
-        q.push(a);
         drop(m);
-        st.add(trx, key, Some((mode, kind)));
+        st.note_bucket(l.hash);
+        st.count(trx, key.index, Some((mode, kind)));
         Outcome::Granted
     }
 
@@ -374,25 +429,24 @@ impl LockSys {
             kind,
             waiting: true,
         };
-        let sno = self.shard_no(key);
+        let l = self.locate(key);
+        let sno = l.shard;
         let sh = &self.shards[sno];
         {
-            trx.state.lock().add(trx, key, None);
+            let mut st = trx.state.lock();
+            st.note_bucket(l.hash);
+            st.count(trx, key.index, None);
         }
         let mut m = sh.map.lock();
-        {
-            let q = m.entry(key.clone()).or_default();
-            if Self::held(q, trx.id, mode, kind) {
-                return Ok(());
-            }
-            if !q.iter().any(|b| has_to_wait(&me, b)) {
-                q.push(Req {
-                    waiting: false,
-                    ..me
-                });
-                return Ok(());
-            }
-            q.push(me);
+        let granted = Req {
+            waiting: false,
+            ..me
+        };
+        match Self::grant_unless_held_or_conflicting(&mut m, &l, &granted) {
+            None | Some(false) => return Ok(()),
+            Some(true) => m
+                .get_or_insert(l.hash, &l.bucket)
+                .add_waiting(trx.id, mode, kind, l.slot),
         }
         trx.victim.store(false, Ordering::Relaxed);
         trx.waiting.store(true, Ordering::Release);
@@ -401,42 +455,41 @@ impl LockSys {
         self.stats.current_waits.fetch_add(1, Ordering::Relaxed);
         let mut blockers: Vec<u64> = Vec::new();
         let r = loop {
-            // The record left its index (inherit_to_gap dropped the queue): the caller retries
-            // its operation from its position, which finds what is there now (L4).
-            let Some(q) = m.get_mut(key) else {
+            // The record left its index (inherit_to_gap removed the request): the caller
+            // retries its operation from its position, which finds what is there now (L4).
+            let Some(b) = m.get_mut(l.hash, &l.bucket) else {
                 break Ok(());
             };
-            let Some(pos) = q
-                .iter()
-                .position(|r| r.trx == trx.id && r.waiting && r.mode == mode && r.kind == kind)
-            else {
+            let Some(pos) = b.structs().iter().position(|s| {
+                s.trx == trx.id && s.waiting && s.mode == mode && s.kind == kind && s.has(l.slot)
+            }) else {
                 break Ok(());
             };
             let now: Vec<u64> = {
-                let mine = q[pos];
-                let mut v: Vec<u64> = q
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, b)| (*i < pos || !b.waiting) && has_to_wait(&mine, b))
-                    .map(|(_, b)| b.trx)
+                let mut v: Vec<u64> = b
+                    .reqs(l.slot)
+                    .filter(|(i, r)| (*i < pos || !r.waiting) && has_to_wait(&me, r))
+                    .map(|(_, r)| r.trx)
                     .collect();
                 v.sort_unstable();
                 v.dedup();
                 v
             };
             if now.is_empty() {
-                q[pos].waiting = false;
+                b.struct_mut(pos).waiting = false;
                 break Ok(());
             }
             if trx.victim.load(Ordering::Acquire) {
-                q.remove(pos);
+                b.remove_struct(pos);
                 break Err(Error::Deadlock);
             }
             if now != blockers {
                 blockers = now;
                 match self.record_wait(trx, sno, &blockers) {
                     Some((victim, _)) if victim == trx.id => {
-                        q.remove(pos);
+                        if let Some(b) = m.get_mut(l.hash, &l.bucket) {
+                            b.remove_struct(pos);
+                        }
                         break Err(Error::Deadlock);
                     }
                     Some((_, Some(vsno))) => {
@@ -456,14 +509,16 @@ impl LockSys {
             }
             let left = timeout.saturating_sub(start.elapsed());
             if left.is_zero() {
-                q.remove(pos);
+                if let Some(b) = m.get_mut(l.hash, &l.bucket) {
+                    b.remove_struct(pos);
+                }
                 self.stats.timeouts.fetch_add(1, Ordering::Relaxed);
                 break Err(Error::LockWaitTimeout);
             }
             sh.cv.wait_for(&mut m, left);
         };
-        if m.get(key).is_some_and(|q| q.is_empty()) {
-            m.remove(key);
+        if m.get(l.hash, &l.bucket).is_some_and(|b| b.is_empty()) {
+            m.prune(l.hash);
         }
         // Leave the wait-for graph before the shard mutex goes: a detection running later must
         // not find this transaction waiting (a stale edge could hide a real cycle).
@@ -530,6 +585,20 @@ impl LockSys {
             .map_or(u64::MAX, |t| t.weight())
     }
 
+    /// Gives `t` (not finished: L3) a granted request on `l`'s key unless it holds one
+    /// covering it. Called with `t`'s state mutex held.
+    fn grant_to(&self, t: &TrxLocks, st: &mut TrxLockState, l: &Loc, index: IndexId, r: Req) {
+        let mut m = self.shards[l.shard].map.lock();
+        if Self::must_wait(&m, l, &r).is_none() {
+            return;
+        }
+        m.get_or_insert(l.hash, &l.bucket)
+            .add_granted(t.id, r.mode, r.kind, l.slot);
+        drop(m);
+        st.note_bucket(l.hash);
+        st.count(t, index, Some((r.mode, r.kind)));
+    }
+
     /// Gives active transaction `owner` an explicit X lock on the record `key` whose implicit
     /// lock it holds (its id is in the record), unless it has finished (L3).
     pub fn make_explicit(&self, owner: u64, key: &LockKey) {
@@ -540,93 +609,92 @@ impl LockSys {
         if st.finished {
             return;
         }
-        let sh = &self.shards[self.shard_no(key)];
-        let mut m = sh.map.lock();
-        let q = m.entry(key.clone()).or_default();
-        if Self::held(q, owner, Mode::X, Kind::RecNotGap) {
-            return;
-        }
-        q.push(Req {
+        let r = Req {
             trx: owner,
             mode: Mode::X,
             kind: Kind::RecNotGap,
             waiting: false,
-        });
-        drop(m);
-        st.add(&t, key, Some((Mode::X, Kind::RecNotGap)));
+        };
+        self.grant_to(&t, &mut st, &self.locate(key), key.index, r);
     }
 
     /// Releases every lock of a finished transaction and wakes their waiters (L3).
     pub fn release_all(&self, trx: &TrxLocks) {
-        let keys = {
+        let mut hashes = {
             let mut st = trx.state.lock();
             st.finished = true;
             trx.n_structs.store(0, Ordering::Relaxed);
-            std::mem::take(&mut st.keys)
+            std::mem::take(&mut st.buckets)
         };
-        for k in &keys {
-            self.remove_requests(trx.id, k);
+        hashes.sort_unstable();
+        hashes.dedup();
+        for h in hashes {
+            let sh = &self.shards[shard_of(h)];
+            let mut waiters = false;
+            sh.map.lock().for_each_of_hash(h, |b| {
+                waiters |= b.remove_trx(trx.id);
+            });
+            if waiters {
+                sh.cv.notify_all();
+            }
         }
         self.trx_map(trx.id).lock().remove(&trx.id);
         self.graph.lock().remove(&trx.id);
     }
 
-    fn remove_requests(&self, trx: u64, k: &LockKey) {
-        let sh = &self.shards[self.shard_no(k)];
+    /// Releases `trx`'s locks on one record (READ COMMITTED: a row that did not match). Its
+    /// structs stay until it ends (S2), so a scan that locks and releases row after row reuses
+    /// one struct per bucket.
+    pub fn unlock_row(&self, trx: &TrxLocks, key: &LockKey) {
+        let l = self.locate(key);
+        let sh = &self.shards[l.shard];
         let mut m = sh.map.lock();
-        let Some(q) = m.get_mut(k) else {
+        let Some(b) = m.get_mut(l.hash, &l.bucket) else {
             return;
         };
-        q.retain(|r| r.trx != trx);
-        let waiters = q.iter().any(|r| r.waiting);
-        if q.is_empty() {
-            m.remove(k);
-        }
-        if waiters {
+        if b.clear_trx_slot(trx.id, l.slot) {
             sh.cv.notify_all();
-        }
-    }
-
-    /// Releases `trx`'s locks on one record (READ COMMITTED: a row that did not match).
-    pub fn unlock_row(&self, trx: &TrxLocks, key: &LockKey) {
-        let mut st = trx.state.lock();
-        if let Some(i) = st.keys.iter().position(|k| k == key) {
-            st.keys.swap_remove(i);
-            drop(st);
-            self.remove_requests(trx.id, key);
         }
     }
 
     /// A record left its index (purge, rollback of an insert): the granted locks on it become
-    /// gap locks on its successor (InnoDB's lock_rec_inherit_to_gap) and its queue goes, waiting
-    /// requests included. The waiters are woken and retry their operation (L4): a request
+    /// gap locks on its successor (InnoDB's lock_rec_inherit_to_gap) and its requests go,
+    /// waiting ones included. The waiters are woken and retry their operation (L4): a request
     /// granted on the vanished key would otherwise cover a later record with the same key.
     pub fn inherit_to_gap(&self, removed: &LockKey, successor: &LockKey) {
+        let l = self.locate(removed);
         let moved: Vec<Req> = {
-            let sh = &self.shards[self.shard_no(removed)];
+            let sh = &self.shards[l.shard];
             let mut m = sh.map.lock();
-            let Some(q) = m.remove(removed) else {
+            let Some(b) = m.get_mut(l.hash, &l.bucket) else {
                 return;
             };
+            let granted = b.clear_slot(l.slot);
+            if b.is_empty() {
+                m.prune(l.hash);
+            }
             sh.cv.notify_all();
-            q.into_iter().filter(|r| !r.waiting).collect()
+            granted
         };
         self.add_gap_locks(&moved, successor, |r| r.kind != Kind::InsertIntention);
     }
 
     /// True if any request names `key` (a cheap test before computing a successor).
     pub fn has_requests(&self, key: &LockKey) -> bool {
-        self.shards[self.shard_no(key)].map.lock().contains_key(key)
+        let l = self.locate(key);
+        let m = self.shards[l.shard].map.lock();
+        m.get(l.hash, &l.bucket)
+            .is_some_and(|b| b.reqs(l.slot).next().is_some())
     }
 
     /// A record was inserted before `successor`: it inherits the gap-type locks on the
     /// successor as gap locks (InnoDB's lock_update_insert).
     pub fn inherit_from_successor(&self, successor: &LockKey, new: &LockKey) {
         let src: Vec<Req> = {
-            let sh = &self.shards[self.shard_no(successor)];
-            let m = sh.map.lock();
-            match m.get(successor) {
-                Some(q) => q.clone(),
+            let l = self.locate(successor);
+            let m = self.shards[l.shard].map.lock();
+            match m.get(l.hash, &l.bucket) {
+                Some(b) => b.reqs(l.slot).map(|r| r.1).collect(),
                 None => return,
             }
         };
@@ -641,8 +709,12 @@ impl LockSys {
             .filter(|r| keep(r))
             .map(|r| (r.trx, r.mode))
             .collect();
+        if trxs.is_empty() {
+            return;
+        }
         trxs.sort_unstable_by_key(|x| x.0);
         trxs.dedup();
+        let l = self.locate(to);
         for (id, mode) in trxs {
             let Some(t) = self.trx_map(id).lock().get(&id).cloned() else {
                 continue;
@@ -651,28 +723,21 @@ impl LockSys {
             if st.finished {
                 continue;
             }
-            let sh = &self.shards[self.shard_no(to)];
-            let mut m = sh.map.lock();
-            let q = m.entry(to.clone()).or_default();
-            if Self::held(q, id, mode, Kind::Gap) {
-                continue;
-            }
-            q.push(Req {
+            let r = Req {
                 trx: id,
                 mode,
                 kind: Kind::Gap,
                 waiting: false,
-            });
-            drop(m);
-            st.add(&t, to, Some((mode, Kind::Gap)));
+            };
+            self.grant_to(&t, &mut st, &l, to.index, r);
         }
     }
 
-    /// Number of lock entries (SHOW ENGINE INNODB STATUS).
+    /// Number of requests (SHOW ENGINE INNODB STATUS).
     pub fn n_locks(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.map.lock().values().map(Vec::len).sum::<usize>())
+            .map(|s| s.map.lock().buckets().map(|b| b.n_reqs()).sum::<usize>())
             .sum()
     }
 

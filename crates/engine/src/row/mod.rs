@@ -313,11 +313,22 @@ pub fn sec_entry(inner: &Inner, t: &Table, s: &SecIndex, cr: &ClustRec) -> Resul
 
 /// Decodes a row into values, using off-page values fetched with the record.
 pub fn decode_row(t: &Table, f: &cursor::Fetched) -> Vec<Value> {
+    decode_columns(t, f, None)
+}
+
+/// `decode_row`, with NULL in place of the columns `wanted` (when given) leaves unmarked.
+pub fn decode_columns(t: &Table, f: &cursor::Fetched, wanted: Option<&[bool]>) -> Vec<Value> {
     t.def
         .columns
         .iter()
         .enumerate()
-        .map(|(c, col)| schema::decode(col, f.field(&t.clustered.leaf, t.col_pos[c])))
+        .map(|(c, col)| {
+            if wanted.is_some_and(|w| !w.get(c).copied().unwrap_or(true)) {
+                Value::Null
+            } else {
+                schema::decode(col, f.field(&t.clustered.leaf, t.col_pos[c]))
+            }
+        })
         .collect()
 }
 

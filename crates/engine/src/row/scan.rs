@@ -39,6 +39,8 @@ pub struct RowScan {
     /// The view of a consistent read and the reader's transaction id; None reads the newest
     /// versions.
     view: Option<(Arc<ReadView>, u64)>,
+    /// The columns the reader uses (None = all), see `set_columns`.
+    columns: Option<Vec<bool>>,
 }
 
 /// Encodes bound values as a key prefix of the index (`index` None = clustered).
@@ -146,6 +148,7 @@ impl RowScan {
             forward,
             done: false,
             view,
+            columns: None,
         })
     }
 
@@ -166,6 +169,12 @@ impl RowScan {
     }
 
     /// The next row, or None at the end of the range.
+    /// Only the columns marked in `wanted` need values: a scan of the clustered index returns
+    /// NULL for the others without decoding them.
+    pub fn set_columns(&mut self, wanted: Vec<bool>) {
+        self.columns = Some(wanted);
+    }
+
     pub fn next(&mut self, inner: &Inner) -> Result<Option<Vec<Value>>> {
         let t = self.table.clone();
         while !self.done {
@@ -183,7 +192,8 @@ impl RowScan {
                 continue;
             }
             let Some(i) = self.index else {
-                return Ok(Some(crate::row::decode_row(&t, &f)));
+                let cols = self.columns.as_deref();
+                return Ok(Some(crate::row::decode_columns(&t, &f, cols)));
             };
             let key = crate::row::lock::pk_of_sec_rec(&t, i, &f.rec);
             let mode = match &self.view {

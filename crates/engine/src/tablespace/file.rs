@@ -26,8 +26,9 @@ use crate::types::{PageId, PageNo, SpaceId};
 
 pub struct Space {
     pub id: SpaceId,
-    /// Path relative to the data directory (`ibdata1`, `db/t.ibd`).
-    pub rel_path: PathBuf,
+    /// Path relative to the data directory (`ibdata1`, `db/t.ibd`); changed only by
+    /// `Fil::rename_file` (RENAME TABLE), under the DDL mutex.
+    rel_path: RwLock<PathBuf>,
     file: Arc<dyn File>,
     /// Whole pages the file holds.
     file_pages: AtomicU32,
@@ -38,12 +39,17 @@ pub struct Space {
 }
 
 impl Space {
+    /// Path relative to the data directory.
+    pub fn rel_path(&self) -> PathBuf {
+        self.rel_path.read().clone()
+    }
     pub fn file_pages(&self) -> u32 {
         self.file_pages.load(Ordering::Acquire)
     }
     /// `db/table` for error messages.
     pub fn name(&self) -> String {
-        let s = self.rel_path.to_string_lossy();
+        let p = self.rel_path();
+        let s = p.to_string_lossy();
         s.strip_suffix(".ibd").unwrap_or(&s).to_string()
     }
 }
@@ -161,7 +167,7 @@ impl Fil {
         self.stats.fsyncs.fetch_add(2, Ordering::Relaxed);
         let sp = Arc::new(Space {
             id,
-            rel_path: rel_path.to_path_buf(),
+            rel_path: RwLock::new(rel_path.to_path_buf()),
             file,
             file_pages: AtomicU32::new(pages),
             dirty: AtomicBool::new(false),
@@ -185,7 +191,7 @@ impl Fil {
         let len = file.len().map_err(|e| self.io_error(&path, e, false))?;
         let sp = Arc::new(Space {
             id,
-            rel_path: rel_path.to_path_buf(),
+            rel_path: RwLock::new(rel_path.to_path_buf()),
             file,
             file_pages: AtomicU32::new((len / self.page_size as u64) as u32),
             dirty: AtomicBool::new(false),
@@ -216,7 +222,35 @@ impl Fil {
             return Ok(());
         };
         sp.dropped.store(true, Ordering::Release);
-        self.delete_file(&sp.rel_path)
+        self.delete_file(&sp.rel_path())
+    }
+
+    /// Renames the file of an open tablespace to `to` (relative), then syncs the directories
+    /// of both names so the new name is durable and the old one gone. Open handles stay valid
+    /// (POSIX rename keeps the inode). A failure is fatal (fail-stop): the dictionary already
+    /// names the file's new place, and the next start finishes the move (ddl.rs, RENAME).
+    pub fn rename_file(&self, id: SpaceId, to: &Path) -> Result<()> {
+        self.check_writable()?;
+        let sp = self.space(id)?;
+        let mut rel = sp.rel_path.write();
+        let (from_abs, to_abs) = (self.abs(&rel), self.abs(to));
+        self.fs
+            .rename(&from_abs, &to_abs)
+            .map_err(|e| self.io_error(&from_abs, e, true))?;
+        *rel = to.to_path_buf();
+        drop(rel);
+        let to_dir = to_abs.parent().unwrap_or(&self.datadir).to_path_buf();
+        let from_dir = from_abs.parent().unwrap_or(&self.datadir).to_path_buf();
+        self.fs
+            .sync_dir(&to_dir)
+            .map_err(|e| self.io_error(&to_dir, e, true))?;
+        if from_dir != to_dir {
+            self.fs
+                .sync_dir(&from_dir)
+                .map_err(|e| self.io_error(&from_dir, e, true))?;
+        }
+        self.stats.fsyncs.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Deletes a file of the data directory and syncs its directory.
@@ -244,14 +278,14 @@ impl Fil {
         let len = sp
             .file
             .len()
-            .map_err(|e| self.io_error(&self.abs(&sp.rel_path), e, false))?;
+            .map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, false))?;
         if off + self.page_size as u64 > len {
             buf.fill(0);
             return Ok(());
         }
         sp.file
             .read_at(buf, off)
-            .map_err(|e| self.io_error(&self.abs(&sp.rel_path), e, false))?;
+            .map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, false))?;
         self.stats.reads.fetch_add(1, Ordering::Relaxed);
         self.stats
             .bytes_read
@@ -268,7 +302,7 @@ impl Fil {
         let off = u64::from(first) * self.page_size as u64;
         sp.file
             .write_at(buf, off)
-            .map_err(|e| self.io_error(&self.abs(&sp.rel_path), e, true))?;
+            .map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, true))?;
         sp.dirty.store(true, Ordering::Release);
         self.stats.writes.fetch_add(1, Ordering::Relaxed);
         self.stats
@@ -287,7 +321,7 @@ impl Fil {
         }
         if let Err(e) = sp.file.sync_data() {
             sp.dirty.store(true, Ordering::Release);
-            return Err(self.io_error(&self.abs(&sp.rel_path), e, true));
+            return Err(self.io_error(&self.abs(&sp.rel_path()), e, true));
         }
         self.stats.fsyncs.fetch_add(1, Ordering::Relaxed);
         Ok(())
@@ -301,7 +335,7 @@ impl Fil {
         if sp.file_pages() >= pages {
             return Ok(());
         }
-        let path = self.abs(&sp.rel_path);
+        let path = self.abs(&sp.rel_path());
         let len = u64::from(pages) * self.page_size as u64;
         if let Err(e) = sp.file.allocate(len) {
             if innoxide_io::is_enospc(&e) {

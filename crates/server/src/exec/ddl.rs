@@ -1,11 +1,14 @@
-//! DDL and account statements: CREATE/DROP DATABASE, CREATE/DROP/TRUNCATE TABLE, CREATE/DROP
-//! INDEX and ALTER TABLE ADD/DROP INDEX, table maintenance, CREATE/ALTER/DROP USER, GRANT.
+//! DDL and account statements: CREATE/DROP DATABASE, CREATE [... LIKE]/DROP/TRUNCATE TABLE,
+//! CREATE/DROP INDEX, ALTER TABLE and RENAME TABLE (`alter`), table maintenance,
+//! CREATE/ALTER/DROP USER, GRANT.
 //!
 //! INVARIANTS
 //! - K1: a table's SQL description is validated completely (types, defaults, keys) before the
 //!   engine creates anything, so a refused CREATE TABLE leaves nothing behind.
 //! - K2: every DDL statement drops the catalog's cached description of the tables it changes
 //!   (catalog C1).
+
+mod alter;
 
 use innoxide_engine::{ColumnDef, IndexSpec, RowFormat, TableDef};
 use innoxide_sql::ast::{self, KeyKind, Statement};
@@ -78,6 +81,39 @@ fn default_meta(
         }
         _ => return Err(bad()),
     }))
+}
+
+/// A column's SQL type, nullability and catalog entry from its declaration (`cs`/`co`: the
+/// table's default character set and collation).
+fn column_of(
+    c: &ast::ColumnSpec,
+    cs: &str,
+    co: &str,
+    in_pk: bool,
+) -> Result<(SqlType, bool, ColumnMeta), SqlError> {
+    let ty = SqlType::from_ast(&c.ty, &c.name, Some(cs), Some(co))?;
+    if in_pk && c.nullable == Some(true) {
+        return Err(SqlError::new(ER_PRIMARY_CANT_HAVE_NULL, &[]));
+    }
+    let nullable = c.nullable.unwrap_or(!in_pk);
+    let meta = ColumnMeta {
+        default: default_meta(c, &ty, nullable)?,
+        auto_increment: c.auto_increment,
+        on_update_now: c.on_update_now,
+        comment: c.comment.clone().unwrap_or_default(),
+        hidden: false,
+    };
+    Ok((ty, nullable, meta))
+}
+
+/// The engine column for a SQL column.
+fn engine_column(name: &str, ty: &SqlType, nullable: bool) -> ColumnDef {
+    let (kind, coll) = ty.storage();
+    let mut cd = ColumnDef::new(name, kind)
+        .collation(coll)
+        .sql_type(&ty.persisted());
+    cd.nullable = nullable;
+    cd
 }
 
 impl Session {
@@ -180,29 +216,8 @@ impl Session {
                 self.add_index(table, &key)
             }
             Statement::DropIndex { name, table } => self.drop_index(table, name),
-            Statement::AlterTable { table, ops } => {
-                for op in ops {
-                    match op {
-                        ast::AlterOp::AddKey(k) if k.kind != KeyKind::Primary => {
-                            self.add_index(table, k)?;
-                        }
-                        ast::AlterOp::DropIndex(n) => {
-                            self.drop_index(table, n)?;
-                        }
-                        ast::AlterOp::Options(_) => {}
-                        _ => {
-                            return Err(SqlError::new(
-                                ER_NOT_SUPPORTED_YET,
-                                &[&"this ALTER TABLE operation (only ADD/DROP INDEX and table options so far)"],
-                            ))
-                        }
-                    }
-                }
-                Ok(Output::ok(0))
-            }
-            Statement::RenameTable(_) => {
-                Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"RENAME TABLE"]))
-            }
+            Statement::AlterTable { table, ops } => self.alter_table(table, ops),
+            Statement::RenameTable(pairs) => self.rename_tables(pairs),
             Statement::TableMaintenance { op, tables } => {
                 let opname = match op {
                     ast::MaintenanceOp::Analyze => "analyze",
@@ -293,6 +308,31 @@ impl Session {
         }
     }
 
+    /// Creates the engine table of CREATE TABLE `ct` in `db` (a note for IF NOT EXISTS).
+    fn create_in_engine(
+        &mut self,
+        db: &str,
+        ct: &ast::CreateTable,
+        def: innoxide_engine::TableDef,
+    ) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let _g = cat.ddl.lock();
+        match cat.engine.create_table(def) {
+            Ok(_) => {
+                cat.invalidate(db, &ct.name.name);
+                Ok(Output::ok(0))
+            }
+            Err(innoxide_engine::Error::TableExists(_)) if ct.if_not_exists => {
+                self.note(
+                    types::Level::Note,
+                    SqlError::new(ER_TABLE_EXISTS_ERROR, &[&ct.name.name]),
+                );
+                Ok(Output::ok(0))
+            }
+            Err(e) => Err(engine_error(e)),
+        }
+    }
+
     fn create_table(
         &mut self,
         ct: &ast::CreateTable,
@@ -303,10 +343,18 @@ impl Session {
         let Some(dbi) = cat.database(&db) else {
             return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
         };
-        if ct.like.is_some() || ct.as_select.is_some() {
+        if let Some(src) = &ct.like {
+            // Same columns, keys and options; no rows; the counter starts afresh.
+            let sdb = self.db_of(src)?;
+            let st = cat.table(&sdb, &src.name)?;
+            let mut def = st.table.def.clone();
+            def.name = format!("{db}/{}", ct.name.name);
+            return self.create_in_engine(&db, ct, def);
+        }
+        if ct.as_select.is_some() {
             return Err(SqlError::new(
                 ER_NOT_SUPPORTED_YET,
-                &[&"CREATE TABLE ... LIKE / AS SELECT"],
+                &[&"CREATE TABLE ... AS SELECT"],
             ));
         }
         if ct.columns.is_empty() {
@@ -360,25 +408,10 @@ impl Session {
             {
                 return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
             }
-            let ty = SqlType::from_ast(&c.ty, &c.name, Some(&cs), Some(&co))?;
             let in_pk = pk_cols.iter().any(|p| p.eq_ignore_ascii_case(&c.name));
-            if in_pk && c.nullable == Some(true) {
-                return Err(SqlError::new(ER_PRIMARY_CANT_HAVE_NULL, &[]));
-            }
-            let nullable = c.nullable.unwrap_or(!in_pk);
-            let (kind, coll) = ty.storage();
-            let mut cd = ColumnDef::new(&c.name, kind)
-                .collation(coll)
-                .sql_type(&ty.persisted());
-            cd.nullable = nullable;
-            meta.columns.push(ColumnMeta {
-                default: default_meta(c, &ty, nullable)?,
-                auto_increment: c.auto_increment,
-                on_update_now: c.on_update_now,
-                comment: c.comment.clone().unwrap_or_default(),
-                hidden: false,
-            });
-            cols.push(cd);
+            let (ty, nullable, cm) = column_of(c, &cs, &co, in_pk)?;
+            meta.columns.push(cm);
+            cols.push(engine_column(&c.name, &ty, nullable));
         }
         let col_no = |n: &str| -> Result<usize, SqlError> {
             cols.iter()
@@ -481,21 +514,7 @@ impl Session {
         };
         def.options =
             serde_json::to_string(&meta).map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
-        let _g = cat.ddl.lock();
-        match cat.engine.create_table(def) {
-            Ok(_) => {
-                cat.invalidate(&db, &ct.name.name);
-                Ok(Output::ok(0))
-            }
-            Err(innoxide_engine::Error::TableExists(_)) if ct.if_not_exists => {
-                self.note(
-                    types::Level::Note,
-                    SqlError::new(ER_TABLE_EXISTS_ERROR, &[&ct.name.name]),
-                );
-                Ok(Output::ok(0))
-            }
-            Err(e) => Err(engine_error(e)),
-        }
+        self.create_in_engine(&db, ct, def)
     }
 
     fn add_index(&mut self, table: &ast::ObjectName, k: &ast::KeySpec) -> Result<Output, SqlError> {

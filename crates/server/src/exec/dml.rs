@@ -3,8 +3,8 @@
 //! INVARIANTS
 //! - D1: every value reaches the engine through `types::store` for its column (MySQL's
 //!   assignment conversions, sql_mode errors and warnings).
-//! - D2: UPDATE and DELETE read their rows with exclusive locking reads (semi-consistent at
-//!   READ COMMITTED) and change each by primary key; a row is changed only if the WHERE
+//! - D2: UPDATE and DELETE read their rows with exclusive locking reads (UPDATE's
+//!   semi-consistent at READ COMMITTED) and change each by primary key; a row is changed only if the WHERE
 //!   condition holds on the version locked.
 
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{CExpr, Compiler, Env, ScopeTable};
-use super::select::{conjuncts, load_row, sort_by_keys};
+use super::select::{conjuncts, load_row, sort_by_keys, ReadHow};
 use super::{Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
 
@@ -103,15 +103,7 @@ impl Session {
                     return Err(SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]));
                 }
             }
-            let m = if ignore {
-                types::SqlMode(
-                    mode.0
-                        & !(types::SqlMode::STRICT_TRANS_TABLES
-                            | types::SqlMode::STRICT_ALL_TABLES),
-                )
-            } else {
-                mode
-            };
+            let m = if ignore { lax(mode) } else { mode };
             out.push(types::store(&d, &col.ty, m, &col.name, row_no, w)?);
         }
         Ok(out)
@@ -156,7 +148,8 @@ impl Session {
                             e => {
                                 let mut comp = Compiler::new(&[], "field list");
                                 let (ce, _) = comp.compile(e, self)?;
-                                Some(ce.eval(&Env::new(&[], params, mode), &mut w)?)
+                                let env = Env::new(&[], params, mode);
+                                Some(eval_for_change(&ce, &env, &mut w, ins.ignore)?)
                             }
                         };
                     }
@@ -193,6 +186,16 @@ impl Session {
             }
             v
         };
+        // A single-row INSERT of NULL into a NOT NULL column is an error whatever the
+        // sql_mode (only multi-row inserts and IGNORE turn it into a warning), as in MySQL.
+        if let (InsertSource::Values(_), [given], false) = (&ins.source, &src[..], ins.ignore) {
+            let null_into = t.columns.iter().zip(given).find(|(col, g)| {
+                !col.nullable && !col.meta.auto_increment && matches!(g, Some(Datum::Null))
+            });
+            if let Some((col, _)) = null_into {
+                return Err(SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]));
+            }
+        }
         let mut affected = 0u64;
         let mut first_id = 0u64;
         for (ri, given) in src.into_iter().enumerate() {
@@ -227,6 +230,7 @@ impl Session {
                                 ri as u64 + 1,
                                 &mut w,
                                 params,
+                                ins.ignore,
                             )?;
                             affected += if changed { 2 } else { 0 };
                             break;
@@ -311,14 +315,17 @@ impl Session {
         row_no: u64,
         w: &mut Warnings,
         params: &[Datum],
+        ignore: bool,
     ) -> Result<bool, SqlError> {
         let mode = self.vars.sql_mode();
+        // IGNORE: values are adjusted with warnings instead of strict-mode errors.
+        let store_mode = if ignore { lax(mode) } else { mode };
         let mut new: Vec<Value> = old.to_vec();
         for (c, e) in sets {
-            let d = e.eval(&Env::new(env_row, params, mode), w)?;
+            let d = eval_for_change(e, &Env::new(env_row, params, mode), w, ignore)?;
             let col = &t.columns[*c];
             let d = if d.is_null() && !col.nullable {
-                if mode.strict() {
+                if mode.strict() && !ignore {
                     return Err(SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]));
                 }
                 w.push_error(
@@ -329,7 +336,7 @@ impl Session {
             } else {
                 d
             };
-            let v = types::store(&d, &col.ty, mode, &col.name, row_no, w)?;
+            let v = types::store(&d, &col.ty, store_mode, &col.name, row_no, w)?;
             env_row[*c] = types::load(&v, &col.ty);
             new[*c] = v;
             if col.meta.auto_increment {
@@ -378,9 +385,12 @@ impl Session {
 
     /// The table and rows of a single-table UPDATE/DELETE: read with exclusive locks (D2),
     /// filtered by the WHERE condition (inside the locking read), ordered and limited.
-    #[allow(clippy::type_complexity)]
+    /// `semi_consistent`: UPDATE's semi-consistent read at READ COMMITTED (InnoDB does not
+    /// use it for DELETE).
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn rows_to_change(
         &mut self,
+        semi_consistent: bool,
         table: &ast::ObjectName,
         alias: Option<&str>,
         selection: &Option<Expr>,
@@ -423,8 +433,11 @@ impl Session {
         self.read_rows(
             &t,
             &access,
-            Some(LockRead::Exclusive),
-            true,
+            ReadHow {
+                lock: Some(LockRead::Exclusive),
+                semi_consistent,
+                columns: None,
+            },
             &mut test,
             &mut |r| {
                 rows.push(r);
@@ -451,7 +464,7 @@ impl Session {
                 keyed.push((k, r));
             }
             let dirs: Vec<(bool, Collation)> = ord.iter().map(|o| (o.1, o.2)).collect();
-            sort_by_keys(&mut keyed, |k| &k.0, &dirs);
+            sort_by_keys(&mut keyed, |k, i| &k.0[i], &dirs);
             rows = keyed.into_iter().map(|k| k.1).collect();
         }
         if let Some(l) = limit {
@@ -465,6 +478,7 @@ impl Session {
 
     pub(crate) fn update(&mut self, u: &ast::Update, params: &[Datum]) -> Result<Output, SqlError> {
         let (t, rows, scope) = self.rows_to_change(
+            true,
             &u.table,
             u.alias.as_deref(),
             &u.selection,
@@ -485,7 +499,17 @@ impl Session {
         for (i, old) in rows.iter().enumerate() {
             matched += 1;
             let mut env_row = load_row(&t, old);
-            if self.apply_update(&t, old, &sets, &mut env_row, i as u64 + 1, &mut w, params)? {
+            let row_no = i as u64 + 1;
+            if self.apply_update(
+                &t,
+                old,
+                &sets,
+                &mut env_row,
+                row_no,
+                &mut w,
+                params,
+                u.ignore,
+            )? {
                 changed += 1;
             }
         }
@@ -509,6 +533,7 @@ impl Session {
 
     pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {
         let (t, rows, _) = self.rows_to_change(
+            false,
             &d.table,
             d.alias.as_deref(),
             &d.selection,
@@ -566,4 +591,33 @@ fn values_to_new(e: &Expr) -> Expr {
         },
         other => other.clone(),
     }
+}
+
+/// `mode` without strictness (what IGNORE applies to value conversions).
+fn lax(mode: types::SqlMode) -> types::SqlMode {
+    types::SqlMode(
+        mode.0 & !(types::SqlMode::STRICT_TRANS_TABLES | types::SqlMode::STRICT_ALL_TABLES),
+    )
+}
+
+/// Evaluates a value an INSERT or UPDATE stores: a division by zero is error 1365 under strict
+/// ERROR_FOR_DIVISION_BY_ZERO (unless IGNORE), a warning otherwise, as in MySQL.
+fn eval_for_change(
+    e: &CExpr,
+    env: &Env<'_>,
+    w: &mut Warnings,
+    ignore: bool,
+) -> Result<Datum, SqlError> {
+    let mut here = Warnings::default();
+    let d = e.eval(env, &mut here)?;
+    let mode = env.mode;
+    if !ignore
+        && mode.strict()
+        && mode.has(types::SqlMode::ERROR_FOR_DIVISION_BY_ZERO)
+        && here.has_code(ER_DIVISION_BY_ZERO.code)
+    {
+        return Err(SqlError::new(ER_DIVISION_BY_ZERO, &[]));
+    }
+    w.0.extend(here.0);
+    Ok(d)
 }

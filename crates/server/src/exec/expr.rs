@@ -144,7 +144,10 @@ pub enum Func {
     /// DATE_SUB / date - INTERVAL n unit
     DateSub(IntervalUnit),
     DateDiff,
-    Md5Len,
+    Md5,
+    /// An ENUM value in numeric context: its 1-based position among the other arguments
+    /// (the type's values), 0 for '' (the error value).
+    EnumIndex,
 }
 
 /// An aggregate to compute per group.
@@ -339,11 +342,18 @@ impl<'a> Compiler<'a> {
                 use BinaryOp::*;
                 match op {
                     Add | Sub | Mul | Div | IntDiv | Mod => {
+                        let (l, lt) = enum_as_number(l, lt);
+                        let (r, rt) = enum_as_number(r, rt);
                         let t = arith_type(*op, &lt, &rt);
                         (CExpr::Arith(*op, Box::new(l), Box::new(r)), t)
                     }
                     Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge => {
-                        let coll = pick_collation(&lt, &rt, cx.collation());
+                        // An explicit COLLATE wins over a column's or a literal's collation.
+                        let coll = match (&**left, &**right) {
+                            (Expr::Collate { .. }, _) => lt.collation(),
+                            (_, Expr::Collate { .. }) => rt.collation(),
+                            _ => pick_collation(&lt, &rt, cx.collation()),
+                        };
                         (
                             CExpr::Cmp(*op, Box::new(l), Box::new(r), coll),
                             EType::Int { unsigned: false },
@@ -707,8 +717,8 @@ impl<'a> Compiler<'a> {
             "left" => (Func::Left, s, 2..=2),
             "right" => (Func::Right, s, 2..=2),
             "trim" => (Func::Trim, s, 1..=2),
-            "ltrim" => (Func::Ltrim, s, 1..=1),
-            "rtrim" => (Func::Rtrim, s, 1..=1),
+            "ltrim" => (Func::Ltrim, s, 1..=2),
+            "rtrim" => (Func::Rtrim, s, 1..=2),
             "replace" => (Func::Replace, s, 3..=3),
             "repeat" => (Func::Repeat, s, 2..=2),
             "reverse" => (Func::Reverse, s, 1..=1),
@@ -761,8 +771,19 @@ impl<'a> Compiler<'a> {
                 types_.first().map(numeric_type).unwrap_or(EType::Double),
                 2..=2,
             ),
-            "floor" => (Func::Floor, int, 1..=1),
-            "ceil" | "ceiling" => (Func::Ceil, int, 1..=1),
+            // FLOOR/CEIL of a DOUBLE (or a string) is a DOUBLE, of an exact value an integer.
+            "floor" | "ceil" | "ceiling" => (
+                if name == "floor" {
+                    Func::Floor
+                } else {
+                    Func::Ceil
+                },
+                match types_.first().map(numeric_type) {
+                    Some(EType::Double) => EType::Double,
+                    _ => int,
+                },
+                1..=1,
+            ),
             "mod" => (
                 Func::Mod,
                 types_.first().map(numeric_type).unwrap_or(EType::Double),
@@ -793,27 +814,70 @@ impl<'a> Compiler<'a> {
             "year" => (Func::Year, int, 1..=1),
             "month" => (Func::Month, int, 1..=1),
             "day" | "dayofmonth" => (Func::Day, int, 1..=1),
-            "date_add" | "adddate" => (
-                Func::DateAdd(unit.unwrap_or(IntervalUnit::Day)),
-                EType::DateTime { fsp: 0 },
-                2..=2,
-            ),
-            "date_sub" | "subdate" => (
-                Func::DateSub(unit.unwrap_or(IntervalUnit::Day)),
-                EType::DateTime { fsp: 0 },
-                2..=2,
-            ),
+            "date_add" | "adddate" | "date_sub" | "subdate" => {
+                let unit = unit.unwrap_or(IntervalUnit::Day);
+                let f = if matches!(name, "date_add" | "adddate") {
+                    Func::DateAdd(unit)
+                } else {
+                    Func::DateSub(unit)
+                };
+                (f, date_add_type(types_.first(), unit, coll), 2..=2)
+            }
             "datediff" => (Func::DateDiff, int, 2..=2),
-            "md5" => (Func::Md5Len, s, 1..=1),
+            "md5" => (Func::Md5, s, 1..=1),
             _ => return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &name])),
         };
         if !n.contains(&cargs.len()) {
             return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name]));
         }
-        if f == Func::Md5Len {
-            return Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"MD5()"]));
-        }
         Ok((CExpr::Func(f, cargs), t))
+    }
+}
+
+/// The type of DATE_ADD/DATE_SUB as MySQL types it: DATE for a DATE plus days or more,
+/// a string for a string argument (its value is then a DATE or a DATETIME), else DATETIME.
+fn date_add_type(first: Option<&EType>, unit: IntervalUnit, coll: Collation) -> EType {
+    let is_date = match first {
+        Some(EType::Date) => true,
+        Some(EType::Column(c)) => c.data_type() == "date",
+        _ => false,
+    };
+    match first {
+        _ if is_date && date_unit(unit) => EType::Date,
+        Some(EType::Str { .. }) => EType::Str { coll },
+        Some(EType::Column(c)) if c.is_string() => EType::Str { coll },
+        _ => EType::DateTime { fsp: 0 },
+    }
+}
+
+/// Units that leave the time of day alone (DATE_ADD of a DATE stays a DATE).
+pub fn date_unit(unit: IntervalUnit) -> bool {
+    matches!(
+        unit,
+        IntervalUnit::Day
+            | IntervalUnit::Week
+            | IntervalUnit::Month
+            | IntervalUnit::Quarter
+            | IntervalUnit::Year
+    )
+}
+
+/// An ENUM column in arithmetic is its index (`e + 0`), as in MySQL.
+fn enum_as_number(c: CExpr, t: EType) -> (CExpr, EType) {
+    match &t {
+        EType::Column(ty) if ty.data_type() == "enum" => {
+            let mut args = vec![c];
+            args.extend(
+                ty.values
+                    .iter()
+                    .map(|v| CExpr::Const(Datum::Bytes(v.clone().into_bytes()))),
+            );
+            (
+                CExpr::Func(Func::EnumIndex, args),
+                EType::Int { unsigned: true },
+            )
+        }
+        _ => (c, t),
     }
 }
 

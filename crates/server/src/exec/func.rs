@@ -136,8 +136,24 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
                 s(t(0).trim_matches(' ').to_string())
             }
         }
-        Func::Ltrim => s(t(0).trim_start_matches(' ').to_string()),
-        Func::Rtrim => s(t(0).trim_end_matches(' ').to_string()),
+        // TRIM(LEADING r FROM s) and TRIM(TRAILING r FROM s) arrive as LTRIM/RTRIM(s, r).
+        Func::Ltrim | Func::Rtrim => {
+            let r = if v.len() == 2 { t(1) } else { " ".to_string() };
+            let x = t(0);
+            let mut x = x.as_str();
+            while !r.is_empty() {
+                let next = if f == Func::Ltrim {
+                    x.strip_prefix(r.as_str())
+                } else {
+                    x.strip_suffix(r.as_str())
+                };
+                match next {
+                    Some(y) => x = y,
+                    None => break,
+                }
+            }
+            s(x.to_string())
+        }
         Func::Replace => {
             let from = t(1);
             if from.is_empty() {
@@ -229,6 +245,7 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             };
             match &v[0] {
                 Datum::Int(_) | Datum::UInt(_) => v[0].clone(),
+                Datum::Double(_) | Datum::Bytes(_) => Datum::Double(r),
                 _ => Datum::Int(r as i64),
             }
         }
@@ -291,21 +308,111 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             if matches!(f, Func::DateSub(_)) {
                 n = n.saturating_neg();
             }
-            match types::add_interval(&dt, n, unit) {
-                Some(r) => Datum::DateTime(r),
-                None => Datum::Null,
+            let Some(r) = types::add_interval(&dt, n, unit) else {
+                return Ok(Datum::Null);
+            };
+            // A DATE (or a string holding only a date) plus days or more stays a date.
+            let date_only = match &v[0] {
+                Datum::Date(_) => true,
+                Datum::Bytes(b) => types::parse_datetime(b).is_some_and(|(_, time)| !time),
+                _ => false,
+            };
+            if date_only && super::expr::date_unit(unit) {
+                Datum::Date(r.date)
+            } else {
+                Datum::DateTime(r)
             }
         }
         Func::DateDiff => match (types::to_datetime(&v[0], w), types::to_datetime(&v[1], w)) {
             (Some(a), Some(b)) => Datum::Int(a.date.day_number() - b.date.day_number()),
             _ => Datum::Null,
         },
-        Func::IfNull
-        | Func::Coalesce
-        | Func::If
-        | Func::NullIf
-        | Func::ConcatWs
-        | Func::Rand
-        | Func::Md5Len => Datum::Null,
+        Func::IfNull | Func::Coalesce | Func::If | Func::NullIf | Func::ConcatWs | Func::Rand => {
+            Datum::Null
+        }
+        Func::EnumIndex => {
+            let x = v[0].to_text().unwrap_or_default();
+            let i = v[1..]
+                .iter()
+                .position(|e| e.to_text().is_some_and(|e| e == x))
+                .map_or(0, |i| i as u64 + 1);
+            Datum::UInt(i)
+        }
+        Func::Md5 => {
+            let b = v[0].to_text().unwrap_or_default();
+            s(md5(&b).iter().map(|x| format!("{x:02x}")).collect())
+        }
     })
+}
+
+/// MD5 (RFC 1321) of `data`.
+fn md5(data: &[u8]) -> [u8; 16] {
+    const S: [u32; 64] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,
+        9, 14, 20, 5, 9, 14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10,
+        15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+    ];
+    // K[i] = floor(abs(sin(i + 1)) * 2^32).
+    let k: Vec<u32> = (0..64)
+        .map(|i| ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32)
+        .collect();
+    let mut h: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    let mut msg = data.to_vec();
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&((data.len() as u64).wrapping_mul(8)).to_le_bytes());
+    for chunk in msg.chunks_exact(64) {
+        let m: Vec<u32> = chunk
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let [mut a, mut b, mut c, mut d] = h;
+        for i in 0..64 {
+            let (f, g) = match i / 16 {
+                0 => ((b & c) | (!b & d), i),
+                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                _ => (c ^ (b | !d), (7 * i) % 16),
+            };
+            let f = f.wrapping_add(a).wrapping_add(k[i]).wrapping_add(m[g]);
+            a = d;
+            d = c;
+            c = b;
+            b = b.wrapping_add(f.rotate_left(S[i]));
+        }
+        h = [
+            h[0].wrapping_add(a),
+            h[1].wrapping_add(b),
+            h[2].wrapping_add(c),
+            h[3].wrapping_add(d),
+        ];
+    }
+    let mut out = [0u8; 16];
+    for (i, x) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::md5;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    #[test]
+    fn md5_matches_rfc_1321_vectors() {
+        assert_eq!(hex(&md5(b"")), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(hex(&md5(b"abc")), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(
+            hex(&md5(
+                b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"
+            )),
+            "57edf4a22be3c955ac49da2e2107b67a"
+        );
+    }
 }

@@ -17,6 +17,7 @@ pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod func;
+mod prepared;
 pub mod select;
 pub mod show;
 pub mod typeinfo;
@@ -28,7 +29,7 @@ use std::sync::Arc;
 use innoxide_engine::{Collation, Isolation, Trx};
 use innoxide_sql::ast::{self, IsolationLevel, SetTarget, Statement, TrxScope, VarScope};
 use innoxide_sql::error::*;
-use innoxide_sql::types::{self, Datum, Warning, Warnings};
+use innoxide_sql::types::{self, Datum, Level, Warning, Warnings};
 use parking_lot::Mutex;
 
 use crate::catalog::{engine_error, Catalog};
@@ -178,6 +179,8 @@ pub struct Session {
     pub found_rows: u64,
     pub row_count: i64,
     pub user_vars: HashMap<String, Datum>,
+    /// PREPARE'd statements by name, with their number of `?` (exec::prepared).
+    sql_prepared: HashMap<String, (Statement, usize)>,
     savepoints: Vec<(String, u64)>,
     /// KILL CONNECTION: the connection ends after the statement.
     pub killed: Arc<AtomicBool>,
@@ -254,6 +257,7 @@ impl Session {
             found_rows: 0,
             row_count: -1,
             user_vars: HashMap::new(),
+            sql_prepared: HashMap::new(),
             savepoints: Vec::new(),
             killed,
             interrupt,
@@ -267,6 +271,7 @@ impl Session {
         self.end_trx(false).ok();
         self.vars = self.server.vars.new_session(self.id);
         self.user_vars.clear();
+        self.sql_prepared.clear();
         self.warnings.clear();
         self.next_isolation = None;
         self.next_read_only = None;
@@ -334,6 +339,9 @@ impl Session {
         };
         self.interrupt.store(false, Ordering::Release);
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
+        let errors = self.warnings.iter().filter(|w| w.level == Level::Error);
+        let errors = errors.count();
+        self.vars.set_diagnostics(self.warnings.len(), errors);
         if !keeps_warnings {
             self.warnings.clear();
         }
@@ -538,6 +546,9 @@ impl Session {
             }
             Statement::Flush(words) => self.flush(words),
             Statement::UnlockTables => Ok(Output::ok(0)),
+            Statement::Prepare { name, source } => self.sql_prepare(name, source),
+            Statement::Execute { name, using } => self.sql_execute(name, using),
+            Statement::DeallocatePrepare(name) => self.sql_deallocate(name),
             Statement::LockTables(_) => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"LOCK TABLES"])),
             Statement::Xa(_) => Err(SqlError::new(
                 ER_NOT_SUPPORTED_YET,

@@ -350,8 +350,7 @@ impl Session {
         &mut self,
         t: &Arc<SqlTable>,
         access: &Access,
-        lock: Option<LockRead>,
-        semi_consistent: bool,
+        how: ReadHow<'_>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
         sink: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
     ) -> Result<(), SqlError> {
@@ -372,7 +371,7 @@ impl Session {
         };
         let trx = self.trx()?;
         let et = &t.table;
-        let r = Self::feed(trx, et, access, lock, semi_consistent, pred, &mut take);
+        let r = Self::feed(trx, et, access, how, pred, &mut take);
         self.scan_ticks = n;
         r
     }
@@ -381,11 +380,15 @@ impl Session {
         trx: &mut innoxide_engine::Trx,
         et: &Arc<innoxide_engine::Table>,
         access: &Access,
-        lock: Option<LockRead>,
-        semi_consistent: bool,
+        how: ReadHow<'_>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
         take: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
     ) -> Result<(), SqlError> {
+        let ReadHow {
+            lock,
+            semi_consistent,
+            columns,
+        } = how;
         match access {
             Access::Points(keys) => {
                 for k in keys {
@@ -427,10 +430,13 @@ impl Session {
                     }
                 }
                 None => {
-                    for r in trx
+                    let mut rows = trx
                         .scan(et, index.as_deref(), from.clone(), to.clone(), *forward)
-                        .map_err(engine_error)?
-                    {
+                        .map_err(engine_error)?;
+                    if let Some(c) = columns {
+                        rows = rows.with_columns(c.to_vec());
+                    }
+                    for r in rows {
                         let r = r.map_err(engine_error)?;
                         if pred(&r) && !take(r)? {
                             break;
@@ -532,6 +538,14 @@ impl Session {
                     scope.push(st);
                 }
                 TableRef::Join { .. } => unreachable!("flattened"),
+            }
+        }
+        for (i, st) in scope.iter().enumerate() {
+            if scope[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&st.name))
+            {
+                return Err(SqlError::new(ER_NONUNIQ_TABLE, &[&st.name]));
             }
         }
         let mut where_conds = Vec::new();
@@ -697,19 +711,41 @@ impl Session {
         if n_sources == 0 && !pass(&where_c, &[], params, mode, &mut w)? {
             rows.clear();
         }
-        for (si, src) in sources.into_iter().enumerate() {
-            let st = &scope[si];
-            let last = si + 1 == n_sources;
-            let (kind, on) = match &src {
-                Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on.clone()),
-            };
-            let on_c = match &on {
+        let any_right = sources.iter().any(|s| {
+            matches!(
+                s,
+                Source::Table(_, JoinKind::Right, _) | Source::Rows(_, JoinKind::Right, _)
+            )
+        });
+        // ON clauses, each over the tables up to its own.
+        let mut on_cs = Vec::with_capacity(n_sources);
+        for (si, src) in sources.iter().enumerate() {
+            let (Source::Table(_, _, on) | Source::Rows(_, _, on)) = src;
+            on_cs.push(match on {
                 Some(e) => Some(
                     Compiler::new(&scope[..=si], "on clause")
                         .compile(e, self)?
                         .0,
                 ),
                 None => None,
+            });
+        }
+        // Columns the statement reads: the others are not converted from their stored form.
+        let mut used = vec![false; width];
+        {
+            let aggs_args = aggs.iter().filter_map(|a| a.arg.as_ref());
+            let exprs = items.iter().map(|i| &i.0).chain(&group).chain(aggs_args);
+            let exprs = exprs.chain(order.iter().map(|o| &o.0));
+            let exprs = exprs.chain(where_c.iter()).chain(having.iter());
+            for e in exprs.chain(on_cs.iter().flatten()) {
+                mark_columns(e, &mut used);
+            }
+        }
+        for (si, (src, on_c)) in sources.into_iter().zip(on_cs).enumerate() {
+            let st = &scope[si];
+            let last = si + 1 == n_sources;
+            let (kind, on) = match &src {
+                Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on.clone()),
             };
             let where_here = if last { &where_c } else { &None };
             let mut next: Vec<Vec<Datum>> = Vec::new();
@@ -726,7 +762,51 @@ impl Session {
                 row.extend(std::iter::repeat_n(Datum::Null, width));
                 row
             };
+            // RIGHT JOIN: every row of this table, with the matching rows so far or NULLs;
+            // a table is read whole first (no condition of earlier tables applies to it).
+            let src = match src {
+                Source::Table(t, JoinKind::Right, on) => {
+                    let access = self.plan_access(&t, &st.name, false, &[], params)?;
+                    let used_here = &used[st.offset..st.offset + st.columns.len()];
+                    let how = ReadHow {
+                        lock,
+                        semi_consistent: false,
+                        columns: Some(used_here),
+                    };
+                    let mut data = Vec::new();
+                    self.read_rows(&t, &access, how, &mut |_| true, &mut |r| {
+                        let mut row = Vec::with_capacity(r.len());
+                        load_used(&t, r, used_here, &mut row);
+                        data.push(row);
+                        Ok(true)
+                    })?;
+                    Source::Rows(data, JoinKind::Right, on)
+                }
+                other => other,
+            };
             match src {
+                Source::Rows(data, JoinKind::Right, _) => {
+                    'right: for r in data {
+                        let mut matched = false;
+                        for left in &rows {
+                            let mut row = left.clone();
+                            row.extend(r.iter().cloned());
+                            if pass(&on_c, &row, params, mode, &mut w)? {
+                                matched = true;
+                                if !offer(row, &mut w)? {
+                                    break 'right;
+                                }
+                            }
+                        }
+                        if !matched {
+                            let mut row = vec![Datum::Null; st.offset];
+                            row.extend(r);
+                            if !offer(row, &mut w)? {
+                                break;
+                            }
+                        }
+                    }
+                }
                 Source::Rows(data, _, _) => {
                     'outer: for left in &rows {
                         let mut matched = false;
@@ -752,13 +832,15 @@ impl Session {
                     // Conditions usable for this table: WHERE conjuncts (inner joins) and ON
                     // conjuncts, with the columns of earlier tables bound per outer row.
                     let mut conds = Vec::new();
-                    if kind != JoinKind::Left {
+                    // (Not when a later RIGHT JOIN may NULL-extend this table's side.)
+                    if kind != JoinKind::Left && !any_right {
                         conds.extend(where_conds.iter().cloned());
                     }
                     if let Some(o) = &on {
                         conjuncts(o, &mut conds);
                     }
                     let single = scope.len() == 1;
+                    let used_here = &used[st.offset..st.offset + st.columns.len()];
                     for left in &rows {
                         let bound: Vec<Expr> = conds
                             .iter()
@@ -767,9 +849,25 @@ impl Session {
                         let access = self.plan_access(&t, &st.name, single, &bound, params)?;
                         let mut matched = false;
                         let mut more = true;
-                        self.read_rows(&t, &access, lock, false, &mut |_| true, &mut |r| {
+                        let how = ReadHow {
+                            lock,
+                            semi_consistent: false,
+                            columns: Some(used_here),
+                        };
+                        // A single-table locking read tests WHERE inside the engine's
+                        // scan, which then unlocks the rows that fail it at READ COMMITTED.
+                        let mut lock_pred = |r: &[Value]| -> bool {
+                            if lock.is_none() || !single {
+                                return true;
+                            }
                             let mut row = left.clone();
-                            row.extend(load_row(&t, &r));
+                            load_used(&t, r.to_vec(), used_here, &mut row);
+                            pass(where_here, &row, params, mode, &mut Warnings::default())
+                                .unwrap_or(true)
+                        };
+                        self.read_rows(&t, &access, how, &mut lock_pred, &mut |r| {
+                            let mut row = left.clone();
+                            load_used(&t, r, used_here, &mut row);
                             if !pass(&on_c, &row, params, mode, &mut w)? {
                                 return Ok(true);
                             }
@@ -800,7 +898,13 @@ impl Session {
                     let v = g.eval(&env, &mut w)?;
                     group_key(&v, Collation::Utf8mb40900AiCi, &mut key);
                 }
-                let gi = match index.get(&key) {
+                let known = if group.is_empty() {
+                    // One group: no key to look up.
+                    (!groups.is_empty()).then_some(&0)
+                } else {
+                    index.get(&key)
+                };
+                let gi = match known {
                     Some(i) => *i,
                     None => {
                         groups.push((r.clone(), aggs.iter().map(AggState::new).collect()));
@@ -834,7 +938,17 @@ impl Session {
         } else {
             out = rows.into_iter().map(|r| (r, Vec::new())).collect();
         }
-        // HAVING, projection, order keys.
+        // HAVING, projection, order keys. An ORDER BY key that is a selected column (same row
+        // position) is not evaluated twice.
+        let order_src: Vec<Option<usize>> = order
+            .iter()
+            .map(|(c, _, _)| match c {
+                CExpr::Col(p) => items
+                    .iter()
+                    .position(|(ic, _)| matches!(ic, CExpr::Col(q) if q == p)),
+                _ => None,
+            })
+            .collect();
         let mut result: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::with_capacity(out.len());
         for (r, a) in &out {
             let env = Env {
@@ -853,8 +967,11 @@ impl Session {
                 proj.push(c.eval(&env, &mut w)?);
             }
             let mut keys = Vec::with_capacity(order.len());
-            for (c, _, _) in &order {
-                keys.push(c.eval(&env, &mut w)?);
+            for ((c, _, _), src) in order.iter().zip(&order_src) {
+                keys.push(match src {
+                    Some(_) => Datum::Null,
+                    None => c.eval(&env, &mut w)?,
+                });
             }
             result.push((proj, keys));
         }
@@ -870,7 +987,15 @@ impl Session {
         }
         if !order.is_empty() {
             let dirs: Vec<(bool, Collation)> = order.iter().map(|o| (o.1, o.2)).collect();
-            sort_by_keys(&mut result, |r| &r.1, &dirs);
+            // A key that is a selected column is read from the projection.
+            sort_by_keys(
+                &mut result,
+                |r, i| match order_src[i] {
+                    Some(j) => &r.0[j],
+                    None => &r.1[i],
+                },
+                &dirs,
+            );
         }
         let rows: Vec<Vec<Datum>> = result
             .into_iter()
@@ -895,6 +1020,14 @@ impl Session {
         self.found_rows = rows.len() as u64;
         Ok(Output::Rows { columns, rows })
     }
+}
+
+/// How `read_rows` reads: locking (and then semi-consistently, for UPDATE/DELETE at READ
+/// COMMITTED) or not, and which columns the caller uses (None = all).
+pub(crate) struct ReadHow<'a> {
+    pub lock: Option<LockRead>,
+    pub semi_consistent: bool,
+    pub columns: Option<&'a [bool]>,
 }
 
 enum Source {
@@ -953,12 +1086,7 @@ fn flatten(
                     None => eq,
                 });
             }
-            let k = if *k == JoinKind::Right {
-                JoinKind::Inner
-            } else {
-                *k
-            };
-            flatten(right, k, cond, out);
+            flatten(right, *k, cond, out);
         }
         other => out.push((other.clone(), kind, on)),
     }
@@ -1086,16 +1214,71 @@ pub fn load_row(t: &SqlTable, r: &[Value]) -> Vec<Datum> {
         .collect()
 }
 
-/// Sorts items by their ORDER BY keys: (descending, collation) per key, NULLs first.
+/// Appends the SQL values of stored row `r` to `out`, leaving NULL for the columns `used`
+/// says no expression reads.
+fn load_used(t: &SqlTable, r: Vec<Value>, used: &[bool], out: &mut Vec<Datum>) {
+    out.reserve(r.len());
+    for ((v, c), &u) in r.into_iter().zip(&t.columns).zip(used) {
+        out.push(if u {
+            types::load_owned(v, &c.ty)
+        } else {
+            Datum::Null
+        });
+    }
+}
+
+/// Marks in `used` every row position `e` reads.
+fn mark_columns(e: &CExpr, used: &mut [bool]) {
+    match e {
+        CExpr::Col(i) => {
+            if let Some(u) = used.get_mut(*i) {
+                *u = true;
+            }
+        }
+        CExpr::Const(_) | CExpr::Param(_) | CExpr::Agg(_) => {}
+        CExpr::Unary(_, a) | CExpr::IsNull(a, _) | CExpr::IsBool(a, _, _) | CExpr::Cast(a, _) => {
+            mark_columns(a, used)
+        }
+        CExpr::Arith(_, a, b)
+        | CExpr::Cmp(_, a, b, _)
+        | CExpr::And(a, b)
+        | CExpr::Or(a, b)
+        | CExpr::Xor(a, b)
+        | CExpr::Bit(_, a, b)
+        | CExpr::Like(a, b, _, _, _) => {
+            mark_columns(a, used);
+            mark_columns(b, used);
+        }
+        CExpr::Between(a, b, c, _, _) => {
+            for x in [a, b, c] {
+                mark_columns(x, used);
+            }
+        }
+        CExpr::In(a, list, _, _) => {
+            mark_columns(a, used);
+            list.iter().for_each(|x| mark_columns(x, used));
+        }
+        CExpr::Case(base, arms, other, _) => {
+            base.iter().chain(other).for_each(|x| mark_columns(x, used));
+            for (c, v) in arms {
+                mark_columns(c, used);
+                mark_columns(v, used);
+            }
+        }
+        CExpr::Func(_, args) => args.iter().for_each(|x| mark_columns(x, used)),
+    }
+}
+
+/// Sorts items by their ORDER BY keys (`key(item, i)` is the i-th): (descending, collation)
+/// per key, NULLs first.
 pub fn sort_by_keys<T>(
     items: &mut [T],
-    keys: impl Fn(&T) -> &[Datum],
+    key: impl Fn(&T, usize) -> &Datum,
     order: &[(bool, Collation)],
 ) {
     items.sort_by(|a, b| {
-        let (ka, kb) = (keys(a), keys(b));
         for (i, (desc, coll)) in order.iter().enumerate() {
-            let o = cmp_nulls_first(&ka[i], &kb[i], *coll);
+            let o = cmp_nulls_first(key(a, i), key(b, i), *coll);
             let o = if *desc { o.reverse() } else { o };
             if o != Ordering::Equal {
                 return o;
@@ -1127,6 +1310,9 @@ fn cmp_values(a: &Value, b: &Value) -> Ordering {
 pub struct AggState {
     count: i64,
     acc: Datum,
+    /// SUM/AVG of integer arguments not yet added to `acc` (exact: i128 holds 2^64 values of
+    /// 64 bits).
+    int_sum: i128,
     seen: Option<HashSet<Vec<u8>>>,
     parts: Vec<Vec<u8>>,
 }
@@ -1136,6 +1322,7 @@ impl AggState {
         AggState {
             count: 0,
             acc: Datum::Null,
+            int_sum: 0,
             seen: a.distinct.then(HashSet::new),
             parts: Vec::new(),
         }
@@ -1162,6 +1349,17 @@ impl AggState {
         match a.kind {
             AggKind::Count => {}
             AggKind::Sum | AggKind::Avg => {
+                match v {
+                    Datum::Int(i) => self.int_sum += i128::from(i),
+                    Datum::UInt(u) => self.int_sum += i128::from(u),
+                    _ => {}
+                }
+                if matches!(v, Datum::Int(_) | Datum::UInt(_)) {
+                    if self.acc.is_null() {
+                        self.acc = Datum::Decimal(types::Decimal::zero(0));
+                    }
+                    return Ok(());
+                }
                 let v = match v {
                     Datum::Int(_) | Datum::UInt(_) => Datum::Decimal(v.to_decimal(w)),
                     Datum::Decimal(_) | Datum::Double(_) => v,
@@ -1212,13 +1410,17 @@ impl AggState {
     /// The aggregate's value for group number `group` (GROUP_CONCAT is cut at
     /// group_concat_max_len bytes, on a character boundary, with warning 1260).
     fn finish(
-        self,
+        mut self,
         a: &AggSpec,
         mode: types::SqlMode,
         gc_max: u64,
         group: usize,
         w: &mut Warnings,
     ) -> Result<Datum, SqlError> {
+        if self.int_sum != 0 {
+            let ints = Datum::Decimal(types::Decimal::from_i128(self.int_sum));
+            self.acc = types::add(&self.acc, &ints, mode, w)?;
+        }
         Ok(match a.kind {
             AggKind::Count => Datum::Int(self.count),
             AggKind::Avg => {

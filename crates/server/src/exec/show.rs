@@ -3,7 +3,7 @@
 
 use innoxide_sql::ast::{self, Show, ShowFilter, Statement};
 use innoxide_sql::error::*;
-use innoxide_sql::types::{Datum, Level};
+use innoxide_sql::types::{Datum, Level, SqlType};
 
 use super::expr::{Compiler, EType, Env, ScopeTable};
 use super::select::{conjuncts, Access};
@@ -21,6 +21,49 @@ fn n(x: u64) -> Datum {
 
 fn opt(x: Option<String>) -> Datum {
     x.map_or(Datum::Null, s)
+}
+
+/// information_schema columns that MySQL types as integers (the rest are strings).
+const NUMERIC_IS_COLUMNS: &[&str] = &[
+    "ORDINAL_POSITION",
+    "CHARACTER_MAXIMUM_LENGTH",
+    "CHARACTER_OCTET_LENGTH",
+    "NUMERIC_PRECISION",
+    "NUMERIC_SCALE",
+    "DATETIME_PRECISION",
+    "NON_UNIQUE",
+    "SEQ_IN_INDEX",
+    "CARDINALITY",
+    "SUB_PART",
+    "VERSION",
+    "TABLE_ROWS",
+    "AVG_ROW_LENGTH",
+    "DATA_LENGTH",
+    "MAX_DATA_LENGTH",
+    "INDEX_LENGTH",
+    "DATA_FREE",
+    "AUTO_INCREMENT",
+    "CHECKSUM",
+];
+
+/// NUMERIC_PRECISION, NUMERIC_SCALE and DATETIME_PRECISION of information_schema.COLUMNS.
+fn numeric_precision(ty: &SqlType) -> [Datum; 3] {
+    let int = |p: u64| [n(p), n(0), Datum::Null];
+    match ty.data_type() {
+        "tinyint" => int(3),
+        "smallint" => int(5),
+        "mediumint" => int(7),
+        "int" => int(10),
+        "bigint" => int(if ty.unsigned() { 20 } else { 19 }),
+        "decimal" => {
+            let (m, d) = ty.precision_scale();
+            [n(u64::from(m)), n(u64::from(d)), Datum::Null]
+        }
+        "float" => [n(12), Datum::Null, Datum::Null],
+        "double" => [n(22), Datum::Null, Datum::Null],
+        "datetime" | "timestamp" | "time" => [Datum::Null, Datum::Null, n(u64::from(ty.fsp()))],
+        _ => [Datum::Null, Datum::Null, Datum::Null],
+    }
 }
 
 fn rows_of(cols: &[&str], rows: Vec<Vec<Datum>>) -> Output {
@@ -601,7 +644,7 @@ impl Session {
                             continue;
                         };
                         for (pos, (i, c)) in tb.visible().enumerate() {
-                            rows.push(vec![
+                            let mut r = vec![
                                 s("def"),
                                 s(d.name.clone()),
                                 s(name.clone()),
@@ -620,9 +663,9 @@ impl Session {
                                 } else {
                                     Datum::Null
                                 },
-                                Datum::Null,
-                                Datum::Null,
-                                Datum::Null,
+                            ];
+                            r.extend(numeric_precision(&c.ty));
+                            r.extend([
                                 if c.ty.is_string() {
                                     s(c.ty.charset_name())
                                 } else {
@@ -644,6 +687,7 @@ impl Session {
                                 s(c.meta.comment.clone()),
                                 s(""),
                             ]);
+                            rows.push(r);
                         }
                     }
                 }
@@ -719,6 +763,44 @@ impl Session {
                     rows,
                 )
             }
+            "TABLE_CONSTRAINTS" => {
+                let mut rows = Vec::new();
+                for d in cat.databases() {
+                    for name in cat.table_names(&d.name) {
+                        let Ok(tb) = cat.table(&d.name, &name) else {
+                            continue;
+                        };
+                        for r in index_rows(&tb).iter().filter(|r| r.unique && r.seq == 1) {
+                            let kind = if r.name == "PRIMARY" {
+                                "PRIMARY KEY"
+                            } else {
+                                "UNIQUE"
+                            };
+                            rows.push(vec![
+                                s("def"),
+                                s(d.name.clone()),
+                                s(r.name.clone()),
+                                s(d.name.clone()),
+                                s(name.clone()),
+                                s(kind),
+                                s("YES"),
+                            ]);
+                        }
+                    }
+                }
+                (
+                    vec![
+                        "CONSTRAINT_CATALOG",
+                        "CONSTRAINT_SCHEMA",
+                        "CONSTRAINT_NAME",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "CONSTRAINT_TYPE",
+                        "ENFORCED",
+                    ],
+                    rows,
+                )
+            }
             "ENGINES" => (
                 vec![
                     "ENGINE",
@@ -744,7 +826,17 @@ impl Session {
                 ))
             }
         };
-        Ok((cols.iter().map(|c| Column::text(c)).collect(), rows))
+        let cols = cols
+            .iter()
+            .map(|c| {
+                if NUMERIC_IS_COLUMNS.contains(c) {
+                    Column::int(c)
+                } else {
+                    Column::text(c)
+                }
+            })
+            .collect();
+        Ok((cols, rows))
     }
 
     /// EXPLAIN: one row per table with the access path the planner chose.

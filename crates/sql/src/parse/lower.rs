@@ -13,12 +13,28 @@
 use super::expr::{column_type, object_last};
 use super::lexer::{self, Kind, Token};
 use crate::ast::*;
-use crate::error::{SqlError, ER_DERIVED_MUST_HAVE_ALIAS, ER_NOT_SUPPORTED_YET};
+use crate::error::{
+    SqlError, ER_DERIVED_MUST_HAVE_ALIAS, ER_NOT_SUPPORTED_YET, ER_TOO_LONG_IDENT,
+    ER_WRONG_COLUMN_NAME, ER_WRONG_FIELD_SPEC,
+};
 use sqlparser::ast as sp;
 use sqlparser::tokenizer::Span;
 use std::cell::Cell;
 
 type R<T> = Result<T, SqlError>;
+
+/// The longest table or column name MySQL takes (NAME_CHAR_LEN).
+const MAX_IDENT_CHARS: usize = 64;
+
+/// LIMIT and OFFSET take only unsigned integer literals and `?` (MySQL's grammar): LIMIT -1
+/// or LIMIT 'a' is a syntax error.
+fn limit_operand(e: &Option<Expr>) -> R<()> {
+    match e {
+        None | Some(Expr::Param(_)) => Ok(()),
+        Some(Expr::Literal(Literal::Number(n))) if n.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
+        Some(_) => Err(SqlError::parse("LIMIT", 1)),
+    }
+}
 
 pub fn unsupported(what: &str) -> SqlError {
     SqlError::new(ER_NOT_SUPPORTED_YET, &[&what])
@@ -171,6 +187,8 @@ impl<'a> Ctx<'a> {
             Some(_) => return Err(unsupported("LIMIT BY")),
             None => {}
         }
+        limit_operand(&sel.limit)?;
+        limit_operand(&sel.offset)?;
         if let Some(l) = q.locks.first() {
             if q.locks.len() > 1 || l.of.is_some() {
                 return Err(unsupported("FOR UPDATE OF"));
@@ -526,6 +544,19 @@ impl<'a> Ctx<'a> {
         if c.or_replace || c.external || c.clone.is_some() || c.partition_by.is_some() {
             return Err(unsupported("this CREATE TABLE form"));
         }
+        // `CREATE TABLE t ()` is a syntax error in MySQL (`CREATE TABLE t` alone is 1113).
+        if c.columns.is_empty()
+            && c.constraints.is_empty()
+            && c.like.is_none()
+            && c.query.is_none()
+            && self
+                .sql
+                .split_whitespace()
+                .collect::<String>()
+                .contains("()")
+        {
+            return Err(SqlError::parse(")", 1));
+        }
         let mut keys = Vec::new();
         let mut columns = Vec::with_capacity(c.columns.len());
         let starts: Vec<Option<usize>> = c
@@ -557,8 +588,12 @@ impl<'a> Ctx<'a> {
             }
             None => None,
         };
+        let name = object_name(&c.name)?;
+        if name.name.chars().count() > MAX_IDENT_CHARS {
+            return Err(SqlError::new(ER_TOO_LONG_IDENT, &[&name.name]));
+        }
         Ok(CreateTable {
-            name: object_name(&c.name)?,
+            name,
             if_not_exists: c.if_not_exists,
             temporary: c.temporary,
             columns,
@@ -585,6 +620,13 @@ impl<'a> Ctx<'a> {
                 .any(|&z| z > start && end.is_none_or(|e| z < e));
         }
         let name = col.name.value;
+        // MySQL refuses column names that end with a space (and empty ones).
+        if name.is_empty() || name.ends_with(' ') {
+            return Err(SqlError::new(ER_WRONG_COLUMN_NAME, &[&name]));
+        }
+        if name.chars().count() > MAX_IDENT_CHARS {
+            return Err(SqlError::new(ER_TOO_LONG_IDENT, &[&name]));
+        }
         let mut spec = ColumnSpec {
             name: name.clone(),
             ty,
@@ -628,7 +670,55 @@ impl<'a> Ctx<'a> {
                 _ => return Err(unsupported("this column option")),
             }
         }
+        // AUTO_INCREMENT only on integer and floating-point columns (MySQL: 1063).
+        if spec.auto_increment
+            && !matches!(
+                spec.ty.name,
+                TypeName::TinyInt
+                    | TypeName::SmallInt
+                    | TypeName::MediumInt
+                    | TypeName::Int
+                    | TypeName::BigInt
+                    | TypeName::Bool
+                    | TypeName::Float
+                    | TypeName::Double
+            )
+        {
+            return Err(SqlError::new(ER_WRONG_FIELD_SPEC, &[&spec.name]));
+        }
         Ok(spec)
+    }
+
+    fn change_column(
+        &self,
+        old: String,
+        name: sp::Ident,
+        data_type: sp::DataType,
+        options: Vec<sp::ColumnOption>,
+        position: Option<sp::MySQLColumnPosition>,
+    ) -> R<AlterOp> {
+        let start = self.offset(name.span);
+        let def = sp::ColumnDef {
+            name,
+            data_type,
+            options: options
+                .into_iter()
+                .map(|option| sp::ColumnOptionDef { name: None, option })
+                .collect(),
+        };
+        let mut keys = vec![];
+        let column = self.column_spec(def, (start, None), &mut keys)?;
+        if !keys.is_empty() {
+            return Err(unsupported("a key in CHANGE/MODIFY COLUMN"));
+        }
+        Ok(AlterOp::ChangeColumn {
+            old,
+            column,
+            position: position.map(|p| match p {
+                sp::MySQLColumnPosition::First => None,
+                sp::MySQLColumnPosition::After(c) => Some(c.value),
+            }),
+        })
     }
 
     fn alter_op(&self, op: sp::AlterTableOperation) -> R<AlterOp> {
@@ -653,6 +743,31 @@ impl<'a> Ctx<'a> {
                     }),
                 }
             }
+            A::ModifyColumn {
+                col_name,
+                data_type,
+                options,
+                column_position,
+            } => self.change_column(
+                col_name.value.clone(),
+                col_name,
+                data_type,
+                options,
+                column_position,
+            )?,
+            A::ChangeColumn {
+                old_name,
+                new_name,
+                data_type,
+                options,
+                column_position,
+            } => self.change_column(
+                old_name.value,
+                new_name,
+                data_type,
+                options,
+                column_position,
+            )?,
             A::DropColumn { column_names, .. } if column_names.len() == 1 => {
                 AlterOp::DropColumn(column_names.into_iter().map(|c| c.value).collect())
             }

@@ -178,7 +178,10 @@ pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<
             p.done(Statement::UnlockTables)
         }
         "EXPLAIN" | "DESCRIBE" | "DESC" => p.explain(),
-        "PREPARE" | "EXECUTE" | "DEALLOCATE" => Err(unsupported("SQL-level prepared statements")),
+        "PREPARE" => p.prepare(),
+        "EXECUTE" => p.execute(),
+        "DEALLOCATE" => p.deallocate(),
+        "DROP" if second_is("PREPARE") => p.deallocate(),
         "LOAD" => Err(unsupported("LOAD DATA")),
         _ => return None,
     };
@@ -313,6 +316,43 @@ impl<'a> P<'a, '_> {
             }
             _ => Err(self.err()),
         }
+    }
+
+    /// A user variable: `@name` (lower-case).
+    fn user_var(&mut self) -> R<String> {
+        self.expect_punct("@")?;
+        Ok(self.name()?.to_lowercase())
+    }
+
+    fn prepare(&mut self) -> R<Statement> {
+        let name = self.ident()?.to_ascii_lowercase();
+        self.expect("FROM")?;
+        let source = if self.peek().is_some_and(|t| t.is_punct("@")) {
+            PrepareSource::UserVar(self.user_var()?)
+        } else {
+            PrepareSource::Text(self.string()?)
+        };
+        self.done(Statement::Prepare { name, source })
+    }
+
+    fn deallocate(&mut self) -> R<Statement> {
+        self.expect("PREPARE")?;
+        let name = self.ident()?.to_ascii_lowercase();
+        self.done(Statement::DeallocatePrepare(name))
+    }
+
+    fn execute(&mut self) -> R<Statement> {
+        let name = self.ident()?.to_ascii_lowercase();
+        let mut using = Vec::new();
+        if self.eat("USING") {
+            loop {
+                using.push(self.user_var()?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.done(Statement::Execute { name, using })
     }
 
     fn number(&mut self) -> R<u64> {
@@ -987,6 +1027,23 @@ impl<'a> P<'a, '_> {
         ];
         self.i = 2;
         let table = self.object_name().ok()?;
+        // RENAME without TO/AS (sqlparser wants one of them).
+        if self.peek_is("RENAME") {
+            self.eat("RENAME");
+            if ["TO", "AS", "COLUMN", "INDEX", "KEY"]
+                .iter()
+                .any(|w| self.peek_is(w))
+            {
+                return None;
+            }
+            let r = self.object_name().and_then(|n| {
+                self.done(Statement::AlterTable {
+                    table,
+                    ops: vec![AlterOp::RenameTo(n)],
+                })
+            });
+            return Some(r);
+        }
         if !OPTS.iter().any(|o| self.peek_is(o)) {
             return None;
         }

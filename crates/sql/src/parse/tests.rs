@@ -1371,6 +1371,38 @@ fn ddl_exact() {
         }
     );
     assert_eq!(
+        p("ALTER TABLE t MODIFY a BIGINT FIRST, CHANGE COLUMN b c INT AFTER a, DROP COLUMN d"),
+        Statement::AlterTable {
+            table: on("t"),
+            ops: vec![
+                AlterOp::ChangeColumn {
+                    old: "a".into(),
+                    column: column("a", ty(TypeName::BigInt, None)),
+                    position: Some(None),
+                },
+                AlterOp::ChangeColumn {
+                    old: "b".into(),
+                    column: column("c", ty(TypeName::Int, None)),
+                    position: Some(Some("a".into())),
+                },
+                AlterOp::DropColumn("d".into()),
+            ]
+        }
+    );
+    for sql in ["ALTER TABLE t RENAME d2.u", "ALTER TABLE t RENAME TO d2.u"] {
+        assert_eq!(
+            p(sql),
+            Statement::AlterTable {
+                table: on("t"),
+                ops: vec![AlterOp::RenameTo(ObjectName {
+                    db: Some("d2".into()),
+                    name: "u".into()
+                })]
+            },
+            "{sql}"
+        );
+    }
+    assert_eq!(
         p("DROP INDEX k_1 ON sbtest1"),
         Statement::DropIndex {
             name: "k_1".into(),
@@ -1457,10 +1489,50 @@ fn errors() {
     assert!(near("START TRANSACTION BOGUS").contains("near 'BOGUS' at line 1"));
     assert!(near("SELECT 1; SELECT 2").contains("near 'SELECT 2' at line 1"));
     assert!(near("SHOW VARIABLES WHERE a = = 1").contains("near '= 1'"));
+    // LIMIT takes unsigned integers and `?` only; an empty column list is a syntax error.
+    near("SELECT 1 LIMIT -1");
+    near("SELECT 1 LIMIT 'a'");
+    near("SELECT 1 LIMIT 1 OFFSET -2");
+    near("CREATE TABLE t ()");
+    assert!(parse("SELECT 1 LIMIT 2, 3").is_ok());
+    assert!(parse("SELECT 1 LIMIT ?").is_ok());
+    // Column names: no trailing space (1166), at most 64 characters (1059).
+    assert_eq!(
+        parse("CREATE TABLE t (`a ` INT)").map_err(|e| e.code).err(),
+        Some(1166)
+    );
+    let long = format!("CREATE TABLE t ({} INT)", "c".repeat(65));
+    assert_eq!(parse(&long).map_err(|e| e.code).err(), Some(1059));
+    assert!(parse(&format!("CREATE TABLE t ({} INT)", "c".repeat(64))).is_ok());
+    assert_eq!(
+        parse("CREATE TABLE t (a VARCHAR(5) AUTO_INCREMENT PRIMARY KEY)")
+            .map_err(|e| e.code)
+            .err(),
+        Some(1063)
+    );
+    assert!(parse("CREATE TABLE t (a BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY)").is_ok());
+    assert_eq!(
+        parse("PREPARE S FROM @q").unwrap(),
+        Statement::Prepare {
+            name: "s".into(),
+            source: PrepareSource::UserVar("q".into())
+        }
+    );
+    assert_eq!(
+        parse("EXECUTE s USING @a, @B").unwrap(),
+        Statement::Execute {
+            name: "s".into(),
+            using: vec!["a".into(), "b".into()]
+        }
+    );
+    assert_eq!(
+        parse("DROP PREPARE s").unwrap(),
+        Statement::DeallocatePrepare("s".into())
+    );
+    for sql in ["PREPARE s 'x'", "EXECUTE s USING a", "DEALLOCATE s"] {
+        assert_eq!(parse(sql).map_err(|e| e.code), Err(1064), "{sql}");
+    }
     for sql in [
-        "PREPARE s FROM 'SELECT 1'",
-        "EXECUTE s",
-        "DEALLOCATE PREPARE s",
         "LOAD DATA INFILE 'x' INTO TABLE t",
         "UPDATE t JOIN u ON t.a = u.a SET t.b = 1",
         "DELETE t FROM t JOIN u ON t.a = u.a",

@@ -32,8 +32,9 @@ pub use decimal::{Decimal, DecimalError, Fit};
 pub use num::{format_double, format_float};
 pub use sql_mode::SqlMode;
 pub use sql_type::{flag, mysql_type, SqlType, NOT_FIXED_DEC};
-pub use store::{load, store};
+pub use store::{load, load_owned, store};
 pub use temporal::{
-    add_interval, date_problem, datediff, now, now_fsp, Date, DateProblem, DateTime, Time,
+    add_interval, date_problem, datediff, now, now_fsp, parse_datetime, Date, DateProblem,
+    DateTime, Time,
 };
 pub use warnings::{Level, Warning, Warnings};

@@ -377,7 +377,15 @@ fn store_datetime(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, Sql
         .filter(|dt| date_problem(&dt.date, cx.mode).is_none())
         .and_then(|dt| dt.with_fsp(fsp, truncate));
     let dt = match ok {
-        Some(dt) => dt,
+        Some(dt) => {
+            // A time of day dropped by a DATE column: note 1265, as MySQL's.
+            if ty.name == TypeName::Date
+                && (dt.hour, dt.minute, dt.second, dt.micro) != (0, 0, 0, 0)
+            {
+                cx.w.note(WARN_DATA_TRUNCATED, &[&cx.col, &cx.row]);
+            }
+            dt
+        }
         None => {
             cx.bad_temporal(kind, d)?;
             DateTime {
@@ -426,6 +434,16 @@ fn store_time(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, SqlErro
         }
     };
     let t = if m.abs() > TIME_MAX_MICROS {
+        // Strict mode reports a temporal value it cannot store as 1292 (MySQL's
+        // set_datetime_warning); otherwise warning 1264 and the bound.
+        if cx.mode.strict() {
+            return Err(incorrect_temporal_for_column(
+                "time",
+                &d.to_bytes(),
+                cx.col,
+                cx.row,
+            ));
+        }
         cx.out_of_range()?;
         Time::bound(m < 0)
     } else {
@@ -606,6 +624,22 @@ pub fn load(v: &Value, ty: &SqlType) -> Datum {
     }
 }
 
+/// `load` of a value the caller gives up: strings and blobs keep their buffer.
+pub fn load_owned(v: Value, ty: &SqlType) -> Datum {
+    use TypeName as T;
+    match v {
+        Value::Bytes(b)
+            if !matches!(
+                ty.name,
+                T::Decimal | T::Bit | T::Date | T::DateTime | T::Timestamp | T::Time
+            ) =>
+        {
+            Datum::Bytes(b)
+        }
+        v => load(&v, ty),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -643,6 +677,12 @@ mod tests {
         let r = match store(d, t, mode, "c", 1, &mut w) {
             Ok(v) => {
                 let back = load(&v, t);
+                let owned = load_owned(v.clone(), t);
+                assert_eq!(
+                    format!("{owned:?}"),
+                    format!("{back:?}"),
+                    "load_owned agrees"
+                );
                 // What is stored must encode in the engine.
                 let (kind, coll) = t.storage();
                 let mut col = innoxide_engine::ColumnDef::new("c", kind).collation(coll);
@@ -854,6 +894,15 @@ mod tests {
             run(&Datum::Int(20240102), &d, STRICT),
             ("2024-01-02".into(), vec![])
         );
+        // A time of day is dropped with note 1265; midnight goes silently.
+        assert_eq!(
+            run(&s("2024-01-05 10:11:12"), &d, STRICT),
+            ("2024-01-05".into(), vec![1265])
+        );
+        assert_eq!(
+            run(&s("2024-01-05 00:00:00"), &d, STRICT),
+            ("2024-01-05".into(), vec![])
+        );
         assert_eq!(
             run(&s("2024-02-30"), &d, STRICT).0,
             "E1292: Incorrect date value: '2024-02-30' for column 'c' at row 1"
@@ -935,6 +984,10 @@ mod tests {
         assert_eq!(
             run(&s("900:00:00"), &t, LAX),
             ("838:59:59".into(), vec![1264])
+        );
+        assert_eq!(
+            run(&s("900:00:00"), &t, STRICT).0,
+            "E1292: Incorrect time value: '900:00:00' for column 'c' at row 1"
         );
         assert_eq!(
             run(&s("xx"), &t, STRICT).0,

@@ -1,0 +1,638 @@
+//! ALTER TABLE and RENAME TABLE.
+//!
+//! OVERVIEW
+//! - RENAME TABLE a TO b [, c TO d ...] and ALTER TABLE t RENAME [TO] u are one atomic engine
+//!   rename (engine ddl.rs `rename_tables`: the dictionary entries and the files move together,
+//!   crash-safe as a whole).
+//! - ADD/DROP INDEX and table options alone change the table in place (engine CREATE/DROP
+//!   INDEX).
+//! - Anything that changes the columns or the primary key rebuilds the table, as MySQL's
+//!   ALGORITHM=COPY does:
+//!   1. the new definition is computed from the old one and the operations, in order;
+//!   2. a work table `db/#sql-alter-<conn>-<table id>` (catalog TEMP_PREFIX) gets it;
+//!   3. the rows are copied in primary key order, each value converted by `types::store` for
+//!      its new column under the session's sql_mode, committing every COPY_BATCH rows. The
+//!      reading transaction holds a shared table lock on the original, so writers wait
+//!      (LOCK=SHARED) and readers go on. Any error drops the work table: the original is
+//!      untouched;
+//!   4. one atomic engine rename moves the original to `#sql-old-...` and the work table to
+//!      the final name; the old table is then dropped. The AUTO_INCREMENT counter carries over.
+//!
+//! CRASH SAFETY: before the rename of step 4 commits, the original has its name and rows, and
+//! the work table is dropped at the next start (`Catalog::drop_work_tables`); after it, the
+//! new table has the name and the old one, now a work table, is dropped at the next start.
+//!
+//! MySQL 8.0 rules followed: dropping a column removes it from every index (an index left with
+//! no column is dropped); the last column cannot be dropped (1090); ADD/CHANGE to an existing
+//! name gives 1060; DROP of an unknown column or key gives 1091; AFTER an unknown column 1054;
+//! columns of an added primary key become NOT NULL.
+
+use std::sync::atomic::Ordering;
+
+use innoxide_engine::{IndexSpec, KeyBound, TableDef};
+use innoxide_sql::ast::{self, AlterOp, KeyKind};
+use innoxide_sql::error::*;
+use innoxide_sql::types::{self, Datum, SqlType, Warnings};
+
+use super::super::select::load_row;
+use super::super::{Output, Session};
+use super::{column_of, engine_column};
+use crate::catalog::{engine_error, ColumnMeta, DefaultValue, KeyMeta, SqlTable, TableMeta};
+use crate::catalog::{HIDDEN_ROW_ID, TEMP_PREFIX};
+
+/// Rows copied per transaction.
+const COPY_BATCH: u64 = 1000;
+
+/// A column of the table being built.
+struct NewCol {
+    name: String,
+    ty: SqlType,
+    nullable: bool,
+    meta: ColumnMeta,
+    /// The old column it is copied from (None: filled with its default).
+    src: Option<usize>,
+}
+
+/// A secondary index of the table being built, by column names.
+struct NewKey {
+    name: String,
+    cols: Vec<String>,
+    prefixes: Vec<Option<u64>>,
+    unique: bool,
+}
+
+/// The definition the operations produce.
+struct Plan {
+    cols: Vec<NewCol>,
+    /// Primary key column names and prefixes (None: a hidden row id keys the table).
+    primary: Option<(Vec<String>, Vec<Option<u64>>)>,
+    keys: Vec<NewKey>,
+    meta: TableMeta,
+}
+
+fn find(cols: &[NewCol], name: &str) -> Option<usize> {
+    cols.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+}
+
+fn rebuilds(op: &AlterOp) -> bool {
+    matches!(
+        op,
+        AlterOp::AddColumn { .. }
+            | AlterOp::DropColumn(_)
+            | AlterOp::ChangeColumn { .. }
+            | AlterOp::DropPrimaryKey
+    ) || matches!(op, AlterOp::AddKey(k) if k.kind == KeyKind::Primary)
+}
+
+/// Inserts `c` at `position` (None: last; Some(None): FIRST; Some(Some(x)): AFTER x).
+fn place(
+    cols: &mut Vec<NewCol>,
+    c: NewCol,
+    position: &Option<Option<String>>,
+    table: &str,
+) -> Result<(), SqlError> {
+    let at = match position {
+        None => cols.len(),
+        Some(None) => 0,
+        Some(Some(after)) => {
+            find(cols, after).ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[after, &table]))?
+                + 1
+        }
+    };
+    cols.insert(at, c);
+    Ok(())
+}
+
+impl Plan {
+    /// The current definition of `t`.
+    fn of(t: &SqlTable) -> Plan {
+        let cols = t
+            .visible()
+            .map(|(i, c)| NewCol {
+                name: c.name.clone(),
+                ty: c.ty.clone(),
+                nullable: c.nullable,
+                meta: c.meta.clone(),
+                src: Some(i),
+            })
+            .collect();
+        let primary = (!t.has_hidden_pk()).then(|| {
+            (
+                t.pk().iter().map(|&c| t.columns[c].name.clone()).collect(),
+                t.meta.pk_prefixes.clone(),
+            )
+        });
+        let keys = t
+            .table
+            .def
+            .indexes
+            .iter()
+            .map(|i| NewKey {
+                name: i.name.clone(),
+                cols: i
+                    .columns
+                    .iter()
+                    .map(|&c| t.columns[c].name.clone())
+                    .collect(),
+                prefixes: t
+                    .meta
+                    .keys
+                    .iter()
+                    .find(|k| k.name.eq_ignore_ascii_case(&i.name))
+                    .map_or_else(|| vec![None; i.columns.len()], |k| k.prefixes.clone()),
+                unique: i.unique,
+            })
+            .collect();
+        let mut meta = t.meta.clone();
+        meta.columns.clear();
+        meta.pk_prefixes.clear();
+        meta.keys.clear();
+        Plan {
+            cols,
+            primary,
+            keys,
+            meta,
+        }
+    }
+
+    fn in_primary(&self, name: &str) -> bool {
+        self.primary
+            .as_ref()
+            .is_some_and(|p| p.0.iter().any(|c| c.eq_ignore_ascii_case(name)))
+    }
+
+    /// Replaces column name `old` by `new` in every key.
+    fn rename_in_keys(&mut self, old: &str, new: &str) {
+        let keys = self.keys.iter_mut().map(|k| &mut k.cols);
+        for cols in keys.chain(self.primary.iter_mut().map(|p| &mut p.0)) {
+            for c in cols.iter_mut() {
+                if c.eq_ignore_ascii_case(old) {
+                    *c = new.to_string();
+                }
+            }
+        }
+    }
+
+    /// Removes column `name` from every key; keys left empty go (MySQL 8.0).
+    fn drop_from_keys(&mut self, name: &str) {
+        for k in &mut self.keys {
+            while let Some(i) = k.cols.iter().position(|c| c.eq_ignore_ascii_case(name)) {
+                k.cols.remove(i);
+                if i < k.prefixes.len() {
+                    k.prefixes.remove(i);
+                }
+            }
+        }
+        self.keys.retain(|k| !k.cols.is_empty());
+        if let Some((cols, prefixes)) = &mut self.primary {
+            while let Some(i) = cols.iter().position(|c| c.eq_ignore_ascii_case(name)) {
+                cols.remove(i);
+                if i < prefixes.len() {
+                    prefixes.remove(i);
+                }
+            }
+            if cols.is_empty() {
+                self.primary = None;
+            }
+        }
+    }
+
+    fn apply(&mut self, op: &AlterOp, table: &str) -> Result<(), SqlError> {
+        let (cs, co) = (self.meta.charset.clone(), self.meta.collation.clone());
+        match op {
+            AlterOp::AddColumn { column, position } => {
+                if find(&self.cols, &column.name).is_some() {
+                    return Err(SqlError::new(ER_DUP_FIELDNAME, &[&column.name]));
+                }
+                let (ty, nullable, meta) = column_of(column, &cs, &co, false)?;
+                let c = NewCol {
+                    name: column.name.clone(),
+                    ty,
+                    nullable,
+                    meta,
+                    src: None,
+                };
+                place(&mut self.cols, c, position, table)?;
+            }
+            AlterOp::ChangeColumn {
+                old,
+                column,
+                position,
+            } => {
+                let i = find(&self.cols, old)
+                    .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[old, &table]))?;
+                if find(&self.cols, &column.name).is_some_and(|j| j != i) {
+                    return Err(SqlError::new(ER_DUP_FIELDNAME, &[&column.name]));
+                }
+                let in_pk = self.in_primary(old);
+                let (ty, nullable, meta) = column_of(column, &cs, &co, in_pk)?;
+                let src = self.cols[i].src;
+                let c = NewCol {
+                    name: column.name.clone(),
+                    ty,
+                    nullable,
+                    meta,
+                    src,
+                };
+                let old_name = self.cols[i].name.clone();
+                if position.is_some() {
+                    self.cols.remove(i);
+                    place(&mut self.cols, c, position, table)?;
+                } else {
+                    self.cols[i] = c;
+                }
+                self.rename_in_keys(&old_name, &column.name);
+            }
+            AlterOp::DropColumn(name) => {
+                let i = find(&self.cols, name)
+                    .ok_or_else(|| SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[name]))?;
+                if self.cols.len() == 1 {
+                    return Err(SqlError::new(ER_CANT_REMOVE_ALL_FIELDS, &[]));
+                }
+                self.cols.remove(i);
+                self.drop_from_keys(name);
+            }
+            AlterOp::AddKey(k) => self.add_key(k)?,
+            AlterOp::DropIndex(name) => {
+                if name.eq_ignore_ascii_case("PRIMARY") {
+                    return self.apply(&AlterOp::DropPrimaryKey, table);
+                }
+                let i = self
+                    .keys
+                    .iter()
+                    .position(|k| k.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[name]))?;
+                self.keys.remove(i);
+            }
+            AlterOp::DropPrimaryKey => {
+                if self.primary.take().is_none() {
+                    return Err(SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[&"PRIMARY"]));
+                }
+            }
+            AlterOp::RenameTo(_) => {}
+            AlterOp::Options(o) => {
+                if let Some(c) = &o.comment {
+                    self.meta.comment.clone_from(c);
+                }
+                if let Some(a) = o.auto_increment {
+                    self.meta.auto_increment_start = a;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn add_key(&mut self, k: &ast::KeySpec) -> Result<(), SqlError> {
+        let mut names = Vec::new();
+        for c in &k.columns {
+            let i = find(&self.cols, &c.name)
+                .ok_or_else(|| SqlError::new(ER_KEY_COLUMN_DOES_NOT_EXITS, &[&c.name]))?;
+            if names
+                .iter()
+                .any(|n: &String| n.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
+            }
+            names.push(self.cols[i].name.clone());
+        }
+        let prefixes = k.columns.iter().map(|c| c.prefix).collect();
+        match k.kind {
+            KeyKind::Primary => {
+                if self.primary.is_some() {
+                    return Err(SqlError::new(ER_MULTIPLE_PRI_KEY, &[]));
+                }
+                for n in &names {
+                    if let Some(i) = find(&self.cols, n) {
+                        self.cols[i].nullable = false;
+                    }
+                }
+                self.primary = Some((names, prefixes));
+            }
+            KeyKind::Unique | KeyKind::Index | KeyKind::Fulltext => {
+                let name = k.name.clone().unwrap_or_else(|| {
+                    let base = names[0].clone();
+                    let mut n = base.clone();
+                    let mut i = 2;
+                    while self.keys.iter().any(|x| x.name.eq_ignore_ascii_case(&n)) {
+                        n = format!("{base}_{i}");
+                        i += 1;
+                    }
+                    n
+                });
+                if name.eq_ignore_ascii_case("PRIMARY")
+                    || self.keys.iter().any(|x| x.name.eq_ignore_ascii_case(&name))
+                {
+                    return Err(SqlError::new(ER_DUP_KEYNAME, &[&name]));
+                }
+                self.keys.push(NewKey {
+                    name,
+                    cols: names,
+                    prefixes,
+                    unique: k.kind == KeyKind::Unique,
+                });
+            }
+            KeyKind::Foreign => {}
+        }
+        Ok(())
+    }
+
+    /// The engine definition (named `engine_name`), adding a hidden row id if needed.
+    fn table_def(mut self, engine_name: &str, old: &SqlTable) -> Result<TableDef, SqlError> {
+        let autos: Vec<usize> = (0..self.cols.len())
+            .filter(|&i| self.cols[i].meta.auto_increment)
+            .collect();
+        let pos = |cols: &[NewCol], names: &[String]| -> Result<Vec<usize>, SqlError> {
+            names
+                .iter()
+                .map(|n| {
+                    find(cols, n).ok_or_else(|| SqlError::new(ER_KEY_COLUMN_DOES_NOT_EXITS, &[n]))
+                })
+                .collect()
+        };
+        let mut primary = match &self.primary {
+            Some((names, prefixes)) => {
+                self.meta.pk_prefixes.clone_from(prefixes);
+                Some(pos(&self.cols, names)?)
+            }
+            None => None,
+        };
+        let mut indexes = Vec::new();
+        for k in &self.keys {
+            indexes.push(IndexSpec {
+                name: k.name.clone(),
+                columns: pos(&self.cols, &k.cols)?,
+                unique: k.unique,
+            });
+            self.meta.keys.push(KeyMeta {
+                name: k.name.clone(),
+                prefixes: k.prefixes.clone(),
+            });
+        }
+        if autos.len() > 1
+            || autos.first().is_some_and(|a| {
+                primary.as_ref().and_then(|p| p.first()) != Some(a)
+                    && !indexes.iter().any(|i| i.columns.first() == Some(a))
+            })
+        {
+            return Err(SqlError::new(ER_WRONG_AUTO_KEY, &[]));
+        }
+        let mut cols = Vec::new();
+        for c in &self.cols {
+            cols.push(engine_column(&c.name, &c.ty, c.nullable));
+            self.meta.columns.push(c.meta.clone());
+        }
+        if primary.is_none() {
+            let ty = super::super::typeinfo::hidden_row_id()?;
+            cols.push(engine_column(HIDDEN_ROW_ID, &ty, false));
+            self.meta.columns.push(ColumnMeta {
+                hidden: true,
+                ..ColumnMeta::default()
+            });
+            self.cols.push(NewCol {
+                name: HIDDEN_ROW_ID.into(),
+                ty,
+                nullable: false,
+                meta: ColumnMeta {
+                    hidden: true,
+                    ..ColumnMeta::default()
+                },
+                src: None,
+            });
+            primary = Some(vec![cols.len() - 1]);
+        }
+        let mut def = TableDef::new(engine_name, cols, primary);
+        def.indexes = indexes;
+        def.row_format = old.table.def.row_format;
+        def.options = serde_json::to_string(&self.meta)
+            .map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
+        Ok(def)
+    }
+}
+
+impl Session {
+    /// RENAME TABLE a TO b [, c TO d ...]: all or nothing.
+    pub(super) fn rename_tables(
+        &mut self,
+        pairs: &[(ast::ObjectName, ast::ObjectName)],
+    ) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let mut renames = Vec::new();
+        let mut touched = Vec::new();
+        for (from, to) in pairs {
+            let (fdb, tdb) = (self.db_of(from)?, self.db_of(to)?);
+            for db in [&fdb, &tdb] {
+                if cat.database(db).is_none() {
+                    return Err(SqlError::new(ER_BAD_DB_ERROR, &[db]));
+                }
+            }
+            check_table_name(&to.name)?;
+            renames.push((format!("{fdb}/{}", from.name), format!("{tdb}/{}", to.name)));
+            touched.push((fdb, from.name.clone()));
+            touched.push((tdb, to.name.clone()));
+        }
+        let _g = cat.ddl.lock();
+        let r = cat.engine.rename_tables(&renames);
+        for (db, n) in &touched {
+            cat.invalidate(db, n);
+        }
+        r.map_err(rename_error)?;
+        Ok(Output::ok(0))
+    }
+
+    pub(super) fn alter_table(
+        &mut self,
+        table: &ast::ObjectName,
+        ops: &[AlterOp],
+    ) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let db = self.db_of(table)?;
+        let t = cat.table(&db, &table.name)?;
+        let rename = ops.iter().rev().find_map(|o| match o {
+            AlterOp::RenameTo(n) => Some(n.clone()),
+            _ => None,
+        });
+        let target = match &rename {
+            Some(n) => {
+                let tdb = self.db_of(n)?;
+                if cat.database(&tdb).is_none() {
+                    return Err(SqlError::new(ER_BAD_DB_ERROR, &[&tdb]));
+                }
+                check_table_name(&n.name)?;
+                (tdb, n.name.clone())
+            }
+            None => (db.clone(), table.name.clone()),
+        };
+        if ops.iter().any(rebuilds) {
+            return self.alter_copy(&t, ops, &target);
+        }
+        for op in ops {
+            match op {
+                AlterOp::AddKey(k) => {
+                    self.add_index(table, k)?;
+                }
+                AlterOp::DropIndex(n) => {
+                    self.drop_index(table, n)?;
+                }
+                _ => {}
+            }
+        }
+        if rename.is_some() && (target.0 != db || target.1 != table.name) {
+            let _g = cat.ddl.lock();
+            let r = cat
+                .engine
+                .rename_table(&t.engine_name(), &format!("{}/{}", target.0, target.1));
+            cat.invalidate(&db, &table.name);
+            cat.invalidate(&target.0, &target.1);
+            r.map_err(rename_error)?;
+        }
+        Ok(Output::ok(0))
+    }
+
+    /// ALTER TABLE by copying into a work table and swapping names (see the module comment).
+    fn alter_copy(
+        &mut self,
+        t: &SqlTable,
+        ops: &[AlterOp],
+        target: &(String, String),
+    ) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let mut plan = Plan::of(t);
+        for op in ops {
+            plan.apply(op, &t.name)?;
+        }
+        let _g = cat.ddl.lock();
+        let final_name = format!("{}/{}", target.0, target.1);
+        if final_name != t.engine_name() && cat.engine.table(&final_name).is_ok() {
+            return Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&target.1]));
+        }
+        let work = format!("{}/{TEMP_PREFIX}alter-{}-{}", t.db, self.id, t.table.id);
+        let old_parked = format!("{}/{TEMP_PREFIX}old-{}-{}", t.db, self.id, t.table.id);
+        let start = plan.meta.auto_increment_start;
+        let cols: Vec<(usize, bool)> = plan
+            .cols
+            .iter()
+            .map(|c| (c.src.unwrap_or(usize::MAX), c.meta.auto_increment))
+            .collect();
+        let srcs: Vec<Option<usize>> = plan.cols.iter().map(|c| c.src).collect();
+        let def = plan.table_def(&work, t)?;
+        cat.engine.create_table(def).map_err(engine_error)?;
+        let copied = cat
+            .table(
+                &t.db,
+                &format!("{TEMP_PREFIX}alter-{}-{}", self.id, t.table.id),
+            )
+            .and_then(|nt| {
+                let n = self.copy_rows(t, &nt, &srcs)?;
+                Ok((nt, n))
+            });
+        let (nt, n) = match copied {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = cat.engine.drop_table(&work);
+                cat.invalidate(
+                    &t.db,
+                    &format!("{TEMP_PREFIX}alter-{}-{}", self.id, t.table.id),
+                );
+                return Err(e);
+            }
+        };
+        // The counter carries over: the old table's, or past the values the copy generated.
+        let generated =
+            cols.iter().any(|&(src, auto)| auto && src == usize::MAX) || nt.has_hidden_pk();
+        let mut next = if generated { n + 1 } else { 1 };
+        if t.columns.iter().any(|c| c.meta.auto_increment) {
+            next = next.max(cat.auto_inc_value(t)?.unwrap_or(1));
+        }
+        let swap = cat.engine.rename_tables(&[
+            (t.engine_name(), old_parked.clone()),
+            (work.clone(), final_name.clone()),
+        ]);
+        cat.invalidate(&t.db, &t.name);
+        cat.invalidate(&target.0, &target.1);
+        if let Err(e) = swap {
+            let _ = cat.engine.drop_table(&work);
+            return Err(rename_error(e));
+        }
+        cat.set_counter(nt.table.id, next.max(start));
+        cat.engine.drop_table(&old_parked).map_err(engine_error)?;
+        Ok(Output::ok(n))
+    }
+
+    /// Copies every row of `old` into `new` (column i of `new` from old column `srcs[i]`, or
+    /// its default), COPY_BATCH rows per transaction. Returns the number of rows.
+    fn copy_rows(
+        &mut self,
+        old: &SqlTable,
+        new: &SqlTable,
+        srcs: &[Option<usize>],
+    ) -> Result<u64, SqlError> {
+        let cat = self.server.catalog.clone();
+        let mode = self.vars.sql_mode();
+        let mut reader = cat.engine.begin();
+        reader.lock_table(&old.table, false).map_err(engine_error)?;
+        let mut w = Warnings::default();
+        let mut n = 0u64;
+        let mut writer = cat.engine.begin();
+        {
+            let rows = reader
+                .scan(
+                    &old.table,
+                    None,
+                    KeyBound::Unbounded,
+                    KeyBound::Unbounded,
+                    true,
+                )
+                .map_err(engine_error)?;
+            for r in rows {
+                let r = r.map_err(engine_error)?;
+                n += 1;
+                let datums = load_row(old, &r);
+                let mut out = Vec::with_capacity(new.columns.len());
+                for (i, c) in new.columns.iter().enumerate() {
+                    let mut d = match srcs.get(i).copied().flatten() {
+                        Some(s) => datums[s].clone(),
+                        None if c.meta.hidden || c.meta.auto_increment => Datum::UInt(n),
+                        None => match &c.meta.default {
+                            Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
+                            Some(DefaultValue::Now) => Datum::DateTime(self.stmt_time),
+                            Some(DefaultValue::Null) | None if c.nullable => Datum::Null,
+                            _ => c.ty.default_for_not_null(),
+                        },
+                    };
+                    if d.is_null() && !c.nullable {
+                        if mode.strict() {
+                            return Err(SqlError::new(ER_INVALID_USE_OF_NULL, &[]));
+                        }
+                        w.push(types::Level::Warning, WARN_DATA_TRUNCATED, &[&c.name, &n]);
+                        d = c.ty.default_for_not_null();
+                    }
+                    out.push(types::store(&d, &c.ty, mode, &c.name, n, &mut w)?);
+                }
+                writer.insert(&new.table, &out).map_err(engine_error)?;
+                if n.is_multiple_of(COPY_BATCH) {
+                    if self.interrupt.load(Ordering::Acquire) {
+                        return Err(SqlError::new(ER_QUERY_INTERRUPTED, &[]));
+                    }
+                    writer.commit().map_err(engine_error)?;
+                    writer = cat.engine.begin();
+                }
+            }
+        }
+        writer.commit().map_err(engine_error)?;
+        reader.commit().map_err(engine_error)?;
+        self.warnings.extend(w.0);
+        Ok(n)
+    }
+}
+
+fn check_table_name(name: &str) -> Result<(), SqlError> {
+    if name.is_empty() || name.len() > 64 || name.contains('/') || name.ends_with(' ') {
+        return Err(SqlError::new(ER_WRONG_TABLE_NAME, &[&name]));
+    }
+    Ok(())
+}
+
+/// RENAME's errors as MySQL words them: 1146 for a missing table, 1050 for a taken name.
+fn rename_error(e: innoxide_engine::Error) -> SqlError {
+    engine_error(e)
+}

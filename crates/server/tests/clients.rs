@@ -1,0 +1,190 @@
+//! The server with real clients: each program under tests/clients/ connects, runs prepared
+//! statements, a transaction that commits and one that rolls back, and reads warnings,
+//! asserting exact values, first over TCP and then over the Unix socket. The programs exit
+//! non-zero with a message on any wrong result:
+//! - `mariadb_cli.py`: the mariadb CLI with `-e` and in an interactive session on a pty;
+//! - `pymysql_client.py`: PyMySQL; `mysqldb_client.py`: mysqlclient (libmariadb);
+//! - `go/`: go-sql-driver/mysql (server-side prepared statements).
+//!
+//! A missing client fails the test when the CI environment variable is set (.ci/run
+//! installs them) and is skipped with a notice otherwise.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{start_with, Server};
+
+/// The Debian-packaged Python, which has python3-pymysql and python3-mysqldb (a python3
+/// earlier on PATH may be another installation without them).
+const PYTHON: &str = "/usr/bin/python3";
+
+fn clients_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/clients")
+}
+
+/// Runs `cmd` to its end, killing it after `limit`.
+fn run(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{cmd:?} still running after {limit:?}\nstdout:\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// True if `probe` succeeds. Otherwise panics under CI, or prints a notice and returns false.
+fn available(what: &str, probe: &mut Command, install: &str) -> bool {
+    let ok = probe
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is missing ({install}); .ci/run must install it"
+        );
+        eprintln!("NOTICE: skipping the {what} test: it is not installed ({install})");
+    }
+    ok
+}
+
+/// Runs a client program against `s` over TCP, then over the Unix socket; each run must exit
+/// 0 and print "<name>: OK".
+fn run_client(s: &Server, name: &str, program: &mut dyn FnMut() -> Command) {
+    let socket = s.socket.as_ref().expect("started with a socket");
+    let tcp = ["--host", "127.0.0.1", "--port", &s.port.to_string()].map(String::from);
+    let unix = ["--socket".to_string(), socket.display().to_string()];
+    for args in [&tcp[..], &unix[..]] {
+        let mut cmd = program();
+        cmd.args(args);
+        let out = run(&mut cmd, Duration::from_secs(240));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for notice in stderr.lines().filter(|l| l.contains("NOTICE")) {
+            eprintln!("{notice}");
+        }
+        assert!(
+            out.status.success() && stdout.contains(&format!("{name}: OK")),
+            "{name} {args:?} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            out.status
+        );
+    }
+    assert_eq!(s.panics(), Vec::<String>::new(), "a server thread panicked");
+}
+
+fn python_client(module: &str, script: &str, name: &str, package: &str) {
+    let probe = format!("import {module}");
+    if !available(
+        name,
+        Command::new(PYTHON).args(["-c", &probe]),
+        &format!("apt-get install {package}"),
+    ) {
+        return;
+    }
+    let s = start_with(true, &[]);
+    let path = clients_dir().join(script);
+    run_client(&s, name, &mut || {
+        let mut c = Command::new(PYTHON);
+        c.arg(&path);
+        c
+    });
+}
+
+#[test]
+fn pymysql() {
+    python_client("pymysql", "pymysql_client.py", "pymysql", "python3-pymysql");
+}
+
+#[test]
+fn mysqlclient() {
+    python_client(
+        "MySQLdb",
+        "mysqldb_client.py",
+        "mysqlclient",
+        "python3-mysqldb",
+    );
+}
+
+#[test]
+fn mariadb_cli() {
+    if !available(
+        "mariadb CLI",
+        Command::new("mariadb").arg("--version"),
+        "apt-get install mariadb-client",
+    ) || !available(
+        "mariadb CLI",
+        Command::new(PYTHON).arg("--version"),
+        "apt-get install python3",
+    ) {
+        return;
+    }
+    let s = start_with(true, &[]);
+    let path = clients_dir().join("mariadb_cli.py");
+    run_client(&s, "mariadb CLI", &mut || {
+        let mut c = Command::new(PYTHON);
+        c.arg(&path);
+        c
+    });
+}
+
+/// The Go toolchain: `go` on PATH, else /usr/local/go/bin/go.
+fn go() -> Option<PathBuf> {
+    let on_path = Command::new("go")
+        .arg("version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if on_path {
+        return Some("go".into());
+    }
+    let local = PathBuf::from("/usr/local/go/bin/go");
+    local.exists().then_some(local)
+}
+
+#[test]
+fn go_sql_driver() {
+    let Some(go) = go() else {
+        available("Go toolchain", &mut Command::new("go"), "https://go.dev/dl");
+        return;
+    };
+    let dir = clients_dir().join("go");
+    let bin = tempfile::tempdir().unwrap();
+    let exe = bin.path().join("goclient");
+    // go.sum pins the driver; the module proxy serves it on the first build.
+    let out = run(
+        Command::new(&go)
+            .args(["build", "-mod=readonly", "-o"])
+            .arg(&exe)
+            .arg(".")
+            .current_dir(&dir)
+            .env("GOTOOLCHAIN", "local")
+            .env("GOFLAGS", ""),
+        Duration::from_secs(600),
+    );
+    assert!(
+        out.status.success(),
+        "go build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = start_with(true, &[]);
+    run_client(&s, "go-sql-driver", &mut || Command::new(&exe));
+}

@@ -1,0 +1,143 @@
+//! What the server tests share: start the `innoxide` binary on a free port with a temporary
+//! data directory, and connect to it as root with the `mysql` crate.
+
+// Each test crate uses a different part of this module.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A running server; killed (and its data directory removed) when dropped.
+pub struct Server {
+    child: Child,
+    pub port: u16,
+    /// The Unix socket, when started with `socket: true`.
+    pub socket: Option<PathBuf>,
+    /// What the server wrote to stderr after "ready for connections" (at most 10,000 lines).
+    log: Arc<Mutex<Vec<String>>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The lines of the server's stderr that contain "panicked" (a thread panicked).
+    pub fn panics(&self) -> Vec<String> {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.iter()
+            .filter(|l| l.contains("panicked"))
+            .cloned()
+            .collect()
+    }
+
+    /// The data directory.
+    pub fn datadir(&self) -> &std::path::Path {
+        self._dir.path()
+    }
+
+    /// Stops the server (SIGKILL, or SIGTERM and a clean shutdown) and hands its data
+    /// directory back for `start_in` (a restart).
+    pub fn stop_keep_dir(mut self, sigkill: bool) -> tempfile::TempDir {
+        let sig = if sigkill { "-KILL" } else { "-TERM" };
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = self.child.wait().unwrap();
+        assert!(sigkill || status.success(), "shutdown failed: {status}");
+        std::mem::replace(&mut self._dir, tempfile::tempdir().unwrap())
+    }
+
+    /// True while the server process runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the server and returns once it logs "ready for connections".
+pub fn start() -> Server {
+    start_with(false, &[])
+}
+
+/// Starts the server with a Unix socket in its temporary directory (`socket`) and `extra`
+/// options.
+pub fn start_with(socket: bool, extra: &[&str]) -> Server {
+    start_in(tempfile::tempdir().unwrap(), socket, extra)
+}
+
+/// Starts the server on an existing data directory (see `Server::kill_keep_dir`).
+pub fn start_in(dir: tempfile::TempDir, socket: bool, extra: &[&str]) -> Server {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let sock = socket.then(|| dir.path().join("innoxide.sock"));
+    let sock_arg = format!(
+        "--socket={}",
+        sock.as_deref()
+            .map_or(String::new(), |p| p.display().to_string())
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_innoxide"))
+        .args([
+            "--datadir",
+            dir.path().to_str().unwrap(),
+            "--innodb-buffer-pool-size=16M",
+            "--innodb-log-file-size=4M",
+            &format!("--port={port}"),
+            &sock_arg,
+        ])
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(err).lines();
+    loop {
+        let l = lines.next().expect("server exited").unwrap();
+        if l.contains("ready for connections") {
+            break;
+        }
+    }
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let keep = log.clone();
+    std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            let mut log = keep.lock().unwrap_or_else(|e| e.into_inner());
+            if log.len() < 10_000 || l.contains("panicked") {
+                log.push(l);
+            }
+        }
+    });
+    Server {
+        child,
+        port,
+        socket: sock,
+        log,
+        _dir: dir,
+    }
+}
+
+/// A new connection as root (no password) over TCP.
+pub fn connect(s: &Server) -> mysql::Conn {
+    let opts = mysql::OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(s.port)
+        .user(Some("root"))
+        .tcp_connect_timeout(Some(Duration::from_secs(10)));
+    mysql::Conn::new(opts).unwrap()
+}

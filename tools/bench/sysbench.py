@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""sysbench 1.0 against innoxide, and side by side with MariaDB 10.11.
+
+Two commands:
+
+check     Issue #4's acceptance run. Prepares the sbtest tables, runs every OLTP workload
+          (oltp_read_write, oltp_read_only, oltp_point_select, oltp_write_only,
+          oltp_update_index, oltp_update_non_index, oltp_delete, oltp_insert) with prepared
+          statements and again with --db-ps-mode=disable, then cleanup. A run fails unless
+          sysbench exits 0, reports no reconnects and no errors other than the ones it retries
+          (deadlocks and lock wait timeouts, its "ignored errors"), and the tables pass a
+          consistency check afterwards. With --mariadb the same runs go to a private MariaDB
+          too, alternating servers, and the ignored-error rates are shown side by side.
+
+compare   Throughput: each workload at each thread count on both servers, alternating
+          servers run by run so machine drift hits both alike; prints (and with --markdown
+          writes) a table of TPS, p95 latency and the innoxide/MariaDB ratio.
+
+Both servers run with equivalent settings (tools/bench/servers.py: buffer pool, redo
+capacity, innodb_flush_log_at_trx_commit=1, doublewrite, page size), each on its own temporary
+data directory and port. The quick CI version of `check` is
+crates/server/tests/sysbench.rs; the full one is
+
+    python3 tools/bench/sysbench.py check --innoxide target/release/innoxide --mariadb \\
+        --tables 4 --table-size 100000 --threads 16 --time 30
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from servers import InnoxideServer, MariadbServer, ServerError, Settings  # noqa: E402
+
+WORKLOADS = [
+    "oltp_read_write",
+    "oltp_read_only",
+    "oltp_point_select",
+    "oltp_write_only",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_delete",
+    "oltp_insert",
+]
+
+
+class RunFailed(Exception):
+    pass
+
+
+def log(msg):
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+def sysbench(server, args, workload, command, extra=()):
+    cmd = [
+        "sysbench",
+        workload,
+        "--db-driver=mysql",
+        "--mysql-socket=" + server.socket,
+        "--mysql-user=root",
+        "--mysql-db=sbtest",
+        "--tables=%d" % args.tables,
+        "--table-size=%d" % args.table_size,
+    ] + list(extra) + [command]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = r.stdout.decode(errors="replace")
+    if r.returncode != 0:
+        raise RunFailed(
+            "%s: `%s` exited with %d:\n%s" % (server.name, " ".join(cmd), r.returncode, out[-3000:])
+        )
+    return out
+
+
+def number(pattern, text, what):
+    m = re.search(pattern, text)
+    if m is None:
+        raise RunFailed("sysbench output has no %s:\n%s" % (what, text[-3000:]))
+    return float(m.group(1))
+
+
+def parse_run(out):
+    """The figures of one `sysbench ... run` output."""
+    res = {
+        "tps": number(r"transactions:\s+\d+\s+\(([\d.]+) per sec", out, "transactions"),
+        "transactions": number(r"transactions:\s+(\d+)", out, "transactions"),
+        "qps": number(r"queries:\s+\d+\s+\(([\d.]+) per sec", out, "queries"),
+        "ignored": number(r"ignored errors:\s+(\d+)", out, "ignored errors"),
+        "reconnects": number(r"reconnects:\s+(\d+)", out, "reconnects"),
+        "p95": number(r"95th percentile:\s+([\d.]+)", out, "95th percentile"),
+        "time": number(r"total time:\s+([\d.]+)s", out, "total time"),
+    }
+    # sysbench prints FATAL/ALERT for errors it does not retry (and exits non-zero, which
+    # sysbench() already reports); anything else it printed is kept for the report.
+    res["alerts"] = [l for l in out.splitlines() if l.startswith(("FATAL", "ALERT", "WARNING"))]
+    return res
+
+
+def prepare(server, args):
+    server.sql("DROP DATABASE IF EXISTS sbtest")
+    server.sql("CREATE DATABASE sbtest")
+    t0 = time.monotonic()
+    sysbench(server, args, "oltp_common", "prepare", ["--threads=%d" % min(args.tables, 4)])
+    return time.monotonic() - t0
+
+
+def consistency(server, args):
+    """Every table still has its secondary index consistent with its rows: the count through the
+    primary key equals the count through k_1, and no id is duplicated."""
+    for i in range(1, args.tables + 1):
+        t = "sbtest.sbtest%d" % i
+        out = server.sql(
+            "SELECT (SELECT COUNT(*) FROM %s), (SELECT COUNT(*) FROM %s FORCE INDEX (k_%d) "
+            "WHERE k >= -2147483648), (SELECT COUNT(DISTINCT id) FROM %s)" % (t, t, i, t)
+        ).split()
+        if len(set(out)) != 1:
+            raise RunFailed("%s: %s counts differ (rows, via k_1, distinct ids): %s" % (server.name, t, out))
+
+
+def check_one(server, args, workload, ps):
+    extra = ["--threads=%d" % args.threads, "--time=%d" % args.time, "--report-interval=0"]
+    if not ps:
+        extra.append("--db-ps-mode=disable")
+    out = sysbench(server, args, workload, "run", extra)
+    r = parse_run(out)
+    problems = []
+    if r["reconnects"] != 0:
+        problems.append("%d reconnects" % r["reconnects"])
+    if r["transactions"] == 0:
+        problems.append("no transaction completed")
+    if r["alerts"]:
+        problems.append("sysbench said: " + " | ".join(r["alerts"][:5]))
+    return r, problems
+
+
+def cmd_check(args):
+    servers = [("innoxide", lambda: InnoxideServer(args.innoxide, settings(args)))]
+    if args.mariadb:
+        servers.append(("mariadb", lambda: MariadbServer(settings(args))))
+    workloads = args.workloads or WORKLOADS
+    results = {}
+    failures = []
+    started = {}
+    try:
+        for name, make in servers:
+            s = make()
+            s.start()
+            started[name] = s
+            secs = prepare(s, args)
+            log("%s: prepared %d x %d rows in %.1f s" % (name, args.tables, args.table_size, secs))
+        for workload in workloads:
+            for ps in (True, False):
+                # Alternate which server goes first so drift does not favour one.
+                order = list(started.items())
+                if len(results) // len(order) % 2 == 1:
+                    order.reverse()
+                for name, s in order:
+                    r, problems = check_one(s, args, workload, ps)
+                    results[(workload, ps, name)] = r
+                    mode = "ps" if ps else "no-ps"
+                    log(
+                        "%-9s %-22s %-5s tps %9.1f  p95 %7.2f ms  ignored %5d (%.2f/s)  reconnects %d%s"
+                        % (
+                            name,
+                            workload,
+                            mode,
+                            r["tps"],
+                            r["p95"],
+                            r["ignored"],
+                            r["ignored"] / r["time"],
+                            r["reconnects"],
+                            "  FAILED: " + "; ".join(problems) if problems else "",
+                        )
+                    )
+                    if problems and name == "innoxide":
+                        failures.append("%s %s: %s" % (workload, mode, "; ".join(problems)))
+        for name, s in started.items():
+            consistency(s, args)
+            sysbench(s, args, "oltp_common", "cleanup")
+            left = s.sql("SHOW TABLES FROM sbtest").split()
+            if left:
+                failures.append("%s: cleanup left tables %s" % (name, left))
+    finally:
+        for s in started.values():
+            s.stop()
+    print_check_table(results, workloads, list(started))
+    if failures:
+        log("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    log("sysbench check passed")
+    return 0
+
+
+def print_check_table(results, workloads, names):
+    head = "| workload | mode |" + "".join(" %s TPS | %s ignored errors/s |" % (n, n) for n in names)
+    print(head)
+    print("|---|---|" + "---:|---:|" * len(names))
+    for w in workloads:
+        for ps in (True, False):
+            row = "| %s | %s |" % (w, "prepared" if ps else "--db-ps-mode=disable")
+            for n in names:
+                r = results.get((w, ps, n))
+                row += " %.1f | %.2f |" % (r["tps"], r["ignored"] / r["time"]) if r else " - | - |"
+            print(row)
+
+
+def cmd_compare(args):
+    st = settings(args)
+    inno = InnoxideServer(args.innoxide, st)
+    maria = MariadbServer(st)
+    workloads = args.workloads or ["oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only"]
+    threads = [int(t) for t in args.thread_list.split(",")]
+    rows = []
+    try:
+        for s in (inno, maria):
+            s.start()
+            log("%s: prepared in %.1f s" % (s.name, prepare(s, args)))
+        for w in workloads:
+            for i, t in enumerate(threads):
+                res = {}
+                order = [inno, maria] if i % 2 == 0 else [maria, inno]
+                for s in order:
+                    extra = ["--threads=%d" % t, "--time=%d" % args.time, "--report-interval=0"]
+                    res[s.name] = parse_run(sysbench(s, args, w, "run", extra))
+                    if res[s.name]["reconnects"] or res[s.name]["alerts"]:
+                        raise RunFailed("%s %s %d threads: %s" % (s.name, w, t, res[s.name]))
+                a, b = res["innoxide"], res["mariadb"]
+                rows.append((w, t, a, b))
+                log(
+                    "%-18s %3d thr  innoxide %9.1f tps p95 %7.2f | mariadb %9.1f tps p95 %7.2f | ratio %.2f"
+                    % (w, t, a["tps"], a["p95"], b["tps"], b["p95"], a["tps"] / b["tps"])
+                )
+        for s in (inno, maria):
+            consistency(s, args)
+    finally:
+        inno.stop()
+        maria.stop()
+    lines = [
+        "| workload | threads | innoxide TPS | innoxide p95 ms | MariaDB TPS | MariaDB p95 ms | TPS ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for w, t, a, b in rows:
+        lines.append(
+            "| %s | %d | %.1f | %.2f | %.1f | %.2f | %.2f |"
+            % (w, t, a["tps"], a["p95"], b["tps"], b["p95"], a["tps"] / b["tps"])
+        )
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table + "\n")
+    return 0
+
+
+def settings(args):
+    return Settings(buffer_pool=args.buffer_pool, log_capacity_mb=args.log_capacity_mb)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    for name in ("check", "compare"):
+        c = sub.add_parser(name)
+        c.add_argument("--innoxide", default="target/release/innoxide", help="the innoxide binary")
+        c.add_argument("--tables", type=int, default=4, help="sbtest tables (default 4)")
+        c.add_argument("--table-size", type=int, default=100000, help="rows per table (default 100000)")
+        c.add_argument("--time", type=int, default=30, help="seconds per run (default 30)")
+        c.add_argument("--buffer-pool", default="1G", help="innodb_buffer_pool_size of both servers")
+        c.add_argument("--log-capacity-mb", type=int, default=512, help="redo capacity of both servers")
+        c.add_argument("--workloads", nargs="*", help="workloads to run (default: all of the command's)")
+    c = sub.choices["check"]
+    c.add_argument("--threads", type=int, default=16, help="sysbench threads (default 16)")
+    c.add_argument("--mariadb", action="store_true", help="run the same on a private MariaDB too")
+    c = sub.choices["compare"]
+    c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
+    c.add_argument("--markdown", help="also write the table to this file")
+    args = p.parse_args()
+    try:
+        return cmd_check(args) if args.command == "check" else cmd_compare(args)
+    except (RunFailed, ServerError) as e:
+        log("FAILED: %s" % e)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
