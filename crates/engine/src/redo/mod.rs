@@ -5,8 +5,11 @@
 //! A committing mini-transaction appends one group (header + records) to the log buffer under
 //! the log mutex, which is also where its pages join the flush lists (buffer_pool I3). A thread
 //! that needs its redo on disk calls `write_up_to(lsn, flush)`: one thread at a time (the writer
-//! mutex) takes the whole buffer, writes it and, if asked, syncs; every thread that queued
-//! behind it finds its LSN already covered: one fsync makes many commits durable (group commit).
+//! mutex) takes the whole buffer, writes it and, if asked, syncs; the threads that arrive
+//! meanwhile do not queue on the writer mutex (they would be handed it one at a time, a context
+//! switch each, after every fsync) but wait on the progress condition, which the writer signals
+//! after releasing the mutex: they wake together, most find their LSN covered, and one of the
+//! rest becomes the next writer. One fsync makes many commits durable (group commit).
 //!
 //! PROGRESS MARKERS (each only grows)
 //! - `lsn`: end of the last group appended to the buffer. Advanced by mtr commit (log mutex).
@@ -28,7 +31,8 @@
 //!
 //! LATCHING: writer mutex -> log mutex (the writer takes the buffer under both). The log mutex
 //! is held only to append or swap buffers; flush-list mutexes nest inside it. The checkpoint
-//! mutex is outermost and is never taken with the log mutex held.
+//! mutex is outermost and is never taken with the log mutex held. The progress mutex is a leaf:
+//! taken alone to wait or to signal (never while waiting for another latch).
 
 pub mod file;
 pub mod record;
@@ -244,7 +248,16 @@ impl Log {
             if self.failed.load(Ordering::Acquire) {
                 return Err(Error::PreviousIo);
             }
-            let mut w = self.writer.lock();
+            let Some(mut w) = self.writer.try_lock() else {
+                // Another thread is writing: wait for its signal (sent after it releases the
+                // writer mutex, so seeing the mutex held under the progress mutex means the
+                // signal is still to come; the timeout only bounds a lost race).
+                let mut g = self.progress.0.lock();
+                if !done(self) && self.writer.is_locked() {
+                    self.progress.1.wait_for(&mut g, Duration::from_millis(10));
+                }
+                continue;
+            };
             if done(self) {
                 return Ok(());
             }
@@ -260,7 +273,12 @@ impl Log {
             let n = (room.min(w.pending.len() as u64)) as usize;
             if n > 0 {
                 let at = w.pending_lsn;
-                self.files.write(at, &w.pending[..n])?;
+                if let Err(e) = self.files.write(at, &w.pending[..n]) {
+                    // Wake the waiters: they see `failed` (set by the files) and return.
+                    drop(w);
+                    self.notify();
+                    return Err(e);
+                }
                 w.pending.drain(..n);
                 w.pending_lsn += n as u64;
                 self.written_lsn.store(w.pending_lsn, Ordering::Release);
@@ -272,15 +290,27 @@ impl Log {
             }
             if flush && self.flushed_lsn() < self.written_lsn() {
                 let target = self.written_lsn();
-                let syncs = self.files.sync()?;
+                let syncs = match self.files.sync() {
+                    Ok(n) => n,
+                    Err(e) => {
+                        drop(w);
+                        self.notify();
+                        return Err(e);
+                    }
+                };
                 self.flushed_lsn.fetch_max(target, Ordering::AcqRel);
                 self.stats
                     .os_log_fsyncs
                     .fetch_add(u64::from(syncs), Ordering::Relaxed);
             }
-            if !w.pending.is_empty() {
+            if w.pending.is_empty() {
+                // Done with the files: release the writer mutex, then wake the waiters.
+                drop(w);
+                self.notify();
+            } else {
                 // The ring is full: wait for a checkpoint instead of overwriting (I2).
                 drop(w);
+                self.notify();
                 if self.stats.full_waits.fetch_add(1, Ordering::Relaxed) == 0 {
                     tracing::warn!(
                         "InnoDB: the redo log is full (LSN {}, last checkpoint {}, capacity {}); \
