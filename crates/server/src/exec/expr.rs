@@ -203,6 +203,20 @@ impl ScopeTable {
             table: Some(t.clone()),
         }
     }
+
+    /// A computed result (derived table, information_schema view) as a FROM source.
+    pub fn of_result(name: String, db: String, cols: &[super::Column], offset: usize) -> Self {
+        ScopeTable {
+            name,
+            db,
+            columns: cols
+                .iter()
+                .map(|c| (c.name.clone(), c.ety.clone(), false))
+                .collect(),
+            offset,
+            table: None,
+        }
+    }
 }
 
 /// What `compile` needs from the session.

@@ -266,6 +266,14 @@ impl Session {
         }
     }
 
+    /// Position of savepoint `name` (case-insensitive), else error 1305.
+    fn savepoint_index(&self, name: &str) -> Result<usize, SqlError> {
+        self.savepoints
+            .iter()
+            .position(|s| s.0.eq_ignore_ascii_case(name))
+            .ok_or_else(|| SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"SAVEPOINT", &name]))
+    }
+
     /// COM_RESET_CONNECTION / COM_CHANGE_USER: roll back and start from a fresh state.
     pub fn reset(&mut self) {
         self.end_trx(false).ok();
@@ -439,13 +447,7 @@ impl Session {
                 Ok(Output::ok(0))
             }
             Statement::RollbackToSavepoint(name) => {
-                let Some(i) = self
-                    .savepoints
-                    .iter()
-                    .position(|s| s.0.eq_ignore_ascii_case(name))
-                else {
-                    return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"SAVEPOINT", name]));
-                };
+                let i = self.savepoint_index(name)?;
                 let sp = self.savepoints[i].1;
                 self.savepoints.truncate(i + 1);
                 self.trx()?
@@ -454,13 +456,7 @@ impl Session {
                 Ok(Output::ok(0))
             }
             Statement::ReleaseSavepoint(name) => {
-                let Some(i) = self
-                    .savepoints
-                    .iter()
-                    .position(|s| s.0.eq_ignore_ascii_case(name))
-                else {
-                    return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"SAVEPOINT", name]));
-                };
+                let i = self.savepoint_index(name)?;
                 self.savepoints.truncate(i);
                 Ok(Output::ok(0))
             }

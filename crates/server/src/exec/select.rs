@@ -499,16 +499,8 @@ impl Session {
                     let db = self.db_of(name)?;
                     if db.eq_ignore_ascii_case("information_schema") {
                         let (cols, rows) = self.information_schema(&name.name)?;
-                        let st = ScopeTable {
-                            name: alias.clone().unwrap_or_else(|| name.name.clone()),
-                            db: db.clone(),
-                            columns: cols
-                                .iter()
-                                .map(|c| (c.name.clone(), c.ety.clone(), false))
-                                .collect(),
-                            offset: width,
-                            table: None,
-                        };
+                        let shown = alias.clone().unwrap_or_else(|| name.name.clone());
+                        let st = ScopeTable::of_result(shown, db.clone(), &cols, width);
                         width += st.columns.len();
                         sources.push(Source::Rows(rows, *kind, on.clone()));
                         scope.push(st);
@@ -523,16 +515,7 @@ impl Session {
                 }
                 TableRef::Derived { subquery, alias } => {
                     let (cols, rows) = self.select(subquery, params)?;
-                    let st = ScopeTable {
-                        name: alias.clone(),
-                        db: String::new(),
-                        columns: cols
-                            .iter()
-                            .map(|c| (c.name.clone(), c.ety.clone(), false))
-                            .collect(),
-                        offset: width,
-                        table: None,
-                    };
+                    let st = ScopeTable::of_result(alias.clone(), String::new(), &cols, width);
                     width += st.columns.len();
                     sources.push(Source::Rows(rows, *kind, on.clone()));
                     scope.push(st);
