@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sysbench 1.0 against innoxide, and side by side with MariaDB 10.11.
 
-Two commands:
+Three commands:
 
 check     Issue #4's acceptance run. Prepares the sbtest tables, runs every OLTP workload
           (oltp_read_write, oltp_read_only, oltp_point_select, oltp_write_only,
@@ -15,6 +15,10 @@ check     Issue #4's acceptance run. Prepares the sbtest tables, runs every OLTP
 compare   Throughput: each workload at each thread count on both servers, alternating
           servers run by run so machine drift hits both alike; prints (and with --markdown
           writes) a table of TPS, p95 latency and the innoxide/MariaDB ratio.
+
+cpu       The server's CPU time (user + system, from /proc) per query for each query kind of
+          oltp_read_only alone (point selects, and the four 100-row range queries), one
+          client thread, --events queries each; with --mariadb for MariaDB too.
 
 Both servers run with equivalent settings (tools/bench/servers.py: buffer pool, redo
 capacity, innodb_flush_log_at_trx_commit=1, doublewrite, page size), each on its own temporary
@@ -256,6 +260,49 @@ def cmd_compare(args):
     return 0
 
 
+QUERY_KINDS = ["point-selects", "simple-ranges", "sum-ranges", "order-ranges", "distinct-ranges"]
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of process `pid` so far (all its threads)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cmd_cpu(args):
+    """Server CPU per query for each of oltp_read_only's query kinds alone, one thread."""
+    st = settings(args)
+    servers = [InnoxideServer(args.innoxide, st)]
+    if args.mariadb:
+        servers.append(MariadbServer(st))
+    rows = []
+    try:
+        for s in servers:
+            s.start()
+            log("%s: prepared in %.1f s" % (s.name, prepare(s, args)))
+        for kind in QUERY_KINDS:
+            only = ["--%s=%d" % (k, 1 if k == kind else 0) for k in QUERY_KINDS]
+            res = {}
+            for s in servers:
+                extra = only + ["--skip-trx=on", "--threads=1", "--time=0"]
+                sysbench(s, args, "oltp_read_only", "run", extra + ["--events=300"])  # warm up
+                before = cpu_seconds(s.pid)
+                sysbench(s, args, "oltp_read_only", "run", extra + ["--events=%d" % args.events])
+                res[s.name] = (cpu_seconds(s.pid) - before) / args.events * 1e6
+            rows.append((kind, res))
+            log("%-16s " % kind + "  ".join("%s %.1f us" % kv for kv in res.items()))
+    finally:
+        for s in servers:
+            s.stop()
+    names = [s.name for s in servers]
+    print("| query | " + " | ".join("%s CPU us/query" % n for n in names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for kind, res in rows:
+        print("| %s | " % kind + " | ".join("%.1f" % res[n] for n in names) + " |")
+    return 0
+
+
 def settings(args):
     return Settings(buffer_pool=args.buffer_pool, log_capacity_mb=args.log_capacity_mb)
 
@@ -263,7 +310,7 @@ def settings(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("check", "compare"):
+    for name in ("check", "compare", "cpu"):
         c = sub.add_parser(name)
         c.add_argument("--innoxide", default="target/release/innoxide", help="the innoxide binary")
         c.add_argument("--tables", type=int, default=4, help="sbtest tables (default 4)")
@@ -275,12 +322,16 @@ def main():
     c = sub.choices["check"]
     c.add_argument("--threads", type=int, default=16, help="sysbench threads (default 16)")
     c.add_argument("--mariadb", action="store_true", help="run the same on a private MariaDB too")
+    c = sub.choices["cpu"]
+    c.add_argument("--mariadb", action="store_true", help="measure a private MariaDB too")
+    c.add_argument("--events", type=int, default=10000, help="queries per kind (default 10000)")
     c = sub.choices["compare"]
     c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
     c.add_argument("--markdown", help="also write the table to this file")
     args = p.parse_args()
     try:
-        return cmd_check(args) if args.command == "check" else cmd_compare(args)
+        run = {"check": cmd_check, "compare": cmd_compare, "cpu": cmd_cpu}[args.command]
+        return run(args)
     except (RunFailed, ServerError) as e:
         log("FAILED: %s" % e)
         return 1
