@@ -3,10 +3,14 @@
 //! Each workload is a clap subcommand: `engine`, a micro-benchmark of the storage engine API
 //! (point lookups and inserts, data inside and ten times the buffer pool, one and two threads);
 //! `purge`, purge under a steady update load with a read view held open for a while; and
-//! `rollback`, the rollback of one transaction that changed a million rows. SQL-level drivers
-//! (dbSTRESS, sysbench) will be added beside them.
+//! `rollback`, the rollback of one transaction that changed a million rows; `dbstress`, the
+//! dbSTRESS benchmark against any MySQL-protocol server (load, run with live output, verify);
+//! and `chart`, PNG/SVG charts from dbstress JSON results (tools/bench/dbstress.py runs
+//! innoxide and MariaDB side by side with them).
 //! Every subcommand checks its own results and the process exits non-zero when a check fails.
 
+mod chart;
+mod dbstress;
 mod engine_bench;
 mod phases;
 mod purge_bench;
@@ -47,6 +51,14 @@ enum Command {
     /// Rollback of one transaction that changed every row of a large table (1,000,000 rows by
     /// default): its time, and that every row is exactly as before with Engine::check clean.
     Rollback(rollback_bench::RollbackArgs),
+    /// dbSTRESS against a MySQL-protocol server: `load` the tables (OBJECT, HISTORY = 20 x
+    /// OBJECT, SECTION, ZONE, STAT), `run` a scenario (stress: sessions 1..256, no think time;
+    /// users: 50..1600 sessions at 1 TPS each) with live TPS each second and a report per
+    /// step, then `verify` the data. Exits 1 if a check fails.
+    Dbstress(dbstress::DbstressArgs),
+    /// Charts (PNG and SVG) from `dbstress run --json` files: TPS and p95 against sessions, one
+    /// line per server, and TPS each second through the run.
+    Chart(chart::ChartArgs),
 }
 
 fn init_logging(verbose: u8) {
@@ -70,6 +82,8 @@ fn main() -> ExitCode {
         Command::Engine(args) => engine_bench::run(&args),
         Command::Purge(args) => purge_bench::run(&args),
         Command::Rollback(args) => rollback_bench::run(&args),
+        Command::Dbstress(args) => dbstress::run(&args),
+        Command::Chart(args) => chart::run(&args),
     };
     match outcome {
         Ok(failures) if failures.is_empty() => ExitCode::SUCCESS,

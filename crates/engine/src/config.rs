@@ -29,6 +29,13 @@ pub struct EngineConfig {
     pub recovery_threads: usize,
     /// `innodb_purge_threads` (default 4, 1..32).
     pub purge_threads: usize,
+    /// `innodb_buffer_pool_dump_at_shutdown` (default ON): write `ib_buffer_pool` at shutdown.
+    pub buffer_pool_dump_at_shutdown: bool,
+    /// `innodb_buffer_pool_load_at_startup` (default ON): read the pages it lists in the
+    /// background after startup.
+    pub buffer_pool_load_at_startup: bool,
+    /// `innodb_buffer_pool_dump_pct` (default 25, 1..100): the part of each LRU list dumped.
+    pub buffer_pool_dump_pct: u32,
     /// Start page cleaner and master threads. Deterministic tests turn this off and drive
     /// flushing and checkpoints themselves.
     pub background_threads: bool,
@@ -115,6 +122,9 @@ impl EngineConfig {
             doublewrite: true,
             recovery_threads: cores.max(2),
             purge_threads: 4,
+            buffer_pool_dump_at_shutdown: true,
+            buffer_pool_load_at_startup: true,
+            buffer_pool_dump_pct: 25,
             background_threads: true,
             tunables: TunableValues::default(),
         }

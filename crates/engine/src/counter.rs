@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-const SLOTS: usize = 16;
+pub(crate) const SLOTS: usize = 16;
 
 #[repr(align(64))]
 #[derive(Default)]
@@ -18,7 +18,8 @@ pub struct Counter {
     slots: [Slot; SLOTS],
 }
 
-fn my_slot() -> usize {
+/// This thread's stripe (also used by `sync_stats::KeyedWaits`).
+pub(crate) fn my_slot() -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     thread_local! {
         static SLOT: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SLOTS;

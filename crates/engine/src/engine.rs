@@ -37,6 +37,21 @@ pub struct EngineStats {
     pub corrupt_reads: AtomicU64,
     /// Times a user thread had to flush a page itself to find a free frame.
     pub user_single_page_flushes: AtomicU64,
+    /// Innodb_rows_*: rows of user tables returned to or changed by the layer above.
+    pub rows: RowCounters,
+    /// Innodb_system_rows_*: the same for tables of the `mysql` database (the catalog), as
+    /// InnoDB counts its data dictionary tables apart.
+    pub system_rows: RowCounters,
+    /// Master thread iterations with and without new redo since the previous one, and its
+    /// timed log flushes (innodb_flush_log_at_timeout).
+    pub master_active: AtomicU64,
+    pub master_idle: AtomicU64,
+    pub master_log_flushes: AtomicU64,
+    pub master_last_lsn: AtomicU64,
+    /// Buffer pool dump and load progress (Innodb_buffer_pool_dump_status / _load_status).
+    pub bp_dump: crate::buffer_pool::dump::DumpStatus,
+    /// The counters at the previous SHOW ENGINE INNODB STATUS (its per-second averages).
+    pub monitor_last: parking_lot::Mutex<Option<crate::monitor::Sample>>,
 }
 
 pub struct Inner {
@@ -57,6 +72,33 @@ pub struct Inner {
     /// master tick) and exclusively by `check()`, which needs a still picture.
     pub bg_gate: parking_lot::RwLock<()>,
     pub stats: EngineStats,
+}
+
+/// Rows read, inserted, updated and deleted.
+#[derive(Default)]
+pub struct RowCounters {
+    pub read: crate::counter::Counter,
+    pub inserted: crate::counter::Counter,
+    pub updated: crate::counter::Counter,
+    pub deleted: crate::counter::Counter,
+}
+
+impl EngineStats {
+    /// Counts `n` rows of `table_name` read, in the engine's counters and in the calling
+    /// thread's (the slow log's Rows_examined).
+    pub fn rows_read(&self, table_name: &str, n: u64) {
+        self.rows_of(table_name).read.add(n);
+        crate::monitor::note_thread_rows(n);
+    }
+
+    /// The row counters a table's rows count in.
+    pub fn rows_of(&self, table_name: &str) -> &RowCounters {
+        if table_name.starts_with("mysql/") {
+            &self.system_rows
+        } else {
+            &self.rows
+        }
+    }
 }
 
 impl Inner {

@@ -34,6 +34,7 @@ pub mod error;
 pub mod flush;
 pub mod lock;
 pub mod mach;
+pub mod monitor;
 pub mod mtr;
 pub mod page;
 pub mod purge;
@@ -41,6 +42,7 @@ pub mod recovery;
 pub mod redo;
 pub mod row;
 mod startup;
+pub mod sync_stats;
 pub mod tablespace;
 pub mod trx;
 pub mod types;
@@ -127,6 +129,14 @@ impl Engine {
         }
         let inner = self.inner.clone();
         th.push(spawn("master", move || master(&inner)));
+        if self.inner.cfg.buffer_pool_load_at_startup {
+            let inner = self.inner.clone();
+            th.push(spawn("buf_load", move || {
+                if let Err(e) = buffer_pool::dump::load(&inner) {
+                    tracing::warn!("InnoDB: buffer pool load stopped: {e}");
+                }
+            }));
+        }
         if !self.inner.trx.to_roll_back.lock().is_empty() {
             let inner = self.inner.clone();
             th.push(spawn("trx_rollback", move || {
@@ -304,6 +314,17 @@ impl Engine {
     /// Clean shutdown: stops background work, flushes every page, writes a checkpoint.
     pub fn shutdown(self) -> Result<()> {
         self.stop_threads();
+        if self.inner.cfg.buffer_pool_dump_at_shutdown {
+            let pct = self.inner.cfg.buffer_pool_dump_pct;
+            match buffer_pool::dump::dump(&self.inner, pct) {
+                Ok(n) => tracing::info!(
+                    "InnoDB: Buffer pool(s) dump completed: {n} pages in {}",
+                    buffer_pool::dump::FILE_NAME
+                ),
+                // The dump only warms the next start: its failure does not stop the shutdown.
+                Err(e) => tracing::warn!("InnoDB: buffer pool dump failed: {e}"),
+            }
+        }
         let r = self.inner.flush_all_and_checkpoint();
         match &r {
             Ok(()) => tracing::info!(
@@ -498,7 +519,11 @@ impl Trx {
         self.with_table(t, |s, t| {
             s.table_lock(t, intention(how))?;
             let k = row::encode_key(t, key)?;
-            row::lock::get(&s.inner, &mut s.state, t, &k, how)
+            let r = row::lock::get(&s.inner, &mut s.state, t, &k, how)?;
+            if r.is_some() {
+                s.inner.stats.rows_read(&t.name, 1);
+            }
+            Ok(r)
         })
     }
 
@@ -518,6 +543,36 @@ impl Trx {
         semi_consistent: bool,
         pred: &mut dyn FnMut(&[Value]) -> bool,
     ) -> Result<Vec<Vec<Value>>> {
+        self.scan_locking_limit(
+            t,
+            index,
+            from,
+            to,
+            forward,
+            how,
+            semi_consistent,
+            None,
+            pred,
+        )
+    }
+
+    /// `scan_locking` that stops after `limit` rows of a forward scan, as InnoDB does for
+    /// `UPDATE/DELETE ... [ORDER BY key] LIMIT n` (no lock on the rows after them). A
+    /// backward scan reads its whole range (the limit is applied by the caller).
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_locking_limit(
+        &mut self,
+        t: &Arc<Table>,
+        index: Option<&str>,
+        from: KeyBound,
+        to: KeyBound,
+        forward: bool,
+        how: LockRead,
+        semi_consistent: bool,
+        limit: Option<usize>,
+        pred: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> Result<Vec<Vec<Value>>> {
+        let limit = limit.filter(|_| forward);
         self.with_table(t, |s, t| {
             s.table_lock(t, intention(how))?;
             let i = index_no(t, index)?;
@@ -532,11 +587,13 @@ impl Trx {
                 hi,
                 how,
                 semi_consistent,
+                limit,
                 pred,
             )?;
             if !forward {
                 rows.reverse();
             }
+            s.inner.stats.rows_read(&t.name, rows.len() as u64);
             Ok(rows)
         })
     }
@@ -580,7 +637,9 @@ impl Trx {
         self.purge_lag_delay();
         self.with_table(t, |s, t| {
             s.table_lock(t, LockMode::IX)?;
-            row::insert(&s.inner, &mut s.state, t, row)
+            row::insert(&s.inner, &mut s.state, t, row)?;
+            s.inner.stats.rows_of(&t.name).inserted.inc();
+            Ok(())
         })
     }
 
@@ -597,7 +656,11 @@ impl Trx {
                 Some((v, own)) => row::ReadMode::View(v, *own),
                 None => row::ReadMode::Latest,
             };
-            row::get(&s.inner, t, &k, mode)
+            let r = row::get(&s.inner, t, &k, mode)?;
+            if r.is_some() {
+                s.inner.stats.rows_read(&t.name, 1);
+            }
+            Ok(r)
         })
     }
 
@@ -612,7 +675,11 @@ impl Trx {
         self.with_table(t, |s, t| {
             s.table_lock(t, LockMode::IX)?;
             let k = row::encode_key(t, key)?;
-            row::update(&s.inner, &mut s.state, t, &k, changes)
+            let found = row::update(&s.inner, &mut s.state, t, &k, changes)?;
+            if found {
+                s.inner.stats.rows_of(&t.name).updated.inc();
+            }
+            Ok(found)
         })
     }
 
@@ -622,7 +689,11 @@ impl Trx {
         self.with_table(t, |s, t| {
             s.table_lock(t, LockMode::IX)?;
             let k = row::encode_key(t, key)?;
-            row::delete(&s.inner, &mut s.state, t, &k)
+            let found = row::delete(&s.inner, &mut s.state, t, &k)?;
+            if found {
+                s.inner.stats.rows_of(&t.name).deleted.inc();
+            }
+            Ok(found)
         })
     }
 
@@ -745,7 +816,14 @@ impl Iterator for RowIter {
     type Item = Result<Vec<Value>>;
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.src {
-            RowSrc::Scan(s) => s.next(&self.inner).transpose(),
+            RowSrc::Scan(s) => {
+                let r = s.next(&self.inner).transpose();
+                if let Some(Ok(_)) = r {
+                    self.inner.stats.rows_read(s.table_name(), 1);
+                }
+                r
+            }
+            // Counted by the locking scan that read them.
             RowSrc::Locked(v) => v.next().map(Ok),
         }
     }

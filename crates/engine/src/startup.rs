@@ -236,6 +236,7 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
     report.redo_groups = parsed.groups;
     report.redo_records = parsed.records;
     let inner = Arc::new(build_inner(cfg, fs, fil, files, cp, parsed.end_lsn, failed));
+    *inner.stats.monitor_last.lock() = Some(crate::monitor::sample(&inner));
     if fresh {
         ddl::bootstrap(&inner, ddl::initial_system_pages())?;
     } else if !parsed.is_empty() {

@@ -77,6 +77,17 @@ impl PacketReader {
         self.buf.extend_from_slice(data);
     }
 
+    /// Removes and returns the bytes fed after the last complete payload (the start of a
+    /// TLS handshake that follows an SSLRequest). Bytes of an unfinished multi-packet
+    /// payload are dropped with it.
+    pub fn take_unread(&mut self) -> Vec<u8> {
+        self.partial.clear();
+        let rest = self.buf.split_off(self.pos);
+        self.buf.clear();
+        self.pos = 0;
+        rest
+    }
+
     /// Bytes fed but not yet returned in a payload.
     pub fn buffered(&self) -> usize {
         self.buf.len() - self.pos + self.partial.len()

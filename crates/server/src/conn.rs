@@ -22,13 +22,15 @@ use innoxide_protocol::consts::*;
 use innoxide_protocol::{
     self as proto, result, Command, Greeting, HandshakeResponse, PacketReader, ParamType,
 };
-use innoxide_sql::ast::Statement;
+use innoxide_sql::ast::{Show, Statement};
 use innoxide_sql::error::*;
 use innoxide_sql::parse;
 use innoxide_sql::types::{self, Datum};
 
 use crate::exec::expr::EType;
 use crate::exec::{Closer, Column, Output, Server, Session};
+use crate::status;
+use crate::tls::Link;
 
 /// A client's byte stream (TCP or Unix socket).
 pub trait Stream: Read + Write + Send {
@@ -37,7 +39,7 @@ pub trait Stream: Read + Write + Send {
     /// A handle that shuts the socket down from another thread (KILL).
     fn closer(&self) -> Option<Closer>;
     /// Ends the sending direction (the client reads end of stream after what was sent).
-    fn shutdown_write(&self) -> std::io::Result<()>;
+    fn shutdown_write(&mut self) -> std::io::Result<()>;
 }
 
 macro_rules! socket_stream {
@@ -57,7 +59,7 @@ macro_rules! socket_stream {
                     let _ = s.shutdown(std::net::Shutdown::Both);
                 }))
             }
-            fn shutdown_write(&self) -> std::io::Result<()> {
+            fn shutdown_write(&mut self) -> std::io::Result<()> {
                 self.shutdown(std::net::Shutdown::Write)
             }
         }
@@ -79,7 +81,7 @@ const LINGER_BYTES: usize = 256 << 20;
 /// socket with unread bytes makes the kernel answer with a reset, which may destroy the
 /// reply before the client reads it (error 1153 after an oversized packet the client is
 /// still writing).
-pub fn lingering_close(io: &mut dyn Stream) {
+fn lingering_close(io: &mut dyn Stream) {
     if io.shutdown_write().is_err() {
         return;
     }
@@ -100,13 +102,15 @@ pub fn lingering_close(io: &mut dyn Stream) {
 
 struct Prepared {
     stmt: Statement,
+    /// The statement's text (slow query log, profiles).
+    sql: String,
     n_params: usize,
     types: Vec<ParamType>,
     long_data: HashMap<u16, Vec<u8>>,
 }
 
-pub struct Conn<'a> {
-    io: &'a mut dyn Stream,
+pub struct Conn {
+    io: Link,
     reader: PacketReader,
     out: Vec<u8>,
     seq: u8,
@@ -125,13 +129,15 @@ pub struct Conn<'a> {
     /// The statement being answered is SHOW WARNINGS/ERRORS: it lists the previous
     /// statement's conditions without adding any, so its OK/EOF counts none (as mysqld).
     diagnostics: bool,
+    /// The client said COM_QUIT (not counted in Aborted_clients).
+    quit: bool,
 }
 
 const DEFAULT_PLUGIN: &str = "caching_sha2_password";
 
-impl<'a> Conn<'a> {
+impl Conn {
     pub fn new(
-        io: &'a mut dyn Stream,
+        io: Box<dyn Stream>,
         server: Arc<Server>,
         id: u32,
         host: String,
@@ -139,7 +145,7 @@ impl<'a> Conn<'a> {
     ) -> Self {
         let max = server.vars.max_allowed_packet_global() as usize;
         Conn {
-            io,
+            io: Link::Plain(io),
             reader: PacketReader::new(max),
             out: Vec::with_capacity(16384),
             seq: 0,
@@ -154,6 +160,7 @@ impl<'a> Conn<'a> {
             read_timeout: None,
             account_host: String::new(),
             diagnostics: false,
+            quit: false,
         }
     }
 
@@ -174,7 +181,7 @@ impl<'a> Conn<'a> {
                 Err(e) => {
                     // Framing is lost: answer as mysqld (1153 or 1156, with the sequence id
                     // the reader gives) and end the connection.
-                    tracing::debug!("connection {}: {e}", self.id);
+                    tracing::debug!("{e}");
                     let (code, state) = e.mysql_error();
                     self.seq = self.reader.expected_seq();
                     self.send(&result::err_packet(code, state, e.mysql_message()));
@@ -196,6 +203,7 @@ impl<'a> Conn<'a> {
             if n == 0 {
                 return Ok(None);
             }
+            self.received(n as u64);
             self.reader.feed(&buf[..n]);
             if self.reader.buffered() > 0 {
                 self.set_read_timeout(false)?;
@@ -231,7 +239,20 @@ impl<'a> Conn<'a> {
         proto::write_packets(&mut self.out, &mut self.seq, payload);
     }
 
+    /// Bytes_received: the session's and the server's (before login, the server's only).
+    fn received(&self, n: u64) {
+        match &self.session {
+            Some(s) => s.status.received(&self.server.status, n),
+            None => self.server.status.received(n),
+        }
+    }
+
     fn flush(&mut self) -> std::io::Result<()> {
+        let n = self.out.len() as u64;
+        match &self.session {
+            Some(s) => s.status.sent(&self.server.status, n),
+            None => self.server.status.sent(n),
+        }
         self.io.write_all(&self.out)?;
         self.io.flush()?;
         self.out.clear();
@@ -269,14 +290,23 @@ impl<'a> Conn<'a> {
 
     /// Runs the connection to its end.
     pub fn run(&mut self) -> std::io::Result<()> {
-        if self.server.sessions.lock().len() >= self.server.vars.max_connections() as usize {
+        let server = self.server.clone();
+        let g = &server.status;
+        if server.sessions.lock().len() >= server.vars.max_connections() as usize {
+            g.max_connection_errors.fetch_add(1, Ordering::Relaxed);
             let e = SqlError::new(ER_CON_COUNT_ERROR, &[]);
             self.send(&result::err_packet(e.code, e.state, &e.message));
             return self.flush();
         }
-        if !self.handshake()? {
-            return Ok(());
+        match self.handshake() {
+            Ok(true) => {}
+            r => {
+                g.aborted_connects.fetch_add(1, Ordering::Relaxed);
+                return r.map(|_| ());
+            }
         }
+        let open = server.sessions.lock().len() as u64;
+        g.max_used_connections.fetch_max(open, Ordering::Relaxed);
         loop {
             if self
                 .session
@@ -302,11 +332,17 @@ impl<'a> Conn<'a> {
 
     fn handshake(&mut self) -> std::io::Result<bool> {
         let nonce = proto::new_nonce();
+        let tls = self.server.tls.clone();
+        let offered = if tls.is_some() {
+            SERVER_CAPABILITIES | CLIENT_SSL
+        } else {
+            SERVER_CAPABILITIES
+        };
         let g = Greeting {
             connection_id: self.id,
             server_version: crate::vars::SERVER_VERSION.into(),
             nonce,
-            capabilities: SERVER_CAPABILITIES,
+            capabilities: offered,
             charset: 255,
             status: SERVER_STATUS_AUTOCOMMIT,
             auth_plugin: DEFAULT_PLUGIN.into(),
@@ -315,9 +351,22 @@ impl<'a> Conn<'a> {
         let p = g.encode();
         self.send(&p);
         self.flush()?;
-        let Some(p) = self.read_payload()? else {
+        let Some(mut p) = self.read_payload()? else {
             return Ok(false);
         };
+        let mut tls_info = None;
+        if let (true, Some(cfg)) = (proto::is_ssl_request(&p), tls) {
+            let early = self.reader.take_unread();
+            if let Err(e) = self.io.start_tls(cfg, &early) {
+                tracing::info!("TLS handshake failed: {e}");
+                return Ok(false);
+            }
+            tls_info = self.io.tls_info();
+            p = match self.read_payload()? {
+                Some(p) => p,
+                None => return Ok(false),
+            };
+        }
         if proto::is_ssl_request(&p) {
             let e = SqlError::new(ER_HANDSHAKE_ERROR, &[]);
             self.send(&result::err_packet(
@@ -337,7 +386,7 @@ impl<'a> Conn<'a> {
                 return Ok(false);
             }
         };
-        self.caps = hr.capabilities & SERVER_CAPABILITIES;
+        self.caps = hr.capabilities & offered;
         if !self.authenticate(
             &hr.username,
             hr.auth_plugin.as_deref(),
@@ -354,6 +403,7 @@ impl<'a> Conn<'a> {
             self.io.closer(),
         );
         s.client_found_rows = self.caps & CLIENT_FOUND_ROWS != 0;
+        s.tls = tls_info;
         if hr.capabilities & CLIENT_INTERACTIVE != 0 {
             s.vars.use_interactive_timeout();
         }
@@ -414,7 +464,8 @@ impl<'a> Conn<'a> {
         if !ok {
             let used = if response.is_empty() { "NO" } else { "YES" };
             let e = SqlError::new(ER_ACCESS_DENIED_ERROR, &[&user, &self.host, &used]);
-            tracing::info!("connection {}: {}", self.id, e.message);
+            // As MariaDB (log_warnings=2): a failed login is a warning in the error log.
+            tracing::warn!("{}", e.message);
             self.send(&result::err_packet(e.code, e.state, &e.message));
             self.flush()?;
             return Ok(false);
@@ -424,6 +475,17 @@ impl<'a> Conn<'a> {
         }
         self.account_host = account.map(|a| a.host).unwrap_or_default();
         Ok(true)
+    }
+
+    /// Counts a statement or command in Com_* (and in Questions when `question`: S2).
+    fn count(&self, com: usize, question: bool) {
+        if let Some(s) = &self.session {
+            if question {
+                s.status.statement(&self.server.status, com);
+            } else {
+                s.status.command(&self.server.status, com);
+            }
+        }
     }
 
     fn session(&mut self) -> &mut Session {
@@ -438,14 +500,39 @@ impl<'a> Conn<'a> {
         let cmd = match Command::parse(p, self.caps) {
             Ok(c) => c,
             Err(e) => {
-                tracing::debug!("connection {}: {e}", self.id);
+                tracing::debug!("{e}");
                 let (code, state) = e.mysql_error();
                 self.send(&result::err_packet(code, state, e.mysql_message()));
                 return Ok(!e.is_fatal());
             }
         };
+        let counted = match &cmd {
+            Command::InitDb(_) => Some((status::COM_CHANGE_DB, true)),
+            Command::FieldList { .. } => Some((status::COM_SHOW_FIELDS, true)),
+            Command::Statistics => Some((status::COM_SHOW_STATUS, false)),
+            Command::Ping => Some((status::COM_ADMIN, false)),
+            Command::ProcessKill(_) => Some((status::COM_KILL, true)),
+            Command::Debug
+            | Command::SetOption(_)
+            | Command::ResetConnection
+            | Command::ChangeUser(_) => Some((status::COM_ADMIN, true)),
+            Command::StmtPrepare(_) => Some((status::COM_STMT_PREPARE, false)),
+            Command::StmtExecute { .. } => Some((status::COM_STMT_EXECUTE, true)),
+            Command::StmtSendLongData { .. } => Some((status::COM_STMT_SEND_LONG_DATA, false)),
+            Command::StmtClose(_) => Some((status::COM_STMT_CLOSE, false)),
+            Command::StmtReset(_) => Some((status::COM_STMT_RESET, false)),
+            Command::StmtFetch { .. } => Some((status::COM_STMT_FETCH, true)),
+            // Each statement of a query is counted as it runs.
+            Command::Query(_) | Command::Quit | Command::Unknown(_) => None,
+        };
+        if let Some((com, question)) = counted {
+            self.count(com, question);
+        }
         match cmd {
-            Command::Quit => return Ok(false),
+            Command::Quit => {
+                self.quit = true;
+                return Ok(false);
+            }
             Command::Ping => {
                 let st = self.status(false);
                 self.send(&result::ok_packet(0, 0, st, 0, ""));
@@ -457,7 +544,6 @@ impl<'a> Conn<'a> {
             }
             Command::Query(q) => {
                 let text = String::from_utf8_lossy(&q).into_owned();
-                self.server.questions.fetch_add(1, Ordering::Relaxed);
                 let parts: Vec<String> = if self.caps & CLIENT_MULTI_STATEMENTS != 0 {
                     parse::split_statements(&text)
                         .into_iter()
@@ -471,10 +557,24 @@ impl<'a> Conn<'a> {
                 }
                 let n = parts.len();
                 for (i, sql) in parts.iter().enumerate() {
-                    self.session().set_state("Query", Some(sql));
-                    let r = parse::parse(sql).and_then(|st| self.execute_timed(&st, &[]));
+                    let s = self.session();
+                    s.set_state("Query", Some(sql));
+                    if s.vars.profiling() {
+                        s.profiler.begin(sql);
+                    }
+                    let r = parse::parse(sql);
+                    let com = r.as_ref().map_or(status::COM_ADMIN, status::com_index);
+                    self.count(com, true);
+                    // SHOW PROFILE(S) are not profiled themselves.
+                    let shows_profiles = matches!(
+                        r,
+                        Ok(Statement::Show(Show::Profiles | Show::Profile { .. }))
+                    );
+                    let r = r.and_then(|st| self.execute_timed(&st, &[], sql));
                     let failed = r.is_err();
+                    self.session().profiler.stage("Sending data");
                     self.respond(r, i + 1 < n, false);
+                    self.end_profile(shows_profiles);
                     if failed {
                         break;
                     }
@@ -513,7 +613,7 @@ impl<'a> Conn<'a> {
             Command::Statistics => {
                 let srv = &self.server;
                 let up = srv.started.elapsed().as_secs();
-                let q = srv.questions.load(Ordering::Relaxed);
+                let q = srv.status.questions();
                 let text = format!(
                     "Uptime: {up}  Threads: {}  Questions: {q}  Slow queries: {}  Opens: {}  Flush tables: {}  Open tables: {}  Queries per second avg: {:.3}",
                     srv.sessions.lock().len(),
@@ -615,16 +715,72 @@ impl<'a> Conn<'a> {
         Ok(true)
     }
 
-    /// Runs a statement, counting it in Slow_queries when it takes over long_query_time.
-    fn execute_timed(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
-        self.diagnostics = matches!(
-            stmt,
-            Statement::Show(innoxide_sql::ast::Show::Warnings { .. })
-        );
+    /// Ends the profile of the statement just answered (SET profiling = 1), or drops it.
+    fn end_profile(&mut self, discard: bool) {
+        let s = self.session();
+        if discard {
+            s.profiler.discard();
+        } else {
+            let keep = s.vars.profiling_history_size();
+            s.profiler.end(keep);
+        }
+    }
+
+    /// Runs a statement; one that takes over long_query_time counts in Slow_queries and goes
+    /// to the slow query log when it is on (admin statements only with
+    /// log_slow_admin_statements).
+    fn execute_timed(
+        &mut self,
+        stmt: &Statement,
+        params: &[Datum],
+        sql: &str,
+    ) -> Result<Output, SqlError> {
+        self.diagnostics = matches!(stmt, Statement::Show(Show::Warnings { .. }));
         let start = Instant::now();
+        let rows0 = innoxide_engine::monitor::thread_rows_read();
+        let lock0 = innoxide_engine::monitor::thread_lock_wait();
         let r = self.session().execute(stmt, params);
-        if start.elapsed() > self.server.long_query_time {
-            self.server.slow_queries.fetch_add(1, Ordering::Relaxed);
+        let elapsed = start.elapsed();
+        let s = self
+            .session
+            .as_ref()
+            .expect("a session exists after the handshake");
+        if elapsed > s.vars.long_query_time() {
+            let srv = &self.server;
+            srv.slow_queries.fetch_add(1, Ordering::Relaxed);
+            let admin = matches!(
+                stmt,
+                Statement::AlterTable { .. }
+                    | Statement::TableMaintenance { .. }
+                    | Statement::CreateIndex { .. }
+                    | Statement::DropIndex { .. }
+            );
+            let file = srv.vars.slow_query_log_file();
+            if let Some(path) = file.filter(|_| !admin || srv.vars.log_slow_admin_statements()) {
+                let started = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0.0, |d| d.as_secs_f64())
+                    - elapsed.as_secs_f64();
+                let rows_sent = match &r {
+                    Ok(Output::Rows { rows, .. }) => rows.len() as u64,
+                    _ => 0,
+                };
+                srv.slow_log.write(
+                    std::path::Path::new(&path),
+                    &crate::slowlog::Entry {
+                        user: &s.user,
+                        host: &s.host,
+                        id: s.id,
+                        db: s.db.as_deref(),
+                        query_time: elapsed,
+                        lock_time: innoxide_engine::monitor::thread_lock_wait() - lock0,
+                        rows_sent,
+                        rows_examined: innoxide_engine::monitor::thread_rows_read() - rows0,
+                        started,
+                        sql,
+                    },
+                );
+            }
         }
         r
     }
@@ -690,6 +846,7 @@ impl<'a> Conn<'a> {
             id,
             Prepared {
                 stmt,
+                sql: sql.to_string(),
                 n_params,
                 types: Vec::new(),
                 long_data: HashMap::new(),
@@ -719,18 +876,25 @@ impl<'a> Conn<'a> {
         let r = match exec {
             Ok(ex) => {
                 let params: Vec<Datum> = ex.params.into_iter().map(param_datum).collect();
-                self.server.questions.fetch_add(1, Ordering::Relaxed);
-                self.execute_timed(&ps.stmt, &params)
+                // Com_stmt_execute and the statement's own Com_* (as mysqld).
+                self.count(status::com_index(&ps.stmt), false);
+                let s = self.session();
+                if s.vars.profiling() {
+                    s.profiler.begin(&ps.sql);
+                }
+                self.execute_timed(&ps.stmt, &params, &ps.sql)
             }
             Err(e) => {
-                tracing::debug!("connection {}: COM_STMT_EXECUTE: {e}", self.id);
+                tracing::debug!("COM_STMT_EXECUTE: {e}");
                 let (code, state) = e.mysql_error();
                 self.send(&result::err_packet(code, state, e.mysql_message()));
                 self.stmts.insert(id, ps);
                 return;
             }
         };
+        self.session().profiler.stage("Sending data");
         self.respond(r, false, true);
+        self.end_profile(false);
         self.stmts.insert(id, ps);
     }
 
@@ -760,6 +924,15 @@ impl<'a> Conn<'a> {
                     let st = self.status(more);
                     self.send(&result::eof_or_ok_terminator(st, 0, false));
                 }
+                // Table columns are sent as their type shows them (ZEROFILL padding, YEAR's
+                // four digits, FLOAT(M,D)'s D places); the binary protocol sends the numbers.
+                let typed: Vec<Option<&types::SqlType>> = columns
+                    .iter()
+                    .map(|c| match &c.ety {
+                        EType::Column(ty) => Some(&**ty),
+                        _ => None,
+                    })
+                    .collect();
                 let mut buf = Vec::with_capacity(256);
                 for r in &rows {
                     buf.clear();
@@ -775,7 +948,14 @@ impl<'a> Conn<'a> {
                             return;
                         }
                     } else {
-                        let texts: Vec<Option<Vec<u8>>> = r.iter().map(Datum::to_text).collect();
+                        let texts: Vec<Option<Vec<u8>>> = r
+                            .iter()
+                            .zip(&typed)
+                            .map(|(d, ty)| match ty {
+                                Some(ty) => ty.render(d),
+                                None => d.to_text(),
+                            })
+                            .collect();
                         let refs: Vec<Option<&[u8]>> = texts.iter().map(|t| t.as_deref()).collect();
                         result::text_row_into(&mut buf, &refs);
                     }
@@ -970,9 +1150,19 @@ pub fn column_def(c: &Column) -> proto::ColumnDef {
     }
 }
 
-impl Drop for Conn<'_> {
+impl Drop for Conn {
+    /// The statements and the session go first (Threads_connected drops), then the socket.
+    /// A session that ends without COM_QUIT counts in Aborted_clients.
     fn drop(&mut self) {
+        if self.session.is_some() && !self.quit {
+            self.server
+                .status
+                .aborted_clients
+                .fetch_add(1, Ordering::Relaxed);
+        }
         self.close_all_statements();
+        self.session = None;
+        lingering_close(&mut self.io);
     }
 }
 

@@ -4,10 +4,14 @@
 
 mod catalog;
 mod conn;
+mod errlog;
 mod exec;
 mod net;
 mod options;
+mod profile;
+mod slowlog;
 mod status;
+mod tls;
 mod vars;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -15,19 +19,72 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::Parser;
 use innoxide_engine::Engine;
 
-fn main() -> anyhow::Result<()> {
-    let opts = options::Options::parse();
+/// Logs the reasons startup cannot go on, as mysqld does, and exits with status 1.
+fn abort(errors: &[String]) -> ! {
+    for e in errors {
+        for line in e.lines() {
+            tracing::error!("{line}");
+        }
+    }
+    tracing::error!("Aborting");
+    std::process::exit(1)
+}
+
+/// Reads the option files and the command line (options.rs); handles --help, --version and
+/// --print-defaults; logs the options' warnings. Exits on a fatal option error.
+fn load_options() -> options::Options {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let loaded = options::Options::load(&args, &options::Env::from_process());
+    let level = loaded
+        .as_ref()
+        .map_or_else(|_| "info".to_string(), |o| o.log_level.clone());
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| opts.log_level.clone().into()),
+                .or_else(|_| tracing_subscriber::EnvFilter::try_new(&level))
+                .unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
+        .event_format(errlog::MariadbFormat)
         .init();
-    let cfg = opts.engine_config().map_err(anyhow::Error::msg)?;
+    let opts = match loaded {
+        Ok(o) => o,
+        Err(f) => {
+            for w in &f.warnings {
+                tracing::warn!("{w}");
+            }
+            abort(&f.errors)
+        }
+    };
+    for w in &opts.warnings {
+        tracing::warn!("{w}");
+    }
+    let out = match opts.action {
+        options::Action::Run => return opts,
+        options::Action::Help { verbose } => opts.help(verbose),
+        options::Action::PrintDefaults => opts.print_defaults(),
+        options::Action::Version => format!(
+            "innoxide  Ver {} for {} on {} (innoxide {})\n",
+            vars::SERVER_VERSION,
+            std::env::consts::OS,
+            std::env::consts::ARCH,
+            env!("CARGO_PKG_VERSION")
+        ),
+    };
+    print!("{out}");
+    std::process::exit(0)
+}
+
+fn main() -> anyhow::Result<()> {
+    let opts = load_options();
+    let cfg = opts
+        .engine_config()
+        .unwrap_or_else(|e| abort(std::slice::from_ref(&e)));
     tracing::info!(
         "innoxide {} starting: datadir {}, innodb_page_size {}, innodb_buffer_pool_size {}",
         env!("CARGO_PKG_VERSION"),
@@ -58,9 +115,10 @@ fn main() -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("loading the catalog: {e}"))?,
     );
     let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
-    let long_query_time = match vars.default_value("long_query_time") {
-        Ok(vars::VarValue::Double(s)) => Duration::from_secs_f64(s),
-        _ => Duration::from_secs(10),
+    let tls = match (&opts.ssl_cert, &opts.ssl_key) {
+        (Some(cert), Some(key)) => Some(tls::load(cert, key).map_err(anyhow::Error::msg)?),
+        (None, None) => None,
+        _ => anyhow::bail!("TLS needs both ssl_cert and ssl_key"),
     };
     let server = Arc::new(exec::Server {
         catalog,
@@ -68,12 +126,13 @@ fn main() -> anyhow::Result<()> {
         next_conn_id: AtomicU32::new(1),
         sessions: parking_lot::Mutex::new(std::collections::HashMap::new()),
         started: std::time::Instant::now(),
-        questions: AtomicU64::new(0),
         connections: AtomicU64::new(0),
         prepared: AtomicU64::new(0),
         slow_queries: AtomicU64::new(0),
-        long_query_time,
+        slow_log: slowlog::SlowLog::new(opts.port, &opts.socket),
         flushes: AtomicU64::new(0),
+        tls,
+        status: Default::default(),
     });
     let mut listeners = Vec::new();
     if opts.port != 0 {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::conn::{lingering_close, Conn, Stream};
+use crate::conn::{Conn, Stream};
 use crate::exec::Server;
 
 /// How often an idle accept loop checks `stop`.
@@ -31,16 +31,14 @@ fn wait_for_client(fd: RawFd) {
     let _ = unsafe { libc::poll(&mut p, 1, STOP_CHECK.as_millis() as libc::c_int) };
 }
 
-fn serve(server: Arc<Server>, mut io: Box<dyn Stream>, host: String, local: bool) {
+fn serve(server: Arc<Server>, io: Box<dyn Stream>, host: String, local: bool) {
     let id = server.next_conn_id.fetch_add(1, Ordering::Relaxed);
+    crate::errlog::set_connection(id);
     server.connections.fetch_add(1, Ordering::Relaxed);
-    let mut c = Conn::new(&mut *io, server, id, host, local);
+    let mut c = Conn::new(io, server, id, host, local);
     if let Err(e) = c.run() {
-        tracing::debug!("connection {id} ended: {e}");
+        tracing::debug!("connection ended: {e}");
     }
-    // The session and the statements go first (Threads_connected drops), then the socket.
-    drop(c);
-    lingering_close(&mut *io);
 }
 
 fn spawn_conn(server: &Arc<Server>, io: Box<dyn Stream>, host: String, local: bool) {

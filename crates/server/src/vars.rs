@@ -18,6 +18,10 @@
 //! - V4: client input never panics: unknown names, wrong scopes, types and values are MySQL's
 //!   errors (1193, 1228, 1229, 1230, 1231, 1232, 1238...), out-of-range numbers are clamped
 //!   with warning 1292 as mysqld does.
+//! - V5: start-up options feed the same table (one source of truth): `option_kind` says how an
+//!   option may set each row, options.rs parses option values into the stored form (V3), and
+//!   [`Registry::new`] starts every global value from them; a row innoxide cannot honour is
+//!   [`OptKind::Fixed`]: read-only, its option accepted only with the value in force.
 //!
 //! LOCKING: the registry's global values sit behind one `parking_lot::RwLock`. `SET GLOBAL`
 //! takes it for writing for the whole check-and-store, including stores into the engine's
@@ -309,8 +313,9 @@ pub const VARS: &[VarDef] = &[
     v("group_concat_max_len", Both, u(4, u64::MAX), true, Def::UInt(1024)),
     // No replication: no GTIDs, no binary log.
     v("gtid_mode", G, TEXT, false, Def::Str("OFF")),
-    // No TLS yet.
-    v("have_ssl", G, TEXT, false, Def::Str("DISABLED")),
+    // TLS through rustls: YES when ssl_cert and ssl_key are set, DISABLED otherwise.
+    v("have_openssl", G, TEXT, false, Def::Startup),
+    v("have_ssl", G, TEXT, false, Def::Startup),
     v("hostname", G, TEXT, false, Def::Startup),
     // Nothing runs at connect.
     v("init_connect", G, TEXT, false, Def::Str("")),
@@ -321,9 +326,15 @@ pub const VARS: &[VarDef] = &[
     // Auto-increment values come from a per-table counter under a mutex, never a table lock:
     // "interleaved", as MySQL 8.0's default.
     v("innodb_autoinc_lock_mode", G, RO_U, false, Def::UInt(2)),
-    v("innodb_buffer_pool_instances", G, RO_U, false, Def::Startup),
+    // Engine (buffer_pool::dump): ib_buffer_pool is written at shutdown with the hottest
+    // innodb_buffer_pool_dump_pct of each LRU list and read back in the background at start.
+    // Dynamic in MySQL; set at start here.
+    v("innodb_buffer_pool_dump_at_shutdown", G, Kind::Bool, false, Def::Startup),
+    v("innodb_buffer_pool_dump_pct", G, u(1, 100), false, Def::Startup),
+    v("innodb_buffer_pool_instances", G, u(1, 64), false, Def::Startup),
+    v("innodb_buffer_pool_load_at_startup", G, Kind::Bool, false, Def::Startup),
     // Dynamic in MySQL; read-only until online resizing exists (issue #5).
-    v("innodb_buffer_pool_size", G, RO_U, false, Def::Startup),
+    v("innodb_buffer_pool_size", G, u(5 << 20, u64::MAX), false, Def::Startup),
     // Page checksums are CRC-32C, as InnoDB's crc32.
     v("innodb_checksum_algorithm", G, TEXT, false, Def::Str("crc32")),
     eng("innodb_concurrency_tickets", G, u(1, U32), true, Def::UInt(5000), Tun::ConcurrencyTickets),
@@ -337,14 +348,16 @@ pub const VARS: &[VarDef] = &[
     eng("innodb_flush_log_at_trx_commit", G, u(0, 2), true, Def::UInt(1), Tun::FlushLogAtTrxCommit),
     // Buffered writes made durable with fdatasync (no O_DIRECT): InnoDB's name is fsync.
     v("innodb_flush_method", G, TEXT, false, Def::Str("fsync")),
+    // Page cleaners write the pages they pick, never their neighbours (MySQL 8.0's default).
+    v("innodb_flush_neighbors", G, u(0, 2), false, Def::UInt(0)),
     eng("innodb_io_capacity", G, u(100, u64::MAX), true, Def::UInt(200), Tun::IoCapacity),
     eng("innodb_io_capacity_max", G, u(100, u64::MAX), true, Def::UInt(2000), Tun::IoCapacityMax),
     // Global: the engine's default; session: SQL layer calls Trx::set_lock_wait_timeout with
     // SessionVars::lock_wait_timeout() for each transaction.
     eng("innodb_lock_wait_timeout", Both, u(1, 1_073_741_824), true, Def::UInt(50), Tun::LockWaitTimeout),
-    v("innodb_log_buffer_size", G, RO_U, false, Def::Startup),
-    v("innodb_log_file_size", G, RO_U, false, Def::Startup),
-    v("innodb_log_files_in_group", G, RO_U, false, Def::Startup),
+    v("innodb_log_buffer_size", G, u(256 << 10, U32), false, Def::Startup),
+    v("innodb_log_file_size", G, u(4 << 20, 512 << 30), false, Def::Startup),
+    v("innodb_log_files_in_group", G, u(2, 100), false, Def::Startup),
     eng("innodb_lru_scan_depth", G, u(100, U32), true, Def::UInt(1024), Tun::LruScanDepth),
     eng("innodb_max_dirty_pages_pct", G, Kind::Double { min: 0.0, max: 99.999 }, true, Def::Double(90.0), Tun::MaxDirtyPagesPct),
     eng("innodb_max_dirty_pages_pct_lwm", G, Kind::Double { min: 0.0, max: 99.999 }, true, Def::Double(10.0), Tun::MaxDirtyPagesPctLwm),
@@ -352,9 +365,15 @@ pub const VARS: &[VarDef] = &[
     eng("innodb_max_purge_lag_delay", G, u(0, 10_000_000), true, Def::UInt(0), Tun::MaxPurgeLagDelay),
     eng("innodb_old_blocks_pct", G, u(5, 95), true, Def::UInt(37), Tun::OldBlocksPct),
     eng("innodb_old_blocks_time", G, u(0, U32), true, Def::UInt(1000), Tun::OldBlocksTime),
-    v("innodb_page_cleaners", G, RO_U, false, Def::Startup),
-    v("innodb_page_size", G, RO_U, false, Def::Startup),
-    v("innodb_purge_threads", G, RO_U, false, Def::Startup),
+    // Every tablespace file stays open: no limit is in force (the largest value MySQL allows).
+    v("innodb_open_files", G, RO_U, false, Def::UInt(2_147_483_647)),
+    // At most innodb_buffer_pool_instances (options.rs caps it, as InnoDB does).
+    v("innodb_page_cleaners", G, u(1, 64), false, Def::Startup),
+    v("innodb_page_size", G, u(4096, 65536), false, Def::Startup),
+    v("innodb_purge_threads", G, u(1, 32), false, Def::Startup),
+    // No I/O threads: a page is read by the thread that needs it, and written by the page
+    // cleaner (or user thread) that flushes it.
+    v("innodb_read_io_threads", G, RO_U, false, Def::UInt(0)),
     // Static in MySQL too.
     eng("innodb_rollback_on_timeout", G, Kind::Bool, false, Def::Bool(false), Tun::RollbackOnTimeout),
     // MariaDB's variable (session and global there); engine-wide here.
@@ -363,6 +382,7 @@ pub const VARS: &[VarDef] = &[
     v("innodb_strict_mode", Both, Kind::Bool, false, Def::Bool(true)),
     eng("innodb_thread_concurrency", G, u(0, 1000), true, Def::UInt(0), Tun::ThreadConcurrency),
     v("innodb_version", G, TEXT, false, Def::Startup),
+    v("innodb_write_io_threads", G, RO_U, false, Def::UInt(0)),
     // SQL layer: the next INSERT's auto-increment value (SessionVars::take_insert_id).
     v("insert_id", S, u(0, u64::MAX), true, Def::NoDefault),
     // Protocol layer: the session's wait_timeout is set from it for CLIENT_INTERACTIVE.
@@ -376,8 +396,11 @@ pub const VARS: &[VarDef] = &[
     // sets it on connect.
     v("lock_wait_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(YEAR_SECS)),
     v("log_bin", G, Kind::Bool, false, Def::Bool(false)),
-    // No slow query log yet.
-    v("long_query_time", Both, Kind::Double { min: 0.0, max: 31_536_000.0 }, false, Def::Double(10.0)),
+    // The slow query log also takes ALTER, ANALYZE, OPTIMIZE, CHECK, CREATE/DROP INDEX.
+    v("log_slow_admin_statements", G, Kind::Bool, true, Def::Bool(false)),
+    // A statement longer than this counts in Slow_queries (and goes to the slow query log
+    // when slow_query_log is ON): conn.rs reads the session value per statement.
+    v("long_query_time", Both, Kind::Double { min: 0.0, max: 31_536_000.0 }, true, Def::Double(10.0)),
     // Table names are case-sensitive.
     v("lower_case_table_names", G, RO_U, false, Def::UInt(0)),
     // Protocol layer: a larger packet is error 1153. Session value read-only (error 1621),
@@ -397,14 +420,22 @@ pub const VARS: &[VarDef] = &[
     v("net_write_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(60)),
     v("old_alter_table", Both, Kind::Bool, false, Def::Bool(false)),
     v("performance_schema", G, Kind::Bool, false, Def::Bool(false)),
-    v("port", G, RO_U, false, Def::Startup),
+    v("port", G, u(0, 65535), false, Def::Startup),
+    // profile.rs: SHOW PROFILES / SHOW PROFILE time the session's statements stage by stage.
+    v("profiling", Both, Kind::Bool, true, Def::Bool(false)),
+    v("profiling_history_size", Both, u(0, 100), true, Def::UInt(15)),
     v("protocol_version", G, RO_U, false, Def::UInt(10)),
     // SQL layer: CONNECTION_ID() returns it (SessionVars::pseudo_thread_id).
     v("pseudo_thread_id", S, u(0, 2_147_483_647), true, Def::ConnectionId),
     v("read_only", G, Kind::Bool, false, Def::Bool(false)),
     v("server_id", G, RO_U, false, Def::UInt(1)),
-    v("slow_query_log", G, Kind::Bool, false, Def::Bool(false)),
+    // slowlog.rs: slow statements are appended to slow_query_log_file.
+    v("slow_query_log", G, Kind::Bool, true, Def::Bool(false)),
+    // Set at start to <datadir>/<hostname>-slow.log, as mysqld; DEFAULT ('') means that file.
+    v("slow_query_log_file", G, TEXT, true, Def::Str("")),
     v("socket", G, TEXT, false, Def::Startup),
+    // Sorts happen in memory with no buffer limit: the largest value is what is in force.
+    v("sort_buffer_size", Both, RO_U, false, Def::UInt(u64::MAX)),
     // Only OFF is implemented (`supported` refuses ON): `WHERE auto_inc_col IS NULL` is
     // plain SQL. Clients set it to 0 on connect.
     v("sql_auto_is_null", Both, Kind::Bool, true, Def::Bool(false)),
@@ -418,14 +449,26 @@ pub const VARS: &[VarDef] = &[
     v("sql_safe_updates", Both, Kind::Bool, true, Def::Bool(false)),
     // SQL layer: an implicit LIMIT on top-level SELECTs.
     v("sql_select_limit", Both, u(0, u64::MAX), true, Def::UInt(u64::MAX)),
+    // TLS certificate and key (PEM) offered to clients; empty: no TLS.
+    v("ssl_cert", G, TEXT, false, Def::Startup),
+    v("ssl_key", G, TEXT, false, Def::Startup),
     v("super_read_only", G, Kind::Bool, false, Def::Bool(false)),
     v("system_time_zone", G, TEXT, false, Def::Startup),
+    // The catalog keeps every table definition it has opened, in one map: no limit (the
+    // largest values MySQL allows) and one instance.
+    v("table_definition_cache", G, RO_U, false, Def::UInt(524_288)),
+    v("table_open_cache", G, RO_U, false, Def::UInt(524_288)),
+    v("table_open_cache_instances", G, RO_U, false, Def::UInt(1)),
+    // One thread per connection, ended when it closes: no thread is cached.
+    v("thread_cache_size", G, RO_U, false, Def::UInt(0)),
     // Times are UTC throughout (NOW(), TIMESTAMP columns): SYSTEM and +00:00 are accepted,
     // other zones are refused by `supported` until conversions exist.
     v("time_zone", Both, Kind::Str(StrCheck::TimeZone), true, Def::Str("SYSTEM")),
     // SQL layer: NOW() returns it when set (SessionVars::timestamp); DEFAULT or 0 resets to
     // the clock.
     v("timestamp", S, Kind::Double { min: 0.0, max: 2_147_483_647.0 }, true, Def::Null),
+    // The protocols rustls negotiates (its safe defaults).
+    v("tls_version", G, TEXT, false, Def::Str("TLSv1.2,TLSv1.3")),
     // SQL layer: internal temporary tables (sysbench sets it); stored and read back.
     v("tmp_table_size", Both, u(1024, u64::MAX), true, Def::UInt(16 << 20)),
     // Global: Tunables::set_isolation (new transactions' level); session: SQL layer calls
@@ -469,7 +512,7 @@ const fn str_eq(a: &str, b: &str) -> bool {
 }
 
 /// The index of a variable, resolved at compile time (a misspelt name does not compile).
-const fn idx(name: &str) -> usize {
+pub const fn idx(name: &str) -> usize {
     let mut i = 0;
     while i < VARS.len() {
         if str_eq(VARS[i].name, name) {
@@ -495,8 +538,19 @@ const COLLATION_DATABASE: usize = idx("collation_database");
 const COLLATION_SERVER: usize = idx("collation_server");
 const DATADIR: usize = idx("datadir");
 const GROUP_CONCAT_MAX_LEN: usize = idx("group_concat_max_len");
+const HAVE_OPENSSL: usize = idx("have_openssl");
+const HAVE_SSL: usize = idx("have_ssl");
 const HOSTNAME: usize = idx("hostname");
+const LOG_SLOW_ADMIN_STATEMENTS: usize = idx("log_slow_admin_statements");
+const LONG_QUERY_TIME: usize = idx("long_query_time");
+const PROFILING: usize = idx("profiling");
+const PROFILING_HISTORY_SIZE: usize = idx("profiling_history_size");
+const SLOW_QUERY_LOG: usize = idx("slow_query_log");
+const SLOW_QUERY_LOG_FILE: usize = idx("slow_query_log_file");
+const INNODB_BUFFER_POOL_DUMP_AT_SHUTDOWN: usize = idx("innodb_buffer_pool_dump_at_shutdown");
+const INNODB_BUFFER_POOL_DUMP_PCT: usize = idx("innodb_buffer_pool_dump_pct");
 const INNODB_BUFFER_POOL_INSTANCES: usize = idx("innodb_buffer_pool_instances");
+const INNODB_BUFFER_POOL_LOAD_AT_STARTUP: usize = idx("innodb_buffer_pool_load_at_startup");
 const INNODB_BUFFER_POOL_SIZE: usize = idx("innodb_buffer_pool_size");
 const INNODB_DOUBLEWRITE: usize = idx("innodb_doublewrite");
 const INNODB_IO_CAPACITY: usize = idx("innodb_io_capacity");
@@ -524,6 +578,8 @@ const PORT: usize = idx("port");
 const PSEUDO_THREAD_ID: usize = idx("pseudo_thread_id");
 const SOCKET: usize = idx("socket");
 const SQL_AUTO_IS_NULL: usize = idx("sql_auto_is_null");
+const SSL_CERT: usize = idx("ssl_cert");
+const SSL_KEY: usize = idx("ssl_key");
 const SQL_MODE: usize = idx("sql_mode");
 const SQL_NOTES: usize = idx("sql_notes");
 const SQL_SAFE_UPDATES: usize = idx("sql_safe_updates");
@@ -536,6 +592,127 @@ const TRANSACTION_READ_ONLY: usize = idx("transaction_read_only");
 const VERSION_COMPILE_MACHINE: usize = idx("version_compile_machine");
 const VERSION_COMPILE_OS: usize = idx("version_compile_os");
 const WAIT_TIMEOUT: usize = idx("wait_timeout");
+
+/// How a start-up option may set a variable (V5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptKind {
+    /// Not an option: session-only, computed, or not settable from the command line in MySQL.
+    None,
+    /// The option sets the global value.
+    Set,
+    /// Read-only in innoxide: the option is accepted with the value in force (the compiled
+    /// default); another value gives a warning and changes nothing.
+    Fixed,
+}
+
+/// Global variables that are not options (MySQL's NO_CMD_LINE ones, and computed values).
+const NOT_OPTIONS: &[&str] = &[
+    "character_set_client",
+    "character_set_connection",
+    "character_set_database",
+    "character_set_results",
+    "character_set_system",
+    "collation_connection",
+    "collation_database",
+    "foreign_key_checks",
+    "have_openssl",
+    "have_ssl",
+    "hostname",
+    "innodb_version",
+    "license",
+    "protocol_version",
+    "sql_auto_is_null",
+    "sql_notes",
+    "sql_safe_updates",
+    "sql_select_limit",
+    "system_time_zone",
+    "unique_checks",
+    "version",
+    "version_comment",
+    "version_compile_machine",
+    "version_compile_os",
+];
+
+/// Static variables innoxide honours when set at start.
+const STATIC_OPTIONS: &[&str] = &["innodb_rollback_on_timeout"];
+
+/// Option names that differ from their variable's.
+const OPTION_ALIASES: &[(&str, &str)] = &[("default_time_zone", "time_zone")];
+
+/// How an option may set row `i` of [`VARS`].
+pub fn option_kind(i: usize) -> OptKind {
+    let d = &VARS[i];
+    if d.scope == Scope::Session || NOT_OPTIONS.contains(&d.name) {
+        OptKind::None
+    } else if d.dynamic || d.default == Def::Startup || STATIC_OPTIONS.contains(&d.name) {
+        OptKind::Set
+    } else {
+        OptKind::Fixed
+    }
+}
+
+/// The variable an option name (canonical: underscores, lower case) stands for, when the
+/// option's name differs from the variable's.
+pub fn option_alias(name: &str) -> Option<&'static str> {
+    OPTION_ALIASES
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map(|(_, v)| *v)
+}
+
+/// A string option value for a `Set` or `Str` row, checked as SET checks it.
+pub fn convert_option(i: usize, v: &str) -> Result<(VarValue, Vec<Warning>), SqlError> {
+    convert(i, &VarInput::Str(v.to_string()))
+}
+
+/// Row `i`'s compiled default in stored form (None for start-up values and session specials).
+pub fn compiled_default_of(i: usize) -> Option<VarValue> {
+    compiled_default(&VARS[i])
+}
+
+/// A stored value as SHOW VARIABLES prints it.
+pub fn show_value(i: usize, v: VarValue) -> String {
+    external(&VARS[i], v).to_text()
+}
+
+/// Refuses values innoxide does not implement (the message of error 1235).
+pub fn check_supported(i: usize, v: &VarValue) -> Result<(), String> {
+    supported(i, v).map_err(|e| e.message)
+}
+
+/// The charset/collation partner that follows a change of row `i`.
+pub fn partner_of(i: usize, v: &VarValue) -> Option<(usize, VarValue)> {
+    partner_value(i, v)
+}
+
+/// Seeds the engine's initial dynamic settings from an option's stored value.
+pub fn tun_seed(t: &mut innoxide_engine::TunableValues, b: Tun, v: &VarValue) {
+    let n = as_u64(v);
+    let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+    let on = n != 0;
+    match b {
+        Tun::FlushLogAtTrxCommit => t.flush_log_at_trx_commit = u8::try_from(n).unwrap_or(1),
+        Tun::FlushLogAtTimeout => t.flush_log_at_timeout = n32,
+        Tun::IoCapacity => t.io_capacity = n,
+        Tun::IoCapacityMax => t.io_capacity_max = n,
+        Tun::MaxDirtyPagesPct => t.max_dirty_pages_pct = as_f64(v),
+        Tun::MaxDirtyPagesPctLwm => t.max_dirty_pages_pct_lwm = as_f64(v),
+        Tun::AdaptiveFlushing => t.adaptive_flushing = on,
+        Tun::AdaptiveFlushingLwm => t.adaptive_flushing_lwm = as_f64(v),
+        Tun::OldBlocksPct => t.old_blocks_pct = n32,
+        Tun::OldBlocksTime => t.old_blocks_time = n32,
+        Tun::LruScanDepth => t.lru_scan_depth = n32,
+        Tun::LockWaitTimeout => t.lock_wait_timeout = n,
+        Tun::RollbackOnTimeout => t.rollback_on_timeout = on,
+        Tun::DeadlockDetect => t.deadlock_detect = on,
+        Tun::SnapshotIsolation => t.snapshot_isolation = on,
+        Tun::Isolation => t.isolation = Isolation::from_u8(u8::try_from(n).unwrap_or(2)),
+        Tun::MaxPurgeLag => t.max_purge_lag = n,
+        Tun::MaxPurgeLagDelay => t.max_purge_lag_delay = n,
+        Tun::ThreadConcurrency => t.thread_concurrency = n,
+        Tun::ConcurrencyTickets => t.concurrency_tickets = n.max(1),
+    }
+}
 
 /// Finds a variable by name, any case, through the aliases.
 fn lookup(name: &str) -> Result<usize, SqlError> {
@@ -914,6 +1091,12 @@ fn host_name() -> String {
 }
 
 /// A directory as mysqld shows it: absolute, with a trailing slash.
+/// An optional file path as SHOW VARIABLES shows it ('' when unset).
+fn path_text(p: &Option<std::path::PathBuf>) -> String {
+    p.as_ref()
+        .map_or(String::new(), |p| p.to_string_lossy().into_owned())
+}
+
 fn dir_text(p: &std::path::Path) -> String {
     let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut s = p.to_string_lossy().into_owned();
@@ -946,15 +1129,24 @@ impl Registry {
     pub fn new(opts: &Options, cfg: &EngineConfig, tunables: Arc<Tunables>) -> Registry {
         let mut g: Vec<VarValue> = VARS
             .iter()
-            .map(|d| match d.binding {
-                Binding::Registry => compiled_default(d).unwrap_or(VarValue::Null),
+            .enumerate()
+            .map(|(i, d)| match d.binding {
+                // V5: what the options set, else the compiled default.
+                Binding::Registry => opts
+                    .get(i)
+                    .cloned()
+                    .or_else(|| compiled_default(d))
+                    .unwrap_or(VarValue::Null),
                 Binding::Engine(_) => VarValue::Null,
             })
             .collect();
-        let exe_dir = std::env::current_exe()
-            .ok()
-            .and_then(|p| p.parent().map(dir_text))
-            .unwrap_or_default();
+        let exe_dir = match opts.get(BASEDIR) {
+            Some(VarValue::Str(b)) => dir_text(std::path::Path::new(b)),
+            _ => std::env::current_exe()
+                .ok()
+                .and_then(|p| p.parent().map(dir_text))
+                .unwrap_or_default(),
+        };
         let os = match std::env::consts::OS {
             "linux" => "Linux",
             "macos" => "macOS",
@@ -964,14 +1156,35 @@ impl Registry {
         let version_number = SERVER_VERSION
             .split_once('-')
             .map_or(SERVER_VERSION, |(n, _)| n);
+        let have_ssl = if opts.ssl_cert.is_some() && opts.ssl_key.is_some() {
+            "YES"
+        } else {
+            "DISABLED"
+        };
         let startup = [
             (BASEDIR, VarValue::Str(exe_dir)),
             (BIND_ADDRESS, VarValue::Str(opts.bind_address.clone())),
             (DATADIR, VarValue::Str(dir_text(&cfg.datadir))),
+            (HAVE_OPENSSL, VarValue::Str(have_ssl.into())),
+            (HAVE_SSL, VarValue::Str(have_ssl.into())),
             (HOSTNAME, VarValue::Str(host_name())),
+            (SSL_CERT, VarValue::Str(path_text(&opts.ssl_cert))),
+            (SSL_KEY, VarValue::Str(path_text(&opts.ssl_key))),
+            (
+                INNODB_BUFFER_POOL_DUMP_AT_SHUTDOWN,
+                VarValue::Bool(cfg.buffer_pool_dump_at_shutdown),
+            ),
+            (
+                INNODB_BUFFER_POOL_DUMP_PCT,
+                VarValue::UInt(cfg.buffer_pool_dump_pct.into()),
+            ),
             (
                 INNODB_BUFFER_POOL_INSTANCES,
                 VarValue::UInt(cfg.buffer_pool_instances as u64),
+            ),
+            (
+                INNODB_BUFFER_POOL_LOAD_AT_STARTUP,
+                VarValue::Bool(cfg.buffer_pool_load_at_startup),
             ),
             (
                 INNODB_BUFFER_POOL_SIZE,
@@ -997,8 +1210,6 @@ impl Registry {
                 VarValue::UInt(cfg.purge_threads as u64),
             ),
             (INNODB_VERSION, VarValue::Str(version_number.into())),
-            (MAX_ALLOWED_PACKET, VarValue::UInt(opts.max_allowed_packet)),
-            (MAX_CONNECTIONS, VarValue::UInt(opts.max_connections.into())),
             (PORT, VarValue::UInt(opts.port.into())),
             (SOCKET, VarValue::Str(opts.socket.clone())),
             (SYSTEM_TIME_ZONE, VarValue::Str("UTC".into())),
@@ -1010,6 +1221,10 @@ impl Registry {
         ];
         for (i, val) in startup {
             g[i] = val;
+        }
+        if matches!(&g[SLOW_QUERY_LOG_FILE], VarValue::Str(f) if f.is_empty()) {
+            let f = cfg.datadir.join(format!("{}-slow.log", host_name()));
+            g[SLOW_QUERY_LOG_FILE] = VarValue::Str(f.to_string_lossy().into_owned());
         }
         Registry {
             globals: RwLock::new(g),
@@ -1238,6 +1453,7 @@ impl Registry {
 
     /// The compiled default (`SET GLOBAL x = DEFAULT`); for read-only start-up values, the
     /// value in force. Error 1230 for variables without a default, 1193 for unknown ones.
+    #[cfg(test)]
     pub fn default_value(&self, name: &str) -> Result<VarValue, SqlError> {
         let i = lookup(name)?;
         let d = &VARS[i];
@@ -1251,6 +1467,25 @@ impl Registry {
 
     fn global_u64(&self, i: usize) -> u64 {
         as_u64(&self.globals.read()[i])
+    }
+
+    /// The slow query log file, when slow_query_log is ON.
+    pub fn slow_query_log_file(&self) -> Option<String> {
+        let g = self.globals.read();
+        if !matches!(g[SLOW_QUERY_LOG], VarValue::Bool(true)) {
+            return None;
+        }
+        // A relative name is in the data directory, as mysqld's.
+        match (&g[SLOW_QUERY_LOG_FILE], &g[DATADIR], &g[HOSTNAME]) {
+            (VarValue::Str(f), _, _) if f.starts_with('/') => Some(f.clone()),
+            (VarValue::Str(f), VarValue::Str(dir), _) if !f.is_empty() => Some(format!("{dir}{f}")),
+            (_, VarValue::Str(dir), VarValue::Str(host)) => Some(format!("{dir}{host}-slow.log")),
+            _ => None,
+        }
+    }
+
+    pub fn log_slow_admin_statements(&self) -> bool {
+        self.global_u64(LOG_SLOW_ADMIN_STATEMENTS) != 0
     }
 
     /// max_connections in force (the listener refuses one more with error 1040).
@@ -1329,6 +1564,18 @@ impl SessionVars {
     pub fn wait_timeout(&self) -> u64 {
         self.n(WAIT_TIMEOUT)
     }
+    pub fn long_query_time(&self) -> std::time::Duration {
+        match self.vals[LONG_QUERY_TIME] {
+            VarValue::Double(x) => std::time::Duration::from_secs_f64(x.max(0.0)),
+            _ => std::time::Duration::from_secs(10),
+        }
+    }
+    pub fn profiling(&self) -> bool {
+        self.b(PROFILING)
+    }
+    pub fn profiling_history_size(&self) -> usize {
+        self.n(PROFILING_HISTORY_SIZE) as usize
+    }
     /// For CLIENT_INTERACTIVE connections: wait_timeout takes interactive_timeout's value.
     pub fn use_interactive_timeout(&mut self) {
         self.vals[WAIT_TIMEOUT] = self.vals[INTERACTIVE_TIMEOUT].clone();
@@ -1377,11 +1624,10 @@ impl SessionVars {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
     use innoxide_engine::TunableValues;
 
     fn registry() -> (Registry, Arc<Tunables>) {
-        let opts = Options::parse_from(["innoxide", "--datadir", "/tmp/innoxide-vars-test"]);
+        let opts = Options::from_args(&["--datadir", "/tmp/innoxide-vars-test"]).unwrap();
         let cfg = opts.engine_config().unwrap();
         let tun = Arc::new(Tunables::new(&cfg.tunables));
         (Registry::new(&opts, &cfg, tun.clone()), tun)
@@ -1433,6 +1679,69 @@ mod tests {
         }
         for (a, c) in ALIASES {
             assert!(lookup(a).is_ok() && lookup(c).is_ok());
+        }
+    }
+
+    /// Issue #5 item 2: every variable the seeds name exists, and each is either dynamic,
+    /// set at start by an option, or read-only reporting what is in force (V2, V5).
+    #[test]
+    fn the_variables_issue_5_names_exist() {
+        let names = [
+            "innodb_buffer_pool_size",
+            "innodb_buffer_pool_instances",
+            "innodb_buffer_pool_dump_at_shutdown",
+            "innodb_buffer_pool_load_at_startup",
+            "innodb_log_file_size",
+            "innodb_log_files_in_group",
+            "innodb_log_buffer_size",
+            "innodb_flush_log_at_trx_commit",
+            "innodb_flush_method",
+            "innodb_file_per_table",
+            "innodb_thread_concurrency",
+            "innodb_concurrency_tickets",
+            "innodb_io_capacity",
+            "innodb_io_capacity_max",
+            "innodb_max_dirty_pages_pct",
+            "innodb_max_dirty_pages_pct_lwm",
+            "innodb_adaptive_flushing",
+            "innodb_adaptive_hash_index",
+            "innodb_doublewrite",
+            "innodb_page_cleaners",
+            "innodb_lru_scan_depth",
+            "innodb_flush_neighbors",
+            "innodb_read_io_threads",
+            "innodb_write_io_threads",
+            "innodb_purge_threads",
+            "innodb_max_purge_lag",
+            "innodb_old_blocks_pct",
+            "innodb_old_blocks_time",
+            "innodb_open_files",
+            "innodb_strict_mode",
+            "innodb_autoinc_lock_mode",
+            "innodb_lock_wait_timeout",
+            "innodb_checksum_algorithm",
+            "innodb_page_size",
+            "table_open_cache",
+            "table_open_cache_instances",
+            "table_definition_cache",
+            "max_connections",
+            "max_allowed_packet",
+            "sort_buffer_size",
+            "thread_cache_size",
+            "lock_wait_timeout",
+            "sql_mode",
+            "long_query_time",
+            "slow_query_log",
+            "log_slow_admin_statements",
+            "performance_schema",
+        ];
+        for n in names {
+            let i = lookup(n).unwrap_or_else(|_| panic!("{n} is missing"));
+            let d = &VARS[i];
+            assert!(
+                d.dynamic || option_kind(i) != OptKind::None,
+                "{n}: neither dynamic nor an option"
+            );
         }
     }
 
@@ -1544,7 +1853,7 @@ mod tests {
         cfg.log_buffer_size = 256 << 10;
         cfg.background_threads = false;
         let engine = innoxide_engine::Engine::open(cfg).unwrap();
-        let opts = Options::parse_from(["innoxide"]);
+        let opts = Options::from_args(&[]).unwrap();
         let r = Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
         let mut s = r.new_session(1);
         assert_eq!(text(&r, &s, "innodb_page_size"), "4096");

@@ -9,6 +9,7 @@ use std::time::Duration;
 fn start(dir: &std::path::Path) -> (Child, mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_innoxide"))
         .args([
+            "--no-defaults",
             "--datadir",
             dir.to_str().unwrap(),
             "--innodb-buffer-pool-size=16M",
@@ -87,14 +88,19 @@ fn initialise_ready_sigterm_restart_sigkill_recover() {
 #[test]
 fn a_bad_option_is_refused_with_a_clear_message() {
     let out = Command::new(env!("CARGO_BIN_EXE_innoxide"))
-        .args(["--innodb-page-size=3K", "--datadir", "/nonexistent/x"])
+        .args([
+            "--no-defaults",
+            "--innodb-page-size=5K",
+            "--datadir",
+            "/nonexistent/x",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("innodb_page_size"), "{err}");
     let help = Command::new(env!("CARGO_BIN_EXE_innoxide"))
-        .arg("--help")
+        .args(["--no-defaults", "--help"])
         .output()
         .unwrap();
     let h = String::from_utf8_lossy(&help.stdout);

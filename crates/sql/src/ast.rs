@@ -17,6 +17,8 @@ pub struct ObjectName {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     Select(Box<Select>),
+    /// SELECT ... INTO @a, @b (user variable names, lower-case).
+    SelectInto(Box<Select>, Vec<String>),
     Insert(Box<Insert>),
     Update(Box<Update>),
     Delete(Box<Delete>),
@@ -268,6 +270,12 @@ pub enum Show {
         user: Option<UserName>,
     },
     Plugins,
+    /// SHOW PROFILES
+    Profiles,
+    /// SHOW PROFILE [FOR QUERY n]
+    Profile {
+        query: Option<u64>,
+    },
     /// SHOW MASTER STATUS, SHOW BINARY LOGS, SHOW SLAVE/REPLICA STATUS: empty results.
     Replication(String),
 }
@@ -337,6 +345,8 @@ pub enum TableRef {
         /// ON condition (None for CROSS JOIN or USING).
         on: Option<Expr>,
         using: Vec<String>,
+        /// NATURAL [LEFT | RIGHT] JOIN: USING the columns both sides have.
+        natural: bool,
     },
 }
 
@@ -411,6 +421,8 @@ pub struct CreateTable {
     pub like: Option<ObjectName>,
     /// CREATE TABLE t [AS] SELECT ...
     pub as_select: Option<Box<Select>>,
+    /// CREATE TABLE ... IGNORE SELECT (Some(false)) / REPLACE SELECT (Some(true)).
+    pub on_duplicate: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -664,6 +676,13 @@ pub enum Expr {
         subquery: Box<Select>,
         negated: bool,
     },
+    /// expr op ANY | SOME | ALL (subquery), op a comparison.
+    Quantified {
+        expr: Box<Expr>,
+        op: BinaryOp,
+        all: bool,
+        subquery: Box<Select>,
+    },
     Between {
         expr: Box<Expr>,
         low: Box<Expr>,
@@ -684,6 +703,14 @@ pub enum Expr {
         distinct: bool,
         /// COUNT(*)
         star: bool,
+    },
+    /// GROUP_CONCAT([DISTINCT] args [ORDER BY ...] [SEPARATOR 'sep']).
+    GroupConcat {
+        args: Vec<Expr>,
+        distinct: bool,
+        order_by: Vec<OrderItem>,
+        /// None: ','.
+        separator: Option<Vec<u8>>,
     },
     Case {
         operand: Option<Box<Expr>>,

@@ -186,6 +186,7 @@ codes! {
     ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000", "Row %u was cut by GROUP_CONCAT()";
     ER_QUERY_TIMEOUT = 3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded";
     ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", "Field '%s' doesn't have a default value";
+    ER_SP_FETCH_NO_DATA = 1329, "02000", "No data - zero rows fetched, selected, or processed";
     ER_WARN_FIELD_RESOLVED = 1276, "HY000", "Field or reference '%s%s%s%s%s' of SELECT #%d was resolved in SELECT #%d";
 }
 

@@ -31,7 +31,12 @@
 //! LATCHING (acquisition order, outermost first)
 //! page latches (tree order, see btree) -> log mutex -> flush-list mutex;
 //! LRU mutex -> hash partition lock. No page latch is awaited while holding any mutex here.
+//!
+//! WAIT ACCOUNTING (sync_stats): the LRU and flush-list mutexes and the hash partitions count
+//! their contended acquisitions; a contended page latch is counted per (space, index id) in
+//! `latch_waits` after it is granted. Uncontended acquisitions record nothing.
 
+pub mod dump;
 mod lists;
 
 use std::alloc::{self, Layout};
@@ -43,13 +48,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::lock_api::{RawRwLock as _, RawRwLockDowngrade as _};
-use parking_lot::{Mutex, RawRwLock, RwLock};
+use parking_lot::RawRwLock;
 
 pub use lists::NIL;
 use lists::{Links, Lru};
 
 use crate::config::Tunables;
 use crate::counter::Counter;
+use crate::sync_stats::{KeyedWaits, WaitMutex, WaitRwLock, WaitStat, NOT_AN_INDEX};
 use crate::types::{Lsn, PageId};
 
 pub type FrameIdx = u32;
@@ -181,19 +187,27 @@ impl FlushList {
 pub struct Instance {
     first: FrameIdx,
     n: u32,
-    hash: Box<[RwLock<PageMap>]>,
-    lru: Mutex<LruFree>,
-    pub flush: Mutex<FlushList>,
+    hash: Box<[WaitRwLock<PageMap>]>,
+    lru: WaitMutex<LruFree>,
+    pub flush: WaitMutex<FlushList>,
     /// Number of pages evicted from the LRU so far (InnoDB: freed_page_clock).
     freed_clock: AtomicU64,
 }
 
 impl Instance {
-    fn partition(&self, id: PageId) -> &RwLock<PageMap> {
+    fn partition(&self, id: PageId) -> &WaitRwLock<PageMap> {
         &self.hash[(id.fold() >> 7) as usize % HASH_PARTITIONS]
     }
     pub fn frames(&self) -> std::ops::Range<FrameIdx> {
         self.first..self.first + self.n
+    }
+    /// Waits on the LRU/free-list mutex.
+    pub fn lru_waits(&self) -> &WaitStat {
+        self.lru.stat()
+    }
+    /// Waits on the page hash partitions.
+    pub fn hash_waits(&self) -> impl Iterator<Item = &WaitStat> {
+        self.hash.iter().map(WaitRwLock::stat)
     }
 }
 
@@ -211,6 +225,8 @@ pub struct PoolStats {
     pub made_not_young: Counter,
     pub evicted: Counter,
     pub created: Counter,
+    /// Innodb_buffer_pool_write_requests: page changes logged by mini-transactions.
+    pub write_requests: Counter,
 }
 
 pub struct BufferPool {
@@ -221,6 +237,8 @@ pub struct BufferPool {
     epoch: Instant,
     tun: Arc<Tunables>,
     pub stats: PoolStats,
+    /// Contended page latch acquisitions by (space, index id) (sync_stats).
+    pub latch_waits: KeyedWaits,
 }
 
 /// Outcome of trying to install a frame for a page that was not in the pool.
@@ -252,13 +270,13 @@ impl BufferPool {
                     first,
                     n: per,
                     hash: (0..HASH_PARTITIONS)
-                        .map(|_| RwLock::new(PageMap::default()))
+                        .map(|_| WaitRwLock::new(PageMap::default()))
                         .collect(),
-                    lru: Mutex::new(LruFree {
+                    lru: WaitMutex::new(LruFree {
                         lru: Lru::new(first, per),
                         free,
                     }),
-                    flush: Mutex::new(FlushList {
+                    flush: WaitMutex::new(FlushList {
                         links: Links::new(first, per),
                     }),
                     freed_clock: AtomicU64::new(0),
@@ -273,6 +291,7 @@ impl BufferPool {
             epoch: Instant::now(),
             tun,
             stats: PoolStats::default(),
+            latch_waits: KeyedWaits::default(),
         }
     }
 
@@ -323,11 +342,33 @@ impl BufferPool {
     // ---- latches -------------------------------------------------------------------------
 
     pub fn latch(&self, f: FrameIdx, mode: LatchMode) {
+        if !self.try_latch(f, mode) {
+            self.latch_slow(f, mode);
+        }
+    }
+
+    /// A contended latch: block, then count the wait under the page's index (read with the
+    /// latch held, so the bytes are stable), or under its space if it is no B-tree node.
+    #[cold]
+    #[inline(never)]
+    fn latch_slow(&self, f: FrameIdx, mode: LatchMode) {
         let l = &self.frames[f as usize].latch;
+        let t = Instant::now();
         match mode {
             LatchMode::S => l.lock_shared(),
             LatchMode::X => l.lock_exclusive(),
         }
+        let ns = t.elapsed().as_nanos() as u64;
+        let space = self.frames[f as usize].page_id().space;
+        let mut index = NOT_AN_INDEX;
+        if self.is_valid(f) {
+            // SAFETY: the latch is held (I5); the slice is dropped before returning.
+            let p = unsafe { self.data(f) };
+            if crate::page::page_type(p) == Some(crate::page::PageType::Index) {
+                index = crate::page::index_page::index_id(p);
+            }
+        }
+        self.latch_waits.record(space, index, ns);
     }
 
     pub fn try_latch(&self, f: FrameIdx, mode: LatchMode) -> bool {
@@ -629,6 +670,7 @@ impl BufferPool {
         // newest_modification and clears oldest_modification under it, and a change slipping
         // between its compare and its clear would leave a modified page marked clean (I4).
         let inst = &self.instances[self.instance_of_frame(f)];
+        self.stats.write_requests.inc();
         let mut fl = inst.flush.lock();
         fr.newest_modification.store(end_lsn, Ordering::Release);
         if fr.oldest_modification.load(Ordering::Acquire) == 0 {
@@ -729,6 +771,30 @@ impl BufferPool {
 
     pub fn n_free(&self) -> usize {
         self.instances.iter().map(|i| i.lru.lock().free.len()).sum()
+    }
+
+    /// The page ids of the first `pct` percent of an instance's LRU list, from the young
+    /// (most recently used) end: what a buffer pool dump saves.
+    pub fn lru_page_ids(&self, inst_idx: usize, pct: u32) -> Vec<PageId> {
+        let g = self.instances[inst_idx].lru.lock();
+        let want = (u64::from(g.lru.links.len) * u64::from(pct)).div_ceil(100) as usize;
+        let mut out = Vec::with_capacity(want);
+        let mut f = g.lru.links.head;
+        while f != NIL && out.len() < want {
+            out.push(self.frames[f as usize].page_id());
+            f = g.lru.links.next(f);
+        }
+        out
+    }
+
+    /// Free frames of one instance.
+    pub fn free_len_of(&self, inst_idx: usize) -> usize {
+        self.instances[inst_idx].lru.lock().free.len()
+    }
+
+    /// Dirty pages of one instance.
+    pub fn dirty_len_of(&self, inst_idx: usize) -> usize {
+        self.instances[inst_idx].flush.lock().links.len as usize
     }
 
     /// LRU length and old sublist length of one instance.

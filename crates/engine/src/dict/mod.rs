@@ -16,6 +16,7 @@
 //!
 //! LATCHING: `ddl` serialises DDL. The cache maps are RwLocks read on every statement; a
 //! table's `mdl` RwLock is held shared by DML and exclusively by DDL on that table.
+//! Waits on the cache maps count as `dict_sys`, on `ddl` as `dict_operation_lock` (sync_stats).
 
 pub mod schema;
 
@@ -23,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 
 use crate::btree::Index;
 use crate::buffer_pool::LatchMode;
@@ -33,6 +34,7 @@ use crate::error::{Error, Result};
 use crate::mach::{read_u32, read_u64};
 use crate::mtr::Mtr;
 use crate::page::record::{FieldDef, RecLayout};
+use crate::sync_stats::{WaitMutex, WaitRwLock, WaitStat};
 use crate::types::{IndexId, PageId, PageNo, SpaceId, TableId, SYSTEM_SPACE};
 use schema::{ColumnDef, ColumnKind, IndexSpec, TableDef, TableMeta};
 
@@ -259,11 +261,11 @@ pub fn sys_tables_meta(tables_root: PageNo, names_root: PageNo) -> TableMeta {
 }
 
 pub struct Dict {
-    by_id: RwLock<HashMap<TableId, Arc<Table>>>,
-    by_name: RwLock<HashMap<String, TableId>>,
-    sys: RwLock<Option<Arc<Table>>>,
+    by_id: WaitRwLock<HashMap<TableId, Arc<Table>>>,
+    by_name: WaitRwLock<HashMap<String, TableId>>,
+    sys: WaitRwLock<Option<Arc<Table>>>,
     /// Serialises DDL.
-    pub ddl: Mutex<()>,
+    pub ddl: WaitMutex<()>,
     /// Next hidden row id (persisted every ROW_ID_WRITE_MARGIN ids).
     row_id: AtomicU64,
 }
@@ -277,12 +279,17 @@ impl Default for Dict {
 impl Dict {
     pub fn new() -> Self {
         Dict {
-            by_id: RwLock::new(HashMap::new()),
-            by_name: RwLock::new(HashMap::new()),
-            sys: RwLock::new(None),
-            ddl: Mutex::new(()),
+            by_id: WaitRwLock::new(HashMap::new()),
+            by_name: WaitRwLock::new(HashMap::new()),
+            sys: WaitRwLock::new(None),
+            ddl: WaitMutex::new(()),
             row_id: AtomicU64::new(1),
         }
+    }
+
+    /// Waits on the cache maps (sync_stats `dict_sys`).
+    pub fn cache_waits(&self) -> [&WaitStat; 3] {
+        [self.by_id.stat(), self.by_name.stat(), self.sys.stat()]
     }
 
     pub fn sys_tables(&self) -> Arc<Table> {

@@ -15,14 +15,16 @@
 //!   from the valid copy with the highest page LSN not beyond the recovered log end.
 //!
 //! LATCHING: an area mutex is taken by a flush batch after it released every page latch.
+//! Waits for an area count as `dblwr_mutex` (sync_stats).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::MutexGuard;
 
 use crate::error::Result;
 use crate::page;
+use crate::sync_stats::{WaitMutex, WaitStat};
 use crate::tablespace::file::Fil;
 use crate::types::{Lsn, PageId, SpaceId, SYSTEM_SPACE};
 
@@ -44,7 +46,7 @@ pub struct Doublewrite {
     pub enabled: bool,
     page_size: usize,
     /// Staging buffer of each area (64 pages).
-    areas: Vec<Mutex<Vec<u8>>>,
+    areas: Vec<WaitMutex<Vec<u8>>>,
     pub stats: DblwrStats,
 }
 
@@ -54,7 +56,7 @@ impl Doublewrite {
             enabled,
             page_size,
             areas: (0..DBLWR_AREAS)
-                .map(|_| Mutex::new(vec![0u8; page_size * DBLWR_AREA_PAGES as usize]))
+                .map(|_| WaitMutex::new(vec![0u8; page_size * DBLWR_AREA_PAGES as usize]))
                 .collect(),
             stats: DblwrStats::default(),
         }
@@ -63,6 +65,11 @@ impl Doublewrite {
     /// Takes an area (its staging buffer) for one batch.
     pub fn lock_area(&self, area: usize) -> MutexGuard<'_, Vec<u8>> {
         self.areas[area].lock()
+    }
+
+    /// Waits on the area mutexes.
+    pub fn area_waits(&self) -> impl Iterator<Item = &WaitStat> {
+        self.areas.iter().map(WaitMutex::stat)
     }
 
     /// Writes the first `n` staged pages of an area to its doublewrite slots and syncs (I1).

@@ -489,8 +489,16 @@ impl Inner {
     /// innodb_flush_log_at_trx_commit 0 and 2.
     pub fn master_tick(&self, last_log_flush: &mut Instant) -> Result<()> {
         let timeout = u64::from(self.tun.flush_log_at_timeout.load(Ordering::Relaxed).max(1));
+        let lsn = self.log.lsn();
+        let st = &self.stats;
+        if st.master_last_lsn.swap(lsn, Ordering::Relaxed) == lsn {
+            st.master_idle.fetch_add(1, Ordering::Relaxed);
+        } else {
+            st.master_active.fetch_add(1, Ordering::Relaxed);
+        }
         if last_log_flush.elapsed() >= Duration::from_secs(timeout) {
-            self.log.write_up_to(self.log.lsn(), true)?;
+            self.log.write_up_to(lsn, true)?;
+            st.master_log_flushes.fetch_add(1, Ordering::Relaxed);
             *last_log_flush = Instant::now();
         }
         self.checkpoint()?;

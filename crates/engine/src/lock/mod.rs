@@ -44,6 +44,8 @@
 //! release); a shard mutex may be held while taking the wait-for graph mutex; nothing is taken
 //! inside the graph mutex, and no two shard mutexes are held at once. Callers may hold page
 //! latches while calling anything but `lock_wait`.
+//! Contended shard mutex acquisitions count as `lock_sys_shard`, each row lock wait (with its
+//! duration) as `row_lock_wait` (sync_stats).
 
 mod store;
 
@@ -56,6 +58,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
+use crate::sync_stats::{WaitMutex, WaitStat};
 use crate::types::{IndexId, TableId};
 use store::{split, BucketKey, BucketMap, Req};
 
@@ -223,7 +226,7 @@ impl TrxLockState {
 }
 
 struct Shard {
-    map: Mutex<BucketMap>,
+    map: WaitMutex<BucketMap>,
     cv: Condvar,
 }
 
@@ -233,11 +236,15 @@ pub struct LockStats {
     pub waits: AtomicU64,
     /// Innodb_row_lock_time (ms)
     pub wait_ms: AtomicU64,
+    /// Innodb_row_lock_time_max (ms)
+    pub max_wait_ms: AtomicU64,
     /// Innodb_row_lock_current_waits
     pub current_waits: AtomicU64,
     pub timeouts: AtomicU64,
     /// Innodb_deadlocks
     pub deadlocks: AtomicU64,
+    /// Row lock waits with their times in nanoseconds (sync_stats `row_lock_wait`).
+    pub row_waits: WaitStat,
 }
 
 /// Outcome of `try_lock`.
@@ -286,7 +293,7 @@ impl LockSys {
         LockSys {
             shards: (0..N_SHARDS)
                 .map(|_| Shard {
-                    map: Mutex::new(BucketMap::default()),
+                    map: WaitMutex::new(BucketMap::default()),
                     cv: Condvar::new(),
                 })
                 .collect(),
@@ -533,10 +540,17 @@ impl LockSys {
             self.stats.deadlocks.fetch_add(1, Ordering::Relaxed);
         }
         self.stats.current_waits.fetch_sub(1, Ordering::Relaxed);
-        self.stats
-            .wait_ms
-            .fetch_add(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+        let ms = start.elapsed().as_millis() as u64;
+        self.stats.wait_ms.fetch_add(ms, Ordering::Relaxed);
+        self.stats.max_wait_ms.fetch_max(ms, Ordering::Relaxed);
+        crate::monitor::note_thread_lock_wait(start.elapsed());
+        self.stats.row_waits.record_since(start);
         r
+    }
+
+    /// Waits on the shard mutexes (sync_stats `lock_sys_shard`).
+    pub fn shard_waits(&self) -> impl Iterator<Item = &WaitStat> {
+        self.shards.iter().map(|s| s.map.stat())
     }
 
     /// Records that `trx` waits for `blockers` and looks for a cycle through it. Returns the

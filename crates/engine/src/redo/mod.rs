@@ -33,6 +33,8 @@
 //! is held only to append or swap buffers; flush-list mutexes nest inside it. The checkpoint
 //! mutex is outermost and is never taken with the log mutex held. The progress mutex is a leaf:
 //! taken alone to wait or to signal (never while waiting for another latch).
+//! Contended log mutex acquisitions count as `log_sys_mutex`; a `write_up_to` that waits for
+//! another thread's write/fsync counts once as `log_flush` (sync_stats).
 
 pub mod file;
 pub mod record;
@@ -44,6 +46,7 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
+use crate::sync_stats::{WaitMutex, WaitStat, WaitTimer};
 use crate::types::Lsn;
 use file::{Checkpoint, LogFiles};
 
@@ -120,7 +123,7 @@ impl Margins {
 
 pub struct Log {
     pub files: LogFiles,
-    buf: Mutex<LogBuf>,
+    buf: WaitMutex<LogBuf>,
     buf_capacity: usize,
     writer: Mutex<Writer>,
     lsn: AtomicU64,
@@ -134,6 +137,8 @@ pub struct Log {
     pub margins: Margins,
     failed: Arc<AtomicBool>,
     pub stats: LogStats,
+    /// Waits in `write_up_to` for another thread's write or fsync (sync_stats `log_flush`).
+    pub flush_waits: WaitStat,
 }
 
 impl Log {
@@ -142,7 +147,7 @@ impl Log {
         let margins = Margins::new(files.capacity, files.page_size as usize);
         let failed = files.failed_flag();
         Log {
-            buf: Mutex::new(LogBuf {
+            buf: WaitMutex::new(LogBuf {
                 lsn: end_lsn,
                 buf: Vec::with_capacity(buf_capacity),
                 buf_lsn: end_lsn,
@@ -163,7 +168,13 @@ impl Log {
             failed,
             files,
             stats: LogStats::default(),
+            flush_waits: WaitStat::default(),
         }
+    }
+
+    /// Waits on the log buffer mutex (sync_stats `log_sys_mutex`).
+    pub fn buf_waits(&self) -> &WaitStat {
+        self.buf.stat()
     }
 
     pub fn lsn(&self) -> Lsn {
@@ -241,6 +252,8 @@ impl Log {
                 s.written_lsn() >= lsn
             }
         };
+        // One wait per call that had to wait for another writer, however many rounds it took.
+        let mut waited = WaitTimer::new(&self.flush_waits);
         loop {
             if done(self) {
                 return Ok(());
@@ -249,6 +262,7 @@ impl Log {
                 return Err(Error::PreviousIo);
             }
             let Some(mut w) = self.writer.try_lock() else {
+                waited.start();
                 // Another thread is writing: wait for its signal (sent after it releases the
                 // writer mutex, so seeing the mutex held under the progress mutex means the
                 // signal is still to come; the timeout only bounds a lost race).

@@ -223,7 +223,8 @@ pub fn get(
 /// A locking range scan (forward) of the clustered index (`index` None) or a secondary index
 /// between key prefixes `from` and `to` (each with its inclusiveness; None = unbounded),
 /// returning the rows `pred` accepts, locked. `semi_consistent` allows READ COMMITTED's
-/// semi-consistent read (UPDATE and DELETE).
+/// semi-consistent read (UPDATE and DELETE). With `limit`, the scan stops once that many rows
+/// are returned, locking nothing after them.
 #[allow(clippy::too_many_arguments)]
 pub fn scan(
     inner: &Inner,
@@ -234,6 +235,7 @@ pub fn scan(
     to: Option<(Tuple, bool)>,
     how: LockRead,
     semi_consistent: bool,
+    limit: Option<usize>,
     pred: &mut dyn FnMut(&[Value]) -> bool,
 ) -> Result<Vec<Vec<Value>>> {
     let idx = match index {
@@ -345,6 +347,9 @@ pub fn scan(
         match row {
             Some(r) if pred(&r) => out.push(r),
             _ => release_unmatched(inner, trx, gap, &rk),
+        }
+        if limit.is_some_and(|n| out.len() >= n) {
+            return Ok(out);
         }
         pos = next_pos;
     }

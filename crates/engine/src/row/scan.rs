@@ -99,6 +99,11 @@ pub fn bound_key(t: &Table, index: Option<usize>, b: &KeyBound) -> Result<Option
 }
 
 impl RowScan {
+    /// The name of the table scanned.
+    pub fn table_name(&self) -> &str {
+        &self.table.name
+    }
+
     pub fn new(
         t: Arc<Table>,
         index: Option<usize>,

@@ -42,6 +42,8 @@ pub struct AdmissionStats {
     pub waits: AtomicU64,
     /// The most slots ever held at once.
     pub max_inside: AtomicU64,
+    /// Threads waiting for a slot now ("queries in queue").
+    pub queued: AtomicU64,
 }
 
 #[derive(Default)]
@@ -69,9 +71,11 @@ impl Admission {
         let mut g = self.inside.lock();
         if *g >= limit {
             self.stats.waits.fetch_add(1, Ordering::Relaxed);
+            self.stats.queued.fetch_add(1, Ordering::Relaxed);
             while *g >= tun.thread_concurrency.load(Ordering::Relaxed).max(1) {
                 self.cv.wait(&mut g);
             }
+            self.stats.queued.fetch_sub(1, Ordering::Relaxed);
         }
         *g += 1;
         self.stats.max_inside.fetch_max(*g, Ordering::Relaxed);

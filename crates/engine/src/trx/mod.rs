@@ -52,6 +52,7 @@ use crate::error::{Error, Result};
 use crate::lock::{Kind, LockKey, LockSys, Mode, Outcome, TrxLocks};
 use crate::mach::read_u64;
 use crate::mtr::Mtr;
+use crate::sync_stats::{WaitMutex, WaitRwLock};
 use crate::types::{Lsn, PageId, PageNo, SYSTEM_SPACE};
 use undo::{RollPtr, UndoLog};
 use view::{ReadView, ViewRegistry};
@@ -134,11 +135,12 @@ pub struct TrxSys {
     /// The newest view a purge thread took. Purge frees only undo logs its own view sees, and
     /// a purge thread's view is never newer than this one; whoever walks old row versions
     /// outside a leaf latch holds it shared and stops at versions it sees (row::vers R1).
-    pub purge_view: RwLock<Arc<ReadView>>,
+    pub purge_view: WaitRwLock<Arc<ReadView>>,
     /// Header page of each rollback segment (set once at startup).
     rsegs: std::sync::OnceLock<Vec<PageNo>>,
     next_rseg: AtomicUsize,
-    pub purge_heap: Mutex<BinaryHeap<Reverse<PurgeItem>>>,
+    /// Waits count as `purge_sys` (sync_stats); `purge_view`'s as `purge_sys_latch`.
+    pub purge_heap: WaitMutex<BinaryHeap<Reverse<PurgeItem>>>,
     /// Committed undo logs not yet purged (Innodb_history_list_length).
     pub history_len: AtomicU64,
     pub purge_wake: (Mutex<u64>, Condvar),
@@ -168,7 +170,7 @@ impl TrxSys {
                 committing: BTreeSet::new(),
             }),
             views: ViewRegistry::new(),
-            purge_view: RwLock::new(Arc::new(ReadView {
+            purge_view: WaitRwLock::new(Arc::new(ReadView {
                 low_limit_id: 0,
                 up_limit_id: 0,
                 active: Vec::new(),
@@ -176,7 +178,7 @@ impl TrxSys {
             })),
             rsegs: std::sync::OnceLock::new(),
             next_rseg: AtomicUsize::new(0),
-            purge_heap: Mutex::new(BinaryHeap::new()),
+            purge_heap: WaitMutex::new(BinaryHeap::new()),
             history_len: AtomicU64::new(0),
             purge_wake: (Mutex::new(0), Condvar::new()),
             locks: LockSys::new(),
@@ -274,6 +276,16 @@ impl TrxSys {
 
     pub fn active_ids(&self) -> Vec<u64> {
         self.sys.read().active.keys().copied().collect()
+    }
+
+    /// Active transactions (with an id) and when each started, oldest id first.
+    pub fn active_list(&self) -> Vec<(u64, Instant)> {
+        self.sys
+            .read()
+            .active
+            .iter()
+            .map(|(&i, &t)| (i, t))
+            .collect()
     }
 
     pub fn n_active(&self) -> usize {

@@ -1,4 +1,5 @@
-//! DDL and account statements: CREATE/DROP DATABASE, CREATE [... LIKE]/DROP/TRUNCATE TABLE,
+//! DDL and account statements: CREATE/DROP DATABASE, CREATE [... LIKE | ... SELECT]/DROP/
+//! TRUNCATE TABLE,
 //! CREATE/DROP INDEX, ALTER TABLE and RENAME TABLE (`alter`), table maintenance,
 //! CREATE/ALTER/DROP USER, GRANT.
 //!
@@ -25,6 +26,7 @@ fn default_meta(
     c: &ast::ColumnSpec,
     ty: &SqlType,
     nullable: bool,
+    mode: types::SqlMode,
 ) -> Result<Option<DefaultValue>, SqlError> {
     let Some(e) = &c.default else {
         return Ok(None);
@@ -60,10 +62,11 @@ fn default_meta(
             if ty.is_blob_like() {
                 return Err(SqlError::new(ER_BLOB_CANT_HAVE_DEFAULT, &[&c.name]));
             }
-            // Must convert cleanly in strict mode (MySQL refuses such defaults).
+            // Must convert cleanly (MySQL refuses such defaults); zero dates are judged by the
+            // session's NO_ZERO_DATE / NO_ZERO_IN_DATE.
             let mut w = Warnings::default();
-            let v = types::store(&d, ty, types::SqlMode::DEFAULT, &c.name, 1, &mut w)
-                .map_err(|_| bad())?;
+            let strict = types::SqlMode(mode.0 | types::SqlMode::STRICT_ALL_TABLES);
+            let v = types::store(&d, ty, strict, &c.name, 1, &mut w).map_err(|_| bad())?;
             let back = types::load(&v, ty);
             DefaultValue::Text(
                 String::from_utf8_lossy(&back.to_text().unwrap_or_default()).into_owned(),
@@ -90,6 +93,7 @@ fn column_of(
     cs: &str,
     co: &str,
     in_pk: bool,
+    mode: types::SqlMode,
 ) -> Result<(SqlType, bool, ColumnMeta), SqlError> {
     let ty = SqlType::from_ast(&c.ty, &c.name, Some(cs), Some(co))?;
     if in_pk && c.nullable == Some(true) {
@@ -97,7 +101,7 @@ fn column_of(
     }
     let nullable = c.nullable.unwrap_or(!in_pk);
     let meta = ColumnMeta {
-        default: default_meta(c, &ty, nullable)?,
+        default: default_meta(c, &ty, nullable, mode)?,
         auto_increment: c.auto_increment,
         on_update_now: c.on_update_now,
         comment: c.comment.clone().unwrap_or_default(),
@@ -351,11 +355,8 @@ impl Session {
             def.name = format!("{db}/{}", ct.name.name);
             return self.create_in_engine(&db, ct, def);
         }
-        if ct.as_select.is_some() {
-            return Err(SqlError::new(
-                ER_NOT_SUPPORTED_YET,
-                &[&"CREATE TABLE ... AS SELECT"],
-            ));
+        if let Some(q) = &ct.as_select {
+            return self.create_table_select(ct, q, &db, _params);
         }
         if ct.columns.is_empty() {
             return Err(SqlError::new(ER_TABLE_MUST_HAVE_COLUMNS, &[]));
@@ -409,7 +410,7 @@ impl Session {
                 return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
             }
             let in_pk = pk_cols.iter().any(|p| p.eq_ignore_ascii_case(&c.name));
-            let (ty, nullable, cm) = column_of(c, &cs, &co, in_pk)?;
+            let (ty, nullable, cm) = column_of(c, &cs, &co, in_pk, self.vars.sql_mode())?;
             meta.columns.push(cm);
             cols.push(engine_column(&c.name, &ty, nullable));
         }
@@ -515,6 +516,185 @@ impl Session {
         def.options =
             serde_json::to_string(&meta).map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
         self.create_in_engine(&db, ct, def)
+    }
+
+    /// CREATE TABLE ... [IGNORE | REPLACE] [AS] SELECT: the declared columns, then the
+    /// select's other columns with types derived from it (`derived_column`); the rows go in
+    /// as INSERT ... SELECT would put them, in a transaction of their own. If that fails the
+    /// table is dropped again, so a failed statement leaves no table (K1).
+    fn create_table_select(
+        &mut self,
+        ct: &ast::CreateTable,
+        q: &ast::Select,
+        db: &str,
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        if cat.table(db, &ct.name.name).is_ok() {
+            if ct.if_not_exists {
+                self.note(
+                    types::Level::Note,
+                    SqlError::new(ER_TABLE_EXISTS_ERROR, &[&ct.name.name]),
+                );
+                return Ok(Output::ok(0));
+            }
+            return Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&ct.name.name]));
+        }
+        let cols = self.describe(q)?;
+        let exprs: Vec<Option<&ast::Expr>> = if q.items.len() == cols.len() {
+            q.items
+                .iter()
+                .map(|i| match i {
+                    ast::SelectItem::Expr { expr, .. } => Some(expr),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            vec![None; cols.len()]
+        };
+        // The declared columns the select does not name, then the select's columns (with
+        // their declared definitions where there is one), as MySQL orders them.
+        let mut spec = ct.clone();
+        spec.as_select = None;
+        let named = |d: &ast::ColumnSpec| cols.iter().any(|c| c.name.eq_ignore_ascii_case(&d.name));
+        spec.columns.retain(|d| !named(d));
+        for (i, (c, e)) in cols.iter().zip(exprs).enumerate() {
+            if cols[..i]
+                .iter()
+                .any(|p| p.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
+            }
+            let declared = ct
+                .columns
+                .iter()
+                .find(|d| d.name.eq_ignore_ascii_case(&c.name));
+            spec.columns.push(match declared {
+                Some(d) => d.clone(),
+                None => self.derived_column(c, e),
+            });
+        }
+        self.create_table(&spec, params)?;
+        let ins = ast::Insert {
+            table: ct.name.clone(),
+            columns: cols.iter().map(|c| c.name.clone()).collect(),
+            source: ast::InsertSource::Select(Box::new(q.clone())),
+            ignore: ct.on_duplicate == Some(false),
+            replace: ct.on_duplicate == Some(true),
+            on_duplicate: Vec::new(),
+        };
+        let r = self.insert(&ins, params);
+        let done = match r {
+            Ok(out) => self.end_trx(true).map(|()| out),
+            Err(e) => Err(e),
+        };
+        if done.is_err() {
+            self.end_trx(false).ok();
+            let _g = cat.ddl.lock();
+            cat.engine
+                .drop_table(&format!("{db}/{}", ct.name.name))
+                .map_err(engine_error)?;
+            cat.invalidate(db, &ct.name.name);
+        }
+        done
+    }
+
+    /// The column CREATE TABLE ... SELECT makes for result column `c` (select expression
+    /// `e`), typed as MySQL types it in the simple cases: a table column keeps its type and
+    /// nullability; an integer literal is INT (BIGINT past 32 bits), other integers BIGINT;
+    /// a decimal literal DECIMAL(M,D) of its digits; a string literal VARCHAR of its length;
+    /// NULL BINARY(0). Literals and COUNT are NOT NULL.
+    fn derived_column(&self, c: &Column, e: Option<&ast::Expr>) -> ast::ColumnSpec {
+        use super::expr::EType;
+        use ast::{Expr, Literal, TypeName as T};
+        let mut ty = ast::ColumnType {
+            name: T::BigInt,
+            length: None,
+            scale: None,
+            unsigned: false,
+            zerofill: false,
+            charset: None,
+            collate: None,
+            values: Vec::new(),
+        };
+        let literal = match e {
+            Some(Expr::Literal(l)) => Some(l),
+            Some(Expr::Unary {
+                op: ast::UnaryOp::Neg,
+                expr,
+            }) => match &**expr {
+                Expr::Literal(l @ Literal::Number(_)) => Some(l),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut nullable = !matches!(literal, Some(l) if *l != Literal::Null)
+            && !matches!(e, Some(Expr::Function { name, .. }) if name == "count");
+        match &c.ety {
+            EType::Column(t) => {
+                ty = t.to_ast();
+                ty.zerofill = false;
+                if let Ok(tab) = self.server.catalog.table(&c.schema, &c.org_table) {
+                    if let Some(i) = tab.column(&c.org_name) {
+                        nullable = tab.columns[i].nullable;
+                    }
+                }
+            }
+            EType::Int { unsigned } => {
+                ty.unsigned = *unsigned;
+                if let Some(Literal::Number(n)) = literal {
+                    if n.parse::<i64>().is_ok_and(|v| i32::try_from(v).is_ok()) {
+                        ty.name = T::Int;
+                    }
+                }
+            }
+            EType::Decimal { scale } => {
+                ty.name = T::Decimal;
+                let digits = match literal {
+                    Some(Literal::Number(n)) => n.bytes().filter(u8::is_ascii_digit).count(),
+                    _ => 65,
+                };
+                ty.length = Some(digits.clamp(usize::from(*scale).max(1), 65) as u64);
+                ty.scale = Some(u64::from(*scale));
+            }
+            EType::Double => ty.name = T::Double,
+            EType::Str { coll } => {
+                ty.name = if *coll == innoxide_engine::Collation::Binary {
+                    T::VarBinary
+                } else {
+                    T::VarChar
+                };
+                ty.length = Some(match literal {
+                    Some(Literal::String { bytes, .. } | Literal::Hex(bytes)) => {
+                        String::from_utf8_lossy(bytes).chars().count() as u64
+                    }
+                    _ => 255,
+                });
+            }
+            EType::Date => ty.name = T::Date,
+            EType::DateTime { fsp } => {
+                ty.name = T::DateTime;
+                ty.length = (*fsp > 0).then_some(u64::from(*fsp));
+            }
+            EType::Time { fsp } => {
+                ty.name = T::Time;
+                ty.length = (*fsp > 0).then_some(u64::from(*fsp));
+            }
+            EType::Null => {
+                ty.name = T::Binary;
+                ty.length = Some(0);
+            }
+        }
+        ast::ColumnSpec {
+            name: c.name.clone(),
+            ty,
+            // A nullable one becomes NOT NULL in a PRIMARY KEY, as if declared without NULL.
+            nullable: (!nullable).then_some(false),
+            default: None,
+            auto_increment: false,
+            on_update_now: false,
+            comment: None,
+        }
     }
 
     fn add_index(&mut self, table: &ast::ObjectName, k: &ast::KeySpec) -> Result<Output, SqlError> {

@@ -9,13 +9,13 @@
 
 use std::sync::Arc;
 
-use innoxide_engine::{Collation, LockRead, Value};
+use innoxide_engine::{Collation, KeyBound, LockRead, Value};
 use innoxide_sql::ast::{self, Expr, InsertSource};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{CExpr, Compiler, Env, ScopeTable};
-use super::select::{conjuncts, load_row, sort_by_keys, ReadHow};
+use super::select::{conjuncts, load_row, sort_by_keys, Access, ReadHow};
 use super::{Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
 
@@ -43,10 +43,12 @@ impl Session {
 
     /// Converts one row of datums (None: not given) into engine values (D1), filling
     /// defaults and AUTO_INCREMENT values.
+    #[allow(clippy::too_many_arguments)]
     fn make_row(
         &mut self,
         t: &SqlTable,
         given: Vec<Option<Datum>>,
+        mut pending: Vec<Pending>,
         row_no: u64,
         ignore: bool,
         w: &mut Warnings,
@@ -56,6 +58,12 @@ impl Session {
         let mut out = Vec::with_capacity(t.columns.len());
         for (c, g) in given.into_iter().enumerate() {
             let col = &t.columns[c];
+            if let Some((warned, failed)) = pending.get_mut(c).and_then(Option::take) {
+                w.0.extend(warned.0);
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+            }
             let mut d = match g {
                 Some(d) => d,
                 None => self.default_of(t, c, w)?,
@@ -135,6 +143,9 @@ impl Session {
         let mode = self.vars.sql_mode();
         let mut w = Warnings::default();
         let mut src: Vec<Vec<Option<Datum>>> = Vec::new();
+        // VALUES: per row and column, what evaluating the value reported (given out as that
+        // column is stored, so warnings and errors come column by column, as in MySQL).
+        let mut pending: Vec<Vec<Pending>> = Vec::new();
         match &ins.source {
             InsertSource::Values(rows) => {
                 for (ri, r) in rows.iter().enumerate() {
@@ -142,6 +153,7 @@ impl Session {
                         return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&(ri + 1)]));
                     }
                     let mut given = vec![None; t.columns.len()];
+                    let mut pend: Vec<Pending> = (0..t.columns.len()).map(|_| None).collect();
                     for (e, &c) in r.iter().zip(&cols) {
                         given[c] = match e {
                             Expr::Default => None,
@@ -149,11 +161,16 @@ impl Session {
                                 let mut comp = Compiler::new(&[], "field list");
                                 let (ce, _) = comp.compile(e, self)?;
                                 let env = Env::new(&[], params, mode);
-                                Some(eval_for_change(&ce, &env, &mut w, ins.ignore)?)
+                                let mut here = Warnings::default();
+                                let r = eval_for_change(&ce, &env, &mut here, ins.ignore);
+                                let d = r.as_ref().map_or(Datum::Null, Datum::clone);
+                                pend[c] = Some((here, r.err()));
+                                Some(d)
                             }
                         };
                     }
                     src.push(given);
+                    pending.push(pend);
                 }
             }
             InsertSource::Select(q) => {
@@ -189,17 +206,41 @@ impl Session {
         // A single-row INSERT of NULL into a NOT NULL column is an error whatever the
         // sql_mode (only multi-row inserts and IGNORE turn it into a warning), as in MySQL.
         if let (InsertSource::Values(_), [given], false) = (&ins.source, &src[..], ins.ignore) {
-            let null_into = t.columns.iter().zip(given).find(|(col, g)| {
-                !col.nullable && !col.meta.auto_increment && matches!(g, Some(Datum::Null))
-            });
+            let failed = |c: usize| {
+                pending[0]
+                    .get(c)
+                    .is_some_and(|p| p.as_ref().is_some_and(|p| p.1.is_some()))
+            };
+            let null_into = t
+                .columns
+                .iter()
+                .zip(given)
+                .enumerate()
+                .find(|(c, (col, g))| {
+                    !col.nullable
+                        && !col.meta.auto_increment
+                        && matches!(g, Some(Datum::Null))
+                        && !failed(*c)
+                })
+                .map(|(_, x)| x);
             if let Some((col, _)) = null_into {
                 return Err(SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]));
             }
         }
         let mut affected = 0u64;
         let mut first_id = 0u64;
+        let mut pending = pending.into_iter();
         for (ri, given) in src.into_iter().enumerate() {
-            let row = self.make_row(&t, given, ri as u64 + 1, ins.ignore, &mut w, &mut first_id)?;
+            let pend = pending.next().unwrap_or_default();
+            let row = self.make_row(
+                &t,
+                given,
+                pend,
+                ri as u64 + 1,
+                ins.ignore,
+                &mut w,
+                &mut first_id,
+            )?;
             loop {
                 let r = self.trx()?.insert(&t.table, &row);
                 match r {
@@ -322,6 +363,9 @@ impl Session {
         let store_mode = if ignore { lax(mode) } else { mode };
         let mut new: Vec<Value> = old.to_vec();
         for (c, e) in sets {
+            if e.has_sub() {
+                self.bind_subs(e, env_row, &[], params)?;
+            }
             let d = eval_for_change(e, &Env::new(env_row, params, mode), w, ignore)?;
             let col = &t.columns[*c];
             let d = if d.is_null() && !col.nullable {
@@ -410,11 +454,26 @@ impl Session {
         if self.vars.sql_safe_updates() && limit.is_none() && access.is_full_scan() {
             return Err(SqlError::new(ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, &[]));
         }
-        let pred = match selection {
-            Some(wc) => Some(Compiler::new(&scope, "where clause").compile(wc, self)?.0),
-            None => None,
-        };
+        // Conjuncts with correlated subqueries are tested after the read (they run queries).
+        let (mut pred, mut late) = (None, None);
+        for c in &conds {
+            let ce = Compiler::new(&scope, "where clause").compile(c, self)?.0;
+            let part = if ce.has_sub() { &mut late } else { &mut pred };
+            *part = Some(match part.take() {
+                Some(p) => CExpr::And(Box::new(p), Box::new(ce)),
+                None => ce,
+            });
+        }
         let mode = self.vars.sql_mode();
+        let pushed = match (&late, limit) {
+            (None, Some(l)) => {
+                let n = self
+                    .const_value(l, params)?
+                    .to_u64(&mut Warnings::default());
+                limit_in_scan_order(&t, &access, order_by).then_some(n as usize)
+            }
+            _ => None,
+        };
         let mut failed: Option<SqlError> = None;
         let mut test = |r: &[Value]| -> bool {
             let Some(p) = &pred else {
@@ -437,6 +496,7 @@ impl Session {
                 lock: Some(LockRead::Exclusive),
                 semi_consistent,
                 columns: None,
+                limit: pushed,
             },
             &mut test,
             &mut |r| {
@@ -447,11 +507,24 @@ impl Session {
         if let Some(e) = failed {
             return Err(e);
         }
+        if let Some(l) = &late {
+            let mut kept = Vec::with_capacity(rows.len());
+            for r in rows {
+                let row = load_row(&t, &r);
+                self.bind_subs(l, &row, &[], params)?;
+                let env = Env::new(&row, params, mode);
+                if l.eval(&env, &mut Warnings::default())?.truth() == Some(true) {
+                    kept.push(r);
+                }
+            }
+            rows = kept;
+        }
         if !order_by.is_empty() {
             let mut comp = Compiler::new(&scope, "order clause");
             let mut ord = Vec::new();
             for o in order_by {
                 let (c, ty) = comp.compile(&o.expr, self)?;
+                let (c, ty) = super::expr::enum_as_number(c, ty);
                 ord.push((c, o.desc, ty.collation()));
             }
             let mut keyed: Vec<(Vec<Datum>, Vec<Value>)> = Vec::with_capacity(rows.len());
@@ -593,6 +666,9 @@ fn values_to_new(e: &Expr) -> Expr {
     }
 }
 
+/// What evaluating one VALUES expression reported: its warnings and its error, if any.
+type Pending = Option<(Warnings, Option<SqlError>)>;
+
 /// `mode` without strictness (what IGNORE applies to value conversions).
 fn lax(mode: types::SqlMode) -> types::SqlMode {
     types::SqlMode(
@@ -620,4 +696,38 @@ fn eval_for_change(
     }
     w.0.extend(here.0);
     Ok(d)
+}
+
+/// True if a scan along `access` returns rows in ORDER BY order (or there is no ORDER BY), so
+/// that `UPDATE/DELETE ... LIMIT n` may stop after n rows and lock nothing after them, as
+/// InnoDB does: a single primary-key point, or a forward clustered-index range whose ORDER BY
+/// is the key columns after those fixed by equality, ascending.
+fn limit_in_scan_order(t: &SqlTable, access: &Access, order_by: &[ast::OrderItem]) -> bool {
+    if order_by.is_empty() {
+        return true;
+    }
+    match access {
+        Access::Points(keys) => keys.len() <= 1,
+        Access::Range {
+            index: None,
+            from,
+            to,
+            forward: true,
+        } => {
+            let fixed = match (from, to) {
+                (KeyBound::Included(a), KeyBound::Included(b)) => {
+                    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+                }
+                _ => 0,
+            };
+            let pk = &t.table.pk_cols;
+            order_by.len() <= pk.len().saturating_sub(fixed)
+                && order_by.iter().zip(&pk[fixed..]).all(|(o, &c)| {
+                    !o.desc
+                        && matches!(&o.expr, Expr::Column { name, .. }
+                            if t.column(name) == Some(c))
+                })
+        }
+        _ => false,
+    }
 }

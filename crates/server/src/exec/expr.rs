@@ -7,14 +7,24 @@
 //!   looks a name up.
 //! - E2: anything constant for the statement (literals, `?` parameters, @user and @@system
 //!   variables, uncorrelated subqueries) is evaluated once, at compile time or at bind time.
+//!   A column of an enclosing query (a correlated reference) is such a constant too: the
+//!   subquery is compiled again for each distinct set of outer values it reads.
+//! - E4: a correlated subquery is a `CExpr::Sub` whose value is computed outside `eval`
+//!   (running a query needs the session): `Session::bind_subs` fills its slot for the row
+//!   about to be evaluated; `eval` of an unfilled slot is an error, never a stale value.
 //! - E3: every comparison of strings uses the collation `compile` chose for it (the column's
 //!   when a column takes part, else the connection's).
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use parking_lot::Mutex;
+
 use innoxide_engine::Collation;
-use innoxide_sql::ast::{BinaryOp, CastType, Expr, IntervalUnit, Literal, UnaryOp, VarScope};
+use innoxide_sql::ast::{
+    BinaryOp, CastType, Expr, IntervalUnit, Literal, OrderItem, Select, UnaryOp, VarScope,
+};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 
@@ -93,6 +103,207 @@ pub enum CExpr {
     ),
     Func(Func, Vec<CExpr>),
     Cast(Box<CExpr>, CastType),
+    /// A correlated subquery (E4).
+    Sub(Arc<SubPlan>),
+    /// `e op ANY|ALL` over an uncorrelated subquery's values (`all`, collation).
+    Quantified(Box<CExpr>, BinaryOp, bool, Vec<Datum>, Collation),
+}
+
+/// What a correlated subquery computes from its rows.
+#[derive(Debug)]
+pub enum SubKind {
+    /// (SELECT x ...): the one value (NULL without rows; more than one row is 1242).
+    Scalar,
+    /// [NOT] EXISTS (SELECT ...)
+    Exists { negated: bool },
+    /// lhs [NOT] IN (SELECT x ...)
+    In {
+        lhs: CExpr,
+        negated: bool,
+        coll: Collation,
+    },
+    /// (a, b) [NOT] IN (SELECT x, y ...): a collation per column.
+    InRow {
+        lhs: Vec<CExpr>,
+        negated: bool,
+        colls: Vec<Collation>,
+    },
+    /// lhs op ANY|ALL (SELECT x ...)
+    Quantified {
+        lhs: CExpr,
+        op: BinaryOp,
+        all: bool,
+        coll: Collation,
+    },
+}
+
+/// A correlated subquery: run again for each distinct set of the outer values it reads.
+pub struct SubPlan {
+    pub query: Select,
+    pub kind: SubKind,
+    /// The scope the outer row is laid out in (and its positions hidden from unqualified
+    /// names, see `Compiler::hidden`).
+    pub outer: Arc<(Vec<ScopeTable>, Vec<usize>)>,
+    /// The positions of the outer row the subquery reads.
+    pub refs: Vec<usize>,
+    /// The value for the row being evaluated (E4).
+    pub slot: Mutex<Option<Datum>>,
+    /// Result rows by the outer values they were computed for.
+    pub cache: Mutex<HashMap<Vec<u8>, SubRows>>,
+}
+
+/// A subquery's result rows, shared between the cache and its users.
+pub type SubRows = Arc<Vec<Vec<Datum>>>;
+
+impl std::fmt::Debug for SubPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sub({:?}, refs {:?})", self.kind, self.refs)
+    }
+}
+
+/// What `Context::subquery` found: the result columns, and the rows when the subquery is
+/// uncorrelated (None: it reads the outer positions `refs`).
+pub struct SubResult {
+    pub columns: Vec<super::Column>,
+    pub rows: Option<Vec<Vec<Datum>>>,
+    pub refs: Vec<usize>,
+    pub outer: Arc<(Vec<ScopeTable>, Vec<usize>)>,
+}
+
+impl CExpr {
+    /// The direct sub-expressions (an IN subquery's left operand included).
+    pub fn children(&self) -> Vec<&CExpr> {
+        match self {
+            CExpr::Const(_) | CExpr::Col(_) | CExpr::Param(_) | CExpr::Agg(_) => vec![],
+            CExpr::Unary(_, a)
+            | CExpr::IsNull(a, _)
+            | CExpr::IsBool(a, _, _)
+            | CExpr::Cast(a, _) => {
+                vec![a]
+            }
+            CExpr::Arith(_, a, b)
+            | CExpr::Cmp(_, a, b, _)
+            | CExpr::And(a, b)
+            | CExpr::Or(a, b)
+            | CExpr::Xor(a, b)
+            | CExpr::Bit(_, a, b)
+            | CExpr::Like(a, b, _, _, _) => vec![a, b],
+            CExpr::Between(a, b, c, _, _) => vec![a, b, c],
+            CExpr::In(a, list, _, _) => std::iter::once(&**a).chain(list).collect(),
+            CExpr::Case(base, arms, other, _) => {
+                let mut v: Vec<&CExpr> = base.iter().map(|b| &**b).collect();
+                for (c, r) in arms {
+                    v.push(c);
+                    v.push(r);
+                }
+                v.extend(other.iter().map(|o| &**o));
+                v
+            }
+            CExpr::Func(_, args) => args.iter().collect(),
+            CExpr::Sub(p) => match &p.kind {
+                SubKind::In { lhs, .. } | SubKind::Quantified { lhs, .. } => vec![lhs],
+                SubKind::InRow { lhs, .. } => lhs.iter().collect(),
+                _ => vec![],
+            },
+            CExpr::Quantified(a, ..) => vec![a],
+        }
+    }
+
+    /// The correlated subqueries in `self`, inner ones before those containing them.
+    pub fn subs(&self, out: &mut Vec<Arc<SubPlan>>) {
+        for c in self.children() {
+            c.subs(out);
+        }
+        if let CExpr::Sub(p) = self {
+            out.push(p.clone());
+        }
+    }
+
+    pub fn has_sub(&self) -> bool {
+        matches!(self, CExpr::Sub(_)) || self.children().into_iter().any(CExpr::has_sub)
+    }
+}
+
+/// `(v...) [NOT] IN (rows)`: a row matches when every column compares equal (NULL when none
+/// is unequal and one is NULL); FALSE for no rows.
+pub fn in_row_rows(v: &[Datum], rows: &[Vec<Datum>], negated: bool, colls: &[Collation]) -> Datum {
+    if rows.is_empty() {
+        return Datum::Int(i64::from(negated));
+    }
+    let mut saw_null = false;
+    for r in rows {
+        let mut row = Some(true);
+        for ((x, y), coll) in v.iter().zip(r).zip(colls) {
+            match compare_op(BinaryOp::Eq, x, y, *coll).truth() {
+                Some(false) => {
+                    row = Some(false);
+                    break;
+                }
+                None => row = None,
+                Some(true) => {}
+            }
+        }
+        match row {
+            Some(true) => return Datum::Int(i64::from(!negated)),
+            None => saw_null = true,
+            Some(false) => {}
+        }
+    }
+    if saw_null {
+        Datum::Null
+    } else {
+        Datum::Int(i64::from(negated))
+    }
+}
+
+/// `v op ANY|ALL (values)` as MySQL computes it: ANY is TRUE if some comparison is, ALL is
+/// FALSE if some comparison is; otherwise NULL if a comparison was NULL, else FALSE (ANY) or
+/// TRUE (ALL), so no values give FALSE and TRUE.
+pub fn quantified<'v>(
+    v: &Datum,
+    values: impl Iterator<Item = &'v Datum>,
+    op: BinaryOp,
+    all: bool,
+    coll: Collation,
+) -> Datum {
+    let mut saw_null = false;
+    for y in values {
+        match compare_op(op, v, y, coll).truth() {
+            Some(t) if t != all => return Datum::Int(i64::from(t)),
+            None => saw_null = true,
+            _ => {}
+        }
+    }
+    if saw_null {
+        Datum::Null
+    } else {
+        Datum::Int(i64::from(all))
+    }
+}
+
+/// `v [NOT] IN (rows' first values)` as MySQL computes it: FALSE for no rows, NULL when `v` is
+/// NULL or no value equals it and one is NULL.
+pub fn in_rows(v: &Datum, rows: &[Vec<Datum>], negated: bool, coll: Collation) -> Datum {
+    if rows.is_empty() {
+        return Datum::Int(i64::from(negated));
+    }
+    if v.is_null() {
+        return Datum::Null;
+    }
+    let mut saw_null = false;
+    for r in rows {
+        let y = r.first().unwrap_or(&Datum::Null);
+        match v.compare(y, coll) {
+            Some(Ordering::Equal) => return Datum::Int(i64::from(!negated)),
+            None => saw_null = true,
+            _ => {}
+        }
+    }
+    if saw_null {
+        Datum::Null
+    } else {
+        Datum::Int(i64::from(negated))
+    }
 }
 
 /// Scalar functions.
@@ -157,6 +368,9 @@ pub struct AggSpec {
     pub arg: Option<CExpr>,
     pub distinct: bool,
     pub coll: Collation,
+    /// GROUP_CONCAT's ORDER BY keys (expression, descending, collation) and separator.
+    pub order: Vec<(CExpr, bool, Collation)>,
+    pub separator: Vec<u8>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,6 +387,7 @@ pub enum AggKind {
 }
 
 /// A table (or derived table) visible to name resolution.
+#[derive(Clone)]
 pub struct ScopeTable {
     /// The name a column may be qualified with (alias or table name).
     pub name: String,
@@ -223,8 +438,20 @@ impl ScopeTable {
 pub trait Context {
     fn sys_var(&mut self, scope: VarScope, name: &str) -> Result<Datum, SqlError>;
     fn user_var(&mut self, name: &str) -> Datum;
-    /// Runs an uncorrelated subquery: its rows (first column each when `one_column`).
-    fn subquery(&mut self, q: &innoxide_sql::ast::Select) -> Result<Vec<Vec<Datum>>, SqlError>;
+    /// Compiles subquery `q` with `outer` (the scope of the expression it is in, and the
+    /// positions hidden from unqualified names) as its enclosing scope; runs it when it reads
+    /// nothing of `outer`.
+    fn subquery(
+        &mut self,
+        q: &Select,
+        outer: (&[ScopeTable], &[usize]),
+    ) -> Result<SubResult, SqlError>;
+    /// A column of an enclosing query (a correlated reference), if one is named so.
+    fn outer_column(
+        &mut self,
+        table: Option<&str>,
+        name: &str,
+    ) -> Result<Option<(CExpr, EType)>, SqlError>;
     fn info(&mut self, what: &str) -> Result<Datum, SqlError>;
     fn collation(&self) -> Collation;
 }
@@ -239,6 +466,8 @@ pub struct Compiler<'a> {
     pub aliases: &'a [(String, CExpr, EType)],
     /// Columns used outside aggregates (for ONLY_FULL_GROUP_BY checks).
     pub bare_columns: Vec<usize>,
+    /// Row positions unqualified names do not see (the second column of a USING pair).
+    pub hidden: &'a [usize],
     /// Inside an aggregate's argument.
     in_agg: bool,
 }
@@ -251,6 +480,7 @@ impl<'a> Compiler<'a> {
             clause,
             aliases: &[],
             bare_columns: Vec::new(),
+            hidden: &[],
             in_agg: false,
         }
     }
@@ -265,6 +495,9 @@ impl<'a> Compiler<'a> {
                 _ => {}
             }
             for (i, (n, ty, hidden)) in t.columns.iter().enumerate() {
+                if table.is_none() && self.hidden.contains(&(t.offset + i)) {
+                    continue;
+                }
                 if !*hidden && n.eq_ignore_ascii_case(name) {
                     if found.is_some() {
                         return Err(SqlError::new(ER_NON_UNIQ_ERROR, &[&name, &self.clause]));
@@ -283,6 +516,9 @@ impl<'a> Compiler<'a> {
     }
 
     pub fn compile(&mut self, e: &Expr, cx: &mut dyn Context) -> Result<(CExpr, EType), SqlError> {
+        if let Some(r) = self.row_form(e, cx)? {
+            return Ok((r, bool_type()));
+        }
         Ok(match e {
             Expr::Literal(l) => literal(l, cx.collation()),
             Expr::Column { table, name } => {
@@ -295,7 +531,16 @@ impl<'a> Compiler<'a> {
                         }
                     }
                 }
-                let (pos, ty) = self.resolve(table.as_deref(), name)?;
+                let (pos, ty) = match self.resolve(table.as_deref(), name) {
+                    Ok(found) => found,
+                    Err(e) if e.code == ER_BAD_FIELD_ERROR.code => {
+                        match cx.outer_column(table.as_deref(), name)? {
+                            Some(outer) => return Ok(outer),
+                            None => return Err(e),
+                        }
+                    }
+                    Err(e) => return Err(e),
+                };
                 if !self.in_agg {
                     self.bare_columns.push(pos);
                 }
@@ -417,17 +662,49 @@ impl<'a> Compiler<'a> {
                 subquery,
                 negated,
             } => {
-                let (c, t) = self.compile(expr, cx)?;
-                let rows = cx.subquery(subquery)?;
-                let mut items = Vec::with_capacity(rows.len());
-                for r in rows {
-                    if r.len() != 1 {
-                        return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&1]));
-                    }
-                    items.extend(r.into_iter().map(CExpr::Const));
+                let (c, sub, coll) = self.quantified_parts(expr, subquery, cx)?;
+                let Some(rows) = sub.rows else {
+                    let kind = SubKind::In {
+                        lhs: c,
+                        negated: *negated,
+                        coll,
+                    };
+                    return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
+                };
+                if rows.is_empty() {
+                    // FALSE even for a NULL operand (MySQL).
+                    return Ok((CExpr::Const(Datum::Int(i64::from(*negated))), bool_type()));
                 }
-                let coll = pick_collation(&t, &t, cx.collation());
+                let items = rows
+                    .into_iter()
+                    .map(|r| CExpr::Const(r.into_iter().next().unwrap_or(Datum::Null)))
+                    .collect();
                 (CExpr::In(Box::new(c), items, *negated, coll), bool_type())
+            }
+            Expr::Quantified {
+                expr,
+                op,
+                all,
+                subquery,
+            } => {
+                let (c, sub, coll) = self.quantified_parts(expr, subquery, cx)?;
+                let Some(rows) = sub.rows else {
+                    let kind = SubKind::Quantified {
+                        lhs: c,
+                        op: *op,
+                        all: *all,
+                        coll,
+                    };
+                    return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
+                };
+                let values = rows
+                    .into_iter()
+                    .map(|r| r.into_iter().next().unwrap_or(Datum::Null))
+                    .collect();
+                (
+                    CExpr::Quantified(Box::new(c), *op, *all, values, coll),
+                    bool_type(),
+                )
             }
             Expr::Between {
                 expr,
@@ -542,23 +819,40 @@ impl<'a> Compiler<'a> {
                 (c, EType::Str { coll })
             }
             Expr::Subquery(q) => {
-                let rows = cx.subquery(q)?;
+                let sub = self.subquery(q, cx)?;
+                let Some(rows) = sub.rows else {
+                    let t = sub.columns[0].ety.clone();
+                    return Ok((sub_plan(q, SubKind::Scalar, sub.refs, sub.outer), t));
+                };
                 if rows.len() > 1 {
                     return Err(SqlError::new(ER_SUBQUERY_NO_1_ROW, &[]));
                 }
                 let d = match rows.into_iter().next() {
                     None => Datum::Null,
-                    Some(r) if r.len() == 1 => r.into_iter().next().unwrap_or(Datum::Null),
-                    Some(_) => return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&1])),
+                    Some(r) => r.into_iter().next().unwrap_or(Datum::Null),
                 };
-                let t = datum_type(&d, cx.collation());
+                let t = match &d {
+                    Datum::Null => sub.columns[0].ety.clone(),
+                    d => datum_type(d, cx.collation()),
+                };
                 (CExpr::Const(d), t)
             }
             Expr::Exists { subquery, negated } => {
-                let rows = cx.subquery(subquery)?;
+                let sub = cx.subquery(subquery, (self.tables, self.hidden))?;
+                let Some(rows) = sub.rows else {
+                    let kind = SubKind::Exists { negated: *negated };
+                    self.note_refs(&sub.refs);
+                    return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
+                };
                 let v = rows.is_empty() == *negated;
                 (CExpr::Const(Datum::Int(i64::from(v))), bool_type())
             }
+            Expr::GroupConcat {
+                args,
+                distinct,
+                order_by,
+                separator,
+            } => return self.group_concat(args, *distinct, order_by, separator.as_deref(), cx),
             Expr::Row(_) => return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&1])),
             Expr::Interval { .. } => {
                 return Err(SqlError::parse("INTERVAL", 1));
@@ -570,6 +864,271 @@ impl<'a> Compiler<'a> {
                 ));
             }
         })
+    }
+
+    /// Row constructors: `(a, b) = (c, d)` (also <=> and <>), `(a, b) [NOT] IN ((..), ..)`
+    /// and `(a, b) [NOT] IN (SELECT x, y ...)`, as the conjunctions and disjunctions of their
+    /// columns' comparisons (MySQL's three-valued results). None: not a row form.
+    fn row_form(&mut self, e: &Expr, cx: &mut dyn Context) -> Result<Option<CExpr>, SqlError> {
+        let width = |e: &Expr| match e {
+            Expr::Row(l) => l.len(),
+            _ => 1,
+        };
+        match e {
+            Expr::Binary {
+                op: op @ (BinaryOp::Eq | BinaryOp::NullSafeEq | BinaryOp::Ne),
+                left,
+                right,
+            } if matches!(**left, Expr::Row(_)) || matches!(**right, Expr::Row(_)) => {
+                // (a, b) = (SELECT x, y ...): the subquery's one row (NULLs for none).
+                let from_sub;
+                let right: &Expr = match (&**left, &**right) {
+                    (Expr::Row(l), Expr::Subquery(q)) => {
+                        let sub = cx.subquery(q, (self.tables, self.hidden))?;
+                        if sub.columns.len() != l.len() {
+                            return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&l.len()]));
+                        }
+                        let Some(rows) = sub.rows else {
+                            return Err(SqlError::new(
+                                ER_NOT_SUPPORTED_YET,
+                                &[&"correlated row subqueries"],
+                            ));
+                        };
+                        if rows.len() > 1 {
+                            return Err(SqlError::new(ER_SUBQUERY_NO_1_ROW, &[]));
+                        }
+                        let vals = rows
+                            .into_iter()
+                            .next()
+                            .unwrap_or_else(|| vec![Datum::Null; l.len()]);
+                        from_sub = Expr::Row(vals.iter().map(datum_literal).collect());
+                        &from_sub
+                    }
+                    _ => right,
+                };
+                let (Expr::Row(l), Expr::Row(r)) = (&**left, right) else {
+                    return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&width(left)]));
+                };
+                if l.len() != r.len() {
+                    return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&l.len()]));
+                }
+                let mut parts = Vec::with_capacity(l.len());
+                for (a, b) in l.iter().zip(r) {
+                    let (ac, at) = self.compile(a, cx)?;
+                    let (bc, bt) = self.compile(b, cx)?;
+                    let coll = pick_collation(&at, &bt, cx.collation());
+                    parts.push(CExpr::Cmp(*op, Box::new(ac), Box::new(bc), coll));
+                }
+                Ok(Some(if *op == BinaryOp::Ne {
+                    balanced(parts, CExpr::Or)
+                } else {
+                    balanced(parts, CExpr::And)
+                }))
+            }
+            Expr::InList {
+                expr,
+                list,
+                negated,
+            } if matches!(**expr, Expr::Row(_)) => {
+                let Expr::Row(l) = &**expr else {
+                    return Ok(None);
+                };
+                let lhs = self.compile_row(l, cx)?;
+                let mut alts = Vec::with_capacity(list.len());
+                for x in list {
+                    let Expr::Row(r) = x else {
+                        return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&l.len()]));
+                    };
+                    if r.len() != l.len() {
+                        return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&l.len()]));
+                    }
+                    let mut parts = Vec::with_capacity(r.len());
+                    for ((lc, lt), b) in lhs.iter().zip(r) {
+                        let (bc, bt) = self.compile(b, cx)?;
+                        let coll = pick_collation(lt, &bt, cx.collation());
+                        parts.push(CExpr::Cmp(
+                            BinaryOp::Eq,
+                            Box::new(lc.clone()),
+                            Box::new(bc),
+                            coll,
+                        ));
+                    }
+                    alts.push(balanced(parts, CExpr::And));
+                }
+                let any = balanced(alts, CExpr::Or);
+                Ok(Some(if *negated {
+                    CExpr::Unary(UnaryOp::Not, Box::new(any))
+                } else {
+                    any
+                }))
+            }
+            Expr::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } if matches!(**expr, Expr::Row(_)) => {
+                let Expr::Row(l) = &**expr else {
+                    return Ok(None);
+                };
+                let lhs = self.compile_row(l, cx)?;
+                if subquery.limit.is_some() {
+                    return Err(SqlError::new(
+                        ER_NOT_SUPPORTED_YET,
+                        &[&"LIMIT & IN/ALL/ANY/SOME subquery"],
+                    ));
+                }
+                let sub = cx.subquery(subquery, (self.tables, self.hidden))?;
+                if sub.columns.len() != l.len() {
+                    return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&l.len()]));
+                }
+                self.note_refs(&sub.refs);
+                let colls: Vec<Collation> = lhs
+                    .iter()
+                    .zip(&sub.columns)
+                    .map(|((_, t), c)| pick_collation(t, &c.ety, cx.collation()))
+                    .collect();
+                let lhs: Vec<CExpr> = lhs.into_iter().map(|x| x.0).collect();
+                let Some(rows) = sub.rows else {
+                    let kind = SubKind::InRow {
+                        lhs,
+                        negated: *negated,
+                        colls,
+                    };
+                    return Ok(Some(sub_plan(subquery, kind, sub.refs, sub.outer)));
+                };
+                let alts: Vec<CExpr> = rows
+                    .into_iter()
+                    .map(|r| {
+                        let parts = r
+                            .into_iter()
+                            .zip(lhs.iter().zip(&colls))
+                            .map(|(d, (lc, coll))| {
+                                CExpr::Cmp(
+                                    BinaryOp::Eq,
+                                    Box::new(lc.clone()),
+                                    Box::new(CExpr::Const(d)),
+                                    *coll,
+                                )
+                            })
+                            .collect();
+                        balanced(parts, CExpr::And)
+                    })
+                    .collect();
+                if alts.is_empty() {
+                    return Ok(Some(CExpr::Const(Datum::Int(i64::from(*negated)))));
+                }
+                let any = balanced(alts, CExpr::Or);
+                Ok(Some(if *negated {
+                    CExpr::Unary(UnaryOp::Not, Box::new(any))
+                } else {
+                    any
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn compile_row(
+        &mut self,
+        l: &[Expr],
+        cx: &mut dyn Context,
+    ) -> Result<Vec<(CExpr, EType)>, SqlError> {
+        l.iter().map(|x| self.compile(x, cx)).collect()
+    }
+
+    /// Runs or prepares a one-column subquery (1241 otherwise).
+    /// The left operand, the one-column subquery and the comparison's collation of
+    /// `x [NOT] IN (SELECT ...)` and `x op ANY|ALL (SELECT ...)` (LIMIT there is error 1235,
+    /// as in MySQL).
+    fn quantified_parts(
+        &mut self,
+        expr: &Expr,
+        subquery: &Select,
+        cx: &mut dyn Context,
+    ) -> Result<(CExpr, SubResult, Collation), SqlError> {
+        let (c, t) = self.compile(expr, cx)?;
+        if subquery.limit.is_some() {
+            return Err(SqlError::new(
+                ER_NOT_SUPPORTED_YET,
+                &[&"LIMIT & IN/ALL/ANY/SOME subquery"],
+            ));
+        }
+        let sub = self.subquery(subquery, cx)?;
+        let coll = pick_collation(&t, &sub.columns[0].ety, cx.collation());
+        Ok((c, sub, coll))
+    }
+
+    fn subquery(&mut self, q: &Select, cx: &mut dyn Context) -> Result<SubResult, SqlError> {
+        let sub = cx.subquery(q, (self.tables, self.hidden))?;
+        if sub.columns.len() != 1 {
+            return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&1]));
+        }
+        self.note_refs(&sub.refs);
+        Ok(sub)
+    }
+
+    /// Outer columns a correlated subquery reads count as used here (ONLY_FULL_GROUP_BY).
+    fn note_refs(&mut self, refs: &[usize]) {
+        if !self.in_agg {
+            self.bare_columns.extend_from_slice(refs);
+        }
+    }
+
+    fn group_concat(
+        &mut self,
+        args: &[Expr],
+        distinct: bool,
+        order_by: &[OrderItem],
+        separator: Option<&[u8]>,
+        cx: &mut dyn Context,
+    ) -> Result<(CExpr, EType), SqlError> {
+        if self.aggs.is_none() || self.in_agg {
+            return Err(SqlError::new(ER_INVALID_GROUP_FUNC_USE, &[]));
+        }
+        self.in_agg = true;
+        let r = (|| {
+            let mut cargs = Vec::with_capacity(args.len());
+            let mut coll = cx.collation();
+            for (i, a) in args.iter().enumerate() {
+                let (c, t) = self.compile(a, cx)?;
+                if i == 0 {
+                    coll = t.collation();
+                }
+                cargs.push(c);
+            }
+            let mut order = Vec::with_capacity(order_by.len());
+            for o in order_by {
+                let (c, t) = self.compile(&o.expr, cx)?;
+                let (c, t) = enum_as_number(c, t);
+                order.push((c, o.desc, t.collation()));
+            }
+            Ok::<_, SqlError>((cargs, coll, order))
+        })();
+        self.in_agg = false;
+        let (mut cargs, coll, order) = r?;
+        let arg = if cargs.len() == 1 {
+            cargs.pop()
+        } else {
+            Some(CExpr::Func(Func::Concat, cargs))
+        };
+        let aggs = self
+            .aggs
+            .as_mut()
+            .ok_or_else(|| SqlError::new(ER_INVALID_GROUP_FUNC_USE, &[]))?;
+        aggs.push(AggSpec {
+            kind: AggKind::GroupConcat,
+            arg,
+            distinct,
+            coll,
+            order,
+            separator: separator.map_or_else(|| b",".to_vec(), <[u8]>::to_vec),
+        });
+        Ok((
+            CExpr::Agg(aggs.len() - 1),
+            EType::Str {
+                coll: cx.collation(),
+            },
+        ))
     }
 
     fn function(
@@ -639,6 +1198,8 @@ impl<'a> Compiler<'a> {
                 arg,
                 distinct,
                 coll,
+                order: Vec::new(),
+                separator: b",".to_vec(),
             });
             return Ok((CExpr::Agg(aggs.len() - 1), ty));
         }
@@ -848,6 +1409,49 @@ impl<'a> Compiler<'a> {
     }
 }
 
+/// A value as a literal of the same text (a row subquery's value compared column by column).
+fn datum_literal(d: &Datum) -> Expr {
+    match d {
+        Datum::Null => Expr::Literal(Literal::Null),
+        Datum::Int(_) | Datum::UInt(_) | Datum::Decimal(_) | Datum::Double(_) => Expr::Literal(
+            Literal::Number(String::from_utf8_lossy(&d.to_text().unwrap_or_default()).into_owned()),
+        ),
+        other => Expr::Literal(Literal::String {
+            bytes: other.to_text().unwrap_or_default(),
+            charset: None,
+        }),
+    }
+}
+
+/// `parts` joined by `join` (AND or OR) as a balanced tree, so evaluation recurses only
+/// log2(n) deep. Never called with no parts by the row forms (a row has columns).
+fn balanced(mut parts: Vec<CExpr>, join: fn(Box<CExpr>, Box<CExpr>) -> CExpr) -> CExpr {
+    if parts.len() <= 1 {
+        return parts.pop().unwrap_or(CExpr::Const(Datum::Null));
+    }
+    let right = parts.split_off(parts.len() / 2);
+    join(
+        Box::new(balanced(parts, join)),
+        Box::new(balanced(right, join)),
+    )
+}
+
+fn sub_plan(
+    q: &Select,
+    kind: SubKind,
+    refs: Vec<usize>,
+    outer: Arc<(Vec<ScopeTable>, Vec<usize>)>,
+) -> CExpr {
+    CExpr::Sub(Arc::new(SubPlan {
+        query: q.clone(),
+        kind,
+        outer,
+        refs,
+        slot: Mutex::new(None),
+        cache: Mutex::new(HashMap::new()),
+    }))
+}
+
 /// The type of DATE_ADD/DATE_SUB as MySQL types it: DATE for a DATE plus days or more,
 /// a string for a string argument (its value is then a DATE or a DATETIME), else DATETIME.
 fn date_add_type(first: Option<&EType>, unit: IntervalUnit, coll: Collation) -> EType {
@@ -876,8 +1480,8 @@ pub fn date_unit(unit: IntervalUnit) -> bool {
     )
 }
 
-/// An ENUM column in arithmetic is its index (`e + 0`), as in MySQL.
-fn enum_as_number(c: CExpr, t: EType) -> (CExpr, EType) {
+/// An ENUM column in arithmetic is its index (`e + 0`), as in MySQL (and sorts by it).
+pub fn enum_as_number(c: CExpr, t: EType) -> (CExpr, EType) {
     match &t {
         EType::Column(ty) if ty.data_type() == "enum" => {
             let mut args = vec![c];
@@ -1184,6 +1788,12 @@ impl CExpr {
             }
             CExpr::Cast(e, ty) => types::cast(&e.eval(env, w)?, ty, w)?,
             CExpr::Func(f, args) => super::func::call(*f, args, env, w)?,
+            CExpr::Quantified(e, op, all, values, coll) => {
+                quantified(&e.eval(env, w)?, values.iter(), *op, *all, *coll)
+            }
+            CExpr::Sub(p) => p.slot.lock().clone().ok_or_else(|| {
+                SqlError::new(ER_NOT_SUPPORTED_YET, &[&"a correlated subquery here"])
+            })?,
         })
     }
 }

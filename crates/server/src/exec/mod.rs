@@ -34,7 +34,7 @@ use parking_lot::Mutex;
 
 use crate::catalog::{engine_error, Catalog};
 use crate::vars::{Registry, SessionVars, VarInput, VarValue};
-use expr::{Context, EType, ScopeTable};
+use expr::{CExpr, Context, EType, Env, ScopeTable, SubKind, SubPlan, SubResult};
 
 /// What every session shares.
 pub struct Server {
@@ -44,18 +44,20 @@ pub struct Server {
     /// Connection id → (user, host, db, command, kill flag) for PROCESSLIST and KILL.
     pub sessions: Mutex<HashMap<u32, SessionInfo>>,
     pub started: std::time::Instant,
-    /// Statements received (Questions).
-    pub questions: std::sync::atomic::AtomicU64,
     /// Connection attempts (Connections).
     pub connections: std::sync::atomic::AtomicU64,
     /// Prepared statements open in all connections (max_prepared_stmt_count).
     pub prepared: std::sync::atomic::AtomicU64,
     /// Statements that took longer than long_query_time (Slow_queries).
     pub slow_queries: std::sync::atomic::AtomicU64,
-    /// long_query_time (read-only, so fixed at start).
-    pub long_query_time: std::time::Duration,
+    /// The slow query log file (slow_query_log, slow_query_log_file).
+    pub slow_log: crate::slowlog::SlowLog,
     /// FLUSH TABLES statements (Flush_commands).
     pub flushes: std::sync::atomic::AtomicU64,
+    /// SHOW GLOBAL STATUS counters (Com_*, Questions, Bytes_*, Aborted_*...).
+    pub status: crate::status::GlobalStatus,
+    /// TLS offered to clients (ssl_cert and ssl_key set).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 #[derive(Clone)]
@@ -187,8 +189,28 @@ pub struct Session {
     /// KILL QUERY (and KILL CONNECTION): the running statement stops (error 1317).
     pub(crate) interrupt: Arc<AtomicBool>,
     pub client_found_rows: bool,
+    /// SET profiling = 1: per-stage times of the session's statements (profile.rs).
+    pub profiler: crate::profile::Profiler,
+    /// SHOW SESSION STATUS counters (S1 in status.rs).
+    pub status: crate::status::SessionStatus,
+    /// The connection's TLS protocol and cipher (Ssl_version, Ssl_cipher), if any.
+    pub tls: Option<crate::tls::TlsInfo>,
     /// Compile SELECTs without running them (COM_STMT_PREPARE's result metadata).
     describe_only: bool,
+    /// The scopes of the queries enclosing the one being compiled, innermost last: what a
+    /// correlated reference resolves against (`Context::outer_column`).
+    frames: Vec<Frame>,
+    /// The parameters of the running statement (subqueries are compiled with them).
+    stmt_params: Vec<Datum>,
+}
+
+/// An enclosing query's scope. `row` is the outer row a correlated subquery runs for; None
+/// while the subquery is only being compiled, when the positions read are collected in
+/// `refs`.
+struct Frame {
+    scope: Arc<(Vec<ScopeTable>, Vec<usize>)>,
+    row: Option<Vec<Datum>>,
+    refs: Vec<usize>,
 }
 
 fn isolation_of(l: IsolationLevel) -> Isolation {
@@ -262,7 +284,12 @@ impl Session {
             killed,
             interrupt,
             client_found_rows: false,
+            tls: None,
+            status: Default::default(),
+            profiler: Default::default(),
             describe_only: false,
+            frames: Vec::new(),
+            stmt_params: Vec::new(),
         }
     }
 
@@ -346,6 +373,8 @@ impl Session {
             None => types::now_fsp(6),
         };
         self.interrupt.store(false, Ordering::Release);
+        self.frames.clear();
+        self.stmt_params = params.to_vec();
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
         let errors = self.warnings.iter().filter(|w| w.level == Level::Error);
         let errors = errors.count();
@@ -356,14 +385,17 @@ impl Session {
         let data = matches!(
             stmt,
             Statement::Select(_)
+                | Statement::SelectInto(..)
                 | Statement::Insert(_)
                 | Statement::Update(_)
                 | Statement::Delete(_)
         );
         if !data {
+            self.profiler.stage("executing");
             return self.execute_other(stmt, params);
         }
-        let writes = !matches!(stmt, Statement::Select(_));
+        self.profiler.stage("Opening tables");
+        let writes = !matches!(stmt, Statement::Select(_) | Statement::SelectInto(..));
         self.deadline = match (stmt, self.vars.max_execution_time()) {
             (Statement::Select(_), ms) if ms > 0 => {
                 Some(std::time::Instant::now() + std::time::Duration::from_millis(ms))
@@ -375,22 +407,26 @@ impl Session {
             t.begin_statement();
             t.savepoint()
         };
+        self.profiler.stage("executing");
         let r = match stmt {
             _ if writes && self.read_only => {
                 Err(SqlError::new(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, &[]))
             }
             Statement::Select(q) => self.select_output(q, params),
+            Statement::SelectInto(q, vars) => self.select_into(q, vars, params),
             Statement::Insert(i) => self.insert(i, params),
             Statement::Update(u) => self.update(u, params),
             Statement::Delete(d) => self.delete(d, params),
             _ => unreachable!("data statements only"),
         };
+        self.profiler.stage("query end");
         if let Some(t) = self.trx.as_mut() {
             t.end_statement();
         }
         match &r {
             Ok(_) => {
                 if !self.in_trx && self.autocommit() {
+                    self.profiler.stage("waiting for handler commit");
                     self.end_trx(true)?;
                 }
             }
@@ -620,9 +656,10 @@ impl Session {
         });
     }
 
-    /// FLUSH: TABLES drops the cached table descriptions; PRIVILEGES, LOGS and STATUS have
-    /// nothing to act on (accounts are read at each login, there are no log files to reopen,
-    /// the counters are global); the rest, and FLUSH TABLES WITH READ LOCK, are refused.
+    /// FLUSH: TABLES drops the cached table descriptions; STATUS clears the session's
+    /// counters; PRIVILEGES and LOGS have nothing to act on (accounts are read at each login,
+    /// there are no log files to reopen); the rest, and FLUSH TABLES WITH READ LOCK, are
+    /// refused.
     fn flush(&mut self, words: &[String]) -> Result<Output, SqlError> {
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
         match w.as_slice() {
@@ -631,7 +668,11 @@ impl Session {
                 self.server.flushes.fetch_add(1, Ordering::Relaxed);
                 Ok(Output::ok(0))
             }
-            ["privileges"] | ["logs"] | ["status"] => Ok(Output::ok(0)),
+            ["status"] => {
+                self.status.flush();
+                Ok(Output::ok(0))
+            }
+            ["privileges"] | ["logs"] => Ok(Output::ok(0)),
             _ => Err(SqlError::new(
                 ER_NOT_SUPPORTED_YET,
                 &[&format!("FLUSH {}", words.join(" ").to_uppercase())],
@@ -683,6 +724,114 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Fills the slots of the correlated subqueries in `e` for the row `row` (with aggregate
+    /// values `aggs`) about to be evaluated (expr E4).
+    pub(crate) fn bind_subs(
+        &mut self,
+        e: &CExpr,
+        row: &[Datum],
+        aggs: &[Datum],
+        params: &[Datum],
+    ) -> Result<(), SqlError> {
+        let mut subs = Vec::new();
+        e.subs(&mut subs);
+        let mode = self.vars.sql_mode();
+        for p in subs {
+            let rows = self.sub_rows(&p, row)?;
+            let v = match &p.kind {
+                SubKind::Scalar => {
+                    if rows.len() > 1 {
+                        return Err(SqlError::new(ER_SUBQUERY_NO_1_ROW, &[]));
+                    }
+                    rows.first()
+                        .and_then(|r| r.first())
+                        .cloned()
+                        .unwrap_or(Datum::Null)
+                }
+                SubKind::Exists { negated } => Datum::Int(i64::from(rows.is_empty() == *negated)),
+                SubKind::In { lhs, negated, coll } => {
+                    let env = Env {
+                        row,
+                        aggs,
+                        params,
+                        mode,
+                    };
+                    let mut w = Warnings::default();
+                    let v = lhs.eval(&env, &mut w)?;
+                    expr::in_rows(&v, &rows, *negated, *coll)
+                }
+                SubKind::InRow {
+                    lhs,
+                    negated,
+                    colls,
+                } => {
+                    let env = Env {
+                        row,
+                        aggs,
+                        params,
+                        mode,
+                    };
+                    let mut w = Warnings::default();
+                    let v = lhs
+                        .iter()
+                        .map(|x| x.eval(&env, &mut w))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    expr::in_row_rows(&v, &rows, *negated, colls)
+                }
+                SubKind::Quantified { lhs, op, all, coll } => {
+                    let env = Env {
+                        row,
+                        aggs,
+                        params,
+                        mode,
+                    };
+                    let v = lhs.eval(&env, &mut Warnings::default())?;
+                    let values = rows.iter().map(|r| r.first().unwrap_or(&Datum::Null));
+                    expr::quantified(&v, values, *op, *all, *coll)
+                }
+            };
+            *p.slot.lock() = Some(v);
+        }
+        Ok(())
+    }
+
+    /// True while a correlated subquery runs for an outer row.
+    pub(crate) fn has_bound_frame(&self) -> bool {
+        self.frames.iter().any(|f| f.row.is_some())
+    }
+
+    /// The rows of correlated subquery `p` for outer row `row` (cached by the values read).
+    fn sub_rows(&mut self, p: &SubPlan, row: &[Datum]) -> Result<expr::SubRows, SqlError> {
+        let mut key = Vec::new();
+        for &r in &p.refs {
+            select::group_key(
+                row.get(r).unwrap_or(&Datum::Null),
+                Collation::Binary,
+                &mut key,
+            );
+        }
+        if let Some(rows) = p.cache.lock().get(&key) {
+            return Ok(rows.clone());
+        }
+        let mut q = p.query.clone();
+        if matches!(p.kind, SubKind::Exists { .. }) && q.limit.is_none() && q.unions.is_empty() {
+            q.limit = Some(ast::Expr::Literal(ast::Literal::Number("1".into())));
+        }
+        self.frames.push(Frame {
+            scope: p.outer.clone(),
+            row: Some(row.to_vec()),
+            refs: Vec::new(),
+        });
+        let params = self.stmt_params.clone();
+        let r = self.select(&q, &params);
+        self.frames.pop();
+        let rows = Arc::new(r?.1);
+        p.cache.lock().insert(key, rows.clone());
+        Ok(rows)
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         if let Err(e) = self.end_trx(false) {
@@ -711,8 +860,68 @@ impl Context for Session {
         self.user_vars.get(name).cloned().unwrap_or(Datum::Null)
     }
 
-    fn subquery(&mut self, q: &ast::Select) -> Result<Vec<Vec<Datum>>, SqlError> {
-        Ok(self.select(q, &[])?.1)
+    fn subquery(
+        &mut self,
+        q: &ast::Select,
+        outer: (&[ScopeTable], &[usize]),
+    ) -> Result<SubResult, SqlError> {
+        // Compile only, to learn what of the outer scope the subquery reads.
+        let scope = Arc::new((outer.0.to_vec(), outer.1.to_vec()));
+        let describing = self.describe_only;
+        let params = self.stmt_params.clone();
+        self.describe_only = true;
+        self.frames.push(Frame {
+            scope: scope.clone(),
+            row: None,
+            refs: Vec::new(),
+        });
+        let r = self.select(q, &params);
+        let refs = self.frames.pop().map(|f| f.refs).unwrap_or_default();
+        self.describe_only = describing;
+        let columns = r?.0;
+        let rows = if !refs.is_empty() {
+            None
+        } else if describing {
+            Some(Vec::new())
+        } else {
+            Some(self.select(q, &params)?.1)
+        };
+        Ok(SubResult {
+            columns,
+            rows,
+            refs,
+            outer: scope,
+        })
+    }
+
+    fn outer_column(
+        &mut self,
+        table: Option<&str>,
+        name: &str,
+    ) -> Result<Option<(CExpr, EType)>, SqlError> {
+        for f in self.frames.iter_mut().rev() {
+            let found = {
+                let mut c = expr::Compiler::new(&f.scope.0, "field list");
+                c.hidden = &f.scope.1;
+                c.resolve(table, name)
+            };
+            let (pos, ty) = match found {
+                Ok(x) => x,
+                Err(e) if e.code == ER_BAD_FIELD_ERROR.code => continue,
+                Err(e) => return Err(e),
+            };
+            let v = match &f.row {
+                Some(row) => row.get(pos).cloned().unwrap_or(Datum::Null),
+                None => {
+                    if !f.refs.contains(&pos) {
+                        f.refs.push(pos);
+                    }
+                    Datum::Null
+                }
+            };
+            return Ok(Some((CExpr::Const(v), ty)));
+        }
+        Ok(None)
     }
 
     fn info(&mut self, what: &str) -> Result<Datum, SqlError> {

@@ -1,6 +1,7 @@
 //! SELECT: access-path choice for each table (primary key or secondary index for equality,
 //! IN and range predicates; a full scan only when nothing applies), nested-loop joins with
-//! index lookups on the inner table, grouping, DISTINCT, ORDER BY and LIMIT.
+//! index lookups on the inner table, USING/NATURAL joins, grouping, DISTINCT, ORDER BY and
+//! LIMIT; SELECT ... INTO @variables.
 //!
 //! INVARIANTS
 //! - S1: an access path only narrows what is read; every fetched row is still checked
@@ -8,6 +9,12 @@
 //!   the column type makes the planner skip that predicate, never return a wrong row.
 //! - S2: a locking read (FOR UPDATE / FOR SHARE, and the reads of UPDATE and DELETE) locks
 //!   through the engine's locking calls, which apply InnoDB's per-isolation locking rules.
+//! - S3: WHERE conjuncts holding correlated subqueries (`CExpr::Sub`) are tested once the join
+//!   is done, with their subqueries bound per row (`Session::bind_subs`); every other
+//!   expression holding one is bound right before it is evaluated. ON conditions may not hold
+//!   one (1235): they are tested inside the engine's scans, where no query can run.
+//! - S4: `*` lists a USING/NATURAL pair's column once, first (`JoinColumns`); the hidden
+//!   column of the pair is still reachable qualified.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -20,7 +27,7 @@ use innoxide_sql::ast::{
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
-use super::expr::{AggKind, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
+use super::expr::{enum_as_number, AggKind, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
 use super::{Column, Output, Session};
 use crate::catalog::{engine_error, SqlTable};
 
@@ -388,6 +395,7 @@ impl Session {
             lock,
             semi_consistent,
             columns,
+            limit,
         } = how;
         match access {
             Access::Points(keys) => {
@@ -412,7 +420,7 @@ impl Session {
             } => match lock {
                 Some(how) => {
                     let rows = trx
-                        .scan_locking(
+                        .scan_locking_limit(
                             et,
                             index.as_deref(),
                             from.clone(),
@@ -420,6 +428,7 @@ impl Session {
                             *forward,
                             how,
                             semi_consistent,
+                            limit,
                             pred,
                         )
                         .map_err(engine_error)?;
@@ -497,8 +506,10 @@ impl Session {
             match tr {
                 TableRef::Table { name, alias, .. } => {
                     let db = self.db_of(name)?;
-                    if db.eq_ignore_ascii_case("information_schema") {
-                        let (cols, rows) = self.information_schema(&name.name)?;
+                    if db.eq_ignore_ascii_case("information_schema")
+                        || db.eq_ignore_ascii_case("performance_schema")
+                    {
+                        let (cols, rows) = self.system_schema_table(&db, &name.name)?;
                         let shown = alias.clone().unwrap_or_else(|| name.name.clone());
                         let st = ScopeTable::of_result(shown, db.clone(), &cols, width);
                         width += st.columns.len();
@@ -531,15 +542,54 @@ impl Session {
                 return Err(SqlError::new(ER_NONUNIQ_TABLE, &[&st.name]));
             }
         }
+        let mut joins = JoinColumns {
+            scope: &scope,
+            next: 0,
+            hidden: Vec::new(),
+            conds: vec![Vec::new(); scope.len()],
+        };
+        let mut star = Vec::new();
+        for tr in &q.from {
+            star.extend(joins.visit(tr)?);
+        }
+        let (hidden, using_conds) = (joins.hidden, joins.conds);
+        for (src, extra) in sources.iter_mut().zip(using_conds) {
+            let (Source::Table(_, _, on) | Source::Rows(_, _, on)) = src;
+            for c in extra {
+                *on = Some(match on.take() {
+                    Some(o) => Expr::Binary {
+                        op: BinaryOp::And,
+                        left: Box::new(o),
+                        right: Box::new(c),
+                    },
+                    None => c,
+                });
+            }
+        }
+        let compiler = |clause| {
+            let mut c = Compiler::new(&scope, clause);
+            c.hidden = &hidden;
+            c
+        };
         let mut where_conds = Vec::new();
         if let Some(w) = &q.selection {
             conjuncts(w, &mut where_conds);
         }
-        // Compile WHERE over the whole row.
-        let where_c = match &q.selection {
-            Some(w) => Some(Compiler::new(&scope, "where clause").compile(w, self)?.0),
-            None => None,
-        };
+        // Compile WHERE over the whole row; conjuncts with correlated subqueries apart, tested
+        // once the join is done (they need the session to run).
+        let (mut where_c, mut where_sub) = (None, None);
+        for c in &where_conds {
+            let ce = compiler("where clause").compile(c, self)?.0;
+            let part = if ce.has_sub() {
+                &mut where_sub
+            } else {
+                &mut where_c
+            };
+            *part = Some(match part.take() {
+                Some(p) => CExpr::And(Box::new(p), Box::new(ce)),
+                None => ce,
+            });
+        }
         // Select list (with aggregates).
         let mut aggs: Vec<AggSpec> = Vec::new();
         let mut items: Vec<(CExpr, Column)> = Vec::new();
@@ -556,18 +606,34 @@ impl Session {
                             return Err(SqlError::new(ER_NO_TABLES_USED, &[]));
                         }
                         let mut any = false;
-                        for st in &scope {
-                            if only.is_some_and(|n| !n.eq_ignore_ascii_case(&st.name)) {
+                        let positions: Vec<usize> = match only {
+                            Some(n) => scope
+                                .iter()
+                                .filter(|st| n.eq_ignore_ascii_case(&st.name))
+                                .flat_map(|st| {
+                                    (0..st.columns.len())
+                                        .filter(|&i| !st.columns[i].2)
+                                        .map(|i| st.offset + i)
+                                })
+                                .collect(),
+                            None => star.clone(),
+                        };
+                        for p in positions {
+                            let Some(st) = scope
+                                .iter()
+                                .find(|s| p >= s.offset && p < s.offset + s.columns.len())
+                            else {
                                 continue;
-                            }
+                            };
                             any = true;
-                            for (i, (n, ty, hidden)) in st.columns.iter().enumerate() {
-                                if *hidden {
-                                    continue;
-                                }
-                                bare.push(st.offset + i);
-                                items.push((CExpr::Col(st.offset + i), Column::new(n, ty, st)));
-                            }
+                            let (n, ty, _) = &st.columns[p - st.offset];
+                            bare.push(p);
+                            items.push((CExpr::Col(p), Column::new(n, ty, st)));
+                        }
+                        if only.is_some_and(|n| {
+                            scope.iter().any(|st| n.eq_ignore_ascii_case(&st.name))
+                        }) {
+                            any = true;
                         }
                         if !any {
                             let n = only.cloned().unwrap_or_default();
@@ -575,11 +641,26 @@ impl Session {
                         }
                     }
                     SelectItem::Expr { expr, alias, text } => {
-                        let mut c = Compiler::new(&scope, "field list");
+                        let mut c = compiler("field list");
                         c.aggs = Some(&mut aggs);
                         let (ce, ty) = c.compile(expr, self)?;
-                        bare.extend(c.bare_columns);
-                        let name = alias.clone().unwrap_or_else(|| text.clone());
+                        // ONLY_FULL_GROUP_BY accepts an expression that is a GROUP BY one.
+                        let position = (items.len() + 1).to_string();
+                        let grouped = q.group_by.iter().any(|g| {
+                            g == expr
+                                || matches!(g, Expr::Literal(ast::Literal::Number(n)) if *n == position)
+                                || matches!((g, alias), (Expr::Column { table: None, name }, Some(a))
+                                    if name.eq_ignore_ascii_case(a))
+                        });
+                        if !grouped {
+                            bare.extend(c.bare_columns);
+                        }
+                        // A column is named by its own name (`t.c` shows as `c`).
+                        let name = match (alias, expr) {
+                            (Some(a), _) => a.clone(),
+                            (None, Expr::Column { name, .. }) => name.clone(),
+                            (None, _) => text.clone(),
+                        };
                         let mut col = Column::expr(&name, &ty);
                         if let (Expr::Column { name: cn, .. }, CExpr::Col(pos)) = (expr, &ce) {
                             if let Some(st) = scope
@@ -614,7 +695,7 @@ impl Session {
                 }
                 continue;
             }
-            let mut c = Compiler::new(&scope, "group statement");
+            let mut c = compiler("group statement");
             c.aliases = &aliases;
             let (ce, _) = c.compile(g, self)?;
             if let CExpr::Col(p) = ce {
@@ -624,7 +705,7 @@ impl Session {
         }
         let having = match &q.having {
             Some(h) => {
-                let mut c = Compiler::new(&scope, "having clause");
+                let mut c = compiler("having clause");
                 c.aggs = Some(&mut aggs);
                 c.aliases = &aliases;
                 Some(c.compile(h, self)?.0)
@@ -638,13 +719,16 @@ impl Session {
                 let Some((c, col)) = items.get(i.wrapping_sub(1)) else {
                     return Err(SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"order clause"]));
                 };
-                order.push((c.clone(), *desc, col.ety.collation()));
+                // An ENUM sorts by its index, as in MySQL.
+                let (c, ty) = enum_as_number(c.clone(), col.ety.clone());
+                order.push((c, *desc, ty.collation()));
                 continue;
             }
-            let mut c = Compiler::new(&scope, "order clause");
+            let mut c = compiler("order clause");
             c.aggs = Some(&mut aggs);
             c.aliases = &aliases;
             let (ce, ty) = c.compile(expr, self)?;
+            let (ce, ty) = enum_as_number(ce, ty);
             order.push((ce, *desc, ty.collation()));
         }
         let grouped = !group.is_empty() || !aggs.is_empty();
@@ -686,7 +770,7 @@ impl Session {
         let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
         let n_sources = sources.len();
         let need = match limit {
-            Some(l) if !grouped && order.is_empty() && !q.distinct => {
+            Some(l) if !grouped && order.is_empty() && !q.distinct && where_sub.is_none() => {
                 Some(l.saturating_add(offset))
             }
             _ => None,
@@ -705,11 +789,18 @@ impl Session {
         for (si, src) in sources.iter().enumerate() {
             let (Source::Table(_, _, on) | Source::Rows(_, _, on)) = src;
             on_cs.push(match on {
-                Some(e) => Some(
-                    Compiler::new(&scope[..=si], "on clause")
-                        .compile(e, self)?
-                        .0,
-                ),
+                Some(e) => {
+                    let mut c = Compiler::new(&scope[..=si], "on clause");
+                    c.hidden = &hidden;
+                    let ce = c.compile(e, self)?.0;
+                    if ce.has_sub() {
+                        return Err(SqlError::new(
+                            ER_NOT_SUPPORTED_YET,
+                            &[&"correlated subqueries in ON"],
+                        ));
+                    }
+                    Some(ce)
+                }
                 None => None,
             });
         }
@@ -720,10 +811,17 @@ impl Session {
             let exprs = items.iter().map(|i| &i.0).chain(&group).chain(aggs_args);
             let exprs = exprs.chain(order.iter().map(|o| &o.0));
             let exprs = exprs.chain(where_c.iter()).chain(having.iter());
+            let exprs = exprs.chain(where_sub.iter());
+            let exprs = exprs.chain(aggs.iter().flat_map(|a| a.order.iter().map(|o| &o.0)));
             for e in exprs.chain(on_cs.iter().flatten()) {
                 mark_columns(e, &mut used);
             }
         }
+        // For access paths, the outer values a correlated subquery is run with are constants.
+        let plan_where: Vec<Expr> = where_conds
+            .iter()
+            .map(|c| self.bind_frames(c, &scope))
+            .collect();
         for (si, (src, on_c)) in sources.into_iter().zip(on_cs).enumerate() {
             let st = &scope[si];
             let last = si + 1 == n_sources;
@@ -755,6 +853,7 @@ impl Session {
                         lock,
                         semi_consistent: false,
                         columns: Some(used_here),
+                        limit: None,
                     };
                     let mut data = Vec::new();
                     self.read_rows(&t, &access, how, &mut |_| true, &mut |r| {
@@ -817,7 +916,7 @@ impl Session {
                     let mut conds = Vec::new();
                     // (Not when a later RIGHT JOIN may NULL-extend this table's side.)
                     if kind != JoinKind::Left && !any_right {
-                        conds.extend(where_conds.iter().cloned());
+                        conds.extend(plan_where.iter().cloned());
                     }
                     if let Some(o) = &on {
                         conjuncts(o, &mut conds);
@@ -836,6 +935,7 @@ impl Session {
                             lock,
                             semi_consistent: false,
                             columns: Some(used_here),
+                            limit: None,
                         };
                         // A single-table locking read tests WHERE inside the engine's
                         // scan, which then unlocks the rows that fail it at READ COMMITTED.
@@ -869,12 +969,34 @@ impl Session {
             }
             rows = next;
         }
+        if let Some(ws) = &where_sub {
+            let mut kept = Vec::with_capacity(rows.len());
+            for r in rows {
+                self.bind_subs(ws, &r, &[], params)?;
+                if ws.eval(&Env::new(&r, params, mode), &mut w)?.truth() == Some(true) {
+                    kept.push(r);
+                }
+            }
+            rows = kept;
+        }
+        let group_subs = group
+            .iter()
+            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
+            .any(CExpr::has_sub);
         // Grouping: (representative row, aggregate values).
         let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
         if grouped {
             let mut groups: Vec<(Vec<Datum>, Vec<AggState>)> = Vec::new();
             let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
             for r in rows {
+                if group_subs {
+                    for g in group
+                        .iter()
+                        .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
+                    {
+                        self.bind_subs(g, &r, &[], params)?;
+                    }
+                }
                 let env = Env::new(&r, params, mode);
                 let mut key = Vec::new();
                 for g in &group {
@@ -900,7 +1022,13 @@ impl Session {
                         Some(e) => e.eval(&env, &mut w)?,
                         None => Datum::Int(1),
                     };
-                    st.add(a, v, mode, &mut w)?;
+                    let mut keys = Vec::with_capacity(a.order.len());
+                    if !v.is_null() {
+                        for (k, _, _) in &a.order {
+                            keys.push(k.eval(&env, &mut w)?);
+                        }
+                    }
+                    st.add(a, v, keys, mode, &mut w)?;
                 }
             }
             if groups.is_empty() && group.is_empty() {
@@ -933,7 +1061,16 @@ impl Session {
             })
             .collect();
         let mut result: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::with_capacity(out.len());
+        let late: Vec<&CExpr> = having
+            .iter()
+            .chain(items.iter().map(|i| &i.0))
+            .chain(order.iter().map(|o| &o.0))
+            .filter(|e| e.has_sub())
+            .collect();
         for (r, a) in &out {
+            for e in &late {
+                self.bind_subs(e, r, a, params)?;
+            }
             let env = Env {
                 row: r,
                 aggs: a,
@@ -1005,12 +1142,45 @@ impl Session {
     }
 }
 
+impl Session {
+    /// SELECT ... INTO @a, @b: one row into the variables (1172 for more, warning 1329 for
+    /// none, 1222 when the counts differ).
+    pub(crate) fn select_into(
+        &mut self,
+        q: &ast::Select,
+        vars: &[String],
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let (columns, rows) = self.select(q, params)?;
+        if columns.len() != vars.len() {
+            return Err(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
+        }
+        match rows.len() {
+            0 => self.note(
+                types::Level::Warning,
+                SqlError::new(ER_SP_FETCH_NO_DATA, &[]),
+            ),
+            1 => {
+                for (v, d) in vars.iter().zip(rows.into_iter().flatten()) {
+                    self.user_vars.insert(v.clone(), d);
+                }
+                return Ok(Output::ok(1));
+            }
+            _ => return Err(SqlError::new(ER_TOO_MANY_ROWS, &[])),
+        }
+        Ok(Output::ok(0))
+    }
+}
+
 /// How `read_rows` reads: locking (and then semi-consistently, for UPDATE/DELETE at READ
 /// COMMITTED) or not, and which columns the caller uses (None = all).
 pub(crate) struct ReadHow<'a> {
     pub lock: Option<LockRead>,
     pub semi_consistent: bool,
     pub columns: Option<&'a [bool]>,
+    /// A locking scan may stop after this many matching rows (rows come in scan order and
+    /// the statement needs no more: UPDATE/DELETE ... [ORDER BY key] LIMIT n).
+    pub limit: Option<usize>,
 }
 
 enum Source {
@@ -1030,48 +1200,155 @@ fn flatten(
             right,
             kind: k,
             on: o,
-            using,
+            ..
         } => {
             flatten(left, kind, on, out);
-            let mut cond = o.clone();
-            for u in using {
-                let left_name = match &**left {
-                    TableRef::Table { name, alias, .. } => {
-                        alias.clone().unwrap_or(name.name.clone())
-                    }
-                    TableRef::Derived { alias, .. } => alias.clone(),
-                    TableRef::Join { .. } => String::new(),
-                };
-                let right_name = match &**right {
-                    TableRef::Table { name, alias, .. } => {
-                        alias.clone().unwrap_or(name.name.clone())
-                    }
-                    TableRef::Derived { alias, .. } => alias.clone(),
-                    TableRef::Join { .. } => String::new(),
-                };
-                let eq = Expr::Binary {
-                    op: BinaryOp::Eq,
-                    left: Box::new(Expr::Column {
-                        table: Some(left_name),
-                        name: u.clone(),
-                    }),
-                    right: Box::new(Expr::Column {
-                        table: Some(right_name),
-                        name: u.clone(),
-                    }),
-                };
-                cond = Some(match cond {
-                    Some(c) => Expr::Binary {
-                        op: BinaryOp::And,
-                        left: Box::new(c),
-                        right: Box::new(eq),
-                    },
-                    None => eq,
-                });
-            }
-            flatten(right, *k, cond, out);
+            flatten(right, *k, o.clone(), out);
         }
         other => out.push((other.clone(), kind, on)),
+    }
+}
+
+/// USING and NATURAL joins, resolved once the FROM tables' columns are known: each pair of
+/// same-named columns becomes an equality in the ON condition of the right side's (first)
+/// table, the right one's column (the left one's in a RIGHT JOIN) is hidden from unqualified
+/// names and from `*`, and `*` lists the pair's column first, as MySQL does.
+struct JoinColumns<'s> {
+    scope: &'s [ScopeTable],
+    /// The next leaf table to visit.
+    next: usize,
+    /// Row positions unqualified names do not see.
+    hidden: Vec<usize>,
+    /// Extra ON conditions by leaf.
+    conds: Vec<Vec<Expr>>,
+}
+
+impl JoinColumns<'_> {
+    fn name_of(&self, pos: usize) -> (&str, &str) {
+        let st = self
+            .scope
+            .iter()
+            .find(|s| pos >= s.offset && pos < s.offset + s.columns.len())
+            .unwrap_or(&self.scope[0]);
+        (&st.name, &st.columns[pos - st.offset].0)
+    }
+
+    /// The one column named `u` among `star` (1054 if none, 1052 if several).
+    fn find(&self, star: &[usize], u: &str) -> Result<usize, SqlError> {
+        let mut found = None;
+        for &p in star {
+            if self.name_of(p).1.eq_ignore_ascii_case(u) {
+                if found.is_some() {
+                    return Err(SqlError::new(ER_NON_UNIQ_ERROR, &[&u, &"from clause"]));
+                }
+                found = Some(p);
+            }
+        }
+        found.ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[&u, &"from clause"]))
+    }
+
+    /// Visits `tr`: the positions its `*` expands to.
+    fn visit(&mut self, tr: &TableRef) -> Result<Vec<usize>, SqlError> {
+        let TableRef::Join {
+            left,
+            right,
+            kind,
+            using,
+            natural,
+            ..
+        } = tr
+        else {
+            let st = &self.scope[self.next];
+            self.next += 1;
+            return Ok((0..st.columns.len())
+                .filter(|&i| !st.columns[i].2)
+                .map(|i| st.offset + i)
+                .collect());
+        };
+        let lstar = self.visit(left)?;
+        let first_right = self.next;
+        let rstar = self.visit(right)?;
+        let names: Vec<String> = if *natural {
+            lstar
+                .iter()
+                .map(|&p| self.name_of(p).1.to_string())
+                .filter(|n| {
+                    rstar
+                        .iter()
+                        .any(|&q| self.name_of(q).1.eq_ignore_ascii_case(n))
+                })
+                .collect()
+        } else {
+            using.clone()
+        };
+        if names.is_empty() {
+            return Ok(lstar.into_iter().chain(rstar).collect());
+        }
+        let mut star = Vec::new();
+        let mut paired = Vec::new();
+        for u in &names {
+            let (lp, rp) = (self.find(&lstar, u)?, self.find(&rstar, u)?);
+            let col = |p: usize| {
+                let (t, c) = self.name_of(p);
+                Box::new(Expr::Column {
+                    table: Some(t.to_string()),
+                    name: c.to_string(),
+                })
+            };
+            let (l, r) = (col(lp), col(rp));
+            let eq = Expr::Binary {
+                op: BinaryOp::Eq,
+                left: l,
+                right: r,
+            };
+            self.conds[first_right].push(eq);
+            let (keep, drop) = if *kind == JoinKind::Right {
+                (rp, lp)
+            } else {
+                (lp, rp)
+            };
+            self.hidden.push(drop);
+            star.push(keep);
+            paired.extend([lp, rp]);
+        }
+        let (first, second) = if *kind == JoinKind::Right {
+            (rstar, lstar)
+        } else {
+            (lstar, rstar)
+        };
+        star.extend(first.into_iter().filter(|p| !paired.contains(p)));
+        star.extend(second.into_iter().filter(|p| !paired.contains(p)));
+        Ok(star)
+    }
+}
+
+impl Session {
+    /// `e` with the columns of enclosing queries (those `local` does not have) replaced by
+    /// the values the running correlated subquery was given (for `plan_access` only: S1).
+    fn bind_frames(&mut self, e: &Expr, local: &[ScopeTable]) -> Expr {
+        if !self.has_bound_frame() {
+            return e.clone();
+        }
+        match e {
+            Expr::Column { table, name } => {
+                if Compiler::new(local, "where clause")
+                    .resolve(table.as_deref(), name)
+                    .is_ok()
+                {
+                    return e.clone();
+                }
+                match super::expr::Context::outer_column(self, table.as_deref(), name) {
+                    Ok(Some((CExpr::Const(d), _))) => datum_expr(&d),
+                    _ => e.clone(),
+                }
+            }
+            Expr::Binary { op, left, right } => Expr::Binary {
+                op: *op,
+                left: Box::new(self.bind_frames(left, local)),
+                right: Box::new(self.bind_frames(right, local)),
+            },
+            _ => e.clone(),
+        }
     }
 }
 
@@ -1249,6 +1526,15 @@ fn mark_columns(e: &CExpr, used: &mut [bool]) {
             }
         }
         CExpr::Func(_, args) => args.iter().for_each(|x| mark_columns(x, used)),
+        CExpr::Quantified(a, ..) => mark_columns(a, used),
+        CExpr::Sub(p) => {
+            for &r in &p.refs {
+                if let Some(u) = used.get_mut(r) {
+                    *u = true;
+                }
+            }
+            e.children().into_iter().for_each(|x| mark_columns(x, used));
+        }
     }
 }
 
@@ -1297,7 +1583,8 @@ pub struct AggState {
     /// 64 bits).
     int_sum: i128,
     seen: Option<HashSet<Vec<u8>>>,
-    parts: Vec<Vec<u8>>,
+    /// GROUP_CONCAT: each value and its ORDER BY keys.
+    parts: Vec<(Vec<u8>, Vec<Datum>)>,
 }
 
 impl AggState {
@@ -1315,6 +1602,7 @@ impl AggState {
         &mut self,
         a: &AggSpec,
         v: Datum,
+        keys: Vec<Datum>,
         mode: types::SqlMode,
         w: &mut Warnings,
     ) -> Result<(), SqlError> {
@@ -1385,7 +1673,7 @@ impl AggState {
                     _ => cur ^ x,
                 });
             }
-            AggKind::GroupConcat => self.parts.push(v.to_text().unwrap_or_default()),
+            AggKind::GroupConcat => self.parts.push((v.to_text().unwrap_or_default(), keys)),
         }
         Ok(())
     }
@@ -1419,7 +1707,18 @@ impl AggState {
                 if self.count == 0 {
                     Datum::Null
                 } else {
-                    let mut v = self.parts.join(&b","[..]);
+                    if !a.order.is_empty() {
+                        let dirs: Vec<(bool, Collation)> =
+                            a.order.iter().map(|o| (o.1, o.2)).collect();
+                        sort_by_keys(&mut self.parts, |p, i| &p.1[i], &dirs);
+                    }
+                    let mut v = Vec::new();
+                    for (i, (p, _)) in self.parts.iter().enumerate() {
+                        if i > 0 {
+                            v.extend_from_slice(&a.separator);
+                        }
+                        v.extend_from_slice(p);
+                    }
                     let max = usize::try_from(gc_max).unwrap_or(usize::MAX);
                     if v.len() > max {
                         let mut cut = max;

@@ -24,7 +24,41 @@ fn opt(x: Option<String>) -> Datum {
 }
 
 /// information_schema columns that MySQL types as integers (the rest are strings).
+/// information_schema.INNODB_BUFFER_POOL_STATS, INNODB_CMP, INNODB_CMPMEM: numbers only.
+const POOL_STATS_COLUMNS: &[&str] = &[
+    "POOL_ID",
+    "POOL_SIZE",
+    "FREE_BUFFERS",
+    "DATABASE_PAGES",
+    "OLD_DATABASE_PAGES",
+    "MODIFIED_DATABASE_PAGES",
+    "PAGES_MADE_YOUNG",
+    "PAGES_NOT_MADE_YOUNG",
+    "NUMBER_PAGES_READ",
+    "NUMBER_PAGES_CREATED",
+    "NUMBER_PAGES_WRITTEN",
+    "NUMBER_PAGES_GET",
+];
+const CMP_COLUMNS: &[&str] = &[
+    "PAGE_SIZE",
+    "COMPRESS_OPS",
+    "COMPRESS_OPS_OK",
+    "COMPRESS_TIME",
+    "UNCOMPRESS_OPS",
+    "UNCOMPRESS_TIME",
+];
+const CMPMEM_COLUMNS: &[&str] = &[
+    "PAGE_SIZE",
+    "BUFFER_POOL_INSTANCE",
+    "PAGES_USED",
+    "PAGES_FREE",
+    "RELOCATION_OPS",
+    "RELOCATION_TIME",
+];
+
 const NUMERIC_IS_COLUMNS: &[&str] = &[
+    "COUNT",
+    "TRX_ID",
     "ORDINAL_POSITION",
     "CHARACTER_MAXIMUM_LENGTH",
     "CHARACTER_OCTET_LENGTH",
@@ -353,8 +387,8 @@ impl Session {
                 let rows = self.filter(&["Variable_name", "Value"], rows, filter, params)?;
                 Ok(rows_of(&["Variable_name", "Value"], rows))
             }
-            Show::Status { filter, .. } => {
-                let rows = crate::status::rows(self)
+            Show::Status { filter, global } => {
+                let rows = crate::status::rows(self, *global)
                     .into_iter()
                     .map(|(k, v)| vec![s(k), s(v)])
                     .collect();
@@ -487,15 +521,62 @@ impl Session {
                     return Err(SqlError::new(ER_UNKNOWN_STORAGE_ENGINE, &[engine]));
                 }
                 if *mutex {
-                    return Err(SqlError::new(
-                        ER_NOT_SUPPORTED_YET,
-                        &[&"SHOW ENGINE INNODB MUTEX (issue #5)"],
-                    ));
+                    // As MySQL 8.0: the objects that were waited on, Status "waits=N" (MariaDB
+                    // 10.11 keeps no such counts and returns an empty set).
+                    let inner = self.server.catalog.engine.inner();
+                    let rows = innoxide_engine::sync_stats::wait_rows(inner)
+                        .into_iter()
+                        .filter(|r| r.waits.count > 0)
+                        .map(|r| {
+                            vec![
+                                s("InnoDB"),
+                                s(r.name),
+                                s(format!("waits={}", r.waits.count)),
+                            ]
+                        })
+                        .collect();
+                    return Ok(rows_of(&["Type", "Name", "Status"], rows));
                 }
-                Err(SqlError::new(
-                    ER_NOT_SUPPORTED_YET,
-                    &[&"SHOW ENGINE INNODB STATUS (issue #5)"],
+                let now = innoxide_sql::types::now().to_string();
+                let text = innoxide_engine::monitor::innodb_status(
+                    self.server.catalog.engine.inner(),
+                    &now,
+                );
+                Ok(rows_of(
+                    &["Type", "Name", "Status"],
+                    vec![vec![s("InnoDB"), s(""), s(text)]],
                 ))
+            }
+            Show::Profiles => {
+                let rows = self
+                    .profiler
+                    .profiles()
+                    .map(|p| {
+                        vec![
+                            n(u64::from(p.id)),
+                            s(format!("{:.8}", p.duration().as_secs_f64())),
+                            s(p.query.clone()),
+                        ]
+                    })
+                    .collect();
+                Ok(Output::Rows {
+                    columns: vec![
+                        Column::int("Query_ID"),
+                        Column::text("Duration"),
+                        Column::text("Query"),
+                    ],
+                    rows,
+                })
+            }
+            Show::Profile { query } => {
+                let id = query.map(|q| u32::try_from(q).unwrap_or(u32::MAX));
+                let rows = self.profiler.profile(id).map_or_else(Vec::new, |p| {
+                    p.stages
+                        .iter()
+                        .map(|(stage, d)| vec![s(*stage), s(format!("{:.6}", d.as_secs_f64()))])
+                        .collect()
+                });
+                Ok(rows_of(&["Status", "Duration"], rows))
             }
             Show::Grants { user } => {
                 let (u, h) = user
@@ -819,6 +900,82 @@ impl Session {
                     s("YES"),
                 ]],
             ),
+            "INNODB_METRICS" => {
+                let engine = cat.engine.inner();
+                let rows = innoxide_engine::monitor::metrics(engine)
+                    .into_iter()
+                    .map(|m| {
+                        vec![
+                            s(m.name),
+                            s(m.subsystem),
+                            n(m.count),
+                            s("enabled"),
+                            s(m.kind),
+                            s(m.comment),
+                        ]
+                    })
+                    .collect();
+                (
+                    vec!["NAME", "SUBSYSTEM", "COUNT", "STATUS", "TYPE", "COMMENT"],
+                    rows,
+                )
+            }
+            "INNODB_BUFFER_POOL_STATS" => {
+                let engine = cat.engine.inner();
+                let rows = innoxide_engine::monitor::pool_stats(engine)
+                    .into_iter()
+                    .map(|p| {
+                        let mut r = vec![
+                            n(p.pool_id),
+                            n(p.pool_size),
+                            n(p.free_buffers),
+                            n(p.database_pages),
+                            n(p.old_database_pages),
+                            n(p.modified_database_pages),
+                        ];
+                        match p.events {
+                            Some(e) => r.extend(e.map(n)),
+                            None => r.extend(std::iter::repeat_n(Datum::Null, 6)),
+                        }
+                        r
+                    })
+                    .collect();
+                (POOL_STATS_COLUMNS.to_vec(), rows)
+            }
+            "INNODB_TRX" => {
+                let engine = cat.engine.inner();
+                let rows = innoxide_engine::monitor::active_transactions(engine)
+                    .into_iter()
+                    .map(|(id, started)| {
+                        let dt =
+                            innoxide_sql::types::DateTime::from_micros((started * 1e6) as i64, 0);
+                        vec![
+                            n(id),
+                            s("RUNNING"),
+                            dt.map_or(Datum::Null, |d| s(d.to_string())),
+                        ]
+                    })
+                    .collect();
+                (vec!["TRX_ID", "TRX_STATE", "TRX_STARTED"], rows)
+            }
+            // No compressed tables: InnoDB's rows for each compressed page size, all zero.
+            "INNODB_CMP" | "INNODB_CMP_RESET" => (
+                CMP_COLUMNS.to_vec(),
+                [1024u64, 2048, 4096, 8192, 16384]
+                    .iter()
+                    .map(|&p| vec![n(p), n(0), n(0), n(0), n(0), n(0)])
+                    .collect(),
+            ),
+            "INNODB_CMPMEM" | "INNODB_CMPMEM_RESET" => {
+                let pools = cat.engine.inner().bp.instances().len() as u64;
+                let mut rows = Vec::new();
+                for pool in 0..pools {
+                    for p in [1024u64, 2048, 4096, 8192, 16384] {
+                        rows.push(vec![n(p), n(pool), n(0), n(0), n(0), n(0)]);
+                    }
+                }
+                (CMPMEM_COLUMNS.to_vec(), rows)
+            }
             _ => {
                 return Err(SqlError::new(
                     ER_NO_SUCH_TABLE,
@@ -829,13 +986,74 @@ impl Session {
         let cols = cols
             .iter()
             .map(|c| {
-                if NUMERIC_IS_COLUMNS.contains(c) {
+                let numeric = [
+                    NUMERIC_IS_COLUMNS,
+                    POOL_STATS_COLUMNS,
+                    CMP_COLUMNS,
+                    CMPMEM_COLUMNS,
+                ];
+                if numeric.iter().any(|l| l.contains(c)) {
                     Column::int(c)
                 } else {
                     Column::text(c)
                 }
             })
             .collect();
+        Ok((cols, rows))
+    }
+
+    /// A table of information_schema or performance_schema (`db` is one of them).
+    pub(crate) fn system_schema_table(
+        &mut self,
+        db: &str,
+        table: &str,
+    ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
+        if db.eq_ignore_ascii_case("performance_schema") {
+            self.performance_schema(table)
+        } else {
+            self.information_schema(table)
+        }
+    }
+
+    /// performance_schema tables (computed now from the engine). Only
+    /// events_waits_summary_global_by_event_name: one row per synchronization object
+    /// (innoxide_engine::sync_stats), times in picoseconds as MySQL gives them.
+    fn performance_schema(
+        &mut self,
+        table: &str,
+    ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
+        if !table.eq_ignore_ascii_case("events_waits_summary_global_by_event_name") {
+            return Err(SqlError::new(
+                ER_NO_SUCH_TABLE,
+                &[&"performance_schema", &table],
+            ));
+        }
+        let ps = |ns: u64| n(ns.saturating_mul(1000));
+        let inner = self.server.catalog.engine.inner();
+        let rows = innoxide_engine::sync_stats::wait_rows(inner)
+            .into_iter()
+            .map(|r| {
+                let w = r.waits;
+                vec![
+                    s(r.event),
+                    n(w.count),
+                    ps(w.sum_ns),
+                    ps(w.min_ns),
+                    ps(w.avg_ns()),
+                    ps(w.max_ns),
+                ]
+            })
+            .collect();
+        let mut cols = vec![Column::text("EVENT_NAME")];
+        for c in [
+            "COUNT_STAR",
+            "SUM_TIMER_WAIT",
+            "MIN_TIMER_WAIT",
+            "AVG_TIMER_WAIT",
+            "MAX_TIMER_WAIT",
+        ] {
+            cols.push(Column::int(c));
+        }
         Ok((cols, rows))
     }
 

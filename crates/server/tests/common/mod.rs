@@ -36,6 +36,11 @@ impl Server {
             .collect()
     }
 
+    /// The lines the server wrote to stderr after "ready for connections" so far.
+    pub fn log_lines(&self) -> Vec<String> {
+        self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     /// The data directory.
     pub fn datadir(&self) -> &std::path::Path {
         self._dir.path()
@@ -94,6 +99,8 @@ pub fn start_in(dir: tempfile::TempDir, socket: bool, extra: &[&str]) -> Server 
     );
     let mut child = Command::new(env!("CARGO_BIN_EXE_innoxide"))
         .args([
+            // Hermetic: no /etc/my.cnf or ~/.my.cnf (this must be the first option).
+            "--no-defaults",
             "--datadir",
             dir.path().to_str().unwrap(),
             "--innodb-buffer-pool-size=16M",

@@ -100,6 +100,17 @@ impl Ctx<'_> {
                 subquery: Box::new(self.query(*subquery)?),
                 negated,
             },
+            E::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => self.quantified(*left, &compare_op, *right, false)?,
+            E::AllOp {
+                left,
+                compare_op,
+                right,
+            } => self.quantified(*left, &compare_op, *right, true)?,
             E::Between {
                 expr,
                 negated,
@@ -330,6 +341,9 @@ impl Ctx<'_> {
             sp::FunctionArguments::None => (vec![], false, false),
             sp::FunctionArguments::Subquery(_) => return Err(unsupported("this function call")),
             sp::FunctionArguments::List(list) => {
+                if name == "group_concat" {
+                    return self.group_concat(list);
+                }
                 if !list.clauses.is_empty() {
                     return Err(unsupported("ORDER BY / SEPARATOR in an aggregate"));
                 }
@@ -365,6 +379,80 @@ impl Ctx<'_> {
             args,
             distinct,
             star,
+        })
+    }
+}
+
+impl Ctx<'_> {
+    /// `left op ANY|ALL (subquery)`.
+    fn quantified(
+        &self,
+        left: sp::Expr,
+        op: &sp::BinaryOperator,
+        right: sp::Expr,
+        all: bool,
+    ) -> R<Expr> {
+        let op = binary_op(op)?;
+        if !matches!(
+            op,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        ) {
+            return Err(unsupported("this ANY/ALL comparison"));
+        }
+        let subquery = match right {
+            sp::Expr::Subquery(q) => Box::new(self.query(*q)?),
+            _ => return Err(unsupported("ANY/ALL without a subquery")),
+        };
+        Ok(Expr::Quantified {
+            expr: Box::new(self.expr(left)?),
+            op,
+            all,
+            subquery,
+        })
+    }
+
+    /// GROUP_CONCAT([DISTINCT] expr, ... [ORDER BY ...] [SEPARATOR 'str']).
+    fn group_concat(&self, list: sp::FunctionArgumentList) -> R<Expr> {
+        let distinct = matches!(
+            list.duplicate_treatment,
+            Some(sp::DuplicateTreatment::Distinct)
+        );
+        let mut args = Vec::with_capacity(list.args.len());
+        for a in list.args {
+            match a {
+                sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => args.push(self.expr(e)?),
+                _ => return Err(unsupported("this function argument")),
+            }
+        }
+        let mut order_by = Vec::new();
+        let mut separator = None;
+        for c in list.clauses {
+            match c {
+                sp::FunctionArgumentClause::OrderBy(items) => {
+                    for o in items {
+                        order_by.push(OrderItem {
+                            desc: matches!(o.options.sort, Some(sp::OrderBySort::Desc)),
+                            expr: self.expr(o.expr)?,
+                        });
+                    }
+                }
+                sp::FunctionArgumentClause::Separator(v) => match self.value(v)? {
+                    Expr::Literal(Literal::String { bytes, .. } | Literal::Hex(bytes)) => {
+                        separator = Some(bytes)
+                    }
+                    _ => return Err(unsupported("this SEPARATOR")),
+                },
+                _ => return Err(unsupported("this GROUP_CONCAT clause")),
+            }
+        }
+        if args.is_empty() {
+            return Err(SqlError::parse(")", 1));
+        }
+        Ok(Expr::GroupConcat {
+            args,
+            distinct,
+            order_by,
+            separator,
         })
     }
 }

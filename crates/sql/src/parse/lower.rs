@@ -55,6 +55,8 @@ pub struct Ctx<'a> {
     pub zerofill: Vec<usize>,
     /// UPDATE IGNORE / DELETE IGNORE (the word is blanked out by `special::rewrite`).
     pub ignore: bool,
+    /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT (blanked out likewise).
+    pub create_select_dup: Option<bool>,
     /// Fallback numbering for a placeholder without a usable span.
     next_param: Cell<usize>,
 }
@@ -72,6 +74,7 @@ impl<'a> Ctx<'a> {
             selects: select_items(tokens),
             zerofill: vec![],
             ignore: false,
+            create_select_dup: None,
             next_param: Cell::new(0),
         }
     }
@@ -365,11 +368,13 @@ impl<'a> Ctx<'a> {
                 J::StraightJoin(c) => (JoinKind::Straight, c),
                 _ => return Err(unsupported("this join")),
             };
-            let (on, using) = match c {
-                sp::JoinConstraint::On(e) => (Some(self.expr(e)?), vec![]),
-                sp::JoinConstraint::Using(names) => (None, names.iter().map(object_last).collect()),
-                sp::JoinConstraint::None => (None, vec![]),
-                sp::JoinConstraint::Natural => return Err(unsupported("NATURAL JOIN")),
+            let (on, using, natural) = match c {
+                sp::JoinConstraint::On(e) => (Some(self.expr(e)?), vec![], false),
+                sp::JoinConstraint::Using(names) => {
+                    (None, names.iter().map(object_last).collect(), false)
+                }
+                sp::JoinConstraint::None => (None, vec![], false),
+                sp::JoinConstraint::Natural => (None, vec![], true),
             };
             left = TableRef::Join {
                 left: Box::new(left),
@@ -377,6 +382,7 @@ impl<'a> Ctx<'a> {
                 kind,
                 on,
                 using,
+                natural,
             };
         }
         Ok(left)
@@ -601,6 +607,7 @@ impl<'a> Ctx<'a> {
             options,
             like,
             as_select: c.query.map(|q| self.query(*q)).transpose()?.map(Box::new),
+            on_duplicate: self.create_select_dup,
         })
     }
 

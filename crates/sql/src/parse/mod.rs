@@ -79,9 +79,11 @@ pub fn parse(sql: &str) -> Result<Statement, SqlError> {
     let mut ctx = lower::Ctx::new(sql, tokens);
     ctx.zerofill = rewritten.zerofill;
     ctx.ignore = rewritten.ignore;
+    ctx.create_select_dup = rewritten.create_select_dup;
     if let Some(result) = special::dispatch(sql, &rewritten.text, tokens, &ctx) {
         return result;
     }
+    let into = rewritten.into.transpose()?;
     let mut parser = sp_parser(&rewritten.text).map_err(|e| sp_error(sql, 0, &e))?;
     let stmt = parser.parse_statement().map_err(|e| sp_error(sql, 0, &e))?;
     while parser.consume_token(&SpToken::SemiColon) {}
@@ -89,7 +91,11 @@ pub fn parse(sql: &str) -> Result<Statement, SqlError> {
     if next.token != SpToken::EOF {
         return Err(sp_position_error(sql, 0, next.span.start));
     }
-    ctx.statement(stmt)
+    match (ctx.statement(stmt)?, into) {
+        (Statement::Select(q), Some(vars)) => Ok(Statement::SelectInto(q, vars)),
+        (_, Some(_)) => Err(error_at(sql, 0)),
+        (s, None) => Ok(s),
+    }
 }
 
 fn sp_parser(text: &str) -> Result<Parser<'static>, ParserError> {

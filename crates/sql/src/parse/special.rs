@@ -12,8 +12,9 @@
 //! - `dispatch` returns None only for statements sqlparser is to parse.
 //! - `rewrite` never changes the length of the text or any byte outside the rewritten tokens
 //!   (so sqlparser's positions are the statement's): `a MOD b` → `a %   b`, `LOCK IN SHARE
-//!   MODE` → `FOR SHARE` + blanks, ZEROFILL (in CREATE/ALTER TABLE) and the IGNORE of
-//!   UPDATE/DELETE IGNORE → blanks, recorded for the lowering.
+//!   MODE` → `FOR SHARE` + blanks, ZEROFILL (in CREATE/ALTER TABLE), the IGNORE of
+//!   UPDATE/DELETE IGNORE, the IGNORE/REPLACE of CREATE TABLE ... SELECT and a SELECT's
+//!   `INTO @a, @b` → blanks, recorded for the lowering.
 //! - Expressions inside hand-parsed statements (SET values, SHOW ... WHERE, KILL, DO) are
 //!   parsed by sqlparser from the statement's own text and lowered with the same context.
 
@@ -33,6 +34,92 @@ pub struct Rewritten<'a> {
     pub text: Cow<'a, str>,
     pub zerofill: Vec<usize>,
     pub ignore: bool,
+    /// SELECT ... INTO @a, @b: the variables (lower-case); Err for INTO OUTFILE/DUMPFILE.
+    pub into: Option<R<Vec<String>>>,
+    /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT.
+    pub create_select_dup: Option<bool>,
+}
+
+/// The INTO clause of a SELECT statement (at parenthesis depth 0): its token range and
+/// variables.
+fn select_into(tokens: &[Token]) -> Option<(usize, usize, R<Vec<String>>)> {
+    let first = tokens.first()?;
+    if !(first.is("SELECT") || first.is_punct("(")) {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut at = None;
+    for (i, t) in tokens.iter().enumerate() {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth -= 1;
+        } else if depth == 0 && t.is("INTO") {
+            at = Some(i);
+            break;
+        }
+    }
+    let i = at?;
+    let start = tokens[i].start;
+    if tokens
+        .get(i + 1)
+        .is_some_and(|t| t.is("OUTFILE") || t.is("DUMPFILE"))
+    {
+        let end = tokens[i + 1].end();
+        return Some((
+            start,
+            end,
+            Err(unsupported("SELECT ... INTO OUTFILE/DUMPFILE")),
+        ));
+    }
+    let mut vars = Vec::new();
+    let mut j = i + 1;
+    let mut end = tokens[i].end();
+    while let (Some(a), Some(n)) = (tokens.get(j), tokens.get(j + 1)) {
+        if !a.is_punct("@") || !matches!(n.kind, Kind::Word | Kind::QuotedIdent | Kind::Str) {
+            break;
+        }
+        vars.push(n.value().to_lowercase());
+        end = n.end();
+        j += 2;
+        if tokens.get(j).is_some_and(|t| t.is_punct(",")) {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    if vars.is_empty() {
+        return Some((
+            start,
+            end,
+            Err(unsupported("SELECT ... INTO other than @variables")),
+        ));
+    }
+    Some((start, end, Ok(vars)))
+}
+
+/// CREATE TABLE ... IGNORE|REPLACE [AS] SELECT: the word's token and what it means.
+fn create_select_dup<'t>(tokens: &'t [Token]) -> Option<(&'t Token<'t>, bool)> {
+    if !(tokens.first()?.is("CREATE")) {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (i, t) in tokens.iter().enumerate() {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth -= 1;
+        } else if depth == 0 && (t.is("IGNORE") || t.is("REPLACE")) {
+            let mut n = tokens.get(i + 1)?;
+            if n.is("AS") {
+                n = tokens.get(i + 2)?;
+            }
+            if n.is("SELECT") || n.is_punct("(") {
+                return Some((t, t.is("REPLACE")));
+            }
+        }
+    }
+    None
 }
 
 /// Words after which `MOD` is the function, not the operator.
@@ -56,6 +143,16 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
     let mut ignore = false;
     let first = tokens.first();
     let is_ddl = first.is_some_and(|t| t.is("CREATE") || t.is("ALTER"));
+    let mut into = None;
+    if let Some((start, end, vars)) = select_into(tokens) {
+        edits.push((start, end, ""));
+        into = Some(vars);
+    }
+    let mut create_dup = None;
+    if let Some((t, replace)) = create_select_dup(tokens) {
+        edits.push((t.start, t.end(), ""));
+        create_dup = Some(replace);
+    }
     if first.is_some_and(|t| t.is("UPDATE") || t.is("DELETE")) {
         let mut i = 1;
         while tokens
@@ -95,8 +192,11 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
             text: Cow::Borrowed(sql),
             zerofill,
             ignore,
+            into,
+            create_select_dup: create_dup,
         };
     }
+    edits.sort_by_key(|e| e.0);
     let mut out = String::with_capacity(sql.len());
     let mut pos = 0;
     for (start, end, with) in edits {
@@ -114,6 +214,8 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         text: Cow::Owned(out),
         zerofill,
         ignore,
+        into,
+        create_select_dup: create_dup,
     }
 }
 
@@ -579,6 +681,17 @@ impl<'a> P<'a, '_> {
                 },
             },
             "PLUGINS" => Show::Plugins,
+            "PROFILES" => Show::Profiles,
+            // SHOW PROFILE [FOR QUERY n]: only the Duration column (no CPU, BLOCK IO... types).
+            "PROFILE" => {
+                let query = if self.eat("FOR") {
+                    self.expect("QUERY")?;
+                    Some(self.number()?)
+                } else {
+                    None
+                };
+                Show::Profile { query }
+            }
             "DATABASES" | "SCHEMAS" => Show::Databases {
                 filter: self.filter()?,
             },

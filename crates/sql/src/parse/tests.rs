@@ -571,6 +571,7 @@ fn sysbench_exact() {
             },
             like: None,
             as_select: None,
+            on_duplicate: None,
         }))
     );
     assert_eq!(
@@ -1602,4 +1603,78 @@ fn timing() {
             start.elapsed().as_secs_f64() * 1e6 / f64::from(n)
         );
     }
+}
+
+#[test]
+fn select_into_variables() {
+    let Statement::SelectInto(q, vars) = p("SELECT a, b INTO @x, @`Y` FROM t WHERE a = 1") else {
+        panic!()
+    };
+    assert_eq!(vars, vec!["x".to_string(), "y".to_string()]);
+    assert_eq!(q.items.len(), 2);
+    assert!(q.selection.is_some());
+    let Statement::SelectInto(_, vars) = p("SELECT a FROM t LIMIT 1 INTO @v") else {
+        panic!()
+    };
+    assert_eq!(vars, vec!["v".to_string()]);
+    assert_eq!(
+        parse("SELECT a INTO OUTFILE '/tmp/x' FROM t").map_err(|e| e.code),
+        Err(1235)
+    );
+    // INTO inside a subquery or an INSERT is not this clause.
+    assert!(matches!(p("INSERT INTO t SELECT 1"), Statement::Insert(_)));
+}
+
+#[test]
+fn group_concat_clauses() {
+    let Statement::Select(q) =
+        p("SELECT GROUP_CONCAT(DISTINCT a, b ORDER BY a DESC, b SEPARATOR '-') FROM t")
+    else {
+        panic!()
+    };
+    let SelectItem::Expr { expr, .. } = &q.items[0] else {
+        panic!()
+    };
+    assert_eq!(
+        expr,
+        &Expr::GroupConcat {
+            args: vec![col("a"), col("b")],
+            distinct: true,
+            order_by: vec![
+                OrderItem {
+                    expr: col("a"),
+                    desc: true
+                },
+                asc(col("b"))
+            ],
+            separator: Some(b"-".to_vec()),
+        }
+    );
+}
+
+#[test]
+fn natural_join_and_quantified_comparisons() {
+    let Statement::Select(q) =
+        p("SELECT * FROM a NATURAL LEFT JOIN b WHERE x > ALL (SELECT y FROM c)")
+    else {
+        panic!()
+    };
+    let TableRef::Join { kind, natural, .. } = &q.from[0] else {
+        panic!()
+    };
+    assert_eq!((*kind, *natural), (JoinKind::Left, true));
+    assert!(matches!(
+        q.selection,
+        Some(Expr::Quantified {
+            op: BinaryOp::Gt,
+            all: true,
+            ..
+        })
+    ));
+    let Statement::CreateTable(ct) = p("CREATE TABLE t (PRIMARY KEY (a)) REPLACE SELECT a FROM s")
+    else {
+        panic!()
+    };
+    assert_eq!(ct.on_duplicate, Some(true));
+    assert!(ct.as_select.is_some());
 }

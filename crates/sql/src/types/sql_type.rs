@@ -333,6 +333,21 @@ impl SqlType {
     }
 
     /// DATA_TYPE of information_schema.COLUMNS.
+    /// The type as a column definition (CREATE TABLE ... SELECT copies a column's type).
+    pub fn to_ast(&self) -> ColumnType {
+        let text = self.is_text();
+        ColumnType {
+            name: self.name,
+            length: self.length.map(u64::from),
+            scale: self.scale.map(u64::from),
+            unsigned: self.unsigned,
+            zerofill: self.zerofill,
+            charset: text.then(|| self.coll.charset.to_string()),
+            collate: text.then(|| self.coll.name.to_string()),
+            values: self.values.clone(),
+        }
+    }
+
     pub fn data_type(&self) -> &'static str {
         NAMES
             .iter()

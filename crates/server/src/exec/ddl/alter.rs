@@ -197,14 +197,19 @@ impl Plan {
         }
     }
 
-    fn apply(&mut self, op: &AlterOp, table: &str) -> Result<(), SqlError> {
+    fn apply(
+        &mut self,
+        op: &AlterOp,
+        table: &str,
+        mode: innoxide_sql::types::SqlMode,
+    ) -> Result<(), SqlError> {
         let (cs, co) = (self.meta.charset.clone(), self.meta.collation.clone());
         match op {
             AlterOp::AddColumn { column, position } => {
                 if find(&self.cols, &column.name).is_some() {
                     return Err(SqlError::new(ER_DUP_FIELDNAME, &[&column.name]));
                 }
-                let (ty, nullable, meta) = column_of(column, &cs, &co, false)?;
+                let (ty, nullable, meta) = column_of(column, &cs, &co, false, mode)?;
                 let c = NewCol {
                     name: column.name.clone(),
                     ty,
@@ -225,7 +230,7 @@ impl Plan {
                     return Err(SqlError::new(ER_DUP_FIELDNAME, &[&column.name]));
                 }
                 let in_pk = self.in_primary(old);
-                let (ty, nullable, meta) = column_of(column, &cs, &co, in_pk)?;
+                let (ty, nullable, meta) = column_of(column, &cs, &co, in_pk, mode)?;
                 let src = self.cols[i].src;
                 let c = NewCol {
                     name: column.name.clone(),
@@ -255,7 +260,7 @@ impl Plan {
             AlterOp::AddKey(k) => self.add_key(k)?,
             AlterOp::DropIndex(name) => {
                 if name.eq_ignore_ascii_case("PRIMARY") {
-                    return self.apply(&AlterOp::DropPrimaryKey, table);
+                    return self.apply(&AlterOp::DropPrimaryKey, table, mode);
                 }
                 let i = self
                     .keys
@@ -498,7 +503,7 @@ impl Session {
         let cat = self.server.catalog.clone();
         let mut plan = Plan::of(t);
         for op in ops {
-            plan.apply(op, &t.name)?;
+            plan.apply(op, &t.name, self.vars.sql_mode())?;
         }
         let _g = cat.ddl.lock();
         let final_name = format!("{}/{}", target.0, target.1);

@@ -1,0 +1,502 @@
+//! SHOW STATUS and SHOW ENGINE INNODB STATUS from the outside: the counters MySQL names move
+//! by exactly what a known workload does (Com_*, Questions, Innodb_rows_*, Bytes_*,
+//! Aborted_*), session and global scopes differ as in mysqld, FLUSH STATUS clears the
+//! session's; the InnoDB monitor text matches a golden file with its numbers masked, and on an
+//! idle server its four LOG positions become equal; the knobs whose effect shows in the
+//! counters act (innodb_flush_log_at_trx_commit=2, innodb_doublewrite=OFF).
+//!
+//! Regenerate the golden file with `UPDATE_GOLDEN=1 cargo test -p innoxide-server --test
+//! status` after an intended format change, and review the diff.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::{connect, start, start_with};
+use mysql::prelude::Queryable;
+
+fn status(c: &mut mysql::Conn, scope: &str) -> HashMap<String, String> {
+    c.query::<(String, String), _>(format!("SHOW {scope} STATUS"))
+        .unwrap()
+        .into_iter()
+        .collect()
+}
+
+fn num(m: &HashMap<String, String>, k: &str) -> u64 {
+    m.get(k)
+        .unwrap_or_else(|| panic!("no status variable {k}"))
+        .parse()
+        .unwrap_or_else(|_| panic!("{k} = {} is not a number", m[k]))
+}
+
+/// The names issue #5 lists (and mysqld_exporter reads).
+const NAMES: &[&str] = &[
+    "Uptime",
+    "Questions",
+    "Queries",
+    "Com_select",
+    "Com_insert",
+    "Com_update",
+    "Com_delete",
+    "Com_commit",
+    "Com_rollback",
+    "Com_begin",
+    "Com_stmt_execute",
+    "Com_stmt_prepare",
+    "Com_set_option",
+    "Connections",
+    "Threads_connected",
+    "Threads_running",
+    "Threads_created",
+    "Threads_cached",
+    "Aborted_clients",
+    "Aborted_connects",
+    "Bytes_received",
+    "Bytes_sent",
+    "Opened_tables",
+    "Open_tables",
+    "Slow_queries",
+    "Max_used_connections",
+    "Innodb_buffer_pool_pages_total",
+    "Innodb_buffer_pool_pages_free",
+    "Innodb_buffer_pool_pages_data",
+    "Innodb_buffer_pool_pages_dirty",
+    "Innodb_buffer_pool_pages_flushed",
+    "Innodb_buffer_pool_read_requests",
+    "Innodb_buffer_pool_reads",
+    "Innodb_buffer_pool_write_requests",
+    "Innodb_buffer_pool_wait_free",
+    "Innodb_data_reads",
+    "Innodb_data_writes",
+    "Innodb_data_fsyncs",
+    "Innodb_data_read",
+    "Innodb_data_written",
+    "Innodb_log_waits",
+    "Innodb_log_write_requests",
+    "Innodb_log_writes",
+    "Innodb_os_log_fsyncs",
+    "Innodb_os_log_written",
+    "Innodb_rows_read",
+    "Innodb_rows_inserted",
+    "Innodb_rows_updated",
+    "Innodb_rows_deleted",
+    "Innodb_row_lock_waits",
+    "Innodb_row_lock_time",
+    "Innodb_row_lock_current_waits",
+    "Innodb_dblwr_pages_written",
+    "Innodb_dblwr_writes",
+    "Innodb_history_list_length",
+    "Innodb_buffer_pool_dump_status",
+    "Innodb_buffer_pool_load_status",
+    "Innodb_checkpoint_age",
+];
+
+#[test]
+fn counters_follow_a_known_workload() {
+    let s = start();
+    let mut c = connect(&s);
+    let g = status(&mut c, "GLOBAL");
+    for n in NAMES {
+        assert!(g.contains_key(*n), "SHOW GLOBAL STATUS lacks {n}");
+    }
+    let names: Vec<&String> = c
+        .query::<(String, String), _>("SHOW STATUS")
+        .unwrap()
+        .iter()
+        .map(|r| &r.0)
+        .cloned()
+        .collect::<Vec<_>>()
+        .leak()
+        .iter()
+        .collect();
+    assert!(names.windows(2).all(|w| w[0] < w[1]), "not sorted by name");
+
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v INT, KEY (v))")
+        .unwrap();
+    let before = status(&mut c, "SESSION");
+    let gbefore = status(&mut c, "GLOBAL");
+    // 3 text statements in one multi-statement query, 10 prepared inserts, updates, deletes.
+    c.query_drop("SELECT 1; SELECT 2; DO 3").unwrap();
+    for i in 0..10 {
+        c.exec_drop("INSERT INTO d.t VALUES (?, ?)", (i, i * 10))
+            .unwrap();
+    }
+    c.query_drop("BEGIN").unwrap();
+    c.query_drop("UPDATE d.t SET v = v + 1 WHERE id < 4")
+        .unwrap();
+    c.query_drop("DELETE FROM d.t WHERE id >= 8").unwrap();
+    c.query_drop("COMMIT").unwrap();
+    let rows: Vec<u32> = c.query("SELECT id FROM d.t").unwrap();
+    assert_eq!(rows.len(), 8);
+    let after = status(&mut c, "SESSION");
+    let gafter = status(&mut c, "GLOBAL");
+    let d = |k: &str| num(&after, k) - num(&before, k);
+    let gd = |k: &str| num(&gafter, k) - num(&gbefore, k);
+    // The SHOW GLOBAL STATUS between the two samples counts too.
+    assert_eq!(d("Com_select"), 3, "two SELECTs and the final one");
+    assert_eq!(d("Com_do"), 1);
+    assert_eq!(d("Com_insert"), 10);
+    assert_eq!(d("Com_stmt_execute"), 10);
+    assert_eq!(
+        d("Com_stmt_prepare"),
+        1,
+        "the mysql crate caches the statement"
+    );
+    assert_eq!((d("Com_update"), d("Com_delete")), (1, 1));
+    assert_eq!((d("Com_begin"), d("Com_commit")), (1, 1));
+    assert_eq!(d("Com_show_status"), 2);
+    // 3 + 10 + 4 + 1 + 2 SHOW STATUS; COM_STMT_PREPARE is not a question (as in mysqld).
+    assert_eq!(d("Questions"), 20);
+    assert_eq!(d("Queries"), 20);
+    assert!(d("Bytes_received") > 100 && d("Bytes_sent") > 100);
+    // The engine's row counters are global.
+    assert_eq!(gd("Innodb_rows_inserted"), 10);
+    assert_eq!(gd("Innodb_rows_updated"), 4);
+    assert_eq!(gd("Innodb_rows_deleted"), 2);
+    assert!(
+        gd("Innodb_rows_read") >= 8 + 2,
+        "{}",
+        gd("Innodb_rows_read")
+    );
+    assert!(gd("Innodb_log_write_requests") > 0);
+    assert!(gd("Innodb_buffer_pool_write_requests") > 0);
+    assert!(gd("Innodb_buffer_pool_read_requests") > 0);
+    assert!(gd("Com_select") >= 3);
+
+    // Another session: its session counters start at 0; global ones include the first's.
+    let mut c2 = connect(&s);
+    let other = status(&mut c2, "");
+    assert!(num(&other, "Com_insert") == 0, "a new session starts at 0");
+    let g2 = status(&mut c2, "GLOBAL");
+    assert!(num(&g2, "Com_insert") >= 10);
+    assert!(num(&g2, "Threads_connected") >= 2);
+    assert!(num(&g2, "Max_used_connections") >= 2);
+    assert!(num(&g2, "Threads_running") >= 1);
+
+    // FLUSH STATUS clears the session's counters only.
+    c.query_drop("FLUSH STATUS").unwrap();
+    let flushed = status(&mut c, "SESSION");
+    assert_eq!(num(&flushed, "Com_insert"), 0);
+    assert_eq!(num(&flushed, "Com_show_status"), 1, "itself");
+    let g3 = status(&mut c, "GLOBAL");
+    assert!(num(&g3, "Com_insert") >= 10);
+
+    // A client that drops its connection without COM_QUIT, and a wrong password.
+    let aborted = num(&g3, "Aborted_clients");
+    let refused = num(&g3, "Aborted_connects");
+    {
+        let raw = connect(&s);
+        // Dropping a mysql::Conn sends COM_QUIT; leaking its socket would too late, so
+        // kill the connection from the other session instead (mysqld counts it too).
+        let id = raw.connection_id();
+        c2.query_drop(format!("KILL {id}")).unwrap();
+        drop(raw);
+    }
+    let bad = mysql::OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(s.port)
+        .user(Some("root"))
+        .pass(Some("wrong"));
+    assert!(mysql::Conn::new(bad).is_err());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let g4 = status(&mut c, "GLOBAL");
+        if num(&g4, "Aborted_clients") > aborted && num(&g4, "Aborted_connects") > refused {
+            break;
+        }
+        assert!(Instant::now() < deadline, "Aborted_* did not move");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
+fn innodb_status(c: &mut mysql::Conn) -> String {
+    let (t, n, text): (String, String, String) = c
+        .query_first("SHOW ENGINE INNODB STATUS")
+        .unwrap()
+        .expect("one row");
+    assert_eq!((t.as_str(), n.as_str()), ("InnoDB", ""));
+    text
+}
+
+/// Numbers (and the header's date and time) replaced by `#`.
+fn mask(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_num = false;
+    for ch in text.chars() {
+        if ch.is_ascii_digit() || (in_num && ch == '.') {
+            if !in_num {
+                out.push('#');
+            }
+            in_num = true;
+        } else {
+            in_num = false;
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// LOG's four positions.
+fn log_positions(text: &str) -> [u64; 4] {
+    let mut v = [u64::MAX; 4];
+    for (i, head) in [
+        "Log sequence number",
+        "Log flushed up to",
+        "Pages flushed up to",
+        "Last checkpoint at",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(head))
+            .unwrap_or_else(|| panic!("no '{head}' line in\n{text}"));
+        v[i] = line[head.len()..].trim().parse().expect("a number");
+    }
+    v
+}
+
+#[test]
+fn innodb_status_golden_and_idle_lsn() {
+    let s = start_with(false, &["--innodb-buffer-pool-instances=2"]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100))")
+        .unwrap();
+    for i in 0..200 {
+        c.exec_drop("INSERT INTO d.t VALUES (?, REPEAT('x', 100))", (i,))
+            .unwrap();
+    }
+    c.query_drop("UPDATE d.t SET v = 'y' WHERE id < 50")
+        .unwrap();
+    let text = innodb_status(&mut c);
+    let masked = mask(&text);
+    let golden =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/status/innodb_status.golden");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(&golden, &masked).unwrap();
+    }
+    let want = std::fs::read_to_string(&golden).expect("the golden file");
+    assert_eq!(masked, want, "SHOW ENGINE INNODB STATUS changed:\n{text}");
+    assert!(text.contains("Number of rows inserted 200, updated 50, deleted 0"));
+
+    // Idle: the page cleaners flush what is dirty and the master thread moves the
+    // checkpoint; the four LOG positions meet.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let p = log_positions(&innodb_status(&mut c));
+        if p.iter().all(|&x| x == p[0]) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "LOG positions still differ after 60 s of idleness: {p:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn trx_commit_2_fsyncs_once_a_second() {
+    for (setting, per_commit) in [("1", true), ("2", false)] {
+        let s = start_with(
+            false,
+            &[&format!("--innodb-flush-log-at-trx-commit={setting}")],
+        );
+        let mut c = connect(&s);
+        c.query_drop("CREATE TABLE mysql.k (id INT PRIMARY KEY)")
+            .or_else(|_| {
+                c.query_drop("CREATE DATABASE kd")?;
+                c.query_drop("CREATE TABLE kd.k (id INT PRIMARY KEY)")
+            })
+            .unwrap();
+        let table: String = c
+            .query_first("SELECT CONCAT(table_schema, '.', table_name) FROM information_schema.tables WHERE table_name = 'k'")
+            .unwrap()
+            .unwrap();
+        let before = num(&status(&mut c, "GLOBAL"), "Innodb_os_log_fsyncs");
+        let start = Instant::now();
+        let n = 300;
+        for i in 0..n {
+            c.exec_drop(format!("INSERT INTO {table} VALUES (?)"), (i,))
+                .unwrap();
+        }
+        let secs = start.elapsed().as_secs_f64();
+        let fsyncs = num(&status(&mut c, "GLOBAL"), "Innodb_os_log_fsyncs") - before;
+        if per_commit {
+            assert!(fsyncs >= n, "trx_commit=1: {fsyncs} fsyncs for {n} commits");
+        } else {
+            // About one a second (the master thread), plus a few for page flushing.
+            let bound = (secs.ceil() as u64 + 1) * 3;
+            assert!(
+                fsyncs <= bound,
+                "trx_commit=2: {fsyncs} fsyncs in {secs:.2} s for {n} commits"
+            );
+        }
+    }
+}
+
+#[test]
+fn doublewrite_off_writes_nothing_there() {
+    for (setting, used) in [("ON", true), ("OFF", false)] {
+        let s = start_with(false, &[&format!("--innodb-doublewrite={setting}")]);
+        let mut c = connect(&s);
+        c.query_drop("CREATE DATABASE d").unwrap();
+        c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v TEXT)")
+            .unwrap();
+        for i in 0..50 {
+            c.exec_drop("INSERT INTO d.t VALUES (?, REPEAT('z', 2000))", (i,))
+                .unwrap();
+        }
+        // Wait until pages have been written back.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let g = loop {
+            let g = status(&mut c, "GLOBAL");
+            if num(&g, "Innodb_buffer_pool_pages_flushed") > 0 {
+                break g;
+            }
+            assert!(Instant::now() < deadline, "no page was flushed");
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        let written = num(&g, "Innodb_dblwr_pages_written");
+        assert_eq!(written > 0, used, "doublewrite={setting}: {written} pages");
+        if !used {
+            assert_eq!(num(&g, "Innodb_dblwr_writes"), 0);
+        }
+    }
+}
+
+#[test]
+fn slow_query_log_and_profiling() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO d.t VALUES (1, 1), (2, 2), (3, 3), (4, 4)")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("slow.log");
+    let slow0 = num(&status(&mut c, "GLOBAL"), "Slow_queries");
+    c.query_drop(format!(
+        "SET GLOBAL slow_query_log_file = '{}'",
+        log.display()
+    ))
+    .unwrap();
+    c.query_drop("SET GLOBAL slow_query_log = ON").unwrap();
+    c.query_drop("SET SESSION long_query_time = 0").unwrap();
+    c.query_drop("USE d").unwrap();
+    let n: u64 = c
+        .query_first("SELECT COUNT(*) FROM t WHERE v >= 2")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 3);
+    c.query_drop("ALTER TABLE t ADD COLUMN w INT").unwrap();
+    c.query_drop("SET GLOBAL log_slow_admin_statements = ON")
+        .unwrap();
+    c.query_drop("ALTER TABLE t DROP COLUMN w").unwrap();
+    c.query_drop("SET GLOBAL slow_query_log = OFF").unwrap();
+    c.query_drop("SELECT 'not logged'").unwrap();
+    let text = std::fs::read_to_string(&log).expect("the slow log");
+    assert!(
+        text.contains("Time                 Id Command    Argument"),
+        "{text}"
+    );
+    let entry = text
+        .split("# Time: ")
+        .find(|e| e.contains("SELECT COUNT(*) FROM t WHERE v >= 2;"))
+        .unwrap_or_else(|| panic!("no entry for the SELECT in\n{text}"));
+    assert!(
+        entry.contains("# User@Host: root[root] @ localhost []"),
+        "{entry}"
+    );
+    assert!(entry.contains("Rows_sent: 1  Rows_examined: 4"), "{entry}");
+    assert!(entry.contains("\nSET timestamp="), "{entry}");
+    // `use db;` is written when the database changes (here at the USE statement's entry).
+    assert!(text.contains("use d;\nSET timestamp="), "{text}");
+    assert!(
+        !text.contains("ADD COLUMN w"),
+        "admin statement logged while OFF"
+    );
+    assert!(text.contains("ALTER TABLE t DROP COLUMN w;"), "{text}");
+    assert!(!text.contains("not logged"));
+    assert!(num(&status(&mut c, "GLOBAL"), "Slow_queries") >= slow0 + 4);
+
+    // Profiling.
+    c.query_drop("SET profiling = 1").unwrap();
+    c.query_drop("SELECT v FROM t WHERE id = 2").unwrap();
+    c.query_drop("UPDATE t SET v = v + 1 WHERE id = 3").unwrap();
+    let profiles: Vec<(u32, String, String)> = c.query("SHOW PROFILES").unwrap();
+    let queries: Vec<&str> = profiles.iter().map(|p| p.2.as_str()).collect();
+    assert_eq!(
+        queries,
+        vec![
+            "SELECT v FROM t WHERE id = 2",
+            "UPDATE t SET v = v + 1 WHERE id = 3"
+        ]
+    );
+    let (id, total, _) = &profiles[1];
+    let stages: Vec<(String, String)> = c.query(format!("SHOW PROFILE FOR QUERY {id}")).unwrap();
+    let names: Vec<&str> = stages.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "starting",
+            "Opening tables",
+            "executing",
+            "query end",
+            "waiting for handler commit",
+            "Sending data",
+            "cleaning up"
+        ]
+    );
+    let sum: f64 = stages.iter().map(|s| s.1.parse::<f64>().unwrap()).sum();
+    let total: f64 = total.parse().unwrap();
+    assert!(
+        (sum - total).abs() < 0.00001 * stages.len() as f64,
+        "{sum} vs {total}"
+    );
+    let last: Vec<(String, String)> = c.query("SHOW PROFILE").unwrap();
+    assert_eq!(last, stages, "SHOW PROFILE is the last statement's");
+    let none: Vec<(String, String)> = c.query("SHOW PROFILE FOR QUERY 99").unwrap();
+    assert!(none.is_empty());
+
+    // The error log's lines look like MariaDB's: date time id [Level] message.
+    let bad = mysql::OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(s.port)
+        .user(Some("nobody"))
+        .pass(Some("x"));
+    assert!(mysql::Conn::new(bad).is_err());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        if let Some(l) = s
+            .log_lines()
+            .into_iter()
+            .find(|l| l.contains("Access denied for user 'nobody'"))
+        {
+            break l;
+        }
+        assert!(Instant::now() < deadline, "no access-denied line");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let b = line.as_bytes();
+    let shape = line.len() > 22
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b' '
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b' ';
+    assert!(shape, "not 'YYYY-MM-DD hh:mm:ss': {line}");
+    let rest = &line[20..];
+    let (id, rest) = rest.split_once(' ').expect("a connection id");
+    assert!(id.parse::<u32>().unwrap() > 0, "{line}");
+    assert!(rest.starts_with("[Warning] Access denied"), "{line}");
+}
