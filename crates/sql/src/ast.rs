@@ -464,6 +464,22 @@ pub struct ColumnType {
     pub values: Vec<String>,
 }
 
+impl ColumnType {
+    /// `name` with no length, scale, attributes, character set or members.
+    pub fn plain(name: TypeName) -> ColumnType {
+        ColumnType {
+            name,
+            length: None,
+            scale: None,
+            unsigned: false,
+            zerofill: false,
+            charset: None,
+            collate: None,
+            values: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeName {
     TinyInt,

@@ -607,16 +607,7 @@ impl Session {
     fn derived_column(&self, c: &Column, e: Option<&ast::Expr>) -> ast::ColumnSpec {
         use super::expr::EType;
         use ast::{Expr, Literal, TypeName as T};
-        let mut ty = ast::ColumnType {
-            name: T::BigInt,
-            length: None,
-            scale: None,
-            unsigned: false,
-            zerofill: false,
-            charset: None,
-            collate: None,
-            values: Vec::new(),
-        };
+        let mut ty = ast::ColumnType::plain(T::BigInt);
         let literal = match e {
             Some(Expr::Literal(l)) => Some(l),
             Some(Expr::Unary {

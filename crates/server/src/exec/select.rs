@@ -1489,53 +1489,18 @@ fn load_used(t: &SqlTable, r: Vec<Value>, used: &[bool], out: &mut Vec<Datum>) {
 
 /// Marks in `used` every row position `e` reads.
 fn mark_columns(e: &CExpr, used: &mut [bool]) {
-    match e {
-        CExpr::Col(i) => {
-            if let Some(u) = used.get_mut(*i) {
-                *u = true;
-            }
-        }
-        CExpr::Const(_) | CExpr::Param(_) | CExpr::Agg(_) => {}
-        CExpr::Unary(_, a) | CExpr::IsNull(a, _) | CExpr::IsBool(a, _, _) | CExpr::Cast(a, _) => {
-            mark_columns(a, used)
-        }
-        CExpr::Arith(_, a, b)
-        | CExpr::Cmp(_, a, b, _)
-        | CExpr::And(a, b)
-        | CExpr::Or(a, b)
-        | CExpr::Xor(a, b)
-        | CExpr::Bit(_, a, b)
-        | CExpr::Like(a, b, _, _, _) => {
-            mark_columns(a, used);
-            mark_columns(b, used);
-        }
-        CExpr::Between(a, b, c, _, _) => {
-            for x in [a, b, c] {
-                mark_columns(x, used);
-            }
-        }
-        CExpr::In(a, list, _, _) => {
-            mark_columns(a, used);
-            list.iter().for_each(|x| mark_columns(x, used));
-        }
-        CExpr::Case(base, arms, other, _) => {
-            base.iter().chain(other).for_each(|x| mark_columns(x, used));
-            for (c, v) in arms {
-                mark_columns(c, used);
-                mark_columns(v, used);
-            }
-        }
-        CExpr::Func(_, args) => args.iter().for_each(|x| mark_columns(x, used)),
-        CExpr::Quantified(a, ..) => mark_columns(a, used),
-        CExpr::Sub(p) => {
-            for &r in &p.refs {
-                if let Some(u) = used.get_mut(r) {
-                    *u = true;
-                }
-            }
-            e.children().into_iter().for_each(|x| mark_columns(x, used));
+    // A correlated subquery reads the outer positions it refers to.
+    let own: &[usize] = match e {
+        CExpr::Col(i) => std::slice::from_ref(i),
+        CExpr::Sub(p) => &p.refs,
+        _ => &[],
+    };
+    for &i in own {
+        if let Some(u) = used.get_mut(i) {
+            *u = true;
         }
     }
+    e.children().into_iter().for_each(|x| mark_columns(x, used));
 }
 
 /// Sorts items by their ORDER BY keys (`key(item, i)` is the i-th): (descending, collation)

@@ -640,16 +640,7 @@ fn cast_type(t: &sp::DataType) -> R<CastType> {
 /// column options).
 pub fn column_type(t: &sp::DataType) -> R<ColumnType> {
     use sp::DataType as D;
-    let mut ct = ColumnType {
-        name: TypeName::Int,
-        length: None,
-        scale: None,
-        unsigned: false,
-        zerofill: false,
-        charset: None,
-        collate: None,
-        values: vec![],
-    };
+    let mut ct = ColumnType::plain(TypeName::Int);
     let (name, length, unsigned) = match t {
         D::TinyInt(l) => (TypeName::TinyInt, *l, false),
         D::TinyIntUnsigned(l) => (TypeName::TinyInt, *l, true),
