@@ -500,3 +500,48 @@ fn slow_query_log_and_profiling() {
     assert!(id.parse::<u32>().unwrap() > 0, "{line}");
     assert!(rest.starts_with("[Warning] Access denied"), "{line}");
 }
+
+#[test]
+fn buffer_pool_dump_at_shutdown_and_load_at_startup() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(200))")
+        .unwrap();
+    for i in 0..20 {
+        let rows: Vec<String> = (0..100)
+            .map(|j| format!("({}, REPEAT('x', 200))", i * 100 + j))
+            .collect();
+        c.query_drop(format!("INSERT INTO d.t VALUES {}", rows.join(",")))
+            .unwrap();
+    }
+    let g = status(&mut c, "GLOBAL");
+    assert_eq!(
+        g["Innodb_buffer_pool_load_status"],
+        "Loading of buffer pool not started"
+    );
+    drop(c);
+    // A clean shutdown writes the dump; the restart reads it back in the background.
+    let dir = s.stop_keep_dir(false);
+    let dump = std::fs::read_to_string(dir.path().join("ib_buffer_pool")).expect("the dump");
+    let listed = dump.lines().count();
+    assert!(listed > 5, "{listed} pages dumped");
+    assert!(dump.lines().all(|l| l
+        .split_once(',')
+        .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())));
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let g = status(&mut c, "GLOBAL");
+        let load = &g["Innodb_buffer_pool_load_status"];
+        if load.starts_with("Buffer pool(s) load completed at ") {
+            assert!(num(&g, "Innodb_buffer_pool_pages_data") as usize >= listed);
+            break;
+        }
+        assert!(Instant::now() < deadline, "load status: {load}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let n: u64 = c.query_first("SELECT COUNT(*) FROM d.t").unwrap().unwrap();
+    assert_eq!(n, 2000);
+}
