@@ -29,6 +29,8 @@ The issue's full run, about 2 hours (200,000 objects; stress at rw 0, 1 and 10 w
 write_only at 1, 16 and 64 threads):
 
     python3 tools/bench/dbstress.py --full --out-dir docs/charts --markdown /tmp/dbstress-full.md
+
+With --step-time 30 it takes about 85 minutes (the run recorded in docs/benchmarks.md).
 """
 
 import argparse
