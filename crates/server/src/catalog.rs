@@ -3,8 +3,11 @@
 //!
 //! Everything persists in the engine: a table's SQL description is in its `TableDef` (each
 //! column's `sql_type` is `SqlType::persisted()`, the rest is JSON in `TableDef::options`);
-//! databases are rows of `mysql/innoxide_schemata`; users are rows of `mysql/user`. An empty
-//! data directory gets both tables, the `mysql` database and root@localhost without a password.
+//! databases are rows of `mysql/innoxide_schemata`; users are rows of `mysql/user`; their
+//! privileges rows of `mysql/innoxide_grants` (privs.rs). An empty data directory gets these
+//! tables, the `mysql` database and root@localhost without a password and with every
+//! privilege; a data directory from before privileges existed gets the grants table with
+//! every privilege for each existing account (what they could do until then).
 //!
 //! INVARIANTS
 //! - C1: `tables` caches the parsed description of engine tables; every DDL statement goes
@@ -16,7 +19,10 @@
 //!   is first used after a start (InnoDB before 8.0); values are handed out under the
 //!   counter's mutex and never reused while the server runs.
 //!
-//! LOCKING: `ddl` serialises DDL; the `dbs`/`tables` maps are leaves (never held across an
+//! - C4: `grants` is what `mysql/innoxide_grants` holds, replaced as a whole (and
+//!   `grants_version` bumped) after each change, under `ddl`.
+//!
+//! LOCKING: `ddl` serialises DDL and account changes; the `dbs`/`tables`/`grants` maps are leaves (never held across an
 //! engine call that may wait for a row lock).
 
 use std::collections::{BTreeMap, HashMap};
@@ -35,6 +41,7 @@ pub const HIDDEN_ROW_ID: &str = "DB_ROW_ID";
 pub const TEMP_PREFIX: &str = "#sql-";
 const SCHEMATA: &str = "mysql/innoxide_schemata";
 const USERS: &str = "mysql/user";
+const GRANTS: &str = "mysql/innoxide_grants";
 
 /// A column default as stored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -151,6 +158,9 @@ pub struct Catalog {
     /// AUTO_INCREMENT counters by engine table id (C3), kept across reloads of descriptions.
     counters: Mutex<HashMap<u64, Arc<Mutex<u64>>>>,
     pub ddl: Mutex<()>,
+    /// C4
+    grants: RwLock<Arc<crate::privs::Grants>>,
+    grants_version: AtomicU64,
 }
 
 pub fn engine_error(e: innoxide_engine::Error) -> SqlError {
@@ -194,9 +204,12 @@ impl Catalog {
             opened: AtomicU64::new(0),
             counters: Mutex::new(HashMap::new()),
             ddl: Mutex::new(()),
+            grants: RwLock::new(Arc::default()),
+            grants_version: AtomicU64::new(0),
         };
         c.bootstrap()?;
         c.load_dbs()?;
+        c.load_grants()?;
         c.drop_work_tables()?;
         Ok(c)
     }
@@ -282,6 +295,43 @@ impl Catalog {
                 ],
             )
             .map_err(engine_error)?;
+            trx.commit().map_err(engine_error)?;
+        }
+        if self.engine.table(GRANTS).is_err() {
+            let t = self
+                .engine
+                .create_table(TableDef::new(
+                    GRANTS,
+                    vec![
+                        ColumnDef::new("host", var(255)),
+                        ColumnDef::new("user", var(128)),
+                        ColumnDef::new("db", var(64)),
+                        ColumnDef::new("tbl", var(64)),
+                        ColumnDef::new(
+                            "privs",
+                            ColumnKind::Int {
+                                bytes: 8,
+                                unsigned: true,
+                            },
+                        ),
+                    ],
+                    Some(vec![0, 1, 2, 3]),
+                ))
+                .map_err(engine_error)?;
+            let users = self.users()?;
+            if users.len() > 1 || users.iter().any(|u| u.user != "root") {
+                tracing::warn!(
+                    "privileges are new in this data directory: the {} existing accounts keep \
+                     every privilege (ALL PRIVILEGES ON *.* WITH GRANT OPTION); REVOKE what \
+                     they should not have",
+                    users.len()
+                );
+            }
+            let mut trx = self.engine.begin();
+            for u in users {
+                trx.insert(&t, &grant_row(&u.host, &u.user, "", "", ALL_WITH_GRANT))
+                    .map_err(engine_error)?;
+            }
             trx.commit().map_err(engine_error)?;
         }
         Ok(())
@@ -389,7 +439,10 @@ impl Catalog {
             .into_iter()
             .filter_map(|n| n.strip_prefix(&prefix).map(str::to_string))
             .filter(|n| !n.starts_with(TEMP_PREFIX))
-            .filter(|n| !(db == "mysql" && (n == "innoxide_schemata" || n == "user")))
+            .filter(|n| {
+                !(db == "mysql"
+                    && matches!(n.as_str(), "innoxide_schemata" | "user" | "innoxide_grants"))
+            })
             .collect();
         v.sort();
         v
@@ -661,16 +714,113 @@ impl Catalog {
         Ok(true)
     }
 
+    /// Drops an account and its grants.
     pub fn drop_user(&self, user: &str, host: &str) -> Result<bool, SqlError> {
         let _g = self.ddl.lock();
         let t = self.engine.table(USERS).map_err(engine_error)?;
+        let gt = self.engine.table(GRANTS).map_err(engine_error)?;
+        let mine = self
+            .grant_rows()?
+            .into_iter()
+            .filter(|r| r.0 == host && r.1 == user);
+        let mine: Vec<_> = mine.collect();
         let mut trx = self.engine.begin();
         let found = trx
             .delete(&t, &[Value::from(host), Value::from(user)])
             .map_err(engine_error)?;
+        for (h, u, d, tb, _) in &mine {
+            trx.delete(&gt, &grant_row(h, u, d, tb, 0)[..4])
+                .map_err(engine_error)?;
+        }
         trx.commit().map_err(engine_error)?;
+        self.load_grants()?;
         Ok(found)
     }
+
+    // ---------------------------------------------------------------- privileges
+
+    fn grant_rows(&self) -> Result<Vec<crate::privs::GrantRow>, SqlError> {
+        Ok(self
+            .scan_all(GRANTS)?
+            .into_iter()
+            .map(|r| {
+                let s =
+                    |i: usize| String::from_utf8_lossy(r[i].as_bytes().unwrap_or(b"")).to_string();
+                let bits = match r[4] {
+                    Value::UInt(b) => b,
+                    Value::Int(b) => b as u64,
+                    _ => 0,
+                };
+                (s(0), s(1), s(2), s(3), bits)
+            })
+            .collect())
+    }
+
+    fn load_grants(&self) -> Result<(), SqlError> {
+        let g = crate::privs::Grants::from_rows(self.grant_rows()?);
+        *self.grants.write() = Arc::new(g);
+        self.grants_version.fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
+    /// Bumped by every change of privileges: a session re-reads its account's grants when
+    /// this moved.
+    pub fn grants_version(&self) -> u64 {
+        self.grants_version.load(Ordering::Acquire)
+    }
+
+    /// The grants of account `user`@`host` (the host pattern).
+    pub fn privileges(&self, user: &str, host: &str) -> Arc<crate::privs::AccountPrivs> {
+        self.grants.read().of(user, host)
+    }
+
+    /// Sets (or with `add` false, takes away) privileges of one account at one level: `db`
+    /// and `tbl` empty for *.*, `tbl` empty for db.*. Returns the bits the account held
+    /// there before.
+    pub fn change_grant(
+        &self,
+        user: &str,
+        host: &str,
+        db: &str,
+        tbl: &str,
+        bits: u64,
+        add: bool,
+    ) -> Result<u64, SqlError> {
+        let _g = self.ddl.lock();
+        let t = self.engine.table(GRANTS).map_err(engine_error)?;
+        let old = self
+            .grant_rows()?
+            .into_iter()
+            .find(|r| r.0 == host && r.1 == user && r.2 == db && r.3 == tbl)
+            .map_or(0, |r| r.4);
+        let new = if add { old | bits } else { old & !bits };
+        if new != old {
+            let mut trx = self.engine.begin();
+            let row = grant_row(host, user, db, tbl, new);
+            if old != 0 {
+                trx.delete(&t, &row[..4]).map_err(engine_error)?;
+            }
+            // P1: an emptied row is deleted, not kept with 0.
+            if new != 0 {
+                trx.insert(&t, &row).map_err(engine_error)?;
+            }
+            trx.commit().map_err(engine_error)?;
+            self.load_grants()?;
+        }
+        Ok(old)
+    }
+}
+
+const ALL_WITH_GRANT: u64 = crate::privs::GLOBAL_ALL | crate::privs::GRANT_OPTION;
+
+fn grant_row(host: &str, user: &str, db: &str, tbl: &str, bits: u64) -> [Value; 5] {
+    [
+        Value::from(host),
+        Value::from(user),
+        Value::from(db),
+        Value::from(tbl),
+        Value::UInt(bits),
+    ]
 }
 
 /// True for an engine name `db/#sql-...` (see TEMP_PREFIX).

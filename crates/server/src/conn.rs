@@ -408,6 +408,12 @@ impl Conn {
             s.vars.use_interactive_timeout();
         }
         if let Some(db) = hr.database {
+            let denied = s.check_use(&db).err();
+            if let Some(e) = denied {
+                self.send(&result::err_packet(e.code, e.state, &e.message));
+                self.flush()?;
+                return Ok(false);
+            }
             if self.server.catalog.database(&db).is_none() {
                 let e = SqlError::new(ER_BAD_DB_ERROR, &[&db]);
                 self.send(&result::err_packet(e.code, e.state, &e.message));
@@ -663,6 +669,11 @@ impl Conn {
                 );
                 self.session = Some(s);
                 if let Some(db) = cu.database {
+                    if let Err(e) = self.session().check_use(&db) {
+                        self.send(&result::err_packet(e.code, e.state, &e.message));
+                        self.flush()?;
+                        return Ok(false);
+                    }
                     self.session().db = Some(db);
                 }
                 let st = self.status(false);

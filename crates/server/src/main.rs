@@ -8,6 +8,7 @@ mod errlog;
 mod exec;
 mod net;
 mod options;
+mod privs;
 mod profile;
 mod slowlog;
 mod status;

@@ -58,6 +58,7 @@ pub const COM_NAMES: &[&str] = &[
     "Com_replace",
     "Com_replace_select",
     "Com_revoke",
+    "Com_revoke_all",
     "Com_rollback",
     "Com_rollback_to_savepoint",
     "Com_savepoint",
@@ -190,6 +191,7 @@ pub fn com_index(st: &Statement) -> usize {
         Statement::DropUser { .. } => com("Com_drop_user"),
         Statement::Grant { .. } => com("Com_grant"),
         Statement::Revoke { .. } => com("Com_revoke"),
+        Statement::RevokeAll { .. } => com("Com_revoke_all"),
         Statement::Xa(x) => match x {
             XaCommand::Start(_) => com("Com_xa_start"),
             XaCommand::End(_) => com("Com_xa_end"),

@@ -496,7 +496,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("tx_read_only", "transaction_read_only"),
 ];
 
-const fn str_eq(a: &str, b: &str) -> bool {
+/// `a == b` in a const context.
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -268,7 +268,9 @@ fn accounts_and_connection_commands() {
     let who: String = c.query_first("SELECT CURRENT_USER()").unwrap().unwrap();
     assert_eq!(who, "app@%");
     drop(app);
-    c.query_drop("DROP USER 'app'@'%'").unwrap();
+    // c is app now, without the CREATE USER privilege.
+    assert_eq!(code(c.query_drop("DROP USER 'app'@'%'").unwrap_err()), 1227);
+    connect(&s).query_drop("DROP USER 'app'@'%'").unwrap();
     assert_eq!(code(login("s3cret").map(|_| ()).unwrap_err()), 1045);
 }
 

@@ -14,6 +14,17 @@ pub struct ObjectName {
     pub name: String,
 }
 
+/// What a GRANT or REVOKE applies to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GrantOn {
+    /// `*.*`
+    Global,
+    /// `db.*`, or `*`: the current database (None).
+    Database(Option<String>),
+    /// `db.t` or `t`
+    Table(ObjectName),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     Select(Box<Select>),
@@ -127,14 +138,21 @@ pub enum Statement {
         users: Vec<UserName>,
     },
     /// GRANT privileges ON what TO users [WITH GRANT OPTION]
+    /// (privilege names upper-case, words joined by one space; WITH GRANT OPTION adds
+    /// "GRANT OPTION")
     Grant {
         privileges: Vec<String>,
-        on: String,
+        on: GrantOn,
         users: Vec<UserName>,
     },
+    /// REVOKE privileges ON what FROM users
     Revoke {
         privileges: Vec<String>,
-        on: String,
+        on: GrantOn,
+        users: Vec<UserName>,
+    },
+    /// REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users
+    RevokeAll {
         users: Vec<UserName>,
     },
 

@@ -71,6 +71,12 @@ codes! {
     ER_WRONG_OUTER_JOIN = 1120, "42000", "Cross dependency found in OUTER JOIN; examine your ON conditions";
     ER_NULL_COLUMN_IN_INDEX = 1121, "42000", "Table handler doesn't support NULL in given index. Please change column '%s' to be NOT NULL or use another handler";
     ER_PASSWORD_NO_MATCH = 1133, "42000", "Can't find any matching row in the user table";
+    ER_NONEXISTING_GRANT = 1141, "42000", "There is no such grant defined for user '%s' on host '%s'";
+    ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'";
+    ER_ILLEGAL_GRANT_FOR_TABLE = 1144, "42000", "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used";
+    ER_NONEXISTING_TABLE_GRANT = 1147, "42000", "There is no such grant defined for user '%s' on host '%s' on table '%s'";
+    ER_CANT_CREATE_USER_WITH_GRANT = 1410, "42000", "You are not allowed to create a user with GRANT";
+    ER_DYNAMIC_PRIV_NOT_REGISTERED = 3929, "HY000", "Dynamic privilege '%s' is not registered with the server.";
     ER_WRONG_COLUMN_NAME = 1166, "42000", "Incorrect column name '%s'";
     ER_WRONG_KEY_COLUMN = 1167, "42000", "The used storage engine can't index column '%s'";
     ER_BLOB_KEY_WITHOUT_LENGTH = 1170, "42000", "BLOB/TEXT column '%s' used in key specification without a key length";

@@ -297,17 +297,17 @@ impl Session {
                 }
                 Ok(Output::ok(0))
             }
-            Statement::Grant { users, .. } | Statement::Revoke { users, .. } => {
-                // Every account has every privilege (no privilege checks yet): GRANT only
-                // verifies that the accounts exist.
-                let all = cat.users()?;
-                for u in users {
-                    if !all.iter().any(|x| x.user == u.user && x.host == u.host) {
-                        return Err(SqlError::new(ER_PASSWORD_NO_MATCH, &[]));
-                    }
-                }
-                Ok(Output::ok(0))
-            }
+            Statement::Grant {
+                privileges,
+                on,
+                users,
+            } => self.grant(privileges, on, users, true),
+            Statement::Revoke {
+                privileges,
+                on,
+                users,
+            } => self.grant(privileges, on, users, false),
+            Statement::RevokeAll { users } => self.revoke_all(users),
             _ => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"this statement"])),
         }
     }

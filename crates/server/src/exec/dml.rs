@@ -123,6 +123,14 @@ impl Session {
         params: &[Datum],
     ) -> Result<Output, SqlError> {
         let db = self.db_of(&ins.table)?;
+        let mut need = crate::privs::INSERT;
+        if !ins.on_duplicate.is_empty() {
+            need |= crate::privs::UPDATE;
+        }
+        if ins.replace {
+            need |= crate::privs::DELETE;
+        }
+        self.check_table(&db, &ins.table.name, need)?;
         let t = self.server.catalog.table(&db, &ins.table.name)?;
         let cols: Vec<usize> = if ins.columns.is_empty() {
             t.visible().map(|(i, _)| i).collect()
@@ -427,6 +435,22 @@ impl Session {
         Ok(true)
     }
 
+    /// UPDATE/DELETE need their own privilege, and SELECT too when a WHERE reads the table.
+    fn check_change(
+        &mut self,
+        table: &ast::ObjectName,
+        need: u64,
+        reads: bool,
+    ) -> Result<(), SqlError> {
+        let db = self.db_of(table)?;
+        let need = if reads {
+            need | crate::privs::SELECT
+        } else {
+            need
+        };
+        self.check_table(&db, &table.name, need)
+    }
+
     /// The table and rows of a single-table UPDATE/DELETE: read with exclusive locks (D2),
     /// filtered by the WHERE condition (inside the locking read), ordered and limited.
     /// `semi_consistent`: UPDATE's semi-consistent read at READ COMMITTED (InnoDB does not
@@ -550,6 +574,7 @@ impl Session {
     }
 
     pub(crate) fn update(&mut self, u: &ast::Update, params: &[Datum]) -> Result<Output, SqlError> {
+        self.check_change(&u.table, crate::privs::UPDATE, u.selection.is_some())?;
         let (t, rows, scope) = self.rows_to_change(
             true,
             &u.table,
@@ -605,6 +630,7 @@ impl Session {
     }
 
     pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {
+        self.check_change(&d.table, crate::privs::DELETE, d.selection.is_some())?;
         let (t, rows, _) = self.rows_to_change(
             false,
             &d.table,

@@ -13,6 +13,7 @@
 //! - X3: warnings of the previous statement are kept until the next statement that uses a
 //!   table or produces warnings (SHOW WARNINGS itself keeps them).
 
+mod access;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
@@ -202,6 +203,8 @@ pub struct Session {
     frames: Vec<Frame>,
     /// The parameters of the running statement (subqueries are compiled with them).
     stmt_params: Vec<Datum>,
+    /// The account's grants and the catalog's grants version they are from (A1 in access.rs).
+    privs: (u64, Arc<crate::privs::AccountPrivs>),
 }
 
 /// An enclosing query's scope. `row` is the outer row a correlated subquery runs for; None
@@ -288,6 +291,7 @@ impl Session {
             status: Default::default(),
             profiler: Default::default(),
             describe_only: false,
+            privs: (u64::MAX, Arc::default()),
             frames: Vec::new(),
             stmt_params: Vec::new(),
         }
@@ -452,6 +456,7 @@ impl Session {
     }
 
     fn execute_other(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        self.authorize(stmt)?;
         match stmt {
             Statement::Begin {
                 consistent_snapshot,
@@ -566,6 +571,7 @@ impl Session {
                 let Some(s) = found else {
                     return Err(SqlError::new(ER_NO_SUCH_THREAD, &[&id]));
                 };
+                self.check_kill(&s.user, id)?;
                 s.interrupt.store(true, Ordering::Release);
                 if !*query_only {
                     s.killed.store(true, Ordering::Release);

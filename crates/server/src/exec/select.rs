@@ -517,6 +517,7 @@ impl Session {
                         scope.push(st);
                         continue;
                     }
+                    self.check_table(&db, &name.name, crate::privs::SELECT)?;
                     let t = self.server.catalog.table(&db, &name.name)?;
                     let st =
                         ScopeTable::of_table(&t, alias.as_deref().unwrap_or(&name.name), width);

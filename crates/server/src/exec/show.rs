@@ -164,7 +164,11 @@ impl Session {
         match sh {
             Show::Databases { filter } => {
                 let mut rows = vec![vec![s("information_schema")]];
-                rows.extend(cat.databases().into_iter().map(|d| vec![s(d.name)]));
+                for d in cat.databases() {
+                    if self.sees_db(&d.name) {
+                        rows.push(vec![s(d.name)]);
+                    }
+                }
                 rows.sort_by(|a, b| a[0].to_text().cmp(&b[0].to_text()));
                 let rows = self.filter(&["Database"], rows, filter, params)?;
                 Ok(rows_of(&["Database"], rows))
@@ -178,8 +182,9 @@ impl Session {
                     return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
                 }
                 let head = format!("Tables_in_{db}");
-                let rows: Vec<Vec<Datum>> = cat
-                    .table_names(&db)
+                let mut names = cat.table_names(&db);
+                names.retain(|t| self.sees_table(&db, t));
+                let rows: Vec<Vec<Datum>> = names
                     .into_iter()
                     .map(|t| {
                         if *full {
@@ -203,6 +208,7 @@ impl Session {
                 filter,
             } => {
                 let db = self.db_of(table)?;
+                self.check_table_any(&db, &table.name, "SELECT")?;
                 let t = cat.table(&db, &table.name)?;
                 let mut rows = Vec::new();
                 for (i, c) in t.visible() {
@@ -251,6 +257,7 @@ impl Session {
             }
             Show::Index { table } => {
                 let db = self.db_of(table)?;
+                self.check_table_any(&db, &table.name, "SELECT")?;
                 let t = cat.table(&db, &table.name)?;
                 let cols = [
                     "Table",
@@ -287,6 +294,7 @@ impl Session {
             }
             Show::CreateTable(name) => {
                 let db = self.db_of(name)?;
+                self.check_table_any(&db, &name.name, "SHOW")?;
                 let t = cat.table(&db, &name.name)?;
                 Ok(rows_of(
                     &["Table", "Create Table"],
@@ -404,6 +412,9 @@ impl Session {
                     .map(|(k, v)| (*k, v.clone()))
                     .collect();
                 let mut list = list;
+                if !self.sees_all_threads() {
+                    list.retain(|x| x.1.user == self.user);
+                }
                 list.sort_by_key(|x| x.0);
                 let rows = list
                     .into_iter()
@@ -579,17 +590,10 @@ impl Session {
                 Ok(rows_of(&["Status", "Duration"], rows))
             }
             Show::Grants { user } => {
-                let (u, h) = user
-                    .as_ref()
-                    .map_or((self.user.clone(), self.account_host.clone()), |u| {
-                        (u.user.clone(), u.host.clone())
-                    });
-                let head = format!("Grants for {u}@{h}");
+                let (head, lines) = self.show_grants(user.as_ref())?;
                 Ok(rows_of(
                     &[&head],
-                    vec![vec![s(format!(
-                        "GRANT ALL PRIVILEGES ON *.* TO `{u}`@`{h}` WITH GRANT OPTION"
-                    ))]],
+                    lines.into_iter().map(|l| vec![s(l)]).collect(),
                 ))
             }
             Show::Plugins => Ok(rows_of(
@@ -673,6 +677,7 @@ impl Session {
                 .chain(
                     cat.databases()
                         .into_iter()
+                        .filter(|d| self.sees_db(&d.name))
                         .map(|d| (d.name, d.charset, d.collation)),
                 )
                 .map(|(a, b, c)| vec![s("def"), s(a), s(b), s(c), Datum::Null, s("NO")])
@@ -682,6 +687,9 @@ impl Session {
                 let mut rows = Vec::new();
                 for d in cat.databases() {
                     for name in cat.table_names(&d.name) {
+                        if !self.sees_table(&d.name, &name) {
+                            continue;
+                        }
                         let Ok(tb) = cat.table(&d.name, &name) else {
                             continue;
                         };
@@ -721,6 +729,9 @@ impl Session {
                 let mut rows = Vec::new();
                 for d in cat.databases() {
                     for name in cat.table_names(&d.name) {
+                        if !self.sees_table(&d.name, &name) {
+                            continue;
+                        }
                         let Ok(tb) = cat.table(&d.name, &name) else {
                             continue;
                         };
@@ -803,6 +814,9 @@ impl Session {
                 let mut rows = Vec::new();
                 for d in cat.databases() {
                     for name in cat.table_names(&d.name) {
+                        if !self.sees_table(&d.name, &name) {
+                            continue;
+                        }
                         let Ok(tb) = cat.table(&d.name, &name) else {
                             continue;
                         };
@@ -848,6 +862,9 @@ impl Session {
                 let mut rows = Vec::new();
                 for d in cat.databases() {
                     for name in cat.table_names(&d.name) {
+                        if !self.sees_table(&d.name, &name) {
+                            continue;
+                        }
                         let Ok(tb) = cat.table(&d.name, &name) else {
                             continue;
                         };

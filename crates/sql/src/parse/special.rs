@@ -1044,34 +1044,62 @@ impl<'a> P<'a, '_> {
         })
     }
 
+    /// GRANT privileges ON what TO users [WITH GRANT OPTION], REVOKE privileges ON what FROM
+    /// users, REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users.
     fn grant(&mut self, grant: bool) -> R<Statement> {
         let mut privileges = Vec::new();
         let mut cur: Vec<String> = Vec::new();
         loop {
             match self.peek() {
-                Some(t) if t.is("ON") => break,
+                Some(t) if t.is("ON") || (!grant && t.is("FROM")) => break,
                 Some(t) if t.is_punct(",") => privileges.push(std::mem::take(&mut cur).join(" ")),
                 Some(t) if t.kind == Kind::Word => cur.push(t.text.to_ascii_uppercase()),
                 Some(t) if t.is_punct("(") => return Err(unsupported("column privileges")),
-                _ => return Err(unsupported("this GRANT/REVOKE")),
+                _ => return Err(self.err()),
             }
             self.i += 1;
         }
         privileges.push(cur.join(" "));
+        if self.eat("FROM") {
+            // Only REVOKE ALL [PRIVILEGES], GRANT OPTION has no ON.
+            let all = privileges.len() == 2
+                && matches!(privileges[0].as_str(), "ALL" | "ALL PRIVILEGES")
+                && privileges[1] == "GRANT OPTION";
+            if !all {
+                return Err(self.err());
+            }
+            let users = self.user_names()?;
+            return self.done(Statement::RevokeAll { users });
+        }
         self.i += 1;
         self.eat("TABLE");
-        let mut on = String::new();
-        while let Some(t) = self.peek().filter(|t| !t.is("TO") && !t.is("FROM")) {
-            on.push_str(&t.value());
-            self.i += 1;
-        }
+        let on = if self.eat_punct("*") {
+            if self.eat_punct(".") {
+                self.expect_punct("*")?;
+                GrantOn::Global
+            } else {
+                GrantOn::Database(None)
+            }
+        } else {
+            let first = self.ident()?;
+            if !self.eat_punct(".") {
+                GrantOn::Table(ObjectName {
+                    db: None,
+                    name: first,
+                })
+            } else if self.eat_punct("*") {
+                GrantOn::Database(Some(first))
+            } else {
+                GrantOn::Table(ObjectName {
+                    db: Some(first),
+                    name: self.ident()?,
+                })
+            }
+        };
         if !self.eat(if grant { "TO" } else { "FROM" }) {
             return Err(self.err());
         }
-        let mut users = vec![self.user()?];
-        while self.eat_punct(",") {
-            users.push(self.user()?);
-        }
+        let users = self.user_names()?;
         if grant && self.eat("WITH") {
             self.expect("GRANT")?;
             self.expect("OPTION")?;
@@ -1090,6 +1118,14 @@ impl<'a> P<'a, '_> {
                 users,
             }
         })
+    }
+
+    fn user_names(&mut self) -> R<Vec<UserName>> {
+        let mut users = vec![self.user()?];
+        while self.eat_punct(",") {
+            users.push(self.user()?);
+        }
+        Ok(users)
     }
 
     fn create_database(&mut self) -> R<Statement> {

@@ -947,13 +947,58 @@ fn transactions_and_set_exact() {
         p("GRANT SELECT, INSERT ON db.* TO 'u'@'localhost'"),
         Statement::Grant {
             privileges: vec!["SELECT".into(), "INSERT".into()],
-            on: "db.*".into(),
+            on: GrantOn::Database(Some("db".into())),
             users: vec![UserName {
                 user: "u".into(),
                 host: "localhost".into()
             }]
         }
     );
+    let u = || UserName {
+        user: "u".into(),
+        host: "%".into(),
+    };
+    assert_eq!(
+        p("GRANT ALL PRIVILEGES ON *.* TO u WITH GRANT OPTION"),
+        Statement::Grant {
+            privileges: vec!["ALL PRIVILEGES".into(), "GRANT OPTION".into()],
+            on: GrantOn::Global,
+            users: vec![u()]
+        }
+    );
+    assert_eq!(
+        p("REVOKE SELECT, SHOW VIEW ON TABLE `d`.`t` FROM u"),
+        Statement::Revoke {
+            privileges: vec!["SELECT".into(), "SHOW VIEW".into()],
+            on: GrantOn::Table(ObjectName {
+                db: Some("d".into()),
+                name: "t".into()
+            }),
+            users: vec![u()]
+        }
+    );
+    assert_eq!(
+        p("GRANT INSERT ON * TO u"),
+        Statement::Grant {
+            privileges: vec!["INSERT".into()],
+            on: GrantOn::Database(None),
+            users: vec![u()]
+        }
+    );
+    assert_eq!(
+        p("REVOKE ALL PRIVILEGES, GRANT OPTION FROM u, v"),
+        Statement::RevokeAll {
+            users: vec![
+                u(),
+                UserName {
+                    user: "v".into(),
+                    host: "%".into()
+                }
+            ]
+        }
+    );
+    assert!(parse("REVOKE SELECT FROM u").is_err());
+    assert!(parse("GRANT SELECT ON *.t TO u").is_err());
     assert_eq!(
         p("CREATE USER 'u'@'%' IDENTIFIED BY 'pw'"),
         Statement::CreateUser {

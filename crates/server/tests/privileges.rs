@@ -1,0 +1,200 @@
+//! Privileges from the outside: an account created without grants can do nothing with
+//! data until granted, at the global, database and table levels; each refusal carries
+//! MySQL's error (1142 table, 1044 database, 1227 global, 1095 KILL, 1045 GRANT ON *.*); GRANT
+//! and REVOKE check levels (1221, 1144, 3929) and accounts (1410, 1141, 1147); SHOW GRANTS
+//! writes MySQL 8.0's lines; grants survive a restart and go with DROP USER.
+
+mod common;
+
+use common::{connect, start, start_in, Server};
+use mysql::prelude::Queryable;
+
+fn as_user(s: &Server, user: &str, pw: &str, db: Option<&str>) -> Result<mysql::Conn, u16> {
+    let opts = mysql::OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(s.port)
+        .user(Some(user))
+        .pass(Some(pw))
+        .db_name(db);
+    mysql::Conn::new(opts).map_err(|e| code_of(&e))
+}
+
+fn code_of(e: &mysql::Error) -> u16 {
+    match e {
+        mysql::Error::MySqlError(e) => e.code,
+        other => panic!("not a server error: {other}"),
+    }
+}
+
+/// The error number of `sql` (it must fail).
+fn err(c: &mut mysql::Conn, sql: &str) -> u16 {
+    match c.query_drop(sql) {
+        Ok(()) => panic!("`{sql}` succeeded"),
+        Err(e) => code_of(&e),
+    }
+}
+
+fn grants(c: &mut mysql::Conn, sql: &str) -> Vec<String> {
+    c.query(sql).unwrap()
+}
+
+fn list(c: &mut mysql::Conn, sql: &str) -> Vec<String> {
+    c.query(sql).unwrap()
+}
+
+#[test]
+fn grant_check_revoke_persist() {
+    let s = start();
+    let mut root = connect(&s);
+    for q in [
+        "CREATE DATABASE d",
+        "CREATE DATABASE e",
+        "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)",
+        "CREATE TABLE e.t (id INT PRIMARY KEY, v INT)",
+        "CREATE TABLE e.hidden (id INT PRIMARY KEY)",
+        "INSERT INTO d.t VALUES (1, 1), (2, 2)",
+        "CREATE USER 'u'@'%' IDENTIFIED BY 'pw'",
+        "CREATE USER 'v'@'%' IDENTIFIED BY 'pw'",
+    ] {
+        root.query_drop(q).unwrap();
+    }
+    let root_grants = grants(&mut root, "SHOW GRANTS");
+    assert_eq!(root_grants.len(), 1);
+    assert!(
+        root_grants[0].starts_with("GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, RELOAD")
+            && root_grants[0].ends_with("DROP ROLE ON *.* TO `root`@`localhost` WITH GRANT OPTION"),
+        "{root_grants:?}"
+    );
+    assert_eq!(
+        grants(&mut root, "SHOW GRANTS FOR 'u'@'%'"),
+        vec!["GRANT USAGE ON *.* TO `u`@`%`"]
+    );
+
+    // Nothing granted: only information_schema.
+    let mut u = as_user(&s, "u", "pw", None).unwrap();
+    assert_eq!(list(&mut u, "SHOW DATABASES"), vec!["information_schema"]);
+    assert_eq!(err(&mut u, "SELECT * FROM d.t"), 1142);
+    assert_eq!(err(&mut u, "USE d"), 1044);
+    assert_eq!(as_user(&s, "u", "pw", Some("d")).err(), Some(1044));
+    assert_eq!(err(&mut u, "SET GLOBAL max_connections = 100"), 1227);
+    assert_eq!(err(&mut u, "CREATE USER w"), 1227);
+    assert_eq!(err(&mut u, "SHOW ENGINE INNODB STATUS"), 1227);
+    assert_eq!(err(&mut u, "FLUSH STATUS"), 1227);
+    assert_eq!(err(&mut u, "CREATE DATABASE f"), 1044);
+    assert_eq!(err(&mut u, "GRANT SELECT ON d.* TO v"), 1044);
+    assert_eq!(err(&mut u, "GRANT SELECT ON *.* TO v"), 1045);
+    assert_eq!(err(&mut u, "SHOW GRANTS FOR 'root'@'localhost'"), 1044);
+    assert_eq!(err(&mut u, "SELECT COUNT(*) FROM mysql.user"), 1142);
+    let n: u64 = u
+        .query_first("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        n, 0,
+        "information_schema shows only what the account may see"
+    );
+    let root_id: u64 = root.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    assert_eq!(err(&mut u, &format!("KILL {root_id}")), 1095);
+    let users: Vec<String> = u
+        .query_map("SHOW PROCESSLIST", |r: mysql::Row| {
+            r.get::<String, _>(1).unwrap()
+        })
+        .unwrap();
+    assert_eq!(
+        users,
+        vec!["u"],
+        "without PROCESS, only the account's own threads"
+    );
+
+    // Database and table grants take effect at the session's next statement.
+    root.query_drop("GRANT SELECT ON d.* TO 'u'@'%' WITH GRANT OPTION")
+        .unwrap();
+    root.query_drop("GRANT INSERT, UPDATE ON e.t TO 'u'@'%'")
+        .unwrap();
+    let n: u64 = u.query_first("SELECT COUNT(*) FROM d.t").unwrap().unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(err(&mut u, "INSERT INTO d.t VALUES (3, 3)"), 1142);
+    assert_eq!(err(&mut u, "DELETE FROM d.t WHERE id = 1"), 1142);
+    assert_eq!(err(&mut u, "CREATE TABLE d.x (a INT)"), 1142);
+    assert_eq!(err(&mut u, "DROP TABLE d.t"), 1142);
+    assert_eq!(err(&mut u, "SELECT * FROM e.t"), 1142);
+    u.query_drop("INSERT INTO e.t VALUES (1, 1)").unwrap();
+    u.query_drop("UPDATE e.t SET v = 2").unwrap();
+    // A WHERE reads the table: SELECT is needed too.
+    assert_eq!(err(&mut u, "UPDATE e.t SET v = 3 WHERE id = 1"), 1142);
+    assert_eq!(err(&mut u, "INSERT INTO e.t SELECT * FROM e.hidden"), 1142);
+    assert_eq!(
+        list(&mut u, "SHOW DATABASES"),
+        vec!["d", "e", "information_schema"]
+    );
+    assert_eq!(list(&mut u, "SHOW TABLES FROM e"), vec!["t"]);
+    u.query_drop("USE d").unwrap();
+    assert_eq!(
+        grants(&mut u, "SHOW GRANTS"),
+        vec![
+            "GRANT USAGE ON *.* TO `u`@`%`",
+            "GRANT SELECT ON `d`.* TO `u`@`%` WITH GRANT OPTION",
+            "GRANT INSERT, UPDATE ON `e`.`t` TO `u`@`%`",
+        ]
+    );
+    // u may pass on what it holds with GRANT OPTION, and nothing else.
+    u.query_drop("GRANT SELECT ON d.* TO v").unwrap();
+    assert_eq!(err(&mut u, "GRANT INSERT ON d.* TO v"), 1044);
+    assert_eq!(err(&mut u, "GRANT INSERT ON e.t TO v"), 1142);
+    let mut v = as_user(&s, "v", "pw", Some("d")).unwrap();
+    let n: u64 = v.query_first("SELECT COUNT(*) FROM t").unwrap().unwrap();
+    assert_eq!(n, 2);
+
+    // Levels and accounts.
+    assert_eq!(err(&mut root, "GRANT SUPER ON d.* TO u"), 1221);
+    assert_eq!(err(&mut root, "GRANT EXECUTE ON d.t TO u"), 1144);
+    assert_eq!(err(&mut root, "GRANT BACKUP_ADMIN ON *.* TO u"), 3929);
+    assert_eq!(err(&mut root, "GRANT SELECT ON *.* TO nobody"), 1410);
+    assert_eq!(err(&mut root, "GRANT SELECT ON d.nosuch TO u"), 1146);
+
+    // REVOKE.
+    root.query_drop("REVOKE SELECT ON d.* FROM v").unwrap();
+    assert_eq!(err(&mut v, "SELECT COUNT(*) FROM t"), 1142);
+    assert_eq!(err(&mut root, "REVOKE SELECT ON d.* FROM v"), 1141);
+    assert_eq!(err(&mut root, "REVOKE SELECT ON e.hidden FROM v"), 1147);
+    root.query_drop("GRANT PROCESS ON *.* TO v").unwrap();
+    assert_eq!(
+        grants(&mut root, "SHOW GRANTS FOR v"),
+        vec!["GRANT PROCESS ON *.* TO `v`@`%`"]
+    );
+    let all: Vec<String> = v
+        .query_map("SHOW PROCESSLIST", |r: mysql::Row| {
+            r.get::<String, _>(1).unwrap()
+        })
+        .unwrap();
+    assert!(all.len() >= 3, "PROCESS shows every thread: {all:?}");
+
+    // Grants survive a restart; DROP USER takes them away.
+    drop((u, v, root));
+    let dir = s.stop_keep_dir(false);
+    let s = start_in(dir, false, &[]);
+    let mut root = connect(&s);
+    assert_eq!(
+        grants(&mut root, "SHOW GRANTS FOR u"),
+        vec![
+            "GRANT USAGE ON *.* TO `u`@`%`",
+            "GRANT SELECT ON `d`.* TO `u`@`%` WITH GRANT OPTION",
+            "GRANT INSERT, UPDATE ON `e`.`t` TO `u`@`%`",
+        ]
+    );
+    let mut u = as_user(&s, "u", "pw", Some("d")).unwrap();
+    let n: u64 = u.query_first("SELECT COUNT(*) FROM t").unwrap().unwrap();
+    assert_eq!(n, 2);
+    root.query_drop("REVOKE ALL PRIVILEGES, GRANT OPTION FROM u")
+        .unwrap();
+    assert_eq!(err(&mut u, "SELECT COUNT(*) FROM t"), 1142);
+    root.query_drop("GRANT ALL ON d.* TO u").unwrap();
+    root.query_drop("DROP USER u").unwrap();
+    root.query_drop("CREATE USER u IDENTIFIED BY 'pw'").unwrap();
+    assert_eq!(
+        grants(&mut root, "SHOW GRANTS FOR u"),
+        vec!["GRANT USAGE ON *.* TO `u`@`%`"]
+    );
+    assert_eq!(err(&mut root, "SHOW GRANTS FOR nobody"), 1141);
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
