@@ -403,6 +403,17 @@ impl Conn {
             self.io.closer(),
         );
         s.client_found_rows = self.caps & CLIENT_FOUND_ROWS != 0;
+        // The handshake's collation sets the connection character set, as SET NAMES (an id
+        // the server does not know keeps the default).
+        if let Some(c) = types::collation_by_id(u16::from(hr.charset)) {
+            let r = self
+                .server
+                .vars
+                .set_names(&mut s.vars, Some(c.charset), Some(c.name));
+            if let Err(e) = r {
+                tracing::debug!("handshake collation {}: {}", c.name, e.message);
+            }
+        }
         s.tls = tls_info;
         if hr.capabilities & CLIENT_INTERACTIVE != 0 {
             s.vars.use_interactive_timeout();
@@ -494,6 +505,20 @@ impl Conn {
         }
     }
 
+    /// Text from the client (a statement, a name) as UTF-8: latin1 when character_set_client
+    /// says so.
+    fn decode(&mut self, b: &[u8]) -> String {
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.vars.client_latin1())
+        {
+            parse::latin1_statement(b)
+        } else {
+            String::from_utf8_lossy(b).into_owned()
+        }
+    }
+
     fn session(&mut self) -> &mut Session {
         self.session
             .as_mut()
@@ -544,12 +569,12 @@ impl Conn {
                 self.send(&result::ok_packet(0, 0, st, 0, ""));
             }
             Command::InitDb(db) => {
-                let db = String::from_utf8_lossy(&db).into_owned();
+                let db = self.decode(&db);
                 let r = self.session().execute(&Statement::Use(db), &[]);
                 self.respond(r, false, false);
             }
             Command::Query(q) => {
-                let text = String::from_utf8_lossy(&q).into_owned();
+                let text = self.decode(&q);
                 let parts: Vec<String> = if self.caps & CLIENT_MULTI_STATEMENTS != 0 {
                     parse::split_statements(&text)
                         .into_iter()
@@ -587,7 +612,8 @@ impl Conn {
                 }
             }
             Command::FieldList { table, .. } => {
-                let t = String::from_utf8_lossy(&table).into_owned();
+                let t = self.decode(&table);
+                let results = self.session().vars.results_charset();
                 let s = self.session.as_mut().expect("session");
                 let db = s.db.clone();
                 let r = match db {
@@ -603,7 +629,7 @@ impl Conn {
                             col.org_table = t.name.clone();
                             col.schema = t.db.clone();
                             col.org_name = c.name.clone();
-                            let def = column_def(&col);
+                            let def = column_def(&col, results);
                             self.send(&def.encode_with_default(None));
                         }
                         let st = self.status(false);
@@ -683,7 +709,10 @@ impl Conn {
                 let st = self.status(false);
                 self.send(&result::eof_or_ok_terminator(st, 0, false));
             }
-            Command::StmtPrepare(sql) => self.prepare(&String::from_utf8_lossy(&sql)),
+            Command::StmtPrepare(sql) => {
+                let sql = self.decode(&sql);
+                self.prepare(&sql)
+            }
             Command::StmtExecute { stmt_id } => self.execute(p, stmt_id),
             Command::StmtSendLongData {
                 stmt_id,
@@ -844,8 +873,9 @@ impl Conn {
             }
         }
         if !columns.is_empty() {
+            let results = self.session().vars.results_charset();
             for c in &columns {
-                self.send(&column_def(c).encode());
+                self.send(&column_def(c, results).encode());
             }
             if !deprecate {
                 let st = self.status(false);
@@ -886,7 +916,26 @@ impl Conn {
         });
         let r = match exec {
             Ok(ex) => {
-                let params: Vec<Datum> = ex.params.into_iter().map(param_datum).collect();
+                let latin1 = self.session().vars.client_latin1();
+                let params: Vec<Datum> = ex
+                    .params
+                    .into_iter()
+                    .zip(&ps.types)
+                    .map(|(v, t)| match v {
+                        // Text parameters are in character_set_client; BLOB-typed ones are
+                        // bytes and stay as they are.
+                        proto::Value::Bytes(b)
+                            if latin1
+                                && matches!(
+                                    t.code,
+                                    MYSQL_TYPE_STRING | MYSQL_TYPE_VAR_STRING | MYSQL_TYPE_VARCHAR
+                                ) =>
+                        {
+                            Datum::Bytes(types::latin1_to_utf8(&b).into_bytes())
+                        }
+                        v => param_datum(v),
+                    })
+                    .collect();
                 // Com_stmt_execute and the statement's own Com_* (as mysqld).
                 self.count(status::com_index(&ps.stmt), false);
                 let s = self.session();
@@ -925,7 +974,15 @@ impl Conn {
             }
             Ok(Output::Rows { columns, rows }) => {
                 self.send(&result::column_count(columns.len() as u64));
-                let defs: Vec<proto::ColumnDef> = columns.iter().map(column_def).collect();
+                let results = self.session().vars.results_charset();
+                let defs: Vec<proto::ColumnDef> =
+                    columns.iter().map(|c| column_def(c, results)).collect();
+                // Text columns go out in character_set_results: latin1 is converted from
+                // the server's UTF-8 here (a character latin1 lacks becomes '?').
+                let latin1: Vec<bool> = defs
+                    .iter()
+                    .map(|d| results.is_some_and(|r| r.charset == "latin1") && d.charset != 63)
+                    .collect();
                 for d in &defs {
                     let mut b = Vec::with_capacity(64);
                     d.encode_into(&mut b);
@@ -951,7 +1008,13 @@ impl Conn {
                         let vals: Vec<proto::Value> = r
                             .iter()
                             .zip(&defs)
-                            .map(|(d, c)| bin_value(d, c.column_type))
+                            .zip(&latin1)
+                            .map(|((d, c), &l)| match bin_value(d, c.column_type) {
+                                proto::Value::Bytes(b) if l => {
+                                    proto::Value::Bytes(types::utf8_to_latin1(&b).0)
+                                }
+                                v => v,
+                            })
                             .collect();
                         if let Err(e) = result::binary_row_into(&mut buf, &defs, &vals) {
                             let e = SqlError::new(ER_INTERNAL_ERROR, &[&e]);
@@ -962,9 +1025,17 @@ impl Conn {
                         let texts: Vec<Option<Vec<u8>>> = r
                             .iter()
                             .zip(&typed)
-                            .map(|(d, ty)| match ty {
-                                Some(ty) => ty.render(d),
-                                None => d.to_text(),
+                            .zip(&latin1)
+                            .map(|((d, ty), &l)| {
+                                let t = match ty {
+                                    Some(ty) => ty.render(d),
+                                    None => d.to_text(),
+                                };
+                                if l {
+                                    t.map(|t| types::utf8_to_latin1(&t).0)
+                                } else {
+                                    t
+                                }
                             })
                             .collect();
                         let refs: Vec<Option<&[u8]>> = texts.iter().map(|t| t.as_deref()).collect();
@@ -1100,8 +1171,10 @@ fn bin_value(d: &Datum, ty: u8) -> proto::Value {
     }
 }
 
-/// The column definition a client sees for a result column.
-pub fn column_def(c: &Column) -> proto::ColumnDef {
+/// The column definition a client sees for a result column. A text column is described in
+/// `results` (character_set_results) when set, as mysqld does: its collation id is the
+/// results charset's and its length is in that charset's bytes.
+pub fn column_def(c: &Column, results: Option<&types::CollationInfo>) -> proto::ColumnDef {
     let (column_type, length, decimals, flags, charset) = match &c.ety {
         EType::Column(t) => (
             t.protocol_type(),
@@ -1146,6 +1219,13 @@ pub fn column_def(c: &Column) -> proto::ColumnDef {
             63,
         ),
         EType::Null => (MYSQL_TYPE_NULL, 0, 0, BINARY_FLAG, 63),
+    };
+    let (charset, length) = match (results, types::collation_by_id(charset)) {
+        (Some(r), Some(own)) if charset != 63 => {
+            let chars = length / types::mbmaxlen(own.charset).max(1);
+            (r.id, chars.saturating_mul(types::mbmaxlen(r.charset)))
+        }
+        _ => (charset, length),
     };
     proto::ColumnDef {
         schema: c.schema.clone(),

@@ -45,6 +45,7 @@ use innoxide_sql::error::{
     ER_WRONG_TYPE_FOR_VAR, ER_WRONG_VALUE_FOR_VAR,
 };
 use innoxide_sql::types::SqlMode;
+use innoxide_sql::types::{default_collation, CollationInfo};
 use parking_lot::RwLock;
 
 use crate::options::Options;
@@ -811,19 +812,11 @@ fn time_zone(s: &str) -> Result<String, SqlError> {
 }
 
 /// Values innoxide does not implement yet, refused with error 1235 rather than stored and
-/// ignored (V2): connection character sets that would need conversion (the server works in
-/// UTF-8), time zones other than UTC, and sql_auto_is_null=ON.
+/// ignored (V2): time zones other than UTC, and sql_auto_is_null=ON. (Connection character
+/// sets are all implemented: the server works in UTF-8 and converts latin1 statements and
+/// results at the connection, conn.rs.)
 fn supported(i: usize, val: &VarValue) -> Result<(), SqlError> {
     let what = match (i, val) {
-        (
-            CHARACTER_SET_CLIENT
-            | CHARACTER_SET_CONNECTION
-            | CHARACTER_SET_RESULTS
-            | COLLATION_CONNECTION,
-            VarValue::Str(v),
-        ) if v.starts_with("latin1") => {
-            "a latin1 connection character set (no conversion from UTF-8 yet)"
-        }
         (TIME_ZONE, VarValue::Str(v))
             if !matches!(
                 v.as_str(),
@@ -1516,6 +1509,20 @@ fn now_secs() -> f64 {
 /// Typed reads of the session values the executor and protocol layer use per statement: no
 /// lookup, no parsing (an index and a match).
 impl SessionVars {
+    /// Whether statements arrive in latin1 (character_set_client), to be decoded to UTF-8.
+    pub fn client_latin1(&self) -> bool {
+        matches!(&self.vals[CHARACTER_SET_CLIENT], VarValue::Str(c) if c == "latin1")
+    }
+
+    /// The character set results go out in (character_set_results, as its default
+    /// collation); None for NULL or binary: values go out as they are.
+    pub fn results_charset(&self) -> Option<&'static CollationInfo> {
+        match &self.vals[CHARACTER_SET_RESULTS] {
+            VarValue::Str(c) if c != "binary" => default_collation(c),
+            _ => None,
+        }
+    }
+
     fn b(&self, i: usize) -> bool {
         matches!(self.vals[i], VarValue::Bool(true))
     }
@@ -2187,13 +2194,15 @@ mod tests {
             r.get(&a, "collation_connection", d),
             Ok(VarValue::Str("utf8mb4_0900_ai_ci".into()))
         );
-        // A connection character set that would need conversion is refused, not ignored.
-        let e = r.set(&mut a, "collation_connection", d, str_in("latin1_bin"));
-        assert_eq!(e.unwrap_err().code, 1235);
-        assert_eq!(
-            r.set_names(&mut a, Some("latin1"), None).unwrap_err().code,
-            1235
-        );
+        // latin1 connections: statements decoded and results encoded at the connection.
+        r.set_names(&mut a, Some("latin1"), None).unwrap();
+        assert!(a.client_latin1());
+        assert_eq!(a.results_charset().map(|c| c.id), Some(8));
+        r.set(&mut a, "character_set_results", d, VarInput::Null)
+            .unwrap();
+        assert_eq!(a.results_charset(), None);
+        r.set_names(&mut a, Some("utf8mb4"), None).unwrap();
+        assert!(!a.client_latin1());
         // A collation change brings its charset along.
         r.set(&mut a, "collation_server", d, str_in("latin1_bin"))
             .unwrap();

@@ -113,6 +113,12 @@ fn pymysql() {
     python_client("pymysql", "pymysql_client.py", "pymysql", "python3-pymysql");
 }
 
+/// latin1 connections (handshake and SET NAMES): statements and results converted.
+#[test]
+fn latin1_connections() {
+    python_client("pymysql", "latin1_client.py", "latin1", "python3-pymysql");
+}
+
 #[test]
 fn mysqlclient() {
     python_client(

@@ -63,6 +63,39 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$' || !c.is_ascii()
 }
 
+/// A statement a latin1 client sent, as UTF-8 text: each byte is one latin1 character
+/// (`types::latin1_char`), except inside `_binary'...'` literals, whose bytes are data: those
+/// become `X'...'` literals so they reach the executor unchanged (PyMySQL sends bytes so).
+pub fn latin1_statement(b: &[u8]) -> String {
+    // Bytes as the characters U+0000..U+00FF: lexable, and each maps back to its byte.
+    let iso: String = b.iter().map(|&c| char::from(c)).collect();
+    let byte_of = |c: char| u8::try_from(u32::from(c)).unwrap_or(b'?');
+    let mut out = String::with_capacity(b.len() + 8);
+    let mut last = 0;
+    let toks = tokenize(&iso);
+    for w in toks.windows(2) {
+        if w[0].is("_binary") && w[1].kind == Kind::Str {
+            out.extend(
+                iso[last..w[0].start]
+                    .chars()
+                    .map(|c| crate::types::latin1_char(byte_of(c))),
+            );
+            out.push_str("X'");
+            for c in unquote_string(w[1].text).chars() {
+                out.push_str(&format!("{:02X}", byte_of(c)));
+            }
+            out.push('\'');
+            last = w[1].end();
+        }
+    }
+    out.extend(
+        iso[last..]
+            .chars()
+            .map(|c| crate::types::latin1_char(byte_of(c))),
+    );
+    out
+}
+
 /// Tokenizes `sql`.
 pub fn tokenize(sql: &str) -> Vec<Token<'_>> {
     let bytes = sql.as_bytes();

@@ -21,6 +21,7 @@ mod tests;
 
 use crate::ast::Statement;
 use crate::error::{SqlError, ER_EMPTY_QUERY};
+pub use lexer::latin1_statement;
 use lexer::{Kind, Token};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};

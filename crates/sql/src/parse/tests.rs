@@ -1723,3 +1723,16 @@ fn natural_join_and_quantified_comparisons() {
     assert_eq!(ct.on_duplicate, Some(true));
     assert!(ct.as_select.is_some());
 }
+
+#[test]
+fn latin1_statements() {
+    assert_eq!(
+        super::latin1_statement(b"SELECT 'caf\xe9 \x80', _binary'\x80\\'\xe9', _BINARY \"\x00\""),
+        "SELECT 'café €', X'8027E9', X'00'"
+    );
+    // Inside another string or a comment, `_binary` is text.
+    assert_eq!(
+        super::latin1_statement(b"SELECT '_binary' /* _binary'\xe9' */"),
+        "SELECT '_binary' /* _binary'é' */"
+    );
+}

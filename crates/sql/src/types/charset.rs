@@ -145,9 +145,82 @@ pub fn collation_by_name(name: &str) -> Option<Collation> {
     collation_info(name).map(|c| c.engine)
 }
 
+/// MySQL's latin1 is Windows-1252 with its five holes (0x81, 0x8D, 0x8F, 0x90, 0x9D) kept
+/// as the C1 controls of the same value: 0x80..=0x9F map to these; the rest is ISO 8859-1.
+const LATIN1_80_9F: [char; 32] = [
+    '\u{20AC}', '\u{0081}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{008D}', '\u{017D}', '\u{008F}',
+    '\u{0090}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{009D}', '\u{017E}', '\u{0178}',
+];
+
+/// The character of a latin1 byte.
+pub fn latin1_char(c: u8) -> char {
+    match c {
+        0x80..=0x9F => LATIN1_80_9F[usize::from(c - 0x80)],
+        _ => char::from(c),
+    }
+}
+
+/// latin1 bytes as UTF-8 (every byte is a character).
+pub fn latin1_to_utf8(b: &[u8]) -> String {
+    b.iter().map(|&c| latin1_char(c)).collect()
+}
+
+/// UTF-8 as latin1: a character latin1 does not have becomes '?', as MySQL converts (bytes
+/// that are not UTF-8 too). Returns the bytes and whether anything was replaced.
+pub fn utf8_to_latin1(b: &[u8]) -> (Vec<u8>, bool) {
+    if b.is_ascii() {
+        return (b.to_vec(), false);
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut lossy = false;
+    for chunk in b.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            match latin1_byte(ch) {
+                Some(x) => out.push(x),
+                None => {
+                    out.push(b'?');
+                    lossy = true;
+                }
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            out.push(b'?');
+            lossy = true;
+        }
+    }
+    (out, lossy)
+}
+
+/// The latin1 byte of a character, if latin1 has it.
+pub fn latin1_byte(ch: char) -> Option<u8> {
+    let u = u32::from(ch);
+    match u {
+        0..=0x7F | 0xA0..=0xFF => u8::try_from(u).ok(),
+        _ => LATIN1_80_9F
+            .iter()
+            .position(|&x| x == ch)
+            .and_then(|i| u8::try_from(0x80 + i).ok()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latin1_round_trip() {
+        let all: Vec<u8> = (0..=255).collect();
+        let s = latin1_to_utf8(&all);
+        assert_eq!(s.chars().count(), 256);
+        assert_eq!(utf8_to_latin1(s.as_bytes()), (all, false));
+        assert_eq!(latin1_to_utf8(b"caf\xe9 \x80"), "café €");
+        assert_eq!(
+            utf8_to_latin1("日本 é".as_bytes()),
+            (b"?? \xe9".to_vec(), true)
+        );
+    }
 
     #[test]
     fn lookups() {
