@@ -404,3 +404,57 @@ fn sql_level_prepared_statements() {
     c.query_drop("USE p").unwrap();
     assert_eq!(code(c.query_drop("EXECUTE ins USING @a, @b")), 1243);
 }
+
+/// latin1 columns hold one byte per character (VARCHAR(5) takes five 'é'), compare and index
+/// under latin1_swedish_ci (case-insensitive: 'é' = 'É'), and refuse what latin1 lacks (1366
+/// in strict mode, '?' with the warning otherwise); clients read them as UTF-8.
+#[test]
+fn latin1_columns() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE l").unwrap();
+    c.query_drop("USE l").unwrap();
+    c.query_drop(
+        "CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(5) CHARACTER SET latin1, \
+         t TEXT CHARACTER SET latin1, UNIQUE KEY (a))",
+    )
+    .unwrap();
+    c.query_drop("INSERT INTO t VALUES (1, 'ééééé', '€uro'), (2, 'Öl', 'x'), (3, 'b', 'y')")
+        .unwrap();
+    let e = c
+        .query_drop("INSERT INTO t VALUES (4, 'éééééé', '')")
+        .unwrap_err();
+    assert_eq!(code(e), 1406);
+    let e = c
+        .query_drop("INSERT INTO t VALUES (4, '日本', '')")
+        .unwrap_err();
+    assert_eq!(code(e), 1366);
+    // The unique key compares latin1 case-insensitively.
+    let e = c
+        .query_drop("INSERT INTO t VALUES (4, 'öL', '')")
+        .unwrap_err();
+    assert_eq!(code(e), 1062);
+    let id: u32 = c
+        .query_first("SELECT id FROM t WHERE a = 'ÉÉÉÉÉ'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(id, 1);
+    let rows: Vec<(u32, String, String)> = c.query("SELECT id, a, t FROM t ORDER BY a").unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            (3, "b".into(), "y".into()),
+            (1, "ééééé".into(), "€uro".into()),
+            (2, "Öl".into(), "x".into()),
+        ]
+    );
+    c.query_drop("SET sql_mode = ''").unwrap();
+    c.query_drop("INSERT INTO t VALUES (5, 'a日', '')").unwrap();
+    assert_eq!(c.warnings(), 1);
+    let a: String = c
+        .query_first("SELECT a FROM t WHERE id = 5")
+        .unwrap()
+        .unwrap();
+    assert_eq!(a, "a?");
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

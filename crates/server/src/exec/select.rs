@@ -1435,7 +1435,7 @@ pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
         Datum::Null => out.push(0),
         Datum::Bytes(b) => {
             out.push(1);
-            let k = coll.sort_key(b);
+            let k = coll.sort_key(&types::comparable(coll, b));
             out.extend((k.len() as u32).to_le_bytes());
             out.extend(k);
         }

@@ -154,6 +154,17 @@ const LATIN1_80_9F: [char; 32] = [
     '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{009D}', '\u{017E}', '\u{0178}',
 ];
 
+/// The bytes of a string value (UTF-8 inside the server) as collation `coll` compares them:
+/// latin1 collations compare latin1 bytes, as the engine stores them.
+pub fn comparable(coll: Collation, b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match coll {
+        Collation::Latin1SwedishCi | Collation::Latin1Bin if !b.is_ascii() => {
+            std::borrow::Cow::Owned(utf8_to_latin1(b).0)
+        }
+        _ => std::borrow::Cow::Borrowed(b),
+    }
+}
+
 /// The character of a latin1 byte.
 pub fn latin1_char(c: u8) -> char {
     match c {

@@ -260,7 +260,10 @@ impl Datum {
             (D::Int(_) | D::UInt(_), D::Int(_) | D::UInt(_)) => {
                 Some(self.to_i128(w).cmp(&other.to_i128(w)))
             }
-            (D::Bytes(a), D::Bytes(b)) => Some(coll.compare(a, b)),
+            (D::Bytes(a), D::Bytes(b)) => Some(coll.compare(
+                &super::charset::comparable(coll, a),
+                &super::charset::comparable(coll, b),
+            )),
             (D::Int(_) | D::UInt(_) | D::Decimal(_), D::Int(_) | D::UInt(_) | D::Decimal(_)) => {
                 Some(self.to_decimal(w).cmp(&other.to_decimal(w)))
             }

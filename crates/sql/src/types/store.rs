@@ -22,6 +22,7 @@
 
 use innoxide_engine::Value;
 
+use super::charset::{latin1_byte, latin1_to_utf8, utf8_to_latin1};
 use super::datum::Datum;
 use super::decimal::{Decimal, DecimalError, Fit, MAX_PRECISION};
 use super::num::{format_float, scan, scan_f64};
@@ -522,7 +523,21 @@ fn store_string(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, SqlEr
         cx.incorrect("string", &bad_bytes(&b[at..]))?;
         b.truncate(at);
     }
-    let counts_chars = ty.is_text() && matches!(ty.name, T::Char | T::VarChar);
+    // latin1 columns hold latin1 bytes (one per character); values arrive as UTF-8. A
+    // character latin1 lacks is error 1366 in strict mode, '?' with the warning otherwise.
+    let latin1 = is_latin1(ty);
+    if latin1 && !b.is_ascii() {
+        let (l, lossy) = utf8_to_latin1(&b);
+        if lossy {
+            let at = String::from_utf8_lossy(&b)
+                .char_indices()
+                .find(|(_, c)| latin1_byte(*c).is_none())
+                .map_or(0, |(i, _)| i);
+            cx.incorrect("string", &bad_bytes(&b[at.min(b.len())..]))?;
+        }
+        b = l;
+    }
+    let counts_chars = ty.is_text() && !latin1 && matches!(ty.name, T::Char | T::VarChar);
     let limit = match ty.lob_bytes() {
         Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
         None => ty.length.unwrap_or(0) as usize,
@@ -536,7 +551,7 @@ fn store_string(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, SqlEr
     } else if b.len() > limit {
         // TEXT limits are bytes: cut at a character boundary.
         let mut i = limit;
-        while ty.is_text() && i > 0 && b.get(i).is_some_and(|c| c & 0xC0 == 0x80) {
+        while ty.is_text() && !latin1 && i > 0 && b.get(i).is_some_and(|c| c & 0xC0 == 0x80) {
             i -= 1;
         }
         Some(i)
@@ -620,8 +635,14 @@ pub fn load(v: &Value, ty: &SqlType) -> Datum {
             fsp,
             ..Time::default()
         })),
+        (Value::Bytes(b), _) if is_latin1(ty) => Datum::Bytes(latin1_to_utf8(b).into_bytes()),
         (Value::Bytes(b), _) => Datum::Bytes(b.clone()),
     }
+}
+
+/// A text column stored in latin1 (its values are converted to and from UTF-8).
+fn is_latin1(ty: &SqlType) -> bool {
+    ty.coll.charset == "latin1" && ty.is_text()
 }
 
 /// `load` of a value the caller gives up: strings and blobs keep their buffer.
@@ -632,7 +653,7 @@ pub fn load_owned(v: Value, ty: &SqlType) -> Datum {
             if !matches!(
                 ty.name,
                 T::Decimal | T::Bit | T::Date | T::DateTime | T::Timestamp | T::Time
-            ) =>
+            ) && !is_latin1(ty) =>
         {
             Datum::Bytes(b)
         }
