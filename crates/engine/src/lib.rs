@@ -311,6 +311,55 @@ impl Engine {
         }
     }
 
+    /// SET GLOBAL innodb_buffer_pool_dump_now = ON: writes `ib_buffer_pool` now, in the
+    /// background (progress in Innodb_buffer_pool_dump_status). A request while a dump runs
+    /// is ignored, as InnoDB does.
+    pub fn buffer_pool_dump_now(&self) {
+        if !buffer_pool::dump::claim(&self.inner.stats.bp_dump.dump) {
+            return;
+        }
+        let inner = self.inner.clone();
+        self.threads.lock().push(spawn("buf_dump", move || {
+            let pct = inner.cfg.buffer_pool_dump_pct;
+            match buffer_pool::dump::dump(&inner, pct) {
+                Ok(n) => tracing::info!(
+                    "InnoDB: Buffer pool(s) dump completed: {n} pages in {}",
+                    buffer_pool::dump::FILE_NAME
+                ),
+                Err(e) => tracing::warn!("InnoDB: buffer pool dump failed: {e}"),
+            }
+        }));
+    }
+
+    /// SET GLOBAL innodb_buffer_pool_load_now = ON: reads the pages `ib_buffer_pool` lists,
+    /// in the background, as at startup (only into free frames). Ignored while a load runs.
+    pub fn buffer_pool_load_now(&self) {
+        if !buffer_pool::dump::claim(&self.inner.stats.bp_dump.load) {
+            return;
+        }
+        let inner = self.inner.clone();
+        self.threads.lock().push(spawn("buf_load", move || {
+            if let Err(e) = buffer_pool::dump::load(&inner) {
+                tracing::warn!("InnoDB: buffer pool load stopped: {e}");
+            }
+        }));
+    }
+
+    /// SET GLOBAL innodb_buffer_pool_load_abort = ON: stops a running load.
+    pub fn buffer_pool_load_abort(&self) {
+        let running = matches!(
+            *self.inner.stats.bp_dump.load.lock(),
+            buffer_pool::dump::Phase::Running { .. }
+        );
+        if running {
+            self.inner
+                .stats
+                .bp_dump
+                .abort_load
+                .store(true, Ordering::Release);
+        }
+    }
+
     /// Clean shutdown: stops background work, flushes every page, writes a checkpoint.
     pub fn shutdown(self) -> Result<()> {
         self.stop_threads();

@@ -331,9 +331,14 @@ pub const VARS: &[VarDef] = &[
     // innodb_buffer_pool_dump_pct of each LRU list and read back in the background at start.
     // Dynamic in MySQL; set at start here.
     v("innodb_buffer_pool_dump_at_shutdown", G, Kind::Bool, false, Def::Startup),
+    // dump_now, load_now, load_abort are triggers (exec::Session::trigger): ON starts the
+    // action in the background and the value reads OFF again, as in MySQL.
+    v("innodb_buffer_pool_dump_now", G, Kind::Bool, true, Def::Bool(false)),
     v("innodb_buffer_pool_dump_pct", G, u(1, 100), false, Def::Startup),
     v("innodb_buffer_pool_instances", G, u(1, 64), false, Def::Startup),
+    v("innodb_buffer_pool_load_abort", G, Kind::Bool, true, Def::Bool(false)),
     v("innodb_buffer_pool_load_at_startup", G, Kind::Bool, false, Def::Startup),
+    v("innodb_buffer_pool_load_now", G, Kind::Bool, true, Def::Bool(false)),
     // Dynamic in MySQL; read-only until online resizing exists (issue #5).
     v("innodb_buffer_pool_size", G, u(5 << 20, u64::MAX), false, Def::Startup),
     // Page checksums are CRC-32C, as InnoDB's crc32.

@@ -545,3 +545,68 @@ fn buffer_pool_dump_at_shutdown_and_load_at_startup() {
     let n: u64 = c.query_first("SELECT COUNT(*) FROM d.t").unwrap().unwrap();
     assert_eq!(n, 2000);
 }
+
+/// Waits until the global status `var` starts with `prefix` (30 s at most).
+fn wait_status(c: &mut mysql::Conn, var: &str, prefix: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let g = status(c, "GLOBAL");
+        if g[var].starts_with(prefix) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{var}: {}", g[var]);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// innodb_buffer_pool_dump_now / load_now act at once, in the background, and read OFF again;
+/// innodb_buffer_pool_load_abort is accepted while nothing loads.
+#[test]
+fn buffer_pool_dump_now_and_load_now() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(200))")
+        .unwrap();
+    let rows: Vec<String> = (0..500)
+        .map(|j| format!("({j}, REPEAT('x', 200))"))
+        .collect();
+    c.query_drop(format!("INSERT INTO d.t VALUES {}", rows.join(",")))
+        .unwrap();
+    let file = s.datadir().join("ib_buffer_pool");
+    assert!(!file.exists());
+    c.query_drop("SET GLOBAL innodb_buffer_pool_dump_now = ON")
+        .unwrap();
+    wait_status(
+        &mut c,
+        "Innodb_buffer_pool_dump_status",
+        "Buffer pool(s) dump completed at ",
+    );
+    let dump = std::fs::read_to_string(&file).expect("the dump");
+    assert!(dump.lines().count() > 5, "{dump}");
+    let now: i64 = c
+        .query_first("SELECT @@global.innodb_buffer_pool_dump_now")
+        .unwrap()
+        .unwrap();
+    assert_eq!(now, 0, "a trigger reads OFF again");
+    // A session-scope SET of a global variable is refused (1229), as for any global one.
+    let e = c
+        .query_drop("SET innodb_buffer_pool_load_now = ON")
+        .unwrap_err();
+    assert!(
+        matches!(e, mysql::Error::MySqlError(ref e) if e.code == 1229),
+        "{e}"
+    );
+    c.query_drop("SET GLOBAL innodb_buffer_pool_load_now = ON")
+        .unwrap();
+    wait_status(
+        &mut c,
+        "Innodb_buffer_pool_load_status",
+        "Buffer pool(s) load completed at ",
+    );
+    c.query_drop("SET GLOBAL innodb_buffer_pool_load_abort = ON")
+        .unwrap();
+    let n: u64 = c.query_first("SELECT COUNT(*) FROM d.t").unwrap().unwrap();
+    assert_eq!(n, 500);
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

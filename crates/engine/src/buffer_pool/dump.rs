@@ -49,6 +49,18 @@ pub enum Phase {
 pub struct DumpStatus {
     pub dump: Mutex<Phase>,
     pub load: Mutex<Phase>,
+    /// innodb_buffer_pool_load_abort: the running load stops at its next page.
+    pub abort_load: std::sync::atomic::AtomicBool,
+}
+
+/// Marks a dump or load as started unless one is running; false if one is.
+pub fn claim(phase: &Mutex<Phase>) -> bool {
+    let mut p = phase.lock();
+    if matches!(*p, Phase::Running { .. }) {
+        return false;
+    }
+    *p = Phase::Running { done: 0, total: 0 };
+    true
 }
 
 fn file(inner: &Inner, name: &str) -> PathBuf {
@@ -145,11 +157,23 @@ pub fn load(inner: &Inner) -> Result<u64> {
     let mut skipped = 0u64;
     let set = |p: Phase| *inner.stats.bp_dump.load.lock() = p;
     set(Phase::Running { done, total });
+    inner
+        .stats
+        .bp_dump
+        .abort_load
+        .store(false, Ordering::Release);
     for id in ids {
         if inner.shutting_down.load(Ordering::Acquire) {
             set(Phase::Failed(format!(
                 "Load aborted at {done}/{total} pages: shutting down"
             )));
+            return Ok(done);
+        }
+        if inner.stats.bp_dump.abort_load.swap(false, Ordering::AcqRel) {
+            tracing::info!("InnoDB: Buffer pool(s) load aborted on request at {done}/{total}");
+            set(Phase::Failed(
+                "Buffer pool(s) load aborted on request".into(),
+            ));
             return Ok(done);
         }
         if inner.bp.peek_pin(id).is_some_and(|f| {

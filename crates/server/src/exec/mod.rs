@@ -644,10 +644,31 @@ impl Session {
                     }
                     let w = self.server.vars.set(&mut self.vars, name, *scope, input)?;
                     self.add_var_warnings(w);
+                    self.trigger(name)?;
                 }
             }
         }
         Ok(Output::ok(0))
+    }
+
+    /// The variables that are actions (innodb_buffer_pool_dump_now, _load_now, _load_abort):
+    /// set to ON, the engine starts the action and the variable reads OFF again, as in MySQL.
+    fn trigger(&mut self, name: &str) -> Result<(), SqlError> {
+        let engine = &self.server.catalog.engine;
+        let act: fn(&innoxide_engine::Engine) = match name {
+            "innodb_buffer_pool_dump_now" => innoxide_engine::Engine::buffer_pool_dump_now,
+            "innodb_buffer_pool_load_now" => innoxide_engine::Engine::buffer_pool_load_now,
+            "innodb_buffer_pool_load_abort" => innoxide_engine::Engine::buffer_pool_load_abort,
+            _ => return Ok(()),
+        };
+        let on = self.server.vars.get(&self.vars, name, VarScope::Global)? == VarValue::Bool(true);
+        if on {
+            act(engine);
+            self.server
+                .vars
+                .set(&mut self.vars, name, VarScope::Global, VarInput::Int(0))?;
+        }
+        Ok(())
     }
 
     /// Records a warning, note or error for SHOW WARNINGS.
