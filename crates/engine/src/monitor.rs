@@ -678,8 +678,9 @@ pub fn pool_stats(inner: &Inner) -> Vec<PoolStat> {
 }
 
 /// Wall-clock start times of the active transactions (information_schema.INNODB_TRX):
-/// (trx id, seconds since the Unix epoch when it started).
-pub fn active_transactions(inner: &Inner) -> Vec<(u64, f64)> {
+/// (trx id, seconds since the Unix epoch when it started, waiting for a lock).
+pub fn active_transactions(inner: &Inner) -> Vec<(u64, f64, bool)> {
+    let waiting = inner.trx.locks.waiting();
     let now_i = Instant::now();
     let now_wall = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -688,6 +689,9 @@ pub fn active_transactions(inner: &Inner) -> Vec<(u64, f64)> {
         .trx
         .active_list()
         .into_iter()
-        .map(|(id, t)| (id, now_wall - now_i.duration_since(t).as_secs_f64()))
+        .map(|(id, t)| {
+            let started = now_wall - now_i.duration_since(t).as_secs_f64();
+            (id, started, waiting.contains(&id))
+        })
         .collect()
 }

@@ -610,3 +610,96 @@ fn buffer_pool_dump_now_and_load_now() {
     assert_eq!(n, 500);
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// "N queries inside InnoDB, M queries in queue" from SHOW ENGINE INNODB STATUS.
+fn admission(c: &mut mysql::Conn) -> (u64, u64) {
+    let text = innodb_status(c);
+    let line = text
+        .lines()
+        .find(|l| l.contains("queries inside InnoDB"))
+        .expect("the admission line");
+    let n: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    (n[0], n[1])
+}
+
+/// SET GLOBAL innodb_thread_concurrency = 1 through SQL: a session waiting for a row lock
+/// gives its slot back (another session still reads), at most one session is ever inside,
+/// others queue, and every write lands.
+#[test]
+fn thread_concurrency_through_sql() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+        .unwrap();
+    let rows: Vec<String> = (0..100).map(|i| format!("({i}, 0)")).collect();
+    c.query_drop(format!("INSERT INTO d.t VALUES {}", rows.join(",")))
+        .unwrap();
+    c.query_drop("SET GLOBAL innodb_thread_concurrency = 1, innodb_concurrency_tickets = 1")
+        .unwrap();
+
+    let mut a = connect(&s);
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE d.t SET v = 1 WHERE id = 0").unwrap();
+    let port = s.port;
+    let waiter = std::thread::spawn(move || {
+        let mut b = common::connect_port(port);
+        b.query_drop("UPDATE d.t SET v = 2 WHERE id = 0").unwrap();
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if num(&status(&mut c, "GLOBAL"), "Innodb_row_lock_current_waits") == 1 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the UPDATE never waited");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let states: Vec<String> = c
+        .query("SELECT TRX_STATE FROM information_schema.INNODB_TRX ORDER BY TRX_STATE")
+        .unwrap();
+    assert_eq!(states, vec!["LOCK WAIT", "RUNNING"]);
+    // The waiter is not inside: with one slot, this read still runs.
+    let started = Instant::now();
+    let v: i64 = c
+        .query_first("SELECT v FROM d.t WHERE id = 5")
+        .unwrap()
+        .unwrap();
+    assert_eq!(v, 0);
+    assert!(started.elapsed() < Duration::from_secs(3));
+    a.query_drop("COMMIT").unwrap();
+    waiter.join().unwrap();
+
+    // Eight sessions writing: never more than one inside; some wait their turn.
+    let workers: Vec<_> = (0..8i64)
+        .map(|th| {
+            std::thread::spawn(move || {
+                let mut w = common::connect_port(port);
+                for i in 0..150i64 {
+                    let id = (th * 13 + i) % 100;
+                    w.query_drop(format!("UPDATE d.t SET v = v + 1 WHERE id = {id}"))
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    let (mut max_inside, mut max_queued) = (0, 0);
+    while !workers.iter().all(|w| w.is_finished()) {
+        let (inside, queued) = admission(&mut c);
+        max_inside = max_inside.max(inside);
+        max_queued = max_queued.max(queued);
+    }
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert!(max_inside <= 1, "{max_inside} sessions inside at once");
+    assert!(max_queued > 0, "no session ever queued");
+    let total: i64 = c.query_first("SELECT SUM(v) FROM d.t").unwrap().unwrap();
+    assert_eq!(total, 2 + 8 * 150);
+    c.query_drop("SET GLOBAL innodb_thread_concurrency = 0")
+        .unwrap();
+    assert_eq!(admission(&mut c), (0, 0));
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

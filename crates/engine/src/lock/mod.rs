@@ -553,6 +553,11 @@ impl LockSys {
         self.shards.iter().map(|s| s.map.stat())
     }
 
+    /// The transactions waiting for a lock now (in the wait-for graph).
+    pub fn waiting(&self) -> std::collections::HashSet<u64> {
+        self.graph.lock().keys().copied().collect()
+    }
+
     /// Records that `trx` waits for `blockers` and looks for a cycle through it. Returns the
     /// victim if there is one, with the shard it waits in if it is another transaction (its
     /// flag is set; the caller wakes it).

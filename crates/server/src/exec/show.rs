@@ -963,12 +963,12 @@ impl Session {
                 let engine = cat.engine.inner();
                 let rows = innoxide_engine::monitor::active_transactions(engine)
                     .into_iter()
-                    .map(|(id, started)| {
+                    .map(|(id, started, waiting)| {
                         let dt =
                             innoxide_sql::types::DateTime::from_micros((started * 1e6) as i64, 0);
                         vec![
                             n(id),
-                            s("RUNNING"),
+                            s(if waiting { "LOCK WAIT" } else { "RUNNING" }),
                             dt.map_or(Datum::Null, |d| s(d.to_string())),
                         ]
                     })

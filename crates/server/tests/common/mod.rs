@@ -141,9 +141,14 @@ pub fn start_in(dir: tempfile::TempDir, socket: bool, extra: &[&str]) -> Server 
 
 /// A new connection as root (no password) over TCP.
 pub fn connect(s: &Server) -> mysql::Conn {
+    connect_port(s.port)
+}
+
+/// A new connection as root to the server on `port` (for threads that do not hold `Server`).
+pub fn connect_port(port: u16) -> mysql::Conn {
     let opts = mysql::OptsBuilder::new()
         .ip_or_hostname(Some("127.0.0.1"))
-        .tcp_port(s.port)
+        .tcp_port(port)
         .user(Some("root"))
         .tcp_connect_timeout(Some(Duration::from_secs(10)));
     mysql::Conn::new(opts).unwrap()
