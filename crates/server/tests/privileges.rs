@@ -70,9 +70,12 @@ fn grant_check_revoke_persist() {
         vec!["GRANT USAGE ON *.* TO `u`@`%`"]
     );
 
-    // Nothing granted: only information_schema.
+    // Nothing granted: only the system schemas.
     let mut u = as_user(&s, "u", "pw", None).unwrap();
-    assert_eq!(list(&mut u, "SHOW DATABASES"), vec!["information_schema"]);
+    assert_eq!(
+        list(&mut u, "SHOW DATABASES"),
+        vec!["information_schema", "performance_schema"]
+    );
     assert_eq!(err(&mut u, "SELECT * FROM d.t"), 1142);
     assert_eq!(err(&mut u, "USE d"), 1044);
     assert_eq!(as_user(&s, "u", "pw", Some("d")).err(), Some(1044));
@@ -125,7 +128,7 @@ fn grant_check_revoke_persist() {
     assert_eq!(err(&mut u, "INSERT INTO e.t SELECT * FROM e.hidden"), 1142);
     assert_eq!(
         list(&mut u, "SHOW DATABASES"),
-        vec!["d", "e", "information_schema"]
+        vec!["d", "e", "information_schema", "performance_schema"]
     );
     assert_eq!(list(&mut u, "SHOW TABLES FROM e"), vec!["t"]);
     u.query_drop("USE d").unwrap();

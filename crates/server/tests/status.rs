@@ -703,3 +703,39 @@ fn thread_concurrency_through_sql() {
     assert_eq!(admission(&mut c), (0, 0));
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// SHOW DATABASES lists information_schema and performance_schema; each table SHOW TABLES
+/// names in them can be read; USE works for both.
+#[test]
+fn system_schemas_are_listed_and_readable() {
+    let s = start();
+    let mut c = connect(&s);
+    let dbs: Vec<String> = c.query("SHOW DATABASES").unwrap();
+    assert_eq!(
+        dbs,
+        vec!["information_schema", "mysql", "performance_schema"]
+    );
+    let schemata: Vec<String> = c
+        .query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY SCHEMA_NAME")
+        .unwrap();
+    assert_eq!(schemata, dbs);
+    for db in ["information_schema", "performance_schema"] {
+        c.query_drop(format!("USE {db}")).unwrap();
+        let tables: Vec<String> = c.query("SHOW TABLES").unwrap();
+        assert!(!tables.is_empty());
+        for t in tables {
+            let n: Option<u64> = c
+                .query_first(format!("SELECT COUNT(*) FROM {db}.{t}"))
+                .unwrap_or_else(|e| panic!("{db}.{t}: {e}"));
+            assert!(n.is_some());
+        }
+    }
+    let full: Vec<(String, String)> = c.query("SHOW FULL TABLES FROM performance_schema").unwrap();
+    assert_eq!(
+        full,
+        vec![(
+            "events_waits_summary_global_by_event_name".to_string(),
+            "BASE TABLE".to_string()
+        )]
+    );
+}

@@ -548,6 +548,9 @@ impl Session {
                     None if db.eq_ignore_ascii_case("information_schema") => self
                         .vars
                         .set_database_charset("utf8mb3", "utf8mb3_general_ci"),
+                    None if db.eq_ignore_ascii_case("performance_schema") => self
+                        .vars
+                        .set_database_charset("utf8mb4", "utf8mb4_0900_ai_ci"),
                     None => return Err(SqlError::new(ER_BAD_DB_ERROR, &[db])),
                 }
                 self.db = Some(db.clone());

@@ -23,6 +23,32 @@ fn opt(x: Option<String>) -> Datum {
     x.map_or(Datum::Null, s)
 }
 
+/// The tables of information_schema and performance_schema innoxide computes (what SHOW
+/// TABLES lists; `Session::system_schema_table` answers each), or None for another database.
+fn system_tables(db: &str) -> Option<&'static [&'static str]> {
+    if db.eq_ignore_ascii_case("information_schema") {
+        Some(&[
+            "COLUMNS",
+            "ENGINES",
+            "INNODB_BUFFER_POOL_STATS",
+            "INNODB_CMP",
+            "INNODB_CMPMEM",
+            "INNODB_CMPMEM_RESET",
+            "INNODB_CMP_RESET",
+            "INNODB_METRICS",
+            "INNODB_TRX",
+            "SCHEMATA",
+            "STATISTICS",
+            "TABLES",
+            "TABLE_CONSTRAINTS",
+        ])
+    } else if db.eq_ignore_ascii_case("performance_schema") {
+        Some(&["events_waits_summary_global_by_event_name"])
+    } else {
+        None
+    }
+}
+
 /// information_schema columns that MySQL types as integers (the rest are strings).
 /// information_schema.INNODB_BUFFER_POOL_STATS, INNODB_CMP, INNODB_CMPMEM: numbers only.
 const POOL_STATS_COLUMNS: &[&str] = &[
@@ -163,7 +189,7 @@ impl Session {
         let cat = self.server.catalog.clone();
         match sh {
             Show::Databases { filter } => {
-                let mut rows = vec![vec![s("information_schema")]];
+                let mut rows = vec![vec![s("information_schema")], vec![s("performance_schema")]];
                 for d in cat.databases() {
                     if self.sees_db(&d.name) {
                         rows.push(vec![s(d.name)]);
@@ -178,17 +204,30 @@ impl Session {
                     Some(d) => d,
                     None => return Err(SqlError::new(ER_NO_DB_ERROR, &[])),
                 };
-                if cat.database(&db).is_none() {
+                let system = system_tables(&db);
+                if cat.database(&db).is_none() && system.is_none() {
                     return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
                 }
                 let head = format!("Tables_in_{db}");
-                let mut names = cat.table_names(&db);
-                names.retain(|t| self.sees_table(&db, t));
+                let names: Vec<String> = match system {
+                    Some(list) => list.iter().map(|t| t.to_string()).collect(),
+                    None => {
+                        let mut names = cat.table_names(&db);
+                        names.retain(|t| self.sees_table(&db, t));
+                        names
+                    }
+                };
+                // MySQL: information_schema's are views, performance_schema's base tables.
+                let kind = if db.eq_ignore_ascii_case("information_schema") {
+                    "SYSTEM VIEW"
+                } else {
+                    "BASE TABLE"
+                };
                 let rows: Vec<Vec<Datum>> = names
                     .into_iter()
                     .map(|t| {
                         if *full {
-                            vec![s(t), s("BASE TABLE")]
+                            vec![s(t), s(kind)]
                         } else {
                             vec![s(t)]
                         }
@@ -674,6 +713,11 @@ impl Session {
                     "utf8mb3".to_string(),
                     "utf8mb3_general_ci".to_string(),
                 ))
+                .chain(std::iter::once((
+                    "performance_schema".to_string(),
+                    "utf8mb4".to_string(),
+                    "utf8mb4_0900_ai_ci".to_string(),
+                )))
                 .chain(
                     cat.databases()
                         .into_iter()
@@ -1019,7 +1063,8 @@ impl Session {
         Ok((cols, rows))
     }
 
-    /// A table of information_schema or performance_schema (`db` is one of them).
+    /// A table of information_schema or performance_schema (`db` is one of them; the names
+    /// are `system_tables`').
     pub(crate) fn system_schema_table(
         &mut self,
         db: &str,
