@@ -618,7 +618,9 @@ impl Conn {
                 let db = s.db.clone();
                 let r = match db {
                     None => Err(SqlError::new(ER_NO_DB_ERROR, &[])),
-                    Some(db) => s.server.catalog.table(&db, &t),
+                    Some(db) => s
+                        .check_table_any(&db, &t, "SELECT")
+                        .and_then(|()| s.server.catalog.table(&db, &t)),
                 };
                 match r {
                     Ok(t) => {

@@ -131,6 +131,13 @@ fn grant_check_revoke_persist() {
         vec!["d", "e", "information_schema", "performance_schema"]
     );
     assert_eq!(list(&mut u, "SHOW TABLES FROM e"), vec!["t"]);
+    let status: Vec<mysql::Row> = u.query("SHOW TABLE STATUS FROM e").unwrap();
+    assert_eq!(
+        status.len(),
+        1,
+        "SHOW TABLE STATUS lists only what u may see"
+    );
+    assert_eq!(err(&mut u, "SHOW COLUMNS FROM e.hidden"), 1142);
     u.query_drop("USE d").unwrap();
     assert_eq!(
         grants(&mut u, "SHOW GRANTS"),

@@ -376,6 +376,9 @@ impl Session {
                 ];
                 let mut rows = Vec::new();
                 for name in cat.table_names(&db) {
+                    if !self.sees_table(&db, &name) {
+                        continue;
+                    }
                     let Ok(t) = cat.table(&db, &name) else {
                         continue;
                     };
