@@ -13,6 +13,10 @@ pub struct EngineConfig {
     pub page_size: usize,
     /// `innodb_buffer_pool_size` in bytes (default 128 MiB).
     pub buffer_pool_size: u64,
+    /// `innodb_buffer_pool_chunk_size` in bytes (default 128 MiB): the unit the pool grows and
+    /// shrinks by. The engine cuts it to pool / instances when larger and rounds the pool size
+    /// up to a multiple of chunk x instances (both written back here at open).
+    pub buffer_pool_chunk_size: u64,
     /// `innodb_buffer_pool_instances` (default 1 below 1 GiB of pool, else 8).
     pub buffer_pool_instances: usize,
     /// `innodb_page_cleaners` (default 4, at most the number of pool instances... and at least 1).
@@ -114,6 +118,7 @@ impl EngineConfig {
             datadir: datadir.into(),
             page_size: 16384,
             buffer_pool_size: 128 << 20,
+            buffer_pool_chunk_size: 128 << 20,
             buffer_pool_instances: 1,
             page_cleaners: 1,
             log_buffer_size: 16 << 20,

@@ -50,6 +50,8 @@ pub struct EngineStats {
     pub master_last_lsn: AtomicU64,
     /// Buffer pool dump and load progress (Innodb_buffer_pool_dump_status / _load_status).
     pub bp_dump: crate::buffer_pool::dump::DumpStatus,
+    /// Online resize progress (Innodb_buffer_pool_resize_status).
+    pub bp_resize: crate::buffer_pool::resize::ResizeStatus,
     /// The counters at the previous SHOW ENGINE INNODB STATUS (its per-second averages).
     pub monitor_last: parking_lot::Mutex<Option<crate::monitor::Sample>>,
 }

@@ -345,6 +345,31 @@ impl Engine {
         }));
     }
 
+    /// SET GLOBAL innodb_buffer_pool_size: resizes the pool online, in chunks, in the
+    /// background (progress in Innodb_buffer_pool_resize_status). Returns the size the pool
+    /// will have (rounded up to a multiple of chunk size x instances), or a message if a resize
+    /// is already running or the size is beyond what the chunk table holds.
+    pub fn resize_buffer_pool(&self, bytes: u64) -> std::result::Result<u64, String> {
+        let geo = self.inner.bp.geometry();
+        let Some(chunks) = geo.chunks_for(bytes) else {
+            return Err(format!(
+                "innodb_buffer_pool_size can be at most {} bytes with innodb_buffer_pool_chunk_size                  {} and {} instances",
+                geo.max_pool_bytes(),
+                geo.chunk_bytes(),
+                geo.instances
+            ));
+        };
+        let want = buffer_pool::Geometry { chunks, ..geo };
+        if !self.inner.stats.bp_resize.claim() {
+            return Err("Another buffer pool resize is already in progress.".into());
+        }
+        let inner = self.inner.clone();
+        self.threads.lock().push(spawn("buf_resize", move || {
+            buffer_pool::resize::run(&inner, chunks);
+        }));
+        Ok(want.pool_bytes())
+    }
+
     /// SET GLOBAL innodb_buffer_pool_load_abort = ON: stops a running load.
     pub fn buffer_pool_load_abort(&self) {
         let running = matches!(

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use innoxide_io::FileSystem;
 
-use crate::buffer_pool::BufferPool;
+use crate::buffer_pool::{BufferPool, Geometry};
 use crate::config::{EngineConfig, Tunables};
 use crate::dict::{self, Dict};
 use crate::doublewrite::{self, Doublewrite};
@@ -120,7 +120,7 @@ fn check_page_size(fs: &Arc<dyn FileSystem>, datadir: &Path, want: usize) -> Res
 }
 
 fn build_inner(
-    cfg: EngineConfig,
+    mut cfg: EngineConfig,
     fs: Arc<dyn FileSystem>,
     fil: Fil,
     files: LogFiles,
@@ -132,12 +132,24 @@ fn build_inner(
     let mut trx_sys = TrxSys::new();
     trx_sys.locks.deadlock_detect = tun.deadlock_detect.clone();
     let log = Log::new(files, cfg.log_buffer_size, cp, end_lsn);
-    let bp = BufferPool::new(
+    let geo = Geometry::new(
         cfg.page_size,
         cfg.buffer_pool_size,
+        cfg.buffer_pool_chunk_size,
         cfg.buffer_pool_instances,
-        tun.clone(),
     );
+    // What is in force, for SHOW VARIABLES (InnoDB adjusts both the same way).
+    if geo.pool_bytes() != cfg.buffer_pool_size {
+        tracing::info!(
+            "InnoDB: innodb_buffer_pool_size is {} bytes and innodb_buffer_pool_chunk_size {} bytes \
+             (the pool is a multiple of chunk size x innodb_buffer_pool_instances)",
+            geo.pool_bytes(),
+            geo.chunk_bytes()
+        );
+    }
+    cfg.buffer_pool_size = geo.pool_bytes();
+    cfg.buffer_pool_chunk_size = geo.chunk_bytes();
+    let bp = BufferPool::new(geo, tun.clone());
     let dblwr = Doublewrite::new(cfg.doublewrite, cfg.page_size);
     Inner {
         tun,

@@ -116,6 +116,11 @@ fn main() -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("loading the catalog: {e}"))?,
     );
     let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
+    let resizer = Arc::downgrade(&engine);
+    vars.set_pool_resizer(move |bytes| match resizer.upgrade() {
+        Some(e) => e.resize_buffer_pool(bytes),
+        None => Err("the storage engine is shutting down".into()),
+    });
     let tls = match (&opts.ssl_cert, &opts.ssl_key) {
         (Some(cert), Some(key)) => Some(tls::load(cert, key).map_err(anyhow::Error::msg)?),
         (None, None) => None,

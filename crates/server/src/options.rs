@@ -98,6 +98,7 @@ const MAX_ALLOWED_PACKET: usize = idx("max_allowed_packet");
 const PAGE_SIZE: usize = idx("innodb_page_size");
 const BUFFER_POOL_SIZE: usize = idx("innodb_buffer_pool_size");
 const BUFFER_POOL_INSTANCES: usize = idx("innodb_buffer_pool_instances");
+const BUFFER_POOL_CHUNK_SIZE: usize = idx("innodb_buffer_pool_chunk_size");
 const PAGE_CLEANERS: usize = idx("innodb_page_cleaners");
 const LOG_FILE_SIZE: usize = idx("innodb_log_file_size");
 const LOG_FILES_IN_GROUP: usize = idx("innodb_log_files_in_group");
@@ -355,6 +356,7 @@ pub fn startup_default(i: usize) -> Option<VarValue> {
         PAGE_SIZE => u(e.page_size as u64),
         BUFFER_POOL_SIZE => u(e.buffer_pool_size),
         BUFFER_POOL_INSTANCES => u(e.buffer_pool_instances as u64),
+        BUFFER_POOL_CHUNK_SIZE => u(e.buffer_pool_chunk_size),
         PAGE_CLEANERS => u(4),
         LOG_FILE_SIZE => u(e.log_file_size),
         LOG_FILES_IN_GROUP => u(e.log_files_in_group.into()),
@@ -742,6 +744,7 @@ impl Options {
         c.page_size = self.usize_of(PAGE_SIZE)?;
         c.buffer_pool_size = self.u64_of(BUFFER_POOL_SIZE);
         c.buffer_pool_instances = self.usize_of(BUFFER_POOL_INSTANCES)?;
+        c.buffer_pool_chunk_size = self.u64_of(BUFFER_POOL_CHUNK_SIZE);
         c.page_cleaners = self.usize_of(PAGE_CLEANERS)?;
         c.log_file_size = self.u64_of(LOG_FILE_SIZE);
         c.log_files_in_group = u32::try_from(self.u64_of(LOG_FILES_IN_GROUP))

@@ -16,6 +16,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use innoxide_engine::buffer_pool::dump::Phase;
+use innoxide_engine::buffer_pool::resize::ResizePhase;
 use innoxide_engine::counter::Counter;
 use innoxide_sql::ast::{InsertSource, MaintenanceOp, Show, Statement, XaCommand};
 use innoxide_sql::types::DateTime;
@@ -355,18 +356,32 @@ fn phase_text(p: &Phase, idle: &str, running: &str, what: &str) -> String {
         Phase::NotStarted => idle.to_string(),
         Phase::Running { done, total } => format!("{running} {done}/{total} pages"),
         Phase::Completed { at, .. } => {
-            let micros = at
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_micros() as i64);
-            let t = DateTime::from_micros(micros, 0).map_or(String::new(), |d| {
-                let s = d.to_string();
-                // "2026-11-22 13:20:01" -> "261122 13:20:01"
-                let date: String = s.get(2..10).unwrap_or("").replace('-', "");
-                format!("{date}{}", s.get(10..).unwrap_or(""))
-            });
-            format!("Buffer pool(s) {what} completed at {t}")
+            format!("Buffer pool(s) {what} completed at {}", stamp(*at))
         }
         Phase::Failed(why) => why.clone(),
+    }
+}
+
+/// A time as InnoDB's status texts print it: "2026-11-22 13:20:01" -> "261122 13:20:01".
+fn stamp(at: std::time::SystemTime) -> String {
+    let micros = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    DateTime::from_micros(micros, 0).map_or(String::new(), |d| {
+        let s = d.to_string();
+        let date: String = s.get(2..10).unwrap_or("").replace('-', "");
+        format!("{date}{}", s.get(10..).unwrap_or(""))
+    })
+}
+
+/// Innodb_buffer_pool_resize_status: empty before any resize, as in MySQL.
+fn resize_text(p: &ResizePhase) -> String {
+    match p {
+        ResizePhase::NotStarted => String::new(),
+        ResizePhase::Running(s) | ResizePhase::Failed(s) => s.clone(),
+        ResizePhase::Completed { at } => {
+            format!("Completed resizing buffer pool at {}.", stamp(*at))
+        }
     }
 }
 
@@ -471,6 +486,10 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
             "Loaded",
             "load",
         ),
+    ));
+    v.push((
+        "Innodb_buffer_pool_resize_status".into(),
+        resize_text(&engine.stats.bp_resize.phase.lock()),
     ));
     v.extend(
         innoxide_engine::monitor::status_vars(engine)

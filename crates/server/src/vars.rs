@@ -33,7 +33,7 @@
 // used by the SQL layer being written (issue #4)
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use innoxide_engine::{EngineConfig, Isolation, Tunables};
 use innoxide_sql::ast::VarScope;
@@ -330,6 +330,7 @@ pub const VARS: &[VarDef] = &[
     // Engine (buffer_pool::dump): ib_buffer_pool is written at shutdown with the hottest
     // innodb_buffer_pool_dump_pct of each LRU list and read back in the background at start.
     // Dynamic in MySQL; set at start here.
+    v("innodb_buffer_pool_chunk_size", G, u(1 << 20, u64::MAX), false, Def::Startup),
     v("innodb_buffer_pool_dump_at_shutdown", G, Kind::Bool, false, Def::Startup),
     // dump_now, load_now, load_abort are triggers (exec::Session::trigger): ON starts the
     // action in the background and the value reads OFF again, as in MySQL.
@@ -339,8 +340,9 @@ pub const VARS: &[VarDef] = &[
     v("innodb_buffer_pool_load_abort", G, Kind::Bool, true, Def::Bool(false)),
     v("innodb_buffer_pool_load_at_startup", G, Kind::Bool, false, Def::Startup),
     v("innodb_buffer_pool_load_now", G, Kind::Bool, true, Def::Bool(false)),
-    // Dynamic in MySQL; read-only until online resizing exists (issue #5).
-    v("innodb_buffer_pool_size", G, u(5 << 20, u64::MAX), false, Def::Startup),
+    // SET GLOBAL resizes the pool online in chunks (Registry::set_pool_resizer, engine
+    // buffer_pool::resize); the value is rounded up to chunk size x instances.
+    v("innodb_buffer_pool_size", G, u(5 << 20, u64::MAX), true, Def::UInt(128 << 20)),
     // Page checksums are CRC-32C, as InnoDB's crc32.
     v("innodb_checksum_algorithm", G, TEXT, false, Def::Str("crc32")),
     eng("innodb_concurrency_tickets", G, u(1, U32), true, Def::UInt(5000), Tun::ConcurrencyTickets),
@@ -425,7 +427,9 @@ pub const VARS: &[VarDef] = &[
     v("net_read_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(30)),
     v("net_write_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(60)),
     v("old_alter_table", Both, Kind::Bool, false, Def::Bool(false)),
-    v("performance_schema", G, Kind::Bool, false, Def::Bool(false)),
+    // Static (set at start, STATIC_OPTIONS): ON, performance_schema's tables show the engine's
+    // wait accounting (always on, it is cheap); OFF, they are empty, as in MySQL.
+    v("performance_schema", G, Kind::Bool, false, Def::Bool(true)),
     v("port", G, u(0, 65535), false, Def::Startup),
     // profile.rs: SHOW PROFILES / SHOW PROFILE time the session's statements stage by stage.
     v("profiling", Both, Kind::Bool, true, Def::Bool(false)),
@@ -557,6 +561,7 @@ const SLOW_QUERY_LOG_FILE: usize = idx("slow_query_log_file");
 const INNODB_BUFFER_POOL_DUMP_AT_SHUTDOWN: usize = idx("innodb_buffer_pool_dump_at_shutdown");
 const INNODB_BUFFER_POOL_DUMP_PCT: usize = idx("innodb_buffer_pool_dump_pct");
 const INNODB_BUFFER_POOL_INSTANCES: usize = idx("innodb_buffer_pool_instances");
+const INNODB_BUFFER_POOL_CHUNK_SIZE: usize = idx("innodb_buffer_pool_chunk_size");
 const INNODB_BUFFER_POOL_LOAD_AT_STARTUP: usize = idx("innodb_buffer_pool_load_at_startup");
 const INNODB_BUFFER_POOL_SIZE: usize = idx("innodb_buffer_pool_size");
 const INNODB_DOUBLEWRITE: usize = idx("innodb_doublewrite");
@@ -641,7 +646,7 @@ const NOT_OPTIONS: &[&str] = &[
 ];
 
 /// Static variables innoxide honours when set at start.
-const STATIC_OPTIONS: &[&str] = &["innodb_rollback_on_timeout"];
+const STATIC_OPTIONS: &[&str] = &["innodb_rollback_on_timeout", "performance_schema"];
 
 /// Option names that differ from their variable's.
 const OPTION_ALIASES: &[(&str, &str)] = &[("default_time_zone", "time_zone")];
@@ -1112,7 +1117,13 @@ pub struct Registry {
     /// Global values of [`Binding::Registry`] rows, indexed like [`VARS`] (other slots Null).
     globals: RwLock<Vec<VarValue>>,
     tun: Arc<Tunables>,
+    /// Starts an online resize of the buffer pool (the engine's `resize_buffer_pool`): returns
+    /// the size the pool will have, or InnoDB's message. Unset, innodb_buffer_pool_size is
+    /// read-only.
+    pool_resizer: OnceLock<PoolResizer>,
 }
+
+type PoolResizer = Box<dyn Fn(u64) -> Result<u64, String> + Send + Sync>;
 
 /// One connection's session values, indexed like [`VARS`]: dynamic rows with session scope
 /// hold a value, the others are unused (their reads go to the global value).
@@ -1182,6 +1193,10 @@ impl Registry {
                 VarValue::UInt(cfg.buffer_pool_instances as u64),
             ),
             (
+                INNODB_BUFFER_POOL_CHUNK_SIZE,
+                VarValue::UInt(cfg.buffer_pool_chunk_size),
+            ),
+            (
                 INNODB_BUFFER_POOL_LOAD_AT_STARTUP,
                 VarValue::Bool(cfg.buffer_pool_load_at_startup),
             ),
@@ -1228,6 +1243,31 @@ impl Registry {
         Registry {
             globals: RwLock::new(g),
             tun: tunables,
+            pool_resizer: OnceLock::new(),
+        }
+    }
+
+    /// Lets SET GLOBAL innodb_buffer_pool_size resize the pool through `f`.
+    pub fn set_pool_resizer(&self, f: impl Fn(u64) -> Result<u64, String> + Send + Sync + 'static) {
+        let _ = self.pool_resizer.set(Box::new(f));
+    }
+
+    /// SET GLOBAL innodb_buffer_pool_size: starts the resize and gives the value to store (the
+    /// size the pool will have); a refused resize is error 1210 with InnoDB's message.
+    fn resize_pool(&self, val: &VarValue) -> Result<VarValue, SqlError> {
+        let Some(resize) = self.pool_resizer.get() else {
+            return Err(SqlError::new(
+                ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                &[&"innodb_buffer_pool_size", &"read only"],
+            ));
+        };
+        match resize(as_u64(val)) {
+            Ok(n) => Ok(VarValue::UInt(n)),
+            Err(message) => Err(SqlError {
+                code: ER_WRONG_ARGUMENTS.code,
+                state: ER_WRONG_ARGUMENTS.state,
+                message,
+            }),
         }
     }
 
@@ -1343,6 +1383,11 @@ impl Registry {
             };
             supported(i, &val)?;
             self.check_global(i, &val)?;
+            let val = if i == INNODB_BUFFER_POOL_SIZE {
+                self.resize_pool(&val)?
+            } else {
+                val
+            };
             let follow = partner_value(i, &val);
             match d.binding {
                 Binding::Engine(t) => tun_set(&self.tun, t, &val),
@@ -1802,7 +1847,7 @@ mod tests {
             ("max_prepared_stmt_count", "16382"),
             ("net_read_timeout", "30"),
             ("net_write_timeout", "60"),
-            ("performance_schema", "OFF"),
+            ("performance_schema", "ON"),
             ("port", "3306"),
             ("protocol_version", "10"),
             ("pseudo_thread_id", "7"),

@@ -151,7 +151,7 @@ fn option_file_values_are_in_force_and_static_ones_refuse_set() {
     // Static variables: error 1238.
     for stmt in [
         "SET GLOBAL innodb_page_size = 4096",
-        "SET GLOBAL innodb_buffer_pool_size = 33554432",
+        "SET GLOBAL innodb_buffer_pool_chunk_size = 33554432",
         "SET GLOBAL innodb_log_file_size = 8388608",
         "SET GLOBAL table_open_cache = 10",
     ] {

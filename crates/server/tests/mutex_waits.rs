@@ -158,3 +158,34 @@ fn mutex_waits_are_counted_and_shown() {
     assert!(err.to_string().contains("1146"), "{err}");
     assert!(s.panics().is_empty());
 }
+
+/// performance_schema=OFF at start: the variable says so and the table is empty, as in MySQL;
+/// it is ON by default.
+#[test]
+fn performance_schema_off_empties_its_tables() {
+    let s = common::start_with(false, &["--performance-schema=OFF"]);
+    let mut c = connect(&s);
+    let on: i64 = c
+        .query_first("SELECT @@performance_schema")
+        .unwrap()
+        .unwrap();
+    assert_eq!(on, 0);
+    let rows: Vec<(String, u64)> = c
+        .query(
+            "SELECT EVENT_NAME, COUNT_STAR FROM \
+             performance_schema.events_waits_summary_global_by_event_name",
+        )
+        .unwrap();
+    assert!(rows.is_empty(), "{rows:?}");
+    let e = c
+        .query_drop("SET GLOBAL performance_schema = ON")
+        .unwrap_err();
+    assert!(e.to_string().contains("1238"), "{e}");
+    let s2 = start();
+    let mut on = connect(&s2);
+    let v: i64 = on
+        .query_first("SELECT @@performance_schema")
+        .unwrap()
+        .unwrap();
+    assert_eq!(v, 1, "ON by default, as in MySQL 8.0");
+}

@@ -739,3 +739,91 @@ fn system_schemas_are_listed_and_readable() {
         )]
     );
 }
+
+fn pool_var(c: &mut mysql::Conn) -> u64 {
+    c.query_first("SELECT @@global.innodb_buffer_pool_size")
+        .unwrap()
+        .unwrap()
+}
+
+/// SET GLOBAL innodb_buffer_pool_size resizes the pool online in chunks: sizes round up to
+/// chunk size x instances (at start too), a shrink below the data flushes and evicts what is
+/// in the withdrawn chunks without losing a row, a grow adds frames, and pages total, the
+/// monitor and Innodb_buffer_pool_resize_status follow.
+#[test]
+fn buffer_pool_resizes_online() {
+    let s = start_with(
+        false,
+        &[
+            "--innodb-buffer-pool-size=7M",
+            "--innodb-buffer-pool-chunk-size=2M",
+        ],
+    );
+    let mut c = connect(&s);
+    let chunk: u64 = c
+        .query_first("SELECT @@innodb_buffer_pool_chunk_size")
+        .unwrap()
+        .unwrap();
+    assert_eq!((pool_var(&mut c), chunk), (8 << 20, 2 << 20));
+    assert_eq!(
+        status(&mut c, "GLOBAL")["Innodb_buffer_pool_resize_status"],
+        ""
+    );
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(2000))")
+        .unwrap();
+    // About 6 MiB of rows, most pages dirty: more than the pool will keep.
+    for b in 0..30 {
+        let rows: Vec<String> = (0..100)
+            .map(|j| {
+                let letter = char::from(b'A' + (j % 26) as u8);
+                format!("({}, REPEAT('{letter}', 2000))", b * 100 + j)
+            })
+            .collect();
+        c.query_drop(format!("INSERT INTO d.t VALUES {}", rows.join(",")))
+            .unwrap();
+    }
+    let sum = |c: &mut mysql::Conn| -> Vec<(u32, String, u32)> {
+        c.query("SELECT id, LEFT(v, 1), LENGTH(v) FROM d.t ORDER BY id")
+            .unwrap()
+    };
+    let before = sum(&mut c);
+    assert_eq!(before.len(), 3000);
+    let pages = |c: &mut mysql::Conn| num(&status(c, "GLOBAL"), "Innodb_buffer_pool_pages_total");
+    assert_eq!(pages(&mut c), 512);
+    for (set, want) in [
+        (5u64 << 20, 6u64 << 20),
+        (16 << 20, 16 << 20),
+        (1 << 20, 6 << 20),
+    ] {
+        c.query_drop(format!("SET GLOBAL innodb_buffer_pool_size = {set}"))
+            .unwrap();
+        if set < 5 << 20 {
+            // Below the minimum: clamped with warning 1292, as mysqld does.
+            let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+            assert_eq!(w.len(), 1, "{w:?}");
+            assert_eq!(w[0].1, 1292, "{w:?}");
+        }
+        assert_eq!(pool_var(&mut c), want, "SET {set}");
+        wait_status(
+            &mut c,
+            "Innodb_buffer_pool_resize_status",
+            "Completed resizing buffer pool at ",
+        );
+        assert_eq!(pages(&mut c), want / 16384, "pages total after SET {set}");
+        let m = innodb_status(&mut c);
+        assert!(
+            m.contains(&format!("Buffer pool size   {}", want / 16384)),
+            "{m}"
+        );
+        assert_eq!(sum(&mut c), before, "rows after SET {set}");
+    }
+    // The chunk size is fixed at start.
+    let e = c
+        .query_drop("SET GLOBAL innodb_buffer_pool_chunk_size = 4194304")
+        .unwrap_err();
+    assert!(
+        matches!(e, mysql::Error::MySqlError(ref m) if m.code == 1238),
+        "{e:?}"
+    );
+}

@@ -26,6 +26,15 @@ impl Links {
             len: 0,
         }
     }
+    /// Makes room for frames `[base, base + n)` (a pool that grew).
+    pub fn grow(&mut self, n: u32) {
+        let n = n as usize;
+        if n > self.prev.len() {
+            self.prev.resize(n, NIL);
+            self.next.resize(n, NIL);
+            self.member.resize(n, false);
+        }
+    }
     #[inline]
     fn i(&self, f: u32) -> usize {
         (f - self.base) as usize
@@ -109,6 +118,14 @@ impl Lru {
             old: NIL,
             old_len: 0,
             is_old: vec![false; n as usize],
+        }
+    }
+
+    /// Makes room for frames `[base, base + n)` (a pool that grew).
+    pub fn grow(&mut self, n: u32) {
+        self.links.grow(n);
+        if n as usize > self.is_old.len() {
+            self.is_old.resize(n as usize, false);
         }
     }
 

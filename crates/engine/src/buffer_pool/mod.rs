@@ -3,14 +3,27 @@
 //! (InnoDB: buf0buf, buf0lru, buf0flu's lists.)
 //!
 //! OVERVIEW
-//! `innodb_buffer_pool_size` bytes of frames are allocated at open (one aligned block) and split
-//! evenly into `innodb_buffer_pool_instances`. A page belongs to the instance chosen by
-//! `PageId::fold`. Each instance has:
+//! `innodb_buffer_pool_size` bytes of frames are split evenly into
+//! `innodb_buffer_pool_instances`, and each instance's share into chunks of
+//! `innodb_buffer_pool_chunk_size` (one aligned allocation each; the pool size is rounded up to
+//! a multiple of chunk size x instances, and the chunk size is cut down to pool / instances when
+//! it is larger, as InnoDB does). A frame's index is `instance << INSTANCE_SHIFT | local`; an
+//! instance's local frames `[0, n)` are its chunks in order. A page belongs to the instance
+//! chosen by `PageId::fold`. Each instance has:
 //! ```text
+//!   chunks    [OnceLock<Chunk>]                 control blocks + page memory, by local / chunk
 //!   hash[16]  RwLock<HashMap<PageId, frame>>   lookups take a shared lock only
-//!   lru       Mutex<{ LRU list (young | old sublist), free list }>
+//!   lru       Mutex<{ LRU list (young | old sublist), free list, withdrawn frames }>
 //!   flush     Mutex<flush list>                 newest at head, oldest at tail
 //! ```
+//! RESIZE (SET GLOBAL innodb_buffer_pool_size, `resize` module): growing allocates chunks at the
+//! end of each instance and puts their frames on the free list; shrinking withdraws the last
+//! chunks: `limit` drops first, so a frame at or above it that becomes free (evicted, released)
+//! goes to the withdrawn list instead of the free list, the resize thread evicts clean pages in
+//! the range and flushes dirty ones until every frame there is withdrawn, then `n` drops and the
+//! chunks' page memory is freed. A chunk's control blocks stay allocated for the life of the
+//! pool (a stale frame index never points at freed control blocks); its page memory is only
+//! reached under a pin and latch, which a withdrawn frame cannot get (I2, I6).
 //! A frame has a reader/writer latch guarding its bytes, a pin count that keeps it from being
 //! evicted, and the LSNs of its oldest and newest unflushed change.
 //!
@@ -27,6 +40,9 @@
 //!   tablespace (flush module).
 //! - I5: frame bytes are read only under an S or X latch and written only under an X latch
 //!   (or by the reader that installed the frame, which holds X while the read runs).
+//! - I6: the free list holds only frames below the instance's `limit`; `limit` and `n` change
+//!   only under the LRU mutex, and `limit < n` only while a shrink runs. Local frames `[n, ..)`
+//!   are in no list and no hash, and their chunks' page memory may be freed.
 //!
 //! LATCHING (acquisition order, outermost first)
 //! page latches (tree order, see btree) -> log mutex -> flush-list mutex;
@@ -38,13 +54,14 @@
 
 pub mod dump;
 mod lists;
+pub mod resize;
 
 use std::alloc::{self, Layout};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use parking_lot::lock_api::{RawRwLock as _, RawRwLockDowngrade as _};
@@ -73,6 +90,12 @@ const VALID: u8 = 2;
 const INVALID: u8 = 3;
 
 const HASH_PARTITIONS: usize = 16;
+
+/// A frame index is `instance << INSTANCE_SHIFT | local` (at most 64 instances).
+const INSTANCE_SHIFT: u32 = 26;
+const LOCAL_MASK: u32 = (1 << INSTANCE_SHIFT) - 1;
+/// Chunk slots per instance (InnoDB advises staying under 1000 chunks).
+const MAX_CHUNKS: usize = 4096;
 
 /// Hasher for `PageId` keys: the fold is already well mixed.
 #[derive(Default)]
@@ -144,24 +167,50 @@ impl Frame {
     }
 }
 
-/// The frames' memory: one block, 4 KiB aligned (ready for O_DIRECT).
-struct FrameMem {
-    ptr: NonNull<u8>,
-    layout: Layout,
+/// One chunk: its frames' control blocks (kept for the life of the pool) and their page memory,
+/// one block 4 KiB aligned (ready for O_DIRECT), null while the chunk is withdrawn (I6).
+struct Chunk {
+    frames: Box<[Frame]>,
+    mem: AtomicPtr<u8>,
 }
-// SAFETY: the memory is only reached through frame latches (I5), which order all accesses.
-unsafe impl Send for FrameMem {}
-unsafe impl Sync for FrameMem {}
-impl Drop for FrameMem {
-    fn drop(&mut self) {
-        // SAFETY: allocated in BufferPool::new with this layout.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+
+impl Chunk {
+    fn new(fpc: u32) -> Self {
+        Chunk {
+            frames: (0..fpc).map(|_| Frame::new()).collect(),
+            mem: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// Allocates the page memory if the chunk has none. Called before any of its frames is
+    /// put on a free list.
+    fn populate(&self, layout: Layout) {
+        if self.mem.load(Ordering::Acquire).is_null() {
+            // SAFETY: layout has non-zero size (at least 8 frames).
+            let ptr = unsafe { alloc::alloc_zeroed(layout) };
+            let Some(ptr) = NonNull::new(ptr) else {
+                alloc::handle_alloc_error(layout)
+            };
+            self.mem.store(ptr.as_ptr(), Ordering::Release);
+        }
+    }
+
+    /// Frees the page memory. Called only when no frame of the chunk is in a list or the hash
+    /// (I6), so no latch holder can be reading it.
+    fn release(&self, layout: Layout) {
+        let p = self.mem.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !p.is_null() {
+            // SAFETY: allocated by `populate` with this layout; no longer reachable.
+            unsafe { alloc::dealloc(p, layout) }
+        }
     }
 }
 
 struct LruFree {
     lru: Lru,
     free: Vec<FrameIdx>,
+    /// Frames at or above the instance's `limit` that left the pool during a shrink.
+    withdrawn: Vec<FrameIdx>,
 }
 
 pub struct FlushList {
@@ -185,8 +234,13 @@ impl FlushList {
 }
 
 pub struct Instance {
-    first: FrameIdx,
-    n: u32,
+    /// Index of local frame 0.
+    base: FrameIdx,
+    /// Local frames in the pool: `[0, n)`. Changes under the LRU mutex (I6).
+    n: AtomicU32,
+    /// Frames at or above this local index are being withdrawn; equals `n` outside a shrink.
+    limit: AtomicU32,
+    chunks: Box<[OnceLock<Chunk>]>,
     hash: Box<[WaitRwLock<PageMap>]>,
     lru: WaitMutex<LruFree>,
     pub flush: WaitMutex<FlushList>,
@@ -199,7 +253,20 @@ impl Instance {
         &self.hash[(id.fold() >> 7) as usize % HASH_PARTITIONS]
     }
     pub fn frames(&self) -> std::ops::Range<FrameIdx> {
-        self.first..self.first + self.n
+        self.base..self.base + self.n.load(Ordering::Acquire)
+    }
+    /// Frames in the pool (pages total of this instance).
+    pub fn n_frames(&self) -> u32 {
+        self.n.load(Ordering::Acquire)
+    }
+    /// Puts a frame that became free on the free list, or on the withdrawn list if a shrink is
+    /// taking it (I6). LRU mutex held (`g`).
+    fn push_free(&self, g: &mut LruFree, f: FrameIdx) {
+        if f & LOCAL_MASK >= self.limit.load(Ordering::Acquire) {
+            g.withdrawn.push(f);
+        } else {
+            g.free.push(f);
+        }
     }
     /// Waits on the LRU/free-list mutex.
     pub fn lru_waits(&self) -> &WaitStat {
@@ -229,10 +296,68 @@ pub struct PoolStats {
     pub write_requests: Counter,
 }
 
+/// How a pool of a given size is laid out: frames per chunk, chunks per instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub page_size: usize,
+    pub instances: usize,
+    /// Frames per chunk.
+    pub chunk_frames: u32,
+    /// Chunks per instance.
+    pub chunks: u32,
+}
+
+impl Geometry {
+    /// The layout for `pool_bytes` in chunks of `chunk_bytes`: the chunk is cut to
+    /// pool / instances if larger (and grown if the pool would need more than MAX_CHUNKS chunks
+    /// per instance), the pool rounded up to a multiple of chunk x instances.
+    pub fn new(page_size: usize, pool_bytes: u64, chunk_bytes: u64, instances: usize) -> Self {
+        let ps = page_size as u64;
+        let n = instances.max(1) as u64;
+        let per_inst = (pool_bytes / ps / n).max(8);
+        let mut chunk_frames = (chunk_bytes / ps).clamp(8, per_inst);
+        let max_chunks = MAX_CHUNKS as u64;
+        if per_inst.div_ceil(chunk_frames) > max_chunks {
+            chunk_frames = per_inst.div_ceil(max_chunks);
+        }
+        let chunk_frames = chunk_frames.min(u64::from(LOCAL_MASK) / max_chunks) as u32;
+        let mut g = Geometry {
+            page_size,
+            instances: n as usize,
+            chunk_frames,
+            chunks: 1,
+        };
+        g.chunks = g.chunks_for(pool_bytes).unwrap_or(MAX_CHUNKS as u32);
+        g
+    }
+
+    /// Chunks per instance for a pool of `pool_bytes` (rounded up), if within the chunk table.
+    pub fn chunks_for(&self, pool_bytes: u64) -> Option<u32> {
+        let unit = self.chunk_bytes() * self.instances as u64;
+        let c = pool_bytes.div_ceil(unit).max(1);
+        u32::try_from(c).ok().filter(|&c| c as usize <= MAX_CHUNKS)
+    }
+
+    pub fn chunk_bytes(&self) -> u64 {
+        u64::from(self.chunk_frames) * self.page_size as u64
+    }
+
+    /// The pool size this layout gives.
+    pub fn pool_bytes(&self) -> u64 {
+        self.chunk_bytes() * u64::from(self.chunks) * self.instances as u64
+    }
+
+    /// Largest pool the chunk table allows.
+    pub fn max_pool_bytes(&self) -> u64 {
+        self.chunk_bytes() * MAX_CHUNKS as u64 * self.instances as u64
+    }
+}
+
 pub struct BufferPool {
     page_size: usize,
-    mem: FrameMem,
-    frames: Box<[Frame]>,
+    /// Frames per chunk.
+    fpc: u32,
+    chunk_layout: Layout,
     instances: Box<[Instance]>,
     epoch: Instant,
     tun: Arc<Tunables>,
@@ -251,42 +376,46 @@ pub enum Install {
 }
 
 impl BufferPool {
-    pub fn new(page_size: usize, pool_bytes: u64, n_instances: usize, tun: Arc<Tunables>) -> Self {
-        let n_frames = (pool_bytes / page_size as u64) as usize;
-        let per = (n_frames / n_instances).max(8) as u32;
-        let total = per as usize * n_instances;
-        let layout = Layout::from_size_align(total * page_size, 4096).expect("pool layout");
-        // SAFETY: layout has non-zero size (total >= 8 frames).
-        let ptr = unsafe { alloc::alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(ptr) else {
-            alloc::handle_alloc_error(layout)
-        };
-        let frames: Box<[Frame]> = (0..total).map(|_| Frame::new()).collect();
-        let instances: Box<[Instance]> = (0..n_instances)
+    pub fn new(geo: Geometry, tun: Arc<Tunables>) -> Self {
+        let fpc = geo.chunk_frames;
+        let chunk_layout =
+            Layout::from_size_align(fpc as usize * geo.page_size, 4096).expect("chunk layout");
+        let per = fpc * geo.chunks;
+        let instances: Box<[Instance]> = (0..geo.instances)
             .map(|i| {
-                let first = i as u32 * per;
-                let free: Vec<FrameIdx> = (first..first + per).rev().collect();
+                let base = (i as u32) << INSTANCE_SHIFT;
+                let chunks: Box<[OnceLock<Chunk>]> =
+                    (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect();
+                for c in 0..geo.chunks as usize {
+                    chunks[c]
+                        .get_or_init(|| Chunk::new(fpc))
+                        .populate(chunk_layout);
+                }
+                let free: Vec<FrameIdx> = (base..base + per).rev().collect();
                 Instance {
-                    first,
-                    n: per,
+                    base,
+                    n: AtomicU32::new(per),
+                    limit: AtomicU32::new(per),
+                    chunks,
                     hash: (0..HASH_PARTITIONS)
                         .map(|_| WaitRwLock::new(PageMap::default()))
                         .collect(),
                     lru: WaitMutex::new(LruFree {
-                        lru: Lru::new(first, per),
+                        lru: Lru::new(base, per),
                         free,
+                        withdrawn: Vec::new(),
                     }),
                     flush: WaitMutex::new(FlushList {
-                        links: Links::new(first, per),
+                        links: Links::new(base, per),
                     }),
                     freed_clock: AtomicU64::new(0),
                 }
             })
             .collect();
         BufferPool {
-            page_size,
-            mem: FrameMem { ptr, layout },
-            frames,
+            page_size: geo.page_size,
+            fpc,
+            chunk_layout,
             instances,
             epoch: Instant::now(),
             tun,
@@ -298,8 +427,18 @@ impl BufferPool {
     pub fn page_size(&self) -> usize {
         self.page_size
     }
+    /// Frames in the pool now (Innodb_buffer_pool_pages_total).
     pub fn n_frames(&self) -> usize {
-        self.frames.len()
+        self.instances.iter().map(|i| i.n_frames() as usize).sum()
+    }
+    /// The layout in force (chunks per instance as of now).
+    pub fn geometry(&self) -> Geometry {
+        Geometry {
+            page_size: self.page_size,
+            instances: self.instances.len(),
+            chunk_frames: self.fpc,
+            chunks: self.instances[0].n_frames() / self.fpc,
+        }
     }
     pub fn instances(&self) -> &[Instance] {
         &self.instances
@@ -308,10 +447,34 @@ impl BufferPool {
         (id.fold() % self.instances.len() as u64) as usize
     }
     pub fn instance_of_frame(&self, f: FrameIdx) -> usize {
-        (f / self.instances[0].n) as usize
+        (f >> INSTANCE_SHIFT) as usize
     }
+    /// The chunk holding frame `f` and the frame's place in it.
+    #[inline]
+    fn chunk_of(&self, f: FrameIdx) -> (&Chunk, usize) {
+        let local = f & LOCAL_MASK;
+        let slot = self.instances[(f >> INSTANCE_SHIFT) as usize]
+            .chunks
+            .get((local / self.fpc) as usize)
+            .and_then(OnceLock::get);
+        match slot {
+            Some(c) => (c, (local % self.fpc) as usize),
+            None => panic!("frame {f} is outside the buffer pool"),
+        }
+    }
+    #[inline]
     pub fn frame(&self, f: FrameIdx) -> &Frame {
-        &self.frames[f as usize]
+        let (c, i) = self.chunk_of(f);
+        &c.frames[i]
+    }
+    /// Start of a frame's page memory (its chunk is populated: the frame is in the pool).
+    #[inline]
+    fn frame_ptr(&self, f: FrameIdx) -> *mut u8 {
+        let (c, i) = self.chunk_of(f);
+        let base = c.mem.load(Ordering::Acquire);
+        assert!(!base.is_null(), "frame {f} of a withdrawn chunk");
+        // SAFETY: i < frames per chunk, so the offset is inside the chunk's allocation.
+        unsafe { base.add(i * self.page_size) }
     }
 
     /// The bytes of a frame.
@@ -319,9 +482,8 @@ impl BufferPool {
     /// # Safety
     /// The caller holds the frame's S or X latch (I5) and keeps it for the life of the slice.
     pub unsafe fn data(&self, f: FrameIdx) -> &[u8] {
-        let off = f as usize * self.page_size;
-        // SAFETY: in bounds of the allocation; aliasing governed by the latch (caller).
-        unsafe { std::slice::from_raw_parts(self.mem.ptr.as_ptr().add(off), self.page_size) }
+        // SAFETY: in bounds of the chunk; aliasing governed by the latch (caller).
+        unsafe { std::slice::from_raw_parts(self.frame_ptr(f), self.page_size) }
     }
 
     /// The bytes of a frame, writable.
@@ -330,9 +492,8 @@ impl BufferPool {
     /// The caller holds the frame's X latch and no other slice of this frame is alive.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn data_mut(&self, f: FrameIdx) -> &mut [u8] {
-        let off = f as usize * self.page_size;
         // SAFETY: as above, exclusive by the X latch (caller).
-        unsafe { std::slice::from_raw_parts_mut(self.mem.ptr.as_ptr().add(off), self.page_size) }
+        unsafe { std::slice::from_raw_parts_mut(self.frame_ptr(f), self.page_size) }
     }
 
     fn now_ms(&self) -> u32 {
@@ -352,14 +513,14 @@ impl BufferPool {
     #[cold]
     #[inline(never)]
     fn latch_slow(&self, f: FrameIdx, mode: LatchMode) {
-        let l = &self.frames[f as usize].latch;
+        let l = &self.frame(f).latch;
         let t = Instant::now();
         match mode {
             LatchMode::S => l.lock_shared(),
             LatchMode::X => l.lock_exclusive(),
         }
         let ns = t.elapsed().as_nanos() as u64;
-        let space = self.frames[f as usize].page_id().space;
+        let space = self.frame(f).page_id().space;
         let mut index = NOT_AN_INDEX;
         if self.is_valid(f) {
             // SAFETY: the latch is held (I5); the slice is dropped before returning.
@@ -372,7 +533,7 @@ impl BufferPool {
     }
 
     pub fn try_latch(&self, f: FrameIdx, mode: LatchMode) -> bool {
-        let l = &self.frames[f as usize].latch;
+        let l = &self.frame(f).latch;
         match mode {
             LatchMode::S => l.try_lock_shared(),
             LatchMode::X => l.try_lock_exclusive(),
@@ -381,7 +542,7 @@ impl BufferPool {
 
     /// Releases a latch taken with `latch`.
     pub fn unlatch(&self, f: FrameIdx, mode: LatchMode) {
-        let l = &self.frames[f as usize].latch;
+        let l = &self.frame(f).latch;
         // SAFETY: callers pair every unlatch with a latch they hold (mtr memo / flush batch).
         unsafe {
             match mode {
@@ -394,22 +555,22 @@ impl BufferPool {
     /// Turns a held X latch into an S latch.
     pub fn downgrade(&self, f: FrameIdx) {
         // SAFETY: caller holds X (install path).
-        unsafe { self.frames[f as usize].latch.downgrade() }
+        unsafe { self.frame(f).latch.downgrade() }
     }
 
     pub fn unpin(&self, f: FrameIdx) {
-        let old = self.frames[f as usize].pin.fetch_sub(1, Ordering::AcqRel);
+        let old = self.frame(f).pin.fetch_sub(1, Ordering::AcqRel);
         assert!(old > 0, "unpin of an unpinned frame");
     }
 
     /// Adds a pin to a frame the caller already has pinned.
     pub fn repin(&self, f: FrameIdx) {
-        let old = self.frames[f as usize].pin.fetch_add(1, Ordering::AcqRel);
+        let old = self.frame(f).pin.fetch_add(1, Ordering::AcqRel);
         assert!(old > 0, "repin of an unpinned frame");
     }
 
     pub fn is_valid(&self, f: FrameIdx) -> bool {
-        self.frames[f as usize].state.load(Ordering::Acquire) == VALID
+        self.frame(f).state.load(Ordering::Acquire) == VALID
     }
 
     // ---- lookup, install, access -----------------------------------------------------------
@@ -420,7 +581,7 @@ impl BufferPool {
         let inst = &self.instances[self.instance_of(id)];
         let part = inst.partition(id).read();
         let f = *part.get(&id)?;
-        self.frames[f as usize].pin.fetch_add(1, Ordering::AcqRel);
+        self.frame(f).pin.fetch_add(1, Ordering::AcqRel);
         Some(f)
     }
 
@@ -429,7 +590,7 @@ impl BufferPool {
         let inst = &self.instances[self.instance_of(id)];
         let part = inst.partition(id).read();
         let f = *part.get(&id)?;
-        self.frames[f as usize].pin.fetch_add(1, Ordering::AcqRel);
+        self.frame(f).pin.fetch_add(1, Ordering::AcqRel);
         Some(f)
     }
 
@@ -447,7 +608,10 @@ impl BufferPool {
         while cur != NIL && scanned < depth {
             let prev = g.lru.links.prev(cur);
             if self.try_evict_locked(inst, &mut g, cur, pct) {
-                return Some(cur);
+                if cur & LOCAL_MASK < inst.limit.load(Ordering::Acquire) {
+                    return Some(cur);
+                }
+                g.withdrawn.push(cur); // I6: a shrink is taking it
             }
             cur = prev;
             scanned += 1;
@@ -457,7 +621,7 @@ impl BufferPool {
 
     /// Evicts `f` if it is clean and unpinned. Called with the LRU mutex held.
     fn try_evict_locked(&self, inst: &Instance, g: &mut LruFree, f: FrameIdx, pct: u32) -> bool {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         if fr.pin.load(Ordering::Acquire) != 0
             || fr.oldest_modification.load(Ordering::Acquire) != 0
             || fr.state.load(Ordering::Acquire) != VALID
@@ -476,9 +640,8 @@ impl BufferPool {
         drop(part);
         fr.state.store(FREE, Ordering::Release);
         fr.id.store(u64::MAX, Ordering::Release);
-        let frames = &self.frames;
         g.lru.remove(f, pct, &mut |x, v| {
-            frames[x as usize].is_old.store(v, Ordering::Relaxed)
+            self.frame(x).is_old.store(v, Ordering::Relaxed)
         });
         inst.freed_clock.fetch_add(1, Ordering::Relaxed);
         self.stats.evicted.inc();
@@ -497,7 +660,7 @@ impl BufferPool {
         while cur != NIL && scanned < depth && g.free.len() < want {
             let prev = g.lru.links.prev(cur);
             if self.try_evict_locked(inst, &mut g, cur, pct) {
-                g.free.push(cur);
+                inst.push_free(&mut g, cur);
                 freed += 1;
             }
             cur = prev;
@@ -514,7 +677,7 @@ impl BufferPool {
         let mut cur = g.lru.links.tail;
         let mut scanned = 0;
         while cur != NIL && scanned < depth && out.len() < max {
-            let fr = &self.frames[cur as usize];
+            let fr = &self.frame(cur);
             if fr.oldest_modification.load(Ordering::Acquire) != 0
                 && fr.pin.load(Ordering::Acquire) == 0
                 && !fr.in_flush.load(Ordering::Acquire)
@@ -532,7 +695,8 @@ impl BufferPool {
 
     /// Returns an unused frame to the free list.
     pub fn release_free_frame(&self, inst_idx: usize, f: FrameIdx) {
-        self.instances[inst_idx].lru.lock().free.push(f);
+        let inst = &self.instances[inst_idx];
+        inst.push_free(&mut inst.lru.lock(), f);
     }
 
     /// Installs `id` into free frame `f` (from `try_free_frame` of the page's instance): the
@@ -541,7 +705,7 @@ impl BufferPool {
     pub fn install(&self, id: PageId, f: FrameIdx, new_page: bool) -> Install {
         let ii = self.instance_of(id);
         let inst = &self.instances[ii];
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         {
             let mut part = inst.partition(id).write();
             if part.contains_key(&id) {
@@ -560,9 +724,8 @@ impl BufferPool {
             part.insert(id, f);
         }
         let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
-        let frames = &self.frames;
         inst.lru.lock().lru.insert_old(f, pct, &mut |x, v| {
-            frames[x as usize].is_old.store(v, Ordering::Relaxed)
+            self.frame(x).is_old.store(v, Ordering::Relaxed)
         });
         if new_page {
             self.stats.created.inc();
@@ -574,16 +737,14 @@ impl BufferPool {
 
     /// The read into an installed frame succeeded.
     pub fn complete_read(&self, f: FrameIdx) {
-        self.frames[f as usize]
-            .state
-            .store(VALID, Ordering::Release);
+        self.frame(f).state.store(VALID, Ordering::Release);
     }
 
     /// The read into an installed frame failed: take the page out of the pool. The caller holds
     /// the X latch and one pin; both are released here. Threads waiting on the latch see the
     /// frame INVALID, drop their pins and retry.
     pub fn abort_read(&self, f: FrameIdx) {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         let id = fr.page_id();
         let ii = self.instance_of(id);
         let inst = &self.instances[ii];
@@ -591,9 +752,8 @@ impl BufferPool {
         {
             let mut g = inst.lru.lock();
             let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
-            let frames = &self.frames;
             g.lru.remove(f, pct, &mut |x, v| {
-                frames[x as usize].is_old.store(v, Ordering::Relaxed)
+                self.frame(x).is_old.store(v, Ordering::Relaxed)
             });
             inst.partition(id).write().remove(&id);
         }
@@ -610,7 +770,7 @@ impl BufferPool {
 
     /// LRU bookkeeping after a page was latched (InnoDB: buf_page_make_young_if_needed).
     pub fn on_access(&self, f: FrameIdx) {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         let inst_idx = self.instance_of_frame(f);
         let inst = &self.instances[inst_idx];
         if inst.freed_clock.load(Ordering::Relaxed) == 0 {
@@ -638,7 +798,7 @@ impl BufferPool {
             // evicted since it was last moved, so hot pages cost no mutex.
             let clock = inst.freed_clock.load(Ordering::Relaxed);
             let pct = u64::from(self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95));
-            let young_quarter = u64::from(inst.n) * (100 - pct) / 400;
+            let young_quarter = u64::from(inst.n_frames()) * (100 - pct) / 400;
             if clock.saturating_sub(fr.young_clock.load(Ordering::Relaxed)) > young_quarter {
                 self.make_young(inst, f);
             }
@@ -646,13 +806,12 @@ impl BufferPool {
     }
 
     fn make_young(&self, inst: &Instance, f: FrameIdx) {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         let mut g = inst.lru.lock();
         if g.lru.links.contains(f) {
             let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
-            let frames = &self.frames;
             g.lru.make_young(f, pct, &mut |x, v| {
-                frames[x as usize].is_old.store(v, Ordering::Relaxed)
+                self.frame(x).is_old.store(v, Ordering::Relaxed)
             });
             fr.young_clock
                 .store(inst.freed_clock.load(Ordering::Relaxed), Ordering::Relaxed);
@@ -665,7 +824,7 @@ impl BufferPool {
     /// Marks a frame dirty from `start_lsn` if it was clean. Called by mtr commit with the log
     /// mutex held (I3), so list order follows LSN order.
     pub fn note_modified(&self, f: FrameIdx, start_lsn: Lsn, end_lsn: Lsn) {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         // Both LSNs change under the flush-list mutex: `mark_clean_if_unchanged` compares
         // newest_modification and clears oldest_modification under it, and a change slipping
         // between its compare and its clear would leave a modified page marked clean (I4).
@@ -682,7 +841,7 @@ impl BufferPool {
     /// Marks a frame dirty during recovery, keeping the list sorted (pages are applied out of
     /// LSN order there).
     pub fn note_recovered(&self, f: FrameIdx, oldest: Lsn, newest: Lsn) {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         let inst = &self.instances[self.instance_of_frame(f)];
         let mut fl = inst.flush.lock();
         fr.newest_modification.store(newest, Ordering::Release);
@@ -693,7 +852,7 @@ impl BufferPool {
     /// placing it in the flush list by walking from the head (newest) to the first frame not
     /// newer than `oldest` (I3). Flush-list mutex held.
     fn raise_or_insert(&self, fl: &mut FlushList, f: FrameIdx, oldest: Lsn) {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         let cur_oldest = fr.oldest_modification.load(Ordering::Acquire);
         if cur_oldest != 0 {
             if cur_oldest >= oldest {
@@ -703,12 +862,7 @@ impl BufferPool {
         }
         fr.oldest_modification.store(oldest, Ordering::Release);
         let mut at = fl.links.head;
-        while at != NIL
-            && self.frames[at as usize]
-                .oldest_modification
-                .load(Ordering::Acquire)
-                > oldest
-        {
+        while at != NIL && self.frame(at).oldest_modification.load(Ordering::Acquire) > oldest {
             at = fl.links.next(at);
         }
         fl.links.insert_before(f, at);
@@ -722,7 +876,7 @@ impl BufferPool {
     /// keep its first change's LSN and hold the checkpoint back. Returns whether this marked it
     /// clean.
     pub fn mark_clean_if_unchanged(&self, f: FrameIdx, flushed_lsn: Lsn) -> bool {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         let inst = &self.instances[self.instance_of_frame(f)];
         let mut fl = inst.flush.lock();
         if fr.oldest_modification.load(Ordering::Acquire) == 0 {
@@ -744,9 +898,7 @@ impl BufferPool {
             let fl = inst.flush.lock();
             let t = fl.links.tail;
             if t != NIL {
-                let v = self.frames[t as usize]
-                    .oldest_modification
-                    .load(Ordering::Acquire);
+                let v = self.frame(t).oldest_modification.load(Ordering::Acquire);
                 min = Some(min.map_or(v, |m| m.min(v)));
             }
         }
@@ -781,7 +933,7 @@ impl BufferPool {
         let mut out = Vec::with_capacity(want);
         let mut f = g.lru.links.head;
         while f != NIL && out.len() < want {
-            out.push(self.frames[f as usize].page_id());
+            out.push(self.frame(f).page_id());
             f = g.lru.links.next(f);
         }
         out
@@ -815,7 +967,7 @@ impl BufferPool {
         let fl = self.instances[inst_idx].flush.lock();
         let mut cur = fl.links.tail;
         while cur != NIL && out.len() < max {
-            let fr = &self.frames[cur as usize];
+            let fr = &self.frame(cur);
             if fr.oldest_modification.load(Ordering::Acquire) >= lsn_limit {
                 break;
             }
@@ -829,7 +981,7 @@ impl BufferPool {
     /// Pins a frame found on a list (flush list or LRU) so a flush can copy it; fails if the
     /// frame is being freed.
     pub fn pin_for_flush(&self, f: FrameIdx) -> bool {
-        let fr = &self.frames[f as usize];
+        let fr = &self.frame(f);
         let id = fr.page_id();
         if id.space == u32::MAX {
             return false;
@@ -859,7 +1011,7 @@ impl BufferPool {
                 }
             }
             for f in victims {
-                let fr = &self.frames[f as usize];
+                let fr = &self.frame(f);
                 while fr.pin.load(Ordering::Acquire) != 0 {
                     std::thread::yield_now();
                 }
@@ -873,10 +1025,113 @@ impl BufferPool {
                 let mut g = inst.lru.lock();
                 let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
                 if self.try_evict_locked(inst, &mut g, f, pct) {
-                    g.free.push(f);
+                    inst.push_free(&mut g, f);
                 }
             }
         }
+    }
+
+    // ---- resize (I6) ----------------------------------------------------------------------
+
+    /// Grows instance `ii` to `chunks` chunks: allocates the new chunks' memory and puts their
+    /// frames on the free list.
+    pub fn grow_instance(&self, ii: usize, chunks: u32) {
+        let inst = &self.instances[ii];
+        let old = inst.n_frames();
+        let new = chunks * self.fpc;
+        if new <= old {
+            return;
+        }
+        for c in old / self.fpc..chunks {
+            inst.chunks[c as usize]
+                .get_or_init(|| Chunk::new(self.fpc))
+                .populate(self.chunk_layout);
+        }
+        inst.flush.lock().links.grow(new);
+        let mut g = inst.lru.lock();
+        g.lru.grow(new);
+        g.free.extend((inst.base + old..inst.base + new).rev());
+        inst.limit.store(new, Ordering::Release);
+        inst.n.store(new, Ordering::Release);
+    }
+
+    /// Starts shrinking instance `ii` to `chunks` chunks: frames beyond leave the free list now
+    /// and never return to it (I6). Returns the number of frames to withdraw.
+    pub fn begin_withdraw(&self, ii: usize, chunks: u32) -> u32 {
+        let inst = &self.instances[ii];
+        let new = chunks * self.fpc;
+        let mut g = inst.lru.lock();
+        let n = inst.n_frames();
+        if new >= n {
+            return 0;
+        }
+        inst.limit.store(new, Ordering::Release);
+        let g = &mut *g;
+        let (keep, gone): (Vec<FrameIdx>, Vec<FrameIdx>) =
+            g.free.iter().partition(|&&f| f & LOCAL_MASK < new);
+        g.free = keep;
+        g.withdrawn.extend(gone);
+        n - new
+    }
+
+    /// One pass of a withdrawal: evicts the clean unpinned pages in the withdrawn range and
+    /// lists the dirty ones in `dirty` (to be flushed, then evicted by a later pass). Returns
+    /// the frames still to withdraw.
+    pub fn withdraw_pass(&self, ii: usize, dirty: &mut Vec<FrameIdx>) -> u32 {
+        let inst = &self.instances[ii];
+        let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
+        let mut g = inst.lru.lock();
+        let limit = inst.limit.load(Ordering::Acquire);
+        let mut cur = g.lru.links.tail;
+        while cur != NIL {
+            let prev = g.lru.links.prev(cur);
+            if cur & LOCAL_MASK >= limit {
+                if self.try_evict_locked(inst, &mut g, cur, pct) {
+                    g.withdrawn.push(cur);
+                } else {
+                    let fr = self.frame(cur);
+                    if fr.oldest_modification.load(Ordering::Acquire) != 0
+                        && !fr.in_flush.load(Ordering::Acquire)
+                    {
+                        dirty.push(cur);
+                    }
+                }
+            }
+            cur = prev;
+        }
+        (inst.n_frames() - limit).saturating_sub(g.withdrawn.len() as u32)
+    }
+
+    /// Ends a withdrawal whose frames are all withdrawn: the instance shrinks to its limit and
+    /// the withdrawn chunks' page memory is freed.
+    pub fn finish_withdraw(&self, ii: usize) {
+        let inst = &self.instances[ii];
+        let mut g = inst.lru.lock();
+        let limit = inst.limit.load(Ordering::Acquire);
+        let n = inst.n_frames();
+        assert_eq!(
+            g.withdrawn.len() as u32,
+            n - limit,
+            "withdrawal finished with frames still in use"
+        );
+        g.withdrawn.clear();
+        inst.n.store(limit, Ordering::Release);
+        drop(g);
+        for c in limit / self.fpc..n / self.fpc {
+            if let Some(chunk) = inst.chunks[c as usize].get() {
+                chunk.release(self.chunk_layout);
+            }
+        }
+    }
+
+    /// Abandons a withdrawal (shutdown, or a flush failed): the withdrawn frames go back to the
+    /// free list and the instance keeps its size.
+    pub fn cancel_withdraw(&self, ii: usize) {
+        let inst = &self.instances[ii];
+        let mut g = inst.lru.lock();
+        inst.limit.store(inst.n_frames(), Ordering::Release);
+        let back = std::mem::take(&mut g.withdrawn);
+        g.free.extend(back);
     }
 
     /// Debug/check helper: verifies list invariants of every instance.
@@ -889,9 +1144,7 @@ impl BufferPool {
             let mut last = 0;
             let mut n = 0;
             while cur != NIL {
-                let o = self.frames[cur as usize]
-                    .oldest_modification
-                    .load(Ordering::Acquire);
+                let o = self.frame(cur).oldest_modification.load(Ordering::Acquire);
                 if o == 0 {
                     return Err(format!("frame {cur} on flush list is clean"));
                 }
@@ -917,9 +1170,7 @@ mod tests {
 
     fn pool(frames: u64) -> BufferPool {
         BufferPool::new(
-            4096,
-            frames * 4096,
-            1,
+            Geometry::new(4096, frames * 4096, 128 << 20, 1),
             Arc::new(Tunables::new(&TunableValues::default())),
         )
     }

@@ -1,7 +1,7 @@
 //! SHOW statements, information_schema tables and EXPLAIN. Every row shown is built from the
 //! catalog, the variable registry or the engine at the time of the statement.
 
-use innoxide_sql::ast::{self, Show, ShowFilter, Statement};
+use innoxide_sql::ast::{self, Show, ShowFilter, Statement, VarScope};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{Datum, Level, SqlType};
 
@@ -10,6 +10,7 @@ use super::select::{conjuncts, Access};
 use super::typeinfo::TypeInfo;
 use super::{Column, Output, Session};
 use crate::catalog::{DefaultValue, SqlTable};
+use crate::vars::VarValue;
 
 fn s(x: impl Into<String>) -> Datum {
     Datum::Bytes(x.into().into_bytes())
@@ -1082,7 +1083,8 @@ impl Session {
 
     /// performance_schema tables (computed now from the engine). Only
     /// events_waits_summary_global_by_event_name: one row per synchronization object
-    /// (innoxide_engine::sync_stats), times in picoseconds as MySQL gives them.
+    /// (innoxide_engine::sync_stats), times in picoseconds as MySQL gives them; no rows when
+    /// the server was started with performance_schema=OFF, as in MySQL.
     fn performance_schema(
         &mut self,
         table: &str,
@@ -1095,8 +1097,14 @@ impl Session {
         }
         let ps = |ns: u64| n(ns.saturating_mul(1000));
         let inner = self.server.catalog.engine.inner();
+        let on = self
+            .server
+            .vars
+            .get(&self.vars, "performance_schema", VarScope::Global)?
+            == VarValue::Bool(true);
         let rows = innoxide_engine::sync_stats::wait_rows(inner)
             .into_iter()
+            .filter(|_| on)
             .map(|r| {
                 let w = r.waits;
                 vec![
