@@ -441,7 +441,7 @@ pub fn innodb_status(inner: &Inner, now: &str) -> String {
             let _ = writeln!(o, "---BUFFER POOL {i}");
             pool_lines(
                 &mut o,
-                bp.instances()[i].frames().len() as u64,
+                u64::from(bp.instances()[i].n_frames()),
                 bp.free_len_of(i) as u64,
                 u64::from(a),
                 u64::from(b),
@@ -657,7 +657,7 @@ pub fn pool_stats(inner: &Inner) -> Vec<PoolStat> {
             let (lru, old) = bp.lru_lens(i);
             PoolStat {
                 pool_id: i as u64,
-                pool_size: bp.instances()[i].frames().len() as u64,
+                pool_size: u64::from(bp.instances()[i].n_frames()),
                 free_buffers: bp.free_len_of(i) as u64,
                 database_pages: u64::from(lru),
                 old_database_pages: u64::from(old),

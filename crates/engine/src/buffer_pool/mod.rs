@@ -7,21 +7,22 @@
 //! `innodb_buffer_pool_instances`, and each instance's share into chunks of
 //! `innodb_buffer_pool_chunk_size` (one aligned allocation each; the pool size is rounded up to
 //! a multiple of chunk size x instances, and the chunk size is cut down to pool / instances when
-//! it is larger, as InnoDB does). A frame's index is `instance << INSTANCE_SHIFT | local`; an
-//! instance's local frames `[0, n)` are its chunks in order. A page belongs to the instance
-//! chosen by `PageId::fold`. Each instance has:
+//! it is larger, as InnoDB does). A frame's index is
+//! `instance << ishift | chunk << cshift | frame in chunk` (cshift: frames per chunk rounded up
+//! to a power of two), so finding a frame's control block and bytes is two shifts and one table
+//! load: `chunks[f >> cshift]`. A page belongs to the instance chosen by `PageId::fold`. Each
+//! instance has its chunks `[0, n_chunks)` and:
 //! ```text
-//!   chunks    [OnceLock<Chunk>]                 control blocks + page memory, by local / chunk
 //!   hash[16]  RwLock<HashMap<PageId, frame>>   lookups take a shared lock only
 //!   lru       Mutex<{ LRU list (young | old sublist), free list, withdrawn frames }>
 //!   flush     Mutex<flush list>                 newest at head, oldest at tail
 //! ```
 //! RESIZE (SET GLOBAL innodb_buffer_pool_size, `resize` module): growing allocates chunks at the
 //! end of each instance and puts their frames on the free list; shrinking withdraws the last
-//! chunks: `limit` drops first, so a frame at or above it that becomes free (evicted, released)
+//! chunks: `limit` drops first, so a frame of a chunk at or above it that becomes free (evicted, released)
 //! goes to the withdrawn list instead of the free list, the resize thread evicts clean pages in
-//! the range and flushes dirty ones until every frame there is withdrawn, then `n` drops and the
-//! chunks' page memory is freed. A chunk's control blocks stay allocated for the life of the
+//! the range and flushes dirty ones until every frame there is withdrawn, then `n_chunks` drops
+//! and the chunks' page memory is freed. A chunk's control blocks stay allocated for the life of the
 //! pool (a stale frame index never points at freed control blocks); its page memory is only
 //! reached under a pin and latch, which a withdrawn frame cannot get (I2, I6).
 //! A frame has a reader/writer latch guarding its bytes, a pin count that keeps it from being
@@ -40,9 +41,10 @@
 //!   tablespace (flush module).
 //! - I5: frame bytes are read only under an S or X latch and written only under an X latch
 //!   (or by the reader that installed the frame, which holds X while the read runs).
-//! - I6: the free list holds only frames below the instance's `limit`; `limit` and `n` change
-//!   only under the LRU mutex, and `limit < n` only while a shrink runs. Local frames `[n, ..)`
-//!   are in no list and no hash, and their chunks' page memory may be freed.
+//! - I6: the free list holds only frames of chunks below the instance's `limit`; `limit` and
+//!   `n_chunks` change only under the LRU mutex, and `limit < n_chunks` only while a shrink
+//!   runs. Frames of chunks `[n_chunks, ..)` are in no list and no hash, and those chunks' page
+//!   memory may be freed.
 //!
 //! LATCHING (acquisition order, outermost first)
 //! page latches (tree order, see btree) -> log mutex -> flush-list mutex;
@@ -91,11 +93,12 @@ const INVALID: u8 = 3;
 
 const HASH_PARTITIONS: usize = 16;
 
-/// A frame index is `instance << INSTANCE_SHIFT | local` (at most 64 instances).
-const INSTANCE_SHIFT: u32 = 26;
-const LOCAL_MASK: u32 = (1 << INSTANCE_SHIFT) - 1;
-/// Chunk slots per instance (InnoDB advises staying under 1000 chunks).
-const MAX_CHUNKS: usize = 4096;
+/// Bits of a frame index below the instance number (at most 64 instances).
+const LOCAL_BITS: u32 = 26;
+/// Most chunk slots per instance (InnoDB advises staying under 1000 chunks).
+const MAX_CHUNK_BITS: u32 = 12;
+/// Most frames per chunk.
+const MAX_CHUNK_FRAMES: u64 = 1 << 20;
 
 /// Hasher for `PageId` keys: the fold is already well mixed.
 #[derive(Default)]
@@ -234,13 +237,16 @@ impl FlushList {
 }
 
 pub struct Instance {
-    /// Index of local frame 0.
+    /// Index of the first frame of chunk 0.
     base: FrameIdx,
-    /// Local frames in the pool: `[0, n)`. Changes under the LRU mutex (I6).
-    n: AtomicU32,
-    /// Frames at or above this local index are being withdrawn; equals `n` outside a shrink.
+    /// Frames per chunk, and log2 of a chunk's index space.
+    fpc: u32,
+    cshift: u32,
+    /// Chunks in the pool: `[0, n_chunks)`. Changes under the LRU mutex (I6).
+    n_chunks: AtomicU32,
+    /// Frames of chunks at or above this one are being withdrawn; equals `n_chunks` outside a
+    /// shrink.
     limit: AtomicU32,
-    chunks: Box<[OnceLock<Chunk>]>,
     hash: Box<[WaitRwLock<PageMap>]>,
     lru: WaitMutex<LruFree>,
     pub flush: WaitMutex<FlushList>,
@@ -252,17 +258,33 @@ impl Instance {
     fn partition(&self, id: PageId) -> &WaitRwLock<PageMap> {
         &self.hash[(id.fold() >> 7) as usize % HASH_PARTITIONS]
     }
-    pub fn frames(&self) -> std::ops::Range<FrameIdx> {
-        self.base..self.base + self.n.load(Ordering::Acquire)
-    }
     /// Frames in the pool (pages total of this instance).
     pub fn n_frames(&self) -> u32 {
-        self.n.load(Ordering::Acquire)
+        self.n_chunks.load(Ordering::Acquire) * self.fpc
+    }
+    /// The instance's chunk a frame belongs to.
+    fn chunk_no(&self, f: FrameIdx) -> u32 {
+        (f - self.base) >> self.cshift
+    }
+    /// Whether a shrink is taking the frame's chunk.
+    fn withdrawing(&self, f: FrameIdx) -> bool {
+        self.chunk_no(f) >= self.limit.load(Ordering::Acquire)
+    }
+    /// The frames of chunks `[from, to)`.
+    fn chunk_frames(&self, from: u32, to: u32) -> impl DoubleEndedIterator<Item = FrameIdx> + '_ {
+        (from..to).flat_map(move |c| {
+            let first = self.base + (c << self.cshift);
+            first..first + self.fpc
+        })
+    }
+    /// Size of the lists' index space for `chunks` chunks.
+    fn span(&self, chunks: u32) -> u32 {
+        chunks << self.cshift
     }
     /// Puts a frame that became free on the free list, or on the withdrawn list if a shrink is
     /// taking it (I6). LRU mutex held (`g`).
     fn push_free(&self, g: &mut LruFree, f: FrameIdx) {
-        if f & LOCAL_MASK >= self.limit.load(Ordering::Acquire) {
+        if self.withdrawing(f) {
             g.withdrawn.push(f);
         } else {
             g.free.push(f);
@@ -308,6 +330,17 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// log2 of a chunk's frame index space (frames per chunk rounded up to a power of two).
+    pub fn chunk_shift(&self) -> u32 {
+        self.chunk_frames.next_power_of_two().trailing_zeros()
+    }
+    /// Chunk slots per instance.
+    pub fn max_chunks(&self) -> u32 {
+        1 << (LOCAL_BITS - self.chunk_shift()).min(MAX_CHUNK_BITS)
+    }
+}
+
+impl Geometry {
     /// The layout for `pool_bytes` in chunks of `chunk_bytes`: the chunk is cut to
     /// pool / instances if larger (and grown if the pool would need more than MAX_CHUNKS chunks
     /// per instance), the pool rounded up to a multiple of chunk x instances.
@@ -315,19 +348,18 @@ impl Geometry {
         let ps = page_size as u64;
         let n = instances.max(1) as u64;
         let per_inst = (pool_bytes / ps / n).max(8);
-        let mut chunk_frames = (chunk_bytes / ps).clamp(8, per_inst);
-        let max_chunks = MAX_CHUNKS as u64;
-        if per_inst.div_ceil(chunk_frames) > max_chunks {
-            chunk_frames = per_inst.div_ceil(max_chunks);
-        }
-        let chunk_frames = chunk_frames.min(u64::from(LOCAL_MASK) / max_chunks) as u32;
+        let mut chunk_frames = (chunk_bytes / ps).clamp(8, per_inst).min(MAX_CHUNK_FRAMES);
         let mut g = Geometry {
             page_size,
             instances: n as usize,
-            chunk_frames,
+            chunk_frames: chunk_frames as u32,
             chunks: 1,
         };
-        g.chunks = g.chunks_for(pool_bytes).unwrap_or(MAX_CHUNKS as u32);
+        if per_inst.div_ceil(chunk_frames) > u64::from(g.max_chunks()) {
+            chunk_frames = per_inst.div_ceil(1 << MAX_CHUNK_BITS);
+            g.chunk_frames = chunk_frames.min(MAX_CHUNK_FRAMES) as u32;
+        }
+        g.chunks = g.chunks_for(pool_bytes).unwrap_or(g.max_chunks());
         g
     }
 
@@ -335,7 +367,7 @@ impl Geometry {
     pub fn chunks_for(&self, pool_bytes: u64) -> Option<u32> {
         let unit = self.chunk_bytes() * self.instances as u64;
         let c = pool_bytes.div_ceil(unit).max(1);
-        u32::try_from(c).ok().filter(|&c| c as usize <= MAX_CHUNKS)
+        u32::try_from(c).ok().filter(|&c| c <= self.max_chunks())
     }
 
     pub fn chunk_bytes(&self) -> u64 {
@@ -349,7 +381,7 @@ impl Geometry {
 
     /// Largest pool the chunk table allows.
     pub fn max_pool_bytes(&self) -> u64 {
-        self.chunk_bytes() * MAX_CHUNKS as u64 * self.instances as u64
+        self.chunk_bytes() * u64::from(self.max_chunks()) * self.instances as u64
     }
 }
 
@@ -357,6 +389,12 @@ pub struct BufferPool {
     page_size: usize,
     /// Frames per chunk.
     fpc: u32,
+    /// A frame index is `instance << ishift | chunk << cshift | frame in chunk`.
+    cshift: u32,
+    cmask: u32,
+    ishift: u32,
+    /// Chunk slots, indexed by `frame >> cshift` (`instance << (ishift - cshift) | chunk`).
+    chunks: Box<[OnceLock<Chunk>]>,
     chunk_layout: Layout,
     instances: Box<[Instance]>,
     epoch: Instant,
@@ -380,41 +418,51 @@ impl BufferPool {
         let fpc = geo.chunk_frames;
         let chunk_layout =
             Layout::from_size_align(fpc as usize * geo.page_size, 4096).expect("chunk layout");
-        let per = fpc * geo.chunks;
+        let cshift = geo.chunk_shift();
+        let ishift = cshift + geo.max_chunks().trailing_zeros();
+        let chunks: Box<[OnceLock<Chunk>]> = (0..geo.instances << (ishift - cshift))
+            .map(|_| OnceLock::new())
+            .collect();
         let instances: Box<[Instance]> = (0..geo.instances)
             .map(|i| {
-                let base = (i as u32) << INSTANCE_SHIFT;
-                let chunks: Box<[OnceLock<Chunk>]> =
-                    (0..MAX_CHUNKS).map(|_| OnceLock::new()).collect();
-                for c in 0..geo.chunks as usize {
-                    chunks[c]
+                let base = (i as u32) << ishift;
+                for c in 0..geo.chunks {
+                    chunks[((base >> cshift) + c) as usize]
                         .get_or_init(|| Chunk::new(fpc))
                         .populate(chunk_layout);
                 }
-                let free: Vec<FrameIdx> = (base..base + per).rev().collect();
-                Instance {
+                let span = geo.chunks << cshift;
+                let inst = Instance {
                     base,
-                    n: AtomicU32::new(per),
-                    limit: AtomicU32::new(per),
-                    chunks,
+                    fpc,
+                    cshift,
+                    n_chunks: AtomicU32::new(geo.chunks),
+                    limit: AtomicU32::new(geo.chunks),
                     hash: (0..HASH_PARTITIONS)
                         .map(|_| WaitRwLock::new(PageMap::default()))
                         .collect(),
                     lru: WaitMutex::new(LruFree {
-                        lru: Lru::new(base, per),
-                        free,
+                        lru: Lru::new(base, span),
+                        free: Vec::new(),
                         withdrawn: Vec::new(),
                     }),
                     flush: WaitMutex::new(FlushList {
-                        links: Links::new(base, per),
+                        links: Links::new(base, span),
                     }),
                     freed_clock: AtomicU64::new(0),
-                }
+                };
+                let free: Vec<FrameIdx> = inst.chunk_frames(0, geo.chunks).rev().collect();
+                inst.lru.lock().free = free;
+                inst
             })
             .collect();
         BufferPool {
             page_size: geo.page_size,
             fpc,
+            cshift,
+            cmask: (1 << cshift) - 1,
+            ishift,
+            chunks,
             chunk_layout,
             instances,
             epoch: Instant::now(),
@@ -437,7 +485,7 @@ impl BufferPool {
             page_size: self.page_size,
             instances: self.instances.len(),
             chunk_frames: self.fpc,
-            chunks: self.instances[0].n_frames() / self.fpc,
+            chunks: self.instances[0].n_chunks.load(Ordering::Acquire),
         }
     }
     pub fn instances(&self) -> &[Instance] {
@@ -447,18 +495,17 @@ impl BufferPool {
         (id.fold() % self.instances.len() as u64) as usize
     }
     pub fn instance_of_frame(&self, f: FrameIdx) -> usize {
-        (f >> INSTANCE_SHIFT) as usize
+        (f >> self.ishift) as usize
     }
     /// The chunk holding frame `f` and the frame's place in it.
     #[inline]
     fn chunk_of(&self, f: FrameIdx) -> (&Chunk, usize) {
-        let local = f & LOCAL_MASK;
-        let slot = self.instances[(f >> INSTANCE_SHIFT) as usize]
+        match self
             .chunks
-            .get((local / self.fpc) as usize)
-            .and_then(OnceLock::get);
-        match slot {
-            Some(c) => (c, (local % self.fpc) as usize),
+            .get((f >> self.cshift) as usize)
+            .and_then(OnceLock::get)
+        {
+            Some(c) => (c, (f & self.cmask) as usize),
             None => panic!("frame {f} is outside the buffer pool"),
         }
     }
@@ -608,7 +655,7 @@ impl BufferPool {
         while cur != NIL && scanned < depth {
             let prev = g.lru.links.prev(cur);
             if self.try_evict_locked(inst, &mut g, cur, pct) {
-                if cur & LOCAL_MASK < inst.limit.load(Ordering::Acquire) {
+                if !inst.withdrawing(cur) {
                     return Some(cur);
                 }
                 g.withdrawn.push(cur); // I6: a shrink is taking it
@@ -1033,59 +1080,61 @@ impl BufferPool {
 
     // ---- resize (I6) ----------------------------------------------------------------------
 
+    /// The chunk slot of an instance's chunk `c`.
+    fn chunk_slot(&self, inst: &Instance, c: u32) -> &OnceLock<Chunk> {
+        &self.chunks[((inst.base >> self.cshift) + c) as usize]
+    }
+
     /// Grows instance `ii` to `chunks` chunks: allocates the new chunks' memory and puts their
     /// frames on the free list.
     pub fn grow_instance(&self, ii: usize, chunks: u32) {
         let inst = &self.instances[ii];
-        let old = inst.n_frames();
-        let new = chunks * self.fpc;
-        if new <= old {
+        let old = inst.n_chunks.load(Ordering::Acquire);
+        if chunks <= old {
             return;
         }
-        for c in old / self.fpc..chunks {
-            inst.chunks[c as usize]
+        for c in old..chunks {
+            self.chunk_slot(inst, c)
                 .get_or_init(|| Chunk::new(self.fpc))
                 .populate(self.chunk_layout);
         }
-        inst.flush.lock().links.grow(new);
+        inst.flush.lock().links.grow(inst.span(chunks));
         let mut g = inst.lru.lock();
-        g.lru.grow(new);
-        g.free.extend((inst.base + old..inst.base + new).rev());
-        inst.limit.store(new, Ordering::Release);
-        inst.n.store(new, Ordering::Release);
+        g.lru.grow(inst.span(chunks));
+        g.free.extend(inst.chunk_frames(old, chunks).rev());
+        inst.limit.store(chunks, Ordering::Release);
+        inst.n_chunks.store(chunks, Ordering::Release);
     }
 
     /// Starts shrinking instance `ii` to `chunks` chunks: frames beyond leave the free list now
     /// and never return to it (I6). Returns the number of frames to withdraw.
     pub fn begin_withdraw(&self, ii: usize, chunks: u32) -> u32 {
         let inst = &self.instances[ii];
-        let new = chunks * self.fpc;
         let mut g = inst.lru.lock();
-        let n = inst.n_frames();
-        if new >= n {
+        let n = inst.n_chunks.load(Ordering::Acquire);
+        if chunks >= n {
             return 0;
         }
-        inst.limit.store(new, Ordering::Release);
+        inst.limit.store(chunks, Ordering::Release);
         let g = &mut *g;
         let (keep, gone): (Vec<FrameIdx>, Vec<FrameIdx>) =
-            g.free.iter().partition(|&&f| f & LOCAL_MASK < new);
+            g.free.iter().partition(|&&f| !inst.withdrawing(f));
         g.free = keep;
         g.withdrawn.extend(gone);
-        n - new
+        (n - chunks) * self.fpc
     }
 
-    /// One pass of a withdrawal: evicts the clean unpinned pages in the withdrawn range and
+    /// One pass of a withdrawal: evicts the clean unpinned pages in the withdrawn chunks and
     /// lists the dirty ones in `dirty` (to be flushed, then evicted by a later pass). Returns
     /// the frames still to withdraw.
     pub fn withdraw_pass(&self, ii: usize, dirty: &mut Vec<FrameIdx>) -> u32 {
         let inst = &self.instances[ii];
         let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
         let mut g = inst.lru.lock();
-        let limit = inst.limit.load(Ordering::Acquire);
         let mut cur = g.lru.links.tail;
         while cur != NIL {
             let prev = g.lru.links.prev(cur);
-            if cur & LOCAL_MASK >= limit {
+            if inst.withdrawing(cur) {
                 if self.try_evict_locked(inst, &mut g, cur, pct) {
                     g.withdrawn.push(cur);
                 } else {
@@ -1099,7 +1148,9 @@ impl BufferPool {
             }
             cur = prev;
         }
-        (inst.n_frames() - limit).saturating_sub(g.withdrawn.len() as u32)
+        let n = inst.n_chunks.load(Ordering::Acquire);
+        let gone = (n - inst.limit.load(Ordering::Acquire)) * self.fpc;
+        gone.saturating_sub(g.withdrawn.len() as u32)
     }
 
     /// Ends a withdrawal whose frames are all withdrawn: the instance shrinks to its limit and
@@ -1108,17 +1159,17 @@ impl BufferPool {
         let inst = &self.instances[ii];
         let mut g = inst.lru.lock();
         let limit = inst.limit.load(Ordering::Acquire);
-        let n = inst.n_frames();
+        let n = inst.n_chunks.load(Ordering::Acquire);
         assert_eq!(
             g.withdrawn.len() as u32,
-            n - limit,
+            (n - limit) * self.fpc,
             "withdrawal finished with frames still in use"
         );
         g.withdrawn.clear();
-        inst.n.store(limit, Ordering::Release);
+        inst.n_chunks.store(limit, Ordering::Release);
         drop(g);
-        for c in limit / self.fpc..n / self.fpc {
-            if let Some(chunk) = inst.chunks[c as usize].get() {
+        for c in limit..n {
+            if let Some(chunk) = self.chunk_slot(inst, c).get() {
                 chunk.release(self.chunk_layout);
             }
         }
@@ -1129,7 +1180,8 @@ impl BufferPool {
     pub fn cancel_withdraw(&self, ii: usize) {
         let inst = &self.instances[ii];
         let mut g = inst.lru.lock();
-        inst.limit.store(inst.n_frames(), Ordering::Release);
+        inst.limit
+            .store(inst.n_chunks.load(Ordering::Acquire), Ordering::Release);
         let back = std::mem::take(&mut g.withdrawn);
         g.free.extend(back);
     }
