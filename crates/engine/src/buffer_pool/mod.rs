@@ -172,21 +172,32 @@ impl Frame {
 
 /// One chunk: its frames' control blocks (kept for the life of the pool) and their page memory,
 /// one block 4 KiB aligned (ready for O_DIRECT), null while the chunk is withdrawn (I6).
+///
+/// The block is zeroed memory from the system allocator with the default alignment (calloc),
+/// aligned by hand inside a page-larger allocation: a large calloc is fresh zero pages the
+/// kernel maps at first touch, so a pool costs memory as pages come in, and allocating a chunk
+/// does not write its bytes (an aligned zeroed allocation would memset them all).
 struct Chunk {
     frames: Box<[Frame]>,
+    /// The allocation, and its first 4 KiB boundary (frame 0's bytes).
+    raw: AtomicPtr<u8>,
     mem: AtomicPtr<u8>,
 }
+
+/// Page memory alignment.
+const MEM_ALIGN: usize = 4096;
 
 impl Chunk {
     fn new(fpc: u32) -> Self {
         Chunk {
             frames: (0..fpc).map(|_| Frame::new()).collect(),
+            raw: AtomicPtr::new(std::ptr::null_mut()),
             mem: AtomicPtr::new(std::ptr::null_mut()),
         }
     }
 
-    /// Allocates the page memory if the chunk has none. Called before any of its frames is
-    /// put on a free list.
+    /// Allocates the page memory if the chunk has none (`layout`: the chunk's bytes plus
+    /// MEM_ALIGN). Called before any of its frames is put on a free list.
     fn populate(&self, layout: Layout) {
         if self.mem.load(Ordering::Acquire).is_null() {
             // SAFETY: layout has non-zero size (at least 8 frames).
@@ -194,14 +205,19 @@ impl Chunk {
             let Some(ptr) = NonNull::new(ptr) else {
                 alloc::handle_alloc_error(layout)
             };
-            self.mem.store(ptr.as_ptr(), Ordering::Release);
+            let pad = ptr.as_ptr().align_offset(MEM_ALIGN);
+            self.raw.store(ptr.as_ptr(), Ordering::Release);
+            // SAFETY: pad < MEM_ALIGN, and the allocation has MEM_ALIGN bytes to spare.
+            self.mem
+                .store(unsafe { ptr.as_ptr().add(pad) }, Ordering::Release);
         }
     }
 
     /// Frees the page memory. Called only when no frame of the chunk is in a list or the hash
     /// (I6), so no latch holder can be reading it.
     fn release(&self, layout: Layout) {
-        let p = self.mem.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        self.mem.store(std::ptr::null_mut(), Ordering::Release);
+        let p = self.raw.swap(std::ptr::null_mut(), Ordering::AcqRel);
         if !p.is_null() {
             // SAFETY: allocated by `populate` with this layout; no longer reachable.
             unsafe { alloc::dealloc(p, layout) }
@@ -404,6 +420,14 @@ pub struct BufferPool {
     pub latch_waits: KeyedWaits,
 }
 
+impl Drop for BufferPool {
+    fn drop(&mut self) {
+        for c in self.chunks.iter().filter_map(OnceLock::get) {
+            c.release(self.chunk_layout);
+        }
+    }
+}
+
 /// Outcome of trying to install a frame for a page that was not in the pool.
 pub enum Install {
     /// The frame now holds the page id, X-latched and pinned once, state READING (or VALID for
@@ -416,8 +440,9 @@ pub enum Install {
 impl BufferPool {
     pub fn new(geo: Geometry, tun: Arc<Tunables>) -> Self {
         let fpc = geo.chunk_frames;
-        let chunk_layout =
-            Layout::from_size_align(fpc as usize * geo.page_size, 4096).expect("chunk layout");
+        // The default alignment, so the allocator's calloc serves it (see Chunk).
+        let chunk_layout = Layout::from_size_align(fpc as usize * geo.page_size + MEM_ALIGN, 16)
+            .expect("chunk layout");
         let cshift = geo.chunk_shift();
         let ishift = cshift + geo.max_chunks().trailing_zeros();
         let chunks: Box<[OnceLock<Chunk>]> = (0..geo.instances << (ishift - cshift))
