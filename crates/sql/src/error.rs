@@ -190,6 +190,8 @@ codes! {
     ER_VARIABLE_IS_READONLY = 1621, "HY000", "%s variable '%s' is read-only. Use SET %s to assign the value";
     ER_CLIENT_INTERACTION_TIMEOUT = 4031, "HY000", "The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior.";
     ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000", "Row %u was cut by GROUP_CONCAT()";
+    ER_INVALID_ARGUMENT_FOR_LOGARITHM = 3020, "2201E", "Invalid argument for logarithm";
+    ER_WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000", "Result of %s() was larger than max_allowed_packet (%ld) - truncated";
     ER_QUERY_TIMEOUT = 3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded";
     ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", "Field '%s' doesn't have a default value";
     ER_SP_FETCH_NO_DATA = 1329, "02000", "No data - zero rows fetched, selected, or processed";

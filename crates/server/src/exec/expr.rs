@@ -28,6 +28,7 @@ use innoxide_sql::ast::{
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 
+use super::builtins::{self, Builtin};
 use super::typeinfo::TypeInfo;
 use crate::catalog::SqlTable;
 
@@ -359,6 +360,8 @@ pub enum Func {
     /// An ENUM value in numeric context: its 1-based position among the other arguments
     /// (the type's values), 0 for '' (the error value).
     EnumIndex,
+    /// The functions of `builtins`.
+    B(Builtin),
 }
 
 /// An aggregate to compute per group.
@@ -1233,9 +1236,11 @@ impl<'a> Compiler<'a> {
         }
         // The clock functions return the statement's time (constant within it, as MySQL's).
         let clock = match name {
-            "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate" => Some("now"),
-            "curdate" | "current_date" => Some("curdate"),
-            "curtime" | "current_time" => Some("curtime"),
+            // The server's time zone is UTC, so the UTC_ forms are the same clock.
+            "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
+            | "utc_timestamp" => Some("now"),
+            "curdate" | "current_date" | "utc_date" => Some("curdate"),
+            "curtime" | "current_time" | "utc_time" => Some("curtime"),
             "unix_timestamp" if args.is_empty() => Some("unix_timestamp"),
             _ => None,
         };
@@ -1261,6 +1266,32 @@ impl<'a> Compiler<'a> {
                     let t = datum_type(&d, cx.collation());
                     (CExpr::Const(d), t)
                 }
+            });
+        }
+        // TIMESTAMPDIFF(unit, a, b) and TIMESTAMPADD(unit, n, t): the unit is a bare word.
+        if let (
+            "timestampdiff" | "timestampadd",
+            [Expr::Column {
+                table: None,
+                name: u,
+            }, rest @ ..],
+        ) = (name, args)
+        {
+            let Some(unit) = builtins::unit_of(u) else {
+                return Err(SqlError::parse(u, 1));
+            };
+            if rest.len() != 2 {
+                return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name]));
+            }
+            let (a, ta) = self.compile(&rest[0], cx)?;
+            let (b, tb) = self.compile(&rest[1], cx)?;
+            return Ok(if name == "timestampdiff" {
+                let (f, t) = builtins::timestamp_diff(unit);
+                (CExpr::Func(Func::B(f), vec![a, b]), t)
+            } else {
+                let t = date_add_type(Some(&tb), unit, cx.collation());
+                let _ = ta;
+                (CExpr::Func(Func::DateAdd(unit), vec![b, a]), t)
             });
         }
         let mut cargs = Vec::with_capacity(args.len());
@@ -1400,7 +1431,10 @@ impl<'a> Compiler<'a> {
             }
             "datediff" => (Func::DateDiff, int, 2..=2),
             "md5" => (Func::Md5, s, 1..=1),
-            _ => return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &name])),
+            _ => match builtins::lookup(name, &types_, coll) {
+                Some((b, t, n)) => (Func::B(b), t, n),
+                None => return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &name])),
+            },
         };
         if !n.contains(&cargs.len()) {
             return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name]));

@@ -8,6 +8,7 @@ use innoxide_engine::Collation;
 use innoxide_sql::error::SqlError;
 use innoxide_sql::types::{self, Datum, Warnings};
 
+use super::builtins;
 use super::expr::{CExpr, Env, Func};
 
 fn text(d: &Datum) -> Option<String> {
@@ -67,6 +68,13 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             return Ok(s(parts.join(&sep)));
         }
         Func::Rand => return Ok(Datum::Double(rand::random::<f64>())),
+        Func::B(b) if b.sees_nulls() => {
+            let v = args
+                .iter()
+                .map(|a| a.eval(env, w))
+                .collect::<Result<Vec<_>, _>>()?;
+            return builtins::call(b, &v, w);
+        }
         _ => {}
     }
     let mut v = Vec::with_capacity(args.len());
@@ -342,6 +350,7 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             let b = v[0].to_text().unwrap_or_default();
             s(md5(&b).iter().map(|x| format!("{x:02x}")).collect())
         }
+        Func::B(b) => builtins::call(b, &v, w)?,
     })
 }
 

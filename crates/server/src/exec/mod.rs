@@ -14,6 +14,7 @@
 //!   table or produces warnings (SHOW WARNINGS itself keeps them).
 
 mod access;
+pub mod builtins;
 pub mod ddl;
 pub mod dml;
 pub mod expr;

@@ -1,0 +1,1092 @@
+//! More native functions, with MySQL 8.0's results: string (ASCII, ORD, CHAR, CRC32, CONV, BIN,
+//! OCT, UNHEX, FIND_IN_SET, FIELD, ELT, SPACE, SUBSTRING_INDEX, STRCMP, QUOTE, SHA1, SHA2,
+//! TO_BASE64, FROM_BASE64, BIT_LENGTH, INSERT, FORMAT), math (EXP, LN, LOG, LOG2, LOG10, PI, the
+//! trigonometric functions, RADIANS, DEGREES, BIT_COUNT), date and time (DAYNAME, MONTHNAME,
+//! WEEKDAY, DAYOFWEEK, DAYOFYEAR, QUARTER, LAST_DAY, TO_DAYS, FROM_DAYS, MAKEDATE, HOUR,
+//! MINUTE, SECOND, MICROSECOND, TIME_TO_SEC, SEC_TO_TIME, FROM_UNIXTIME, DATE_FORMAT,
+//! TIMESTAMPDIFF) and ISNULL, ANY_VALUE, UUID.
+//!
+//! INVARIANTS: `lookup` gives each function its result type and argument counts (checked by the
+//! compiler before `call` runs); `call` gets the evaluated arguments, all non-NULL unless
+//! `sees_nulls` says the function handles NULL itself; bad input is NULL (with MySQL's warning
+//! where it gives one), never a panic.
+
+use std::fmt::Write as _;
+use std::ops::RangeInclusive;
+
+use innoxide_engine::Collation;
+use innoxide_sql::ast::IntervalUnit;
+use innoxide_sql::error::*;
+use innoxide_sql::types::{self, Date, DateTime, Datum, Time, Warnings};
+use sha1::Digest as _;
+
+use super::expr::EType;
+
+/// A function of this module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    Ascii,
+    Ord,
+    Char,
+    Crc32,
+    Conv,
+    Bin,
+    Oct,
+    Unhex,
+    FindInSet,
+    Field,
+    Elt,
+    Space,
+    SubstringIndex,
+    Strcmp,
+    Quote,
+    Sha1,
+    Sha2,
+    ToBase64,
+    FromBase64,
+    BitLength,
+    Insert,
+    Format,
+    Exp,
+    Ln,
+    Log,
+    Log2,
+    Log10,
+    Pi,
+    Sin,
+    Cos,
+    Tan,
+    Cot,
+    Asin,
+    Acos,
+    Atan,
+    Radians,
+    Degrees,
+    BitCount,
+    DayName,
+    MonthName,
+    Weekday,
+    DayOfWeek,
+    DayOfYear,
+    Quarter,
+    LastDay,
+    ToDays,
+    FromDays,
+    MakeDate,
+    Hour,
+    Minute,
+    Second,
+    Microsecond,
+    TimeToSec,
+    SecToTime,
+    FromUnixtime,
+    DateFormat,
+    TimestampDiff(IntervalUnit),
+    IsNull,
+    AnyValue,
+    Uuid,
+}
+
+/// The function called `name` (lower case): its result type and how many arguments it takes.
+pub fn lookup(
+    name: &str,
+    types_: &[EType],
+    coll: Collation,
+) -> Option<(Builtin, EType, RangeInclusive<usize>)> {
+    use Builtin as B;
+    let s = EType::Str { coll };
+    let bin = EType::Str {
+        coll: Collation::Binary,
+    };
+    let int = EType::Int { unsigned: false };
+    let uint = EType::Int { unsigned: true };
+    let dbl = EType::Double;
+    Some(match name {
+        "ascii" => (B::Ascii, int, 1..=1),
+        "ord" => (B::Ord, uint, 1..=1),
+        "char" => (B::Char, bin, 1..=usize::MAX),
+        "crc32" => (B::Crc32, uint, 1..=1),
+        "conv" => (B::Conv, s, 3..=3),
+        "bin" => (B::Bin, s, 1..=1),
+        "oct" => (B::Oct, s, 1..=1),
+        "unhex" => (B::Unhex, bin, 1..=1),
+        "find_in_set" => (B::FindInSet, int, 2..=2),
+        "field" => (B::Field, int, 2..=usize::MAX),
+        "elt" => (B::Elt, s, 2..=usize::MAX),
+        "space" => (B::Space, s, 1..=1),
+        "substring_index" => (B::SubstringIndex, s, 3..=3),
+        "strcmp" => (B::Strcmp, int, 2..=2),
+        "quote" => (B::Quote, s, 1..=1),
+        "sha1" | "sha" => (B::Sha1, s, 1..=1),
+        "sha2" => (B::Sha2, s, 2..=2),
+        "to_base64" => (B::ToBase64, s, 1..=1),
+        "from_base64" => (B::FromBase64, bin, 1..=1),
+        "bit_length" => (B::BitLength, int, 1..=1),
+        "insert" => (B::Insert, s, 4..=4),
+        "format" => (B::Format, s, 2..=3),
+        "exp" => (B::Exp, dbl, 1..=1),
+        "ln" => (B::Ln, dbl, 1..=1),
+        "log" => (B::Log, dbl, 1..=2),
+        "log2" => (B::Log2, dbl, 1..=1),
+        "log10" => (B::Log10, dbl, 1..=1),
+        "pi" => (B::Pi, dbl, 0..=0),
+        "sin" => (B::Sin, dbl, 1..=1),
+        "cos" => (B::Cos, dbl, 1..=1),
+        "tan" => (B::Tan, dbl, 1..=1),
+        "cot" => (B::Cot, dbl, 1..=1),
+        "asin" => (B::Asin, dbl, 1..=1),
+        "acos" => (B::Acos, dbl, 1..=1),
+        "atan" => (B::Atan, dbl, 1..=2),
+        "atan2" => (B::Atan, dbl, 2..=2),
+        "radians" => (B::Radians, dbl, 1..=1),
+        "degrees" => (B::Degrees, dbl, 1..=1),
+        "bit_count" => (B::BitCount, int, 1..=1),
+        "dayname" => (B::DayName, s, 1..=1),
+        "monthname" => (B::MonthName, s, 1..=1),
+        "weekday" => (B::Weekday, int, 1..=1),
+        "dayofweek" => (B::DayOfWeek, int, 1..=1),
+        "dayofyear" => (B::DayOfYear, int, 1..=1),
+        "quarter" => (B::Quarter, int, 1..=1),
+        "last_day" => (B::LastDay, EType::Date, 1..=1),
+        "to_days" => (B::ToDays, int, 1..=1),
+        "from_days" => (B::FromDays, EType::Date, 1..=1),
+        "makedate" => (B::MakeDate, EType::Date, 2..=2),
+        "hour" => (B::Hour, int, 1..=1),
+        "minute" => (B::Minute, int, 1..=1),
+        "second" => (B::Second, int, 1..=1),
+        "microsecond" => (B::Microsecond, int, 1..=1),
+        "time_to_sec" => (B::TimeToSec, int, 1..=1),
+        "sec_to_time" => (B::SecToTime, EType::Time { fsp: 0 }, 1..=1),
+        "from_unixtime" => {
+            let t = if types_.len() > 1 {
+                s
+            } else {
+                let fsp = match types_.first() {
+                    Some(EType::Int { .. }) => 0,
+                    _ => 6,
+                };
+                EType::DateTime { fsp }
+            };
+            (B::FromUnixtime, t, 1..=2)
+        }
+        "date_format" => (B::DateFormat, s, 2..=2),
+        "isnull" => (B::IsNull, int, 1..=1),
+        "any_value" => (
+            B::AnyValue,
+            types_.first().cloned().unwrap_or(EType::Null),
+            1..=1,
+        ),
+        "uuid" => (B::Uuid, s, 0..=0),
+        _ => return None,
+    })
+}
+
+/// TIMESTAMPDIFF(unit, a, b): the unit comes as the first argument's name.
+pub fn timestamp_diff(unit: IntervalUnit) -> (Builtin, EType) {
+    (Builtin::TimestampDiff(unit), EType::Int { unsigned: false })
+}
+
+/// The interval unit a word names (TIMESTAMPDIFF/TIMESTAMPADD's first argument).
+pub fn unit_of(word: &str) -> Option<IntervalUnit> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "microsecond" | "frac_second" => IntervalUnit::Microsecond,
+        "second" => IntervalUnit::Second,
+        "minute" => IntervalUnit::Minute,
+        "hour" => IntervalUnit::Hour,
+        "day" => IntervalUnit::Day,
+        "week" => IntervalUnit::Week,
+        "month" => IntervalUnit::Month,
+        "quarter" => IntervalUnit::Quarter,
+        "year" => IntervalUnit::Year,
+        _ => return None,
+    })
+}
+
+impl Builtin {
+    /// Functions that look at NULL arguments themselves (the others return NULL for any).
+    pub fn sees_nulls(self) -> bool {
+        matches!(
+            self,
+            Builtin::Char
+                | Builtin::Field
+                | Builtin::Elt
+                | Builtin::Quote
+                | Builtin::IsNull
+                | Builtin::AnyValue
+        )
+    }
+}
+
+fn text(d: &Datum) -> String {
+    String::from_utf8_lossy(&d.to_text().unwrap_or_default()).into_owned()
+}
+
+fn bytes(d: &Datum) -> Vec<u8> {
+    d.to_text().unwrap_or_default()
+}
+
+fn st(v: String) -> Datum {
+    Datum::Bytes(v.into_bytes())
+}
+
+fn dbl(x: f64) -> Datum {
+    if x.is_finite() {
+        Datum::Double(x)
+    } else {
+        Datum::Null
+    }
+}
+
+const DAY_NAMES: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Evaluates `f` on `v` (non-NULL values unless `f.sees_nulls()`).
+pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError> {
+    use Builtin as B;
+    let int = |i: usize, w: &mut Warnings| v[i].to_i64(w);
+    let f64_ = |i: usize, w: &mut Warnings| v[i].to_f64(w);
+    Ok(match f {
+        B::Ascii => Datum::Int(bytes(&v[0]).first().map_or(0, |&b| i64::from(b))),
+        B::Ord => {
+            let t = text(&v[0]);
+            let n = t.chars().next().map_or(0, |c| {
+                let mut buf = [0u8; 4];
+                c.encode_utf8(&mut buf)
+                    .bytes()
+                    .fold(0u64, |a, b| (a << 8) | u64::from(b))
+            });
+            Datum::UInt(n)
+        }
+        B::Char => {
+            let mut out = Vec::new();
+            for d in v.iter().filter(|d| !d.is_null()) {
+                let n = d.to_i64(w) as u32;
+                let be = n.to_be_bytes();
+                let skip = be.iter().take_while(|&&b| b == 0).count().min(3);
+                out.extend_from_slice(&be[skip..]);
+            }
+            Datum::Bytes(out)
+        }
+        B::Crc32 => Datum::UInt(u64::from(crc32(&bytes(&v[0])))),
+        B::Conv => {
+            let (from, to) = (int(1, w), int(2, w));
+            conv(&text(&v[0]), from, to).map_or(Datum::Null, st)
+        }
+        B::Bin | B::Oct => {
+            let n = v[0].to_i64(w) as u64;
+            st(if f == B::Bin {
+                format!("{n:b}")
+            } else {
+                format!("{n:o}")
+            })
+        }
+        B::Unhex => {
+            let t = bytes(&v[0]);
+            let t = if t.len() % 2 == 1 {
+                [b"0".as_slice(), &t].concat()
+            } else {
+                t
+            };
+            let mut out = Vec::with_capacity(t.len() / 2);
+            for pair in t.chunks(2) {
+                let hex = std::str::from_utf8(pair).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(b) => out.push(b),
+                    None => return Ok(Datum::Null),
+                }
+            }
+            Datum::Bytes(out)
+        }
+        B::FindInSet => {
+            let needle = text(&v[0]);
+            let list = text(&v[1]);
+            if needle.contains(',') {
+                return Ok(Datum::Int(0));
+            }
+            let pos = list.split(',').position(|x| same(x, &needle));
+            Datum::Int(pos.map_or(0, |p| p as i64 + 1))
+        }
+        B::Field => {
+            if v[0].is_null() {
+                return Ok(Datum::Int(0));
+            }
+            let numeric = v.iter().all(|d| {
+                matches!(
+                    d,
+                    Datum::Int(_) | Datum::UInt(_) | Datum::Double(_) | Datum::Decimal(_)
+                )
+            });
+            let hit = v[1..].iter().position(|d| {
+                !d.is_null()
+                    && if numeric {
+                        d.to_f64(&mut Warnings::default()) == v[0].to_f64(&mut Warnings::default())
+                    } else {
+                        same(&text(d), &text(&v[0]))
+                    }
+            });
+            Datum::Int(hit.map_or(0, |p| p as i64 + 1))
+        }
+        B::Elt => {
+            if v[0].is_null() {
+                return Ok(Datum::Null);
+            }
+            let n = v[0].to_i64(w);
+            match usize::try_from(n).ok().filter(|&n| n >= 1 && n < v.len()) {
+                Some(i) if !v[i].is_null() => Datum::Bytes(bytes(&v[i])),
+                _ => Datum::Null,
+            }
+        }
+        B::Space => {
+            let n = int(0, w).max(0);
+            if n > MAX_RESULT as i64 {
+                return Ok(too_big(w, "space"));
+            }
+            st(" ".repeat(n as usize))
+        }
+        B::SubstringIndex => {
+            substring_index(&text(&v[0]), &text(&v[1]), int(2, w)).map_or(Datum::Null, st)
+        }
+        B::Strcmp => {
+            let (a, b) = (text(&v[0]).to_lowercase(), text(&v[1]).to_lowercase());
+            let (a, b) = (a.trim_end_matches(' '), b.trim_end_matches(' '));
+            Datum::Int(a.cmp(b) as i64)
+        }
+        B::Quote => {
+            if v[0].is_null() {
+                return Ok(st("NULL".into()));
+            }
+            let mut out = vec![b'\''];
+            for b in bytes(&v[0]) {
+                match b {
+                    b'\\' | b'\'' => out.extend_from_slice(&[b'\\', b]),
+                    0 => out.extend_from_slice(b"\\0"),
+                    26 => out.extend_from_slice(b"\\Z"),
+                    b => out.push(b),
+                }
+            }
+            out.push(b'\'');
+            Datum::Bytes(out)
+        }
+        B::Sha1 => st(hex(&sha1::Sha1::digest(bytes(&v[0])))),
+        B::Sha2 => {
+            let b = bytes(&v[0]);
+            match int(1, w) {
+                224 => st(hex(&sha2::Sha224::digest(&b))),
+                0 | 256 => st(hex(&sha2::Sha256::digest(&b))),
+                384 => st(hex(&sha2::Sha384::digest(&b))),
+                512 => st(hex(&sha2::Sha512::digest(&b))),
+                _ => Datum::Null,
+            }
+        }
+        B::ToBase64 => st(to_base64(&bytes(&v[0]))),
+        B::FromBase64 => from_base64(&bytes(&v[0])).map_or(Datum::Null, Datum::Bytes),
+        B::BitLength => Datum::Int(bytes(&v[0]).len() as i64 * 8),
+        B::Insert => {
+            let s: Vec<char> = text(&v[0]).chars().collect();
+            let (pos, len) = (int(1, w), int(2, w));
+            if pos < 1 || pos as usize > s.len() {
+                return Ok(st(s.into_iter().collect()));
+            }
+            let start = pos as usize - 1;
+            let end = if len < 0 {
+                s.len()
+            } else {
+                start.saturating_add(len as usize).min(s.len())
+            };
+            let mut out: String = s[..start].iter().collect();
+            out.push_str(&text(&v[3]));
+            out.extend(&s[end..]);
+            st(out)
+        }
+        B::Format => {
+            let places = int(1, w).clamp(0, 30) as usize;
+            let r = types::round(&v[0], places as i64, false, w);
+            st(group_thousands(&text(&r), places))
+        }
+        B::Exp => dbl(f64_(0, w).exp()),
+        B::Ln | B::Log2 | B::Log10 => {
+            let x = f64_(0, w);
+            if x <= 0.0 {
+                w.warn(ER_INVALID_ARGUMENT_FOR_LOGARITHM, &[]);
+                return Ok(Datum::Null);
+            }
+            dbl(match f {
+                B::Ln => x.ln(),
+                B::Log2 => x.log2(),
+                _ => x.log10(),
+            })
+        }
+        B::Log => {
+            let (base, x) = if v.len() == 2 {
+                (f64_(0, w), f64_(1, w))
+            } else {
+                (std::f64::consts::E, f64_(0, w))
+            };
+            if x <= 0.0 || base <= 0.0 || base == 1.0 {
+                w.warn(ER_INVALID_ARGUMENT_FOR_LOGARITHM, &[]);
+                return Ok(Datum::Null);
+            }
+            dbl(x.ln() / base.ln())
+        }
+        B::Pi => Datum::Double(std::f64::consts::PI),
+        B::Sin => dbl(f64_(0, w).sin()),
+        B::Cos => dbl(f64_(0, w).cos()),
+        B::Tan => dbl(f64_(0, w).tan()),
+        B::Cot => {
+            let x = f64_(0, w);
+            if x == 0.0 {
+                return Err(SqlError::new(
+                    ER_DATA_OUT_OF_RANGE,
+                    &[&"DOUBLE", &format!("cot({x})")],
+                ));
+            }
+            dbl(1.0 / x.tan())
+        }
+        B::Asin | B::Acos => {
+            let x = f64_(0, w);
+            if !(-1.0..=1.0).contains(&x) {
+                return Ok(Datum::Null);
+            }
+            dbl(if f == B::Asin { x.asin() } else { x.acos() })
+        }
+        B::Atan => dbl(if v.len() == 2 {
+            f64_(0, w).atan2(f64_(1, w))
+        } else {
+            f64_(0, w).atan()
+        }),
+        B::Radians => dbl(f64_(0, w).to_radians()),
+        B::Degrees => dbl(f64_(0, w).to_degrees()),
+        B::BitCount => Datum::Int(i64::from((v[0].to_i64(w) as u64).count_ones())),
+        B::DayName
+        | B::MonthName
+        | B::Weekday
+        | B::DayOfWeek
+        | B::DayOfYear
+        | B::Quarter
+        | B::LastDay
+        | B::ToDays => {
+            let Some(d) = date_of(&v[0], w) else {
+                return Ok(Datum::Null);
+            };
+            match f {
+                B::DayName => st(DAY_NAMES[d.weekday() as usize].into()),
+                B::MonthName => st(MONTH_NAMES[d.month as usize - 1].into()),
+                B::Weekday => Datum::Int(i64::from(d.weekday())),
+                B::DayOfWeek => Datum::Int(i64::from((d.weekday() + 1) % 7 + 1)),
+                B::DayOfYear => Datum::Int(i64::from(d.day_of_year())),
+                B::Quarter => Datum::Int(i64::from(d.month.div_ceil(3))),
+                B::LastDay => Datum::Date(Date {
+                    day: types::days_in_month(d.year, d.month),
+                    ..d
+                }),
+                _ => Datum::Int(d.day_number()),
+            }
+        }
+        B::FromDays => match Date::from_day_number(int(0, w)) {
+            Some(d) if int(0, w) >= 366 => Datum::Date(d),
+            _ => Datum::Date(Date::default()),
+        },
+        B::MakeDate => {
+            let (y, doy) = (int(0, w), int(1, w));
+            let y = if (0..70).contains(&y) {
+                y + 2000
+            } else if (70..100).contains(&y) {
+                y + 1900
+            } else {
+                y
+            };
+            let jan1 = u16::try_from(y)
+                .ok()
+                .filter(|y| *y <= 9999)
+                .map(|year| Date {
+                    year,
+                    month: 1,
+                    day: 1,
+                });
+            match jan1 {
+                Some(j) if doy > 0 => {
+                    Date::from_day_number(j.day_number() + doy - 1).map_or(Datum::Null, Datum::Date)
+                }
+                _ => Datum::Null,
+            }
+        }
+        B::Hour | B::Minute | B::Second | B::Microsecond => {
+            let Some(t) = time_of(&v[0], w) else {
+                return Ok(Datum::Null);
+            };
+            Datum::Int(i64::from(match f {
+                B::Hour => u32::from(t.hours),
+                B::Minute => u32::from(t.minute),
+                B::Second => u32::from(t.second),
+                _ => t.micro,
+            }))
+        }
+        B::TimeToSec => match time_of(&v[0], w) {
+            Some(t) => Datum::Int(t.to_micros() / 1_000_000),
+            None => Datum::Null,
+        },
+        B::SecToTime => {
+            let secs = int(0, w).clamp(-3_020_399, 3_020_399);
+            Time::from_micros(secs * 1_000_000, 0).map_or(Datum::Null, Datum::Time)
+        }
+        B::FromUnixtime => {
+            let micros = match &v[0] {
+                Datum::Int(i) => i.checked_mul(1_000_000),
+                Datum::UInt(u) => i64::try_from(*u)
+                    .ok()
+                    .and_then(|i| i.checked_mul(1_000_000)),
+                d => Some((d.to_f64(w) * 1e6).round() as i64),
+            };
+            let fsp = if matches!(v[0], Datum::Int(_) | Datum::UInt(_)) {
+                0
+            } else {
+                6
+            };
+            let dt = micros
+                .filter(|m| *m >= 0)
+                .and_then(|m| DateTime::from_micros(m + unix_epoch_micros(), fsp));
+            match (dt, v.get(1)) {
+                (None, _) => Datum::Null,
+                (Some(dt), None) => Datum::DateTime(dt),
+                (Some(dt), Some(fmt)) => st(date_format(&dt, &text(fmt))),
+            }
+        }
+        B::DateFormat => match types::to_datetime(&v[0], w) {
+            Some(dt) => st(date_format(&dt, &text(&v[1]))),
+            None => Datum::Null,
+        },
+        B::TimestampDiff(unit) => {
+            let (Some(a), Some(b)) = (types::to_datetime(&v[0], w), types::to_datetime(&v[1], w))
+            else {
+                return Ok(Datum::Null);
+            };
+            Datum::Int(timestamp_diff_value(&a, &b, unit))
+        }
+        B::IsNull => Datum::Int(i64::from(v[0].is_null())),
+        B::AnyValue => v[0].clone(),
+        B::Uuid => st(uuid()),
+    })
+}
+
+/// Longest string SPACE() builds (MySQL caps results at max_allowed_packet).
+const MAX_RESULT: usize = 64 << 20;
+
+fn too_big(w: &mut Warnings, func: &str) -> Datum {
+    w.warn(ER_WARN_ALLOWED_PACKET_OVERFLOWED, &[&func, &MAX_RESULT]);
+    Datum::Null
+}
+
+/// Equality of set members as the default case-insensitive collations see them.
+fn same(a: &str, b: &str) -> bool {
+    a.trim_end_matches(' ')
+        .eq_ignore_ascii_case(b.trim_end_matches(' '))
+        || a.to_lowercase().trim_end_matches(' ') == b.to_lowercase().trim_end_matches(' ')
+}
+
+fn hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+/// CRC-32 (IEEE 802.3, as zlib and MySQL's CRC32()).
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// CONV(n, from_base, to_base): bases 2..=36 (a negative base reads or writes a signed
+/// number); None (NULL) for a base out of range.
+fn conv(n: &str, from: i64, to: i64) -> Option<String> {
+    let (fb, tb) = (from.unsigned_abs(), to.unsigned_abs());
+    if !(2..=36).contains(&fb) || !(2..=36).contains(&tb) {
+        return None;
+    }
+    let t = n.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    let mut v: u64 = 0;
+    for c in digits.chars() {
+        let Some(d) = c.to_digit(36).filter(|d| u64::from(*d) < fb) else {
+            break;
+        };
+        v = v.saturating_mul(fb).saturating_add(u64::from(d));
+    }
+    let v = if neg { v.wrapping_neg() } else { v };
+    let (neg_out, mut u) = if to < 0 && (v as i64) < 0 {
+        (true, (v as i64).unsigned_abs())
+    } else {
+        (false, v)
+    };
+    let mut out = Vec::new();
+    loop {
+        let d = (u % tb) as u32;
+        out.push(
+            std::char::from_digit(d, 36)
+                .unwrap_or('0')
+                .to_ascii_uppercase(),
+        );
+        u /= tb;
+        if u == 0 {
+            break;
+        }
+    }
+    if neg_out {
+        out.push('-');
+    }
+    Some(out.into_iter().rev().collect())
+}
+
+fn substring_index(s: &str, delim: &str, count: i64) -> Option<String> {
+    if delim.is_empty() || count == 0 {
+        return Some(String::new());
+    }
+    let parts: Vec<&str> = s.split(delim).collect();
+    let n = count.unsigned_abs() as usize;
+    if n >= parts.len() {
+        return Some(s.to_string());
+    }
+    Some(if count > 0 {
+        parts[..n].join(delim)
+    } else {
+        parts[parts.len() - n..].join(delim)
+    })
+}
+
+/// "1234567.891" -> "1,234,567.891" with exactly `places` decimals.
+fn group_thousands(num: &str, places: usize) -> String {
+    let (neg, num) = match num.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, num),
+    };
+    let (int_part, frac) = num.split_once('.').unwrap_or((num, ""));
+    let mut out = String::new();
+    for (i, c) in int_part.chars().enumerate() {
+        if i > 0 && (int_part.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if places > 0 {
+        out.push('.');
+        let mut f: String = frac.chars().take(places).collect();
+        while f.len() < places {
+            f.push('0');
+        }
+        out.push_str(&f);
+    }
+    if neg {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// TO_BASE64: MySQL's form, with a newline after every 76 output characters.
+fn to_base64(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len().div_ceil(3) * 4 + b.len() / 57);
+    for (i, c) in b.chunks(3).enumerate() {
+        if i > 0 && i % 19 == 0 {
+            out.push('\n');
+        }
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(B64[((n >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// FROM_BASE64: whitespace is skipped; None (NULL) for anything else outside the alphabet.
+fn from_base64(b: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(b.len() / 4 * 3);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    let mut pad = 0;
+    for &c in b {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                pad += 1;
+                continue;
+            }
+            b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        if pad > 0 {
+            return None;
+        }
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+fn date_of(d: &Datum, w: &mut Warnings) -> Option<Date> {
+    types::to_datetime(d, w)
+        .map(|dt| dt.date)
+        .filter(|d| d.is_valid())
+}
+
+/// The time part for HOUR() and friends: a TIME's hours may exceed 23.
+fn time_of(d: &Datum, w: &mut Warnings) -> Option<Time> {
+    match d {
+        Datum::Bytes(b) => match types::parse_datetime(b) {
+            Some((dt, true)) => Some(dt.time_of_day()),
+            _ => types::to_time(d, w),
+        },
+        Datum::Date(_) => Some(Time::default()),
+        _ => types::to_time(d, w),
+    }
+}
+
+/// Microseconds from 0000-01-01 (DateTime::from_micros's origin) to 1970-01-01.
+fn unix_epoch_micros() -> i64 {
+    DateTime::from_date(Date {
+        year: 1970,
+        month: 1,
+        day: 1,
+    })
+    .to_micros()
+}
+
+/// DATE_FORMAT's specifiers (the week-number ones %U %u %V %v %X %x print as 00).
+fn date_format(dt: &DateTime, fmt: &str) -> String {
+    let d = &dt.date;
+    let mut out = String::new();
+    let mut it = fmt.chars();
+    let h12 = match dt.hour % 12 {
+        0 => 12,
+        h => h,
+    };
+    let ampm = if dt.hour < 12 { "AM" } else { "PM" };
+    while let Some(c) = it.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(spec) = it.next() else {
+            break;
+        };
+        let valid = d.is_valid();
+        let _ = match spec {
+            'Y' => write!(out, "{:04}", d.year),
+            'y' => write!(out, "{:02}", d.year % 100),
+            'm' => write!(out, "{:02}", d.month),
+            'c' => write!(out, "{}", d.month),
+            'd' => write!(out, "{:02}", d.day),
+            'e' => write!(out, "{}", d.day),
+            'D' => {
+                let suffix = match (d.day % 100, d.day % 10) {
+                    (11..=13, _) => "th",
+                    (_, 1) => "st",
+                    (_, 2) => "nd",
+                    (_, 3) => "rd",
+                    _ => "th",
+                };
+                write!(out, "{}{suffix}", d.day)
+            }
+            'H' => write!(out, "{:02}", dt.hour),
+            'k' => write!(out, "{}", dt.hour),
+            'h' | 'I' => write!(out, "{h12:02}"),
+            'l' => write!(out, "{h12}"),
+            'i' => write!(out, "{:02}", dt.minute),
+            's' | 'S' => write!(out, "{:02}", dt.second),
+            'f' => write!(out, "{:06}", dt.micro),
+            'p' => write!(out, "{ampm}"),
+            'r' => write!(out, "{h12:02}:{:02}:{:02} {ampm}", dt.minute, dt.second),
+            'T' => write!(out, "{:02}:{:02}:{:02}", dt.hour, dt.minute, dt.second),
+            'W' if valid => write!(out, "{}", DAY_NAMES[d.weekday() as usize]),
+            'a' if valid => write!(out, "{}", &DAY_NAMES[d.weekday() as usize][..3]),
+            'w' if valid => write!(out, "{}", (d.weekday() + 1) % 7),
+            'j' if valid => write!(out, "{:03}", d.day_of_year()),
+            'M' if (1..=12).contains(&d.month) => {
+                write!(out, "{}", MONTH_NAMES[d.month as usize - 1])
+            }
+            'b' if (1..=12).contains(&d.month) => {
+                write!(out, "{}", &MONTH_NAMES[d.month as usize - 1][..3])
+            }
+            'U' | 'u' | 'V' | 'v' => write!(out, "00"),
+            'X' | 'x' => write!(out, "{:04}", d.year),
+            other => write!(out, "{other}"),
+        };
+    }
+    out
+}
+
+/// TIMESTAMPDIFF(unit, a, b): whole units from a to b (months compare day and time of day).
+fn timestamp_diff_value(a: &DateTime, b: &DateTime, unit: IntervalUnit) -> i64 {
+    let micros = b.to_micros() - a.to_micros();
+    let months = || {
+        let ma = i64::from(a.date.year) * 12 + i64::from(a.date.month);
+        let mb = i64::from(b.date.year) * 12 + i64::from(b.date.month);
+        let mut m = mb - ma;
+        // A month is complete only when b's day and time reach a's.
+        let rest = |x: &DateTime| {
+            (
+                x.date.day,
+                x.to_micros() - DateTime::from_date(x.date).to_micros(),
+            )
+        };
+        if m > 0 && rest(b) < rest(a) {
+            m -= 1;
+        } else if m < 0 && rest(b) > rest(a) {
+            m += 1;
+        }
+        m
+    };
+    match unit {
+        IntervalUnit::Microsecond => micros,
+        IntervalUnit::Second => micros / 1_000_000,
+        IntervalUnit::Minute => micros / 60_000_000,
+        IntervalUnit::Hour => micros / 3_600_000_000,
+        IntervalUnit::Day => micros / 86_400_000_000,
+        IntervalUnit::Week => micros / (7 * 86_400_000_000),
+        IntervalUnit::Month => months(),
+        IntervalUnit::Quarter => months() / 3,
+        IntervalUnit::Year => months() / 12,
+    }
+}
+
+/// A version 1 (time-based) UUID as MySQL's UUID() gives: 100 ns ticks since 1582-10-15, a
+/// random clock sequence and a random node id with the multicast bit set.
+fn uuid() -> String {
+    let since_1970 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let ticks = since_1970.as_nanos() as u64 / 100 + 0x01B2_1DD2_1381_4000;
+    let clock_seq: u16 = rand::random::<u16>() & 0x3FFF | 0x8000;
+    let node: u64 = rand::random::<u64>() & 0xFFFF_FFFF_FFFF | 0x0100_0000_0000;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        ticks as u32,
+        (ticks >> 32) as u16,
+        ((ticks >> 48) as u16 & 0x0FFF) | 0x1000,
+        clock_seq,
+        node
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(f: Builtin, args: &[Datum]) -> Datum {
+        call(f, args, &mut Warnings::default()).unwrap()
+    }
+    fn s(x: &str) -> Datum {
+        Datum::Bytes(x.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn string_functions_match_mysql() {
+        assert_eq!(
+            run(Builtin::Crc32, &[s("MySQL")]),
+            Datum::UInt(3_259_397_556)
+        );
+        assert_eq!(conv("a", 16, 2).as_deref(), Some("1010"));
+        assert_eq!(conv("6E", 18, 8).as_deref(), Some("172"));
+        assert_eq!(conv("-17", 10, -18).as_deref(), Some("-H"));
+        assert_eq!(
+            run(
+                Builtin::Char,
+                &[Datum::Int(77), Datum::Int(121), Datum::Null, Datum::Int(83)]
+            ),
+            s("MyS")
+        );
+        assert_eq!(
+            run(Builtin::Char, &[Datum::Int(256)]),
+            Datum::Bytes(vec![1, 0])
+        );
+        assert_eq!(run(Builtin::Ord, &[s("é")]), Datum::UInt(0xC3A9));
+        assert_eq!(
+            substring_index("www.mysql.com", ".", 2).as_deref(),
+            Some("www.mysql")
+        );
+        assert_eq!(
+            substring_index("www.mysql.com", ".", -2).as_deref(),
+            Some("mysql.com")
+        );
+        assert_eq!(
+            run(Builtin::FindInSet, &[s("b"), s("a,b,c,d")]),
+            Datum::Int(2)
+        );
+        assert_eq!(
+            run(Builtin::Field, &[s("Bb"), s("Aa"), s("Bb")]),
+            Datum::Int(2)
+        );
+        assert_eq!(
+            run(Builtin::Elt, &[Datum::Int(4), s("a"), s("b")]),
+            Datum::Null
+        );
+        assert_eq!(run(Builtin::Quote, &[s("Don't!")]), s("'Don\\'t!'"));
+        assert_eq!(run(Builtin::Quote, &[Datum::Null]), s("NULL"));
+        assert_eq!(to_base64(b"abc"), "YWJj");
+        assert_eq!(from_base64(b"YWJj").as_deref(), Some(b"abc".as_slice()));
+        assert_eq!(
+            to_base64(&[b'x'; 60]).lines().next().map(str::len),
+            Some(76)
+        );
+        assert_eq!(
+            run(Builtin::Sha1, &[s("abc")]),
+            s("a9993e364706816aba3e25717850c26c9cd0d89d")
+        );
+        assert_eq!(group_thousands("12332.1235", 4), "12,332.1235");
+        assert_eq!(group_thousands("-1234567", 2), "-1,234,567.00");
+        assert_eq!(
+            run(
+                Builtin::Insert,
+                &[s("Quadratic"), Datum::Int(3), Datum::Int(4), s("What")]
+            ),
+            s("QuWhattic")
+        );
+        assert_eq!(run(Builtin::Unhex, &[s("4D7953514C")]), s("MySQL"));
+        assert_eq!(run(Builtin::Unhex, &[s("GG")]), Datum::Null);
+    }
+
+    #[test]
+    fn date_functions_match_mysql() {
+        let d = s("2008-02-03 22:23:01");
+        assert_eq!(run(Builtin::DayName, std::slice::from_ref(&d)), s("Sunday"));
+        assert_eq!(run(Builtin::DayOfWeek, std::slice::from_ref(&d)), Datum::Int(1));
+        assert_eq!(run(Builtin::Weekday, std::slice::from_ref(&d)), Datum::Int(6));
+        assert_eq!(run(Builtin::DayOfYear, std::slice::from_ref(&d)), Datum::Int(34));
+        assert_eq!(run(Builtin::Hour, std::slice::from_ref(&d)), Datum::Int(22));
+        assert_eq!(run(Builtin::Hour, &[s("272:59:59")]), Datum::Int(272));
+        assert_eq!(
+            run(Builtin::ToDays, &[s("2007-10-07")]),
+            Datum::Int(733_321)
+        );
+        assert_eq!(
+            run(Builtin::FromDays, &[Datum::Int(730_669)]),
+            Datum::Date(Date {
+                year: 2000,
+                month: 7,
+                day: 3
+            })
+        );
+        assert_eq!(
+            run(Builtin::LastDay, &[s("2004-02-05")]),
+            Datum::Date(Date {
+                year: 2004,
+                month: 2,
+                day: 29
+            })
+        );
+        assert_eq!(
+            run(Builtin::TimeToSec, &[s("22:23:00")]),
+            Datum::Int(80_580)
+        );
+        assert_eq!(
+            run(
+                Builtin::DateFormat,
+                &[s("2009-10-04 22:23:00"), s("%W %M %Y")]
+            ),
+            s("Sunday October 2009")
+        );
+        assert_eq!(
+            run(
+                Builtin::DateFormat,
+                &[s("2007-10-04 22:23:00"), s("%H:%i:%s %r %D %j")]
+            ),
+            s("22:23:00 10:23:00 PM 4th 277")
+        );
+        assert_eq!(
+            run(Builtin::FromUnixtime, &[Datum::Int(1_447_430_881)]),
+            Datum::DateTime(DateTime {
+                date: Date {
+                    year: 2015,
+                    month: 11,
+                    day: 13
+                },
+                hour: 16,
+                minute: 8,
+                second: 1,
+                micro: 0,
+                fsp: 0
+            })
+        );
+        assert_eq!(
+            run(
+                Builtin::TimestampDiff(IntervalUnit::Month),
+                &[s("2003-02-01"), s("2003-05-01")]
+            ),
+            Datum::Int(3)
+        );
+        assert_eq!(
+            run(
+                Builtin::TimestampDiff(IntervalUnit::Year),
+                &[s("2002-05-01"), s("2001-01-01")]
+            ),
+            Datum::Int(-1)
+        );
+        assert_eq!(
+            run(
+                Builtin::TimestampDiff(IntervalUnit::Minute),
+                &[s("2003-02-01"), s("2003-05-01 12:05:55")]
+            ),
+            Datum::Int(128_885)
+        );
+        assert_eq!(
+            run(Builtin::MakeDate, &[Datum::Int(2011), Datum::Int(32)]),
+            Datum::Date(Date {
+                year: 2011,
+                month: 2,
+                day: 1
+            })
+        );
+        let u = text(&run(Builtin::Uuid, &[]));
+        assert_eq!((u.len(), &u[14..15]), (36, "1"), "{u}");
+    }
+}
