@@ -192,6 +192,8 @@ codes! {
     ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000", "Row %u was cut by GROUP_CONCAT()";
     ER_INVALID_ARGUMENT_FOR_LOGARITHM = 3020, "2201E", "Invalid argument for logarithm";
     ER_WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000", "Result of %s() was larger than max_allowed_packet (%ld) - truncated";
+    ER_REGEXP_ERROR = 1139, "42000", "Got error '%s' from regexp";
+    ER_REGEXP_INDEX_OUT_OF_BOUNDS = 3686, "HY000", "Index out of bounds in regular expression search.";
     ER_QUERY_TIMEOUT = 3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded";
     ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", "Field '%s' doesn't have a default value";
     ER_SP_FETCH_NO_DATA = 1329, "02000", "No data - zero rows fetched, selected, or processed";

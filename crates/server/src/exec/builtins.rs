@@ -4,7 +4,10 @@
 //! trigonometric functions, RADIANS, DEGREES, BIT_COUNT), date and time (DAYNAME, MONTHNAME,
 //! WEEKDAY, DAYOFWEEK, DAYOFYEAR, QUARTER, LAST_DAY, TO_DAYS, FROM_DAYS, MAKEDATE, HOUR,
 //! MINUTE, SECOND, MICROSECOND, TIME_TO_SEC, SEC_TO_TIME, FROM_UNIXTIME, DATE_FORMAT,
-//! TIMESTAMPDIFF) and ISNULL, ANY_VALUE, UUID.
+//! TIMESTAMPDIFF, EXTRACT, TIME, TIMESTAMP, TIMEDIFF, ADDTIME, SUBTIME, MAKETIME, WEEK,
+//! WEEKOFYEAR, YEARWEEK), regular expressions (REGEXP, REGEXP_LIKE, REGEXP_INSTR,
+//! REGEXP_SUBSTR, REGEXP_REPLACE: the `regex` crate's syntax, case-insensitive under a _ci
+//! collation as MySQL's) and ISNULL, ANY_VALUE, UUID.
 //!
 //! INVARIANTS: `lookup` gives each function its result type and argument counts (checked by the
 //! compiler before `call` runs); `call` gets the evaluated arguments, all non-NULL unless
@@ -82,17 +85,47 @@ pub enum Builtin {
     FromUnixtime,
     DateFormat,
     TimestampDiff(IntervalUnit),
+    Extract,
+    TimePart,
+    Timestamp,
+    TimeDiff,
+    AddTime,
+    SubTime,
+    MakeTime,
+    Week,
+    WeekOfYear,
+    YearWeek,
+    /// REGEXP_LIKE and friends; `ci`: the subject's collation ignores case.
+    RegexpLike {
+        ci: bool,
+    },
+    RegexpInstr {
+        ci: bool,
+    },
+    RegexpSubstr {
+        ci: bool,
+    },
+    RegexpReplace {
+        ci: bool,
+    },
     IsNull,
     AnyValue,
     Uuid,
 }
 
 /// The function called `name` (lower case): its result type and how many arguments it takes.
+/// `const_fsp`: the fractional digits of the first argument when it is a string constant
+/// (TIME('10:00:00.5') has 6, TIME('10:00:00') none, as MySQL decides from the literal).
 pub fn lookup(
     name: &str,
     types_: &[EType],
     coll: Collation,
+    const_fsp: Option<u8>,
 ) -> Option<(Builtin, EType, RangeInclusive<usize>)> {
+    let frac_of = |t: Option<&EType>| match (t, const_fsp) {
+        (Some(EType::Str { .. }), Some(f)) => f,
+        _ => frac_of(t),
+    };
     use Builtin as B;
     let s = EType::Str { coll };
     let bin = EType::Str {
@@ -170,6 +203,63 @@ pub fn lookup(
             (B::FromUnixtime, t, 1..=2)
         }
         "date_format" => (B::DateFormat, s, 2..=2),
+        "extract" => (B::Extract, int, 2..=2),
+        "time" => (
+            B::TimePart,
+            EType::Time {
+                fsp: frac_of(types_.first()),
+            },
+            1..=1,
+        ),
+        "timestamp" => (
+            B::Timestamp,
+            EType::DateTime {
+                fsp: frac_of(types_.first()),
+            },
+            1..=1,
+        ),
+        "timediff" => (
+            B::TimeDiff,
+            EType::Time {
+                fsp: frac_of(types_.first()),
+            },
+            2..=2,
+        ),
+        "addtime" | "subtime" => {
+            let t = match types_.first() {
+                Some(EType::Time { fsp }) => EType::Time { fsp: *fsp },
+                Some(EType::Date | EType::DateTime { .. }) => EType::DateTime { fsp: 6 },
+                _ => s,
+            };
+            (
+                if name == "addtime" {
+                    B::AddTime
+                } else {
+                    B::SubTime
+                },
+                t,
+                2..=2,
+            )
+        }
+        "maketime" => (B::MakeTime, EType::Time { fsp: 0 }, 3..=3),
+        "week" => (B::Week, int, 1..=2),
+        "weekofyear" => (B::WeekOfYear, int, 1..=1),
+        "yearweek" => (B::YearWeek, int, 1..=2),
+        "regexp_like" | "regexp_instr" | "regexp_substr" | "regexp_replace" => {
+            // Case-insensitive unless the subject or the pattern is binary or case-sensitive.
+            let ci_of = |t: Option<&EType>| match t {
+                Some(EType::Str { coll }) => is_ci(*coll),
+                Some(EType::Column(t)) => is_ci(t.collation()),
+                _ => is_ci(coll),
+            };
+            let ci = ci_of(types_.first()) && ci_of(types_.get(1));
+            match name {
+                "regexp_like" => (B::RegexpLike { ci }, int, 2..=3),
+                "regexp_instr" => (B::RegexpInstr { ci }, int, 2..=4),
+                "regexp_substr" => (B::RegexpSubstr { ci }, s, 2..=4),
+                _ => (B::RegexpReplace { ci }, s, 3..=5),
+            }
+        }
         "isnull" => (B::IsNull, int, 1..=1),
         "any_value" => (
             B::AnyValue,
@@ -583,9 +673,372 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
             };
             Datum::Int(timestamp_diff_value(&a, &b, unit))
         }
+        B::Extract => extract(&text(&v[0]), &v[1], w).map_or(Datum::Null, Datum::Int),
+        B::TimePart => time_of(&v[0], w).map_or(Datum::Null, Datum::Time),
+        B::Timestamp => types::to_datetime(&v[0], w).map_or(Datum::Null, Datum::DateTime),
+        B::TimeDiff => {
+            let micros = match (&v[0], &v[1]) {
+                (Datum::Time(_), _) | (_, Datum::Time(_)) => {
+                    let (Some(a), Some(b)) = (time_of(&v[0], w), time_of(&v[1], w)) else {
+                        return Ok(Datum::Null);
+                    };
+                    a.to_micros() - b.to_micros()
+                }
+                _ => match (datetime_only(&v[0]), datetime_only(&v[1])) {
+                    (Some(a), Some(b)) => a.to_micros() - b.to_micros(),
+                    (None, None) => {
+                        let (Some(a), Some(b)) = (time_of(&v[0], w), time_of(&v[1], w)) else {
+                            return Ok(Datum::Null);
+                        };
+                        a.to_micros() - b.to_micros()
+                    }
+                    _ => return Ok(Datum::Null),
+                },
+            };
+            clamp_time(micros, w)
+        }
+        B::AddTime | B::SubTime => {
+            let Some(t) = time_of(&v[1], w) else {
+                return Ok(Datum::Null);
+            };
+            let d = if f == B::AddTime {
+                t.to_micros()
+            } else {
+                -t.to_micros()
+            };
+            match datetime_only(&v[0]) {
+                Some(dt) => DateTime::from_micros(dt.to_micros() + d, 6)
+                    .map_or(Datum::Null, |r| Datum::DateTime(shortest_fsp(r))),
+                None => match time_of(&v[0], w) {
+                    Some(a) => clamp_time(a.to_micros() + d, w),
+                    None => Datum::Null,
+                },
+            }
+        }
+        B::MakeTime => {
+            let (h, m) = (int(0, w), int(1, w));
+            let sec = f64_(2, w);
+            if !(0..60).contains(&m) || !(0.0..60.0).contains(&sec) {
+                return Ok(Datum::Null);
+            }
+            let micros =
+                (h.unsigned_abs() as i64 * 3600 + m * 60) * 1_000_000 + (sec * 1e6).round() as i64;
+            clamp_time(if h < 0 { -micros } else { micros }, w)
+        }
+        B::Week | B::WeekOfYear | B::YearWeek => {
+            let Some(d) = date_of(&v[0], w) else {
+                return Ok(Datum::Null);
+            };
+            let mode = match f {
+                B::WeekOfYear => 3,
+                _ => v.get(1).map_or(0, |m| m.to_i64(w)).clamp(0, 7) as u8,
+            };
+            if f == B::YearWeek {
+                let (year, week) = calc_week(&d, week_behaviour(mode) | WEEK_YEAR);
+                Datum::Int(year * 100 + week)
+            } else {
+                Datum::Int(calc_week(&d, week_behaviour(mode)).1)
+            }
+        }
+        B::RegexpLike { ci }
+        | B::RegexpInstr { ci }
+        | B::RegexpSubstr { ci }
+        | B::RegexpReplace { ci } => return regexp(f, ci, v, w),
         B::IsNull => Datum::Int(i64::from(v[0].is_null())),
         B::AnyValue => v[0].clone(),
         B::Uuid => st(uuid()),
+    })
+}
+
+fn is_ci(c: Collation) -> bool {
+    matches!(
+        c,
+        Collation::Latin1SwedishCi | Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi
+    )
+}
+
+/// Fractional digits of a string constant read as a date, time or datetime: 6 if it has a
+/// non-zero fraction.
+pub fn literal_fsp(b: &[u8]) -> u8 {
+    let micro = match types::parse_datetime(b) {
+        Some((dt, _)) => i64::from(dt.micro),
+        None => types::parse_time_micros(b).map_or(0, |m| m % 1_000_000),
+    };
+    if micro == 0 {
+        0
+    } else {
+        6
+    }
+}
+
+/// Fractional digits of a temporal argument's type (6 when unknown, as for strings).
+fn frac_of(t: Option<&EType>) -> u8 {
+    match t {
+        Some(EType::Time { fsp } | EType::DateTime { fsp }) => *fsp,
+        Some(EType::Date | EType::Int { .. }) => 0,
+        _ => 6,
+    }
+}
+
+/// A DATETIME argument, or a string that holds a date and a time (not a bare TIME).
+fn datetime_only(d: &Datum) -> Option<DateTime> {
+    match d {
+        Datum::DateTime(dt) => Some(*dt),
+        Datum::Date(x) => Some(DateTime::from_date(*x)),
+        Datum::Bytes(b) => match types::parse_datetime(b) {
+            Some((dt, true)) => Some(dt),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A TIME from microseconds, clamped to ±838:59:59 with warning 1292 as MySQL does.
+fn clamp_time(micros: i64, w: &mut Warnings) -> Datum {
+    const MAX: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000;
+    let fsp = if micros % 1_000_000 == 0 { 0 } else { 6 };
+    if micros.abs() > MAX {
+        w.warn(ER_TRUNCATED_WRONG_VALUE, &[&"time", &micros]);
+        let bound = if micros < 0 { -MAX } else { MAX };
+        return Time::from_micros(bound, 0).map_or(Datum::Null, Datum::Time);
+    }
+    Time::from_micros(micros, fsp).map_or(Datum::Null, Datum::Time)
+}
+
+fn shortest_fsp(dt: DateTime) -> DateTime {
+    DateTime {
+        fsp: if dt.micro == 0 { 0 } else { 6 },
+        ..dt
+    }
+}
+
+/// EXTRACT(unit FROM x), the unit lower-case as the parser gives it.
+fn extract(unit: &str, d: &Datum, w: &mut Warnings) -> Option<i64> {
+    let time_units = [
+        "hour",
+        "minute",
+        "second",
+        "microsecond",
+        "hour_minute",
+        "hour_second",
+        "minute_second",
+        "hour_microsecond",
+        "minute_microsecond",
+        "second_microsecond",
+    ];
+    if time_units.contains(&unit) {
+        let t = time_of(d, w)?;
+        let sign = if t.negative { -1 } else { 1 };
+        let (h, m, s, us) = (
+            i64::from(t.hours),
+            i64::from(t.minute),
+            i64::from(t.second),
+            i64::from(t.micro),
+        );
+        let v = match unit {
+            "hour" => h,
+            "minute" => m,
+            "second" => s,
+            "microsecond" => us,
+            "hour_minute" => h * 100 + m,
+            "hour_second" => (h * 100 + m) * 100 + s,
+            "minute_second" => m * 100 + s,
+            "hour_microsecond" => ((h * 100 + m) * 100 + s) * 1_000_000 + us,
+            "minute_microsecond" => (m * 100 + s) * 1_000_000 + us,
+            _ => s * 1_000_000 + us,
+        };
+        return Some(sign * v);
+    }
+    let dt = types::to_datetime(d, w)?;
+    let dd = &dt.date;
+    let (y, mo, day, h, mi, s) = (
+        i64::from(dd.year),
+        i64::from(dd.month),
+        i64::from(dd.day),
+        i64::from(dt.hour),
+        i64::from(dt.minute),
+        i64::from(dt.second),
+    );
+    Some(match unit {
+        "year" => y,
+        "quarter" => (mo + 2) / 3,
+        "month" => mo,
+        "week" => calc_week(dd, week_behaviour(0)).1,
+        "day" => day,
+        "year_month" => y * 100 + mo,
+        "day_hour" => day * 100 + h,
+        "day_minute" => (day * 100 + h) * 100 + mi,
+        "day_second" => ((day * 100 + h) * 100 + mi) * 100 + s,
+        "day_microsecond" => {
+            (((day * 100 + h) * 100 + mi) * 100 + s) * 1_000_000 + i64::from(dt.micro)
+        }
+        _ => return None,
+    })
+}
+
+/// WEEK() mode bits (MySQL's week_mode): weeks start on Monday; the week belongs to the year
+/// it mostly lies in (range 1..53 instead of 0..53); week 1 is the first with 4+ days.
+const WEEK_MONDAY_FIRST: u8 = 1;
+const WEEK_YEAR: u8 = 2;
+const WEEK_FIRST_WEEKDAY: u8 = 4;
+
+/// The behaviour bits of a WEEK() mode 0..7.
+fn week_behaviour(mode: u8) -> u8 {
+    if mode & WEEK_MONDAY_FIRST == 0 {
+        mode ^ WEEK_FIRST_WEEKDAY
+    } else {
+        mode
+    }
+}
+
+fn days_in_year(y: i64) -> i64 {
+    if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
+        366
+    } else {
+        365
+    }
+}
+
+/// (year, week) of `d` under `behaviour` (WEEK_* bits), as MySQL numbers weeks.
+fn calc_week(d: &Date, behaviour: u8) -> (i64, i64) {
+    let daynr = d.day_number();
+    let jan1 = Date {
+        year: d.year,
+        month: 1,
+        day: 1,
+    };
+    let mut first_daynr = jan1.day_number();
+    let monday_first = behaviour & WEEK_MONDAY_FIRST != 0;
+    let mut week_year = behaviour & WEEK_YEAR != 0;
+    let first_weekday = behaviour & WEEK_FIRST_WEEKDAY != 0;
+    // Day of the week of January 1st: 0 = the week's first day.
+    let weekday_of = |n: i64| (n + 5 + i64::from(!monday_first)).rem_euclid(7);
+    let mut weekday = weekday_of(first_daynr);
+    let mut year = i64::from(d.year);
+    let late_start = |wd: i64| (first_weekday && wd != 0) || (!first_weekday && wd >= 4);
+    if d.month == 1 && i64::from(d.day) <= 7 - weekday {
+        if !week_year && late_start(weekday) {
+            return (year, 0);
+        }
+        week_year = true;
+        year -= 1;
+        let days = days_in_year(year);
+        first_daynr -= days;
+        weekday = (weekday + 53 * 7 - days).rem_euclid(7);
+    }
+    let days = if late_start(weekday) {
+        daynr - (first_daynr + (7 - weekday))
+    } else {
+        daynr - (first_daynr - weekday)
+    };
+    if week_year && days >= 52 * 7 {
+        let wd = (weekday + days_in_year(year)).rem_euclid(7);
+        if (!first_weekday && wd < 4) || (first_weekday && wd == 0) {
+            return (year + 1, 1);
+        }
+    }
+    (year, days / 7 + 1)
+}
+
+thread_local! {
+    /// Compiled patterns by (pattern, case-insensitive): a statement's constant pattern is
+    /// compiled once per thread, not per row.
+    static REGEX_CACHE: std::cell::RefCell<std::collections::HashMap<(String, bool), regex::Regex>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+fn compiled(pattern: &str, ci: bool) -> Result<regex::Regex, SqlError> {
+    REGEX_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(r) = c.get(&(pattern.to_string(), ci)) {
+            return Ok(r.clone());
+        }
+        let r = regex::RegexBuilder::new(pattern)
+            .case_insensitive(ci)
+            .build()
+            .map_err(|e| {
+                SqlError::new(
+                    ER_REGEXP_ERROR,
+                    &[&e.to_string().lines().last().unwrap_or("syntax error")],
+                )
+            })?;
+        if c.len() >= 64 {
+            c.clear();
+        }
+        c.insert((pattern.to_string(), ci), r.clone());
+        Ok(r)
+    })
+}
+
+/// REGEXP_LIKE(s, pat [, match_type]), REGEXP_INSTR(s, pat [, pos [, occurrence]]),
+/// REGEXP_SUBSTR(s, pat [, pos [, occurrence]]), REGEXP_REPLACE(s, pat, repl [, pos [,
+/// occurrence]]): positions count characters from 1; occurrence 0 in REPLACE means all.
+fn regexp(f: Builtin, ci: bool, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError> {
+    let subject = text(&v[0]);
+    let mut ci = ci;
+    if let (Builtin::RegexpLike { .. }, Some(m)) = (f, v.get(2)) {
+        for c in text(m).chars() {
+            match c {
+                'c' => ci = false,
+                'i' => ci = true,
+                _ => {}
+            }
+        }
+    }
+    let re = compiled(&text(&v[1]), ci)?;
+    let arg = |i: usize, w: &mut Warnings, d: i64| v.get(i).map_or(d, |x| x.to_i64(w));
+    let (pos_i, occ_i) = match f {
+        Builtin::RegexpReplace { .. } => (3, 4),
+        _ => (2, 3),
+    };
+    let pos = arg(pos_i, w, 1);
+    let occurrence = arg(
+        occ_i,
+        w,
+        if matches!(f, Builtin::RegexpReplace { .. }) {
+            0
+        } else {
+            1
+        },
+    );
+    let n_chars = subject.chars().count() as i64;
+    if matches!(f, Builtin::RegexpLike { .. }) {
+        return Ok(Datum::Int(i64::from(re.is_match(&subject))));
+    }
+    if pos < 1 || pos > n_chars + 1 {
+        return Err(SqlError::new(ER_REGEXP_INDEX_OUT_OF_BOUNDS, &[]));
+    }
+    let start = subject
+        .char_indices()
+        .nth(pos as usize - 1)
+        .map_or(subject.len(), |(b, _)| b);
+    let hay = &subject[start..];
+    let char_pos = |byte: usize| subject[..start + byte].chars().count() as i64 + 1;
+    Ok(match f {
+        Builtin::RegexpInstr { .. } => {
+            let m = re.find_iter(hay).nth(occurrence.max(1) as usize - 1);
+            Datum::Int(m.map_or(0, |m| char_pos(m.start())))
+        }
+        Builtin::RegexpSubstr { .. } => match re.find_iter(hay).nth(occurrence.max(1) as usize - 1)
+        {
+            Some(m) => st(m.as_str().to_string()),
+            None => Datum::Null,
+        },
+        _ => {
+            let repl = text(&v[2]);
+            let replaced = if occurrence <= 0 {
+                re.replace_all(hay, repl.as_str()).into_owned()
+            } else {
+                match re.find_iter(hay).nth(occurrence as usize - 1) {
+                    Some(m) => {
+                        let one = re.replace(&hay[m.start()..], repl.as_str());
+                        format!("{}{one}", &hay[..m.start()])
+                    }
+                    None => hay.to_string(),
+                }
+            };
+            st(format!("{}{replaced}", &subject[..start]))
+        }
     })
 }
 
@@ -781,14 +1234,19 @@ fn date_of(d: &Datum, w: &mut Warnings) -> Option<Date> {
 
 /// The time part for HOUR() and friends: a TIME's hours may exceed 23.
 fn time_of(d: &Datum, w: &mut Warnings) -> Option<Time> {
-    match d {
+    let t = match d {
         Datum::Bytes(b) => match types::parse_datetime(b) {
             Some((dt, true)) => Some(dt.time_of_day()),
             _ => types::to_time(d, w),
         },
         Datum::Date(_) => Some(Time::default()),
         _ => types::to_time(d, w),
-    }
+    }?;
+    // A string's value has the digits it shows: none when its fraction is zero.
+    Some(match d {
+        Datum::Bytes(_) if t.micro == 0 => Time { fsp: 0, ..t },
+        _ => t,
+    })
 }
 
 /// Microseconds from 0000-01-01 (DateTime::from_micros's origin) to 1970-01-01.
@@ -996,12 +1454,94 @@ mod tests {
     }
 
     #[test]
+    fn mysql_only_forms() {
+        let ci = false;
+        let r = |f: Builtin, a: &[Datum]| run(f, a);
+        assert_eq!(
+            r(Builtin::RegexpLike { ci: true }, &[s("ABC"), s("abc")]),
+            Datum::Int(1)
+        );
+        assert_eq!(
+            r(
+                Builtin::RegexpLike { ci: true },
+                &[s("ABC"), s("abc"), s("c")]
+            ),
+            Datum::Int(0)
+        );
+        let instr = Builtin::RegexpInstr { ci };
+        assert_eq!(
+            r(instr, &[s("dog cat dog"), s("dog"), Datum::Int(2)]),
+            Datum::Int(9)
+        );
+        assert_eq!(
+            r(
+                instr,
+                &[s("dog cat dog"), s("dog"), Datum::Int(1), Datum::Int(2)]
+            ),
+            Datum::Int(9)
+        );
+        let substr = Builtin::RegexpSubstr { ci };
+        assert_eq!(
+            r(
+                substr,
+                &[s("abc def ghi"), s("[a-z]+"), Datum::Int(1), Datum::Int(3)]
+            ),
+            s("ghi")
+        );
+        assert_eq!(r(substr, &[s("abc"), s("x")]), Datum::Null);
+        let replace = Builtin::RegexpReplace { ci };
+        assert_eq!(
+            r(
+                replace,
+                &[
+                    s("abc def ghi"),
+                    s("[a-z]+"),
+                    s("X"),
+                    Datum::Int(1),
+                    Datum::Int(3)
+                ]
+            ),
+            s("abc def X")
+        );
+        assert_eq!(
+            r(
+                replace,
+                &[s("abc def ghi"), s("[a-z]+"), s("X"), Datum::Int(5)]
+            ),
+            s("abc X X")
+        );
+        assert!(call(
+            instr,
+            &[s("abc"), s("b"), Datum::Int(9)],
+            &mut Warnings::default()
+        )
+        .is_err());
+        assert_eq!(r(Builtin::AnyValue, &[Datum::Int(5)]), Datum::Int(5));
+        assert_eq!(r(Builtin::AnyValue, &[Datum::Null]), Datum::Null);
+        let mut w = Warnings::default();
+        assert_eq!(
+            call(Builtin::Ln, &[Datum::Int(0)], &mut w).unwrap(),
+            Datum::Null
+        );
+        assert_eq!(w.0.first().map(|x| x.code), Some(3020), "MySQL 8.0 warns");
+    }
+
+    #[test]
     fn date_functions_match_mysql() {
         let d = s("2008-02-03 22:23:01");
         assert_eq!(run(Builtin::DayName, std::slice::from_ref(&d)), s("Sunday"));
-        assert_eq!(run(Builtin::DayOfWeek, std::slice::from_ref(&d)), Datum::Int(1));
-        assert_eq!(run(Builtin::Weekday, std::slice::from_ref(&d)), Datum::Int(6));
-        assert_eq!(run(Builtin::DayOfYear, std::slice::from_ref(&d)), Datum::Int(34));
+        assert_eq!(
+            run(Builtin::DayOfWeek, std::slice::from_ref(&d)),
+            Datum::Int(1)
+        );
+        assert_eq!(
+            run(Builtin::Weekday, std::slice::from_ref(&d)),
+            Datum::Int(6)
+        );
+        assert_eq!(
+            run(Builtin::DayOfYear, std::slice::from_ref(&d)),
+            Datum::Int(34)
+        );
         assert_eq!(run(Builtin::Hour, std::slice::from_ref(&d)), Datum::Int(22));
         assert_eq!(run(Builtin::Hour, &[s("272:59:59")]), Datum::Int(272));
         assert_eq!(

@@ -34,7 +34,7 @@ pub use sql_mode::SqlMode;
 pub use sql_type::{flag, mysql_type, SqlType, NOT_FIXED_DEC};
 pub use store::{load, load_owned, store};
 pub use temporal::{
-    add_interval, date_problem, datediff, days_in_month, now, now_fsp, parse_datetime, Date,
-    DateProblem, DateTime, Time,
+    add_interval, date_problem, datediff, days_in_month, now, now_fsp, parse_datetime,
+    parse_time_micros, Date, DateProblem, DateTime, Time,
 };
 pub use warnings::{Level, Warning, Warnings};
