@@ -139,6 +139,7 @@ fn main() -> anyhow::Result<()> {
         flushes: AtomicU64::new(0),
         tls,
         status: Default::default(),
+        named_locks: Default::default(),
     });
     let mut listeners = Vec::new();
     if opts.port != 0 {

@@ -458,3 +458,82 @@ fn latin1_columns() {
     assert_eq!(a, "a?");
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// GET_LOCK and SLEEP as MySQL 8.0 has them: names compare case-insensitively, '' is error
+/// 3057, a waiter gets the lock as soon as its holder releases it or disconnects, KILL QUERY
+/// ends a wait with 1317 and cuts a SLEEP short (it returns 1).
+#[test]
+fn named_locks_and_sleep() {
+    let s = start();
+    let mut a = connect(&s);
+    let mut b = connect(&s);
+    let b_id: u64 = b.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let one = |c: &mut mysql::Conn, q: &str| -> Option<i64> { c.query_first(q).unwrap().unwrap() };
+    assert_eq!(one(&mut a, "SELECT GET_LOCK('Job', 0)"), Some(1));
+    assert_eq!(
+        one(&mut b, "SELECT GET_LOCK('JOB', 0)"),
+        Some(0),
+        "names ignore case"
+    );
+    assert_eq!(
+        code(a.query_drop("SELECT GET_LOCK('', 1)").unwrap_err()),
+        3057
+    );
+    let long = "x".repeat(65);
+    assert_eq!(
+        code(
+            a.query_drop(format!("SELECT GET_LOCK('{long}', 1)"))
+                .unwrap_err()
+        ),
+        3057
+    );
+    // b waits; a's release hands the lock over well before b's 10 s timeout.
+    let waiter = std::thread::spawn(move || {
+        let t = std::time::Instant::now();
+        let got: Option<i64> = b
+            .query_first("SELECT GET_LOCK('job', 10)")
+            .unwrap()
+            .unwrap();
+        (got, t.elapsed(), b)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(one(&mut a, "SELECT RELEASE_LOCK('job')"), Some(1));
+    let (got, waited, mut b) = waiter.join().unwrap();
+    assert_eq!(got, Some(1));
+    assert!(waited < Duration::from_secs(3), "{waited:?}");
+    let holder: Option<u64> = a
+        .query_first("SELECT IS_USED_LOCK('job')")
+        .unwrap()
+        .unwrap();
+    assert_eq!(holder, Some(b_id));
+    // KILL QUERY ends a wait with 1317 and cuts SLEEP short.
+    let mut k = connect(&s);
+    let a_id: u64 = a.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        k.query_drop(format!("KILL QUERY {a_id}")).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        k.query_drop(format!("KILL QUERY {a_id}")).unwrap();
+    });
+    assert_eq!(
+        code(a.query_drop("SELECT GET_LOCK('job', 30)").unwrap_err()),
+        1317
+    );
+    let t = std::time::Instant::now();
+    assert_eq!(one(&mut a, "SELECT SLEEP(30)"), Some(1));
+    assert!(t.elapsed() < Duration::from_secs(5));
+    killer.join().unwrap();
+    // b's locks go when b disconnects.
+    assert_eq!(one(&mut b, "SELECT GET_LOCK('second', 0)"), Some(1));
+    drop(b);
+    let t = std::time::Instant::now();
+    assert_eq!(one(&mut a, "SELECT GET_LOCK('job', 5)"), Some(1));
+    assert_eq!(one(&mut a, "SELECT GET_LOCK('second', 5)"), Some(1));
+    assert!(t.elapsed() < Duration::from_secs(3));
+    let released: Option<i64> = a
+        .query_first("SELECT RELEASE_ALL_LOCKS()")
+        .unwrap()
+        .unwrap();
+    assert_eq!(released, Some(2));
+    assert_eq!(one(&mut a, "SELECT SLEEP(0.2)"), Some(0));
+}

@@ -7,7 +7,8 @@
 //! TIMESTAMPDIFF, EXTRACT, TIME, TIMESTAMP, TIMEDIFF, ADDTIME, SUBTIME, MAKETIME, WEEK,
 //! WEEKOFYEAR, YEARWEEK), regular expressions (REGEXP, REGEXP_LIKE, REGEXP_INSTR,
 //! REGEXP_SUBSTR, REGEXP_REPLACE: the `regex` crate's syntax, case-insensitive under a _ci
-//! collation as MySQL's) and ISNULL, ANY_VALUE, UUID.
+//! collation as MySQL's), ISNULL, ANY_VALUE, UUID, and SLEEP and the named-lock functions
+//! (GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK, RELEASE_ALL_LOCKS; `userlock`).
 //!
 //! INVARIANTS: `lookup` gives each function its result type and argument counts (checked by the
 //! compiler before `call` runs); `call` gets the evaluated arguments, all non-NULL unless
@@ -24,6 +25,7 @@ use innoxide_sql::types::{self, Date, DateTime, Datum, Time, Warnings};
 use sha1::Digest as _;
 
 use super::expr::EType;
+use super::userlock;
 
 /// A function of this module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +113,12 @@ pub enum Builtin {
     IsNull,
     AnyValue,
     Uuid,
+    Sleep,
+    GetLock,
+    ReleaseLock,
+    IsFreeLock,
+    IsUsedLock,
+    ReleaseAllLocks,
 }
 
 /// The function called `name` (lower case): its result type and how many arguments it takes.
@@ -267,6 +275,12 @@ pub fn lookup(
             1..=1,
         ),
         "uuid" => (B::Uuid, s, 0..=0),
+        "sleep" => (B::Sleep, int, 1..=1),
+        "get_lock" => (B::GetLock, int, 2..=2),
+        "release_lock" => (B::ReleaseLock, int, 1..=1),
+        "is_free_lock" => (B::IsFreeLock, int, 1..=1),
+        "is_used_lock" => (B::IsUsedLock, uint, 1..=1),
+        "release_all_locks" => (B::ReleaseAllLocks, uint, 0..=0),
         _ => return None,
     })
 }
@@ -303,6 +317,7 @@ impl Builtin {
                 | Builtin::Quote
                 | Builtin::IsNull
                 | Builtin::AnyValue
+                | Builtin::Sleep
         )
     }
 }
@@ -747,6 +762,12 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
         B::IsNull => Datum::Int(i64::from(v[0].is_null())),
         B::AnyValue => v[0].clone(),
         B::Uuid => st(uuid()),
+        // SLEEP(NULL) sleeps for no time, as MySQL's reads NULL as 0.
+        B::Sleep => userlock::sleep(if v[0].is_null() { 0.0 } else { f64_(0, w) })?,
+        B::GetLock => userlock::get_lock(&v[0], f64_(1, w))?,
+        B::ReleaseLock => userlock::release_lock(&v[0])?,
+        B::IsFreeLock | B::IsUsedLock => userlock::lock_state(&v[0], f == B::IsUsedLock)?,
+        B::ReleaseAllLocks => userlock::release_all()?,
     })
 }
 

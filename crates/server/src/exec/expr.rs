@@ -387,6 +387,11 @@ pub enum AggKind {
     BitOr,
     BitXor,
     GroupConcat,
+    /// STD/STDDEV/STDDEV_POP (root, population), STDDEV_SAMP, VARIANCE/VAR_POP, VAR_SAMP.
+    Variance {
+        sample: bool,
+        root: bool,
+    },
 }
 
 /// A table (or derived table) visible to name resolution.
@@ -1152,6 +1157,22 @@ impl<'a> Compiler<'a> {
             "bit_or" => Some(AggKind::BitOr),
             "bit_xor" => Some(AggKind::BitXor),
             "group_concat" => Some(AggKind::GroupConcat),
+            "std" | "stddev" | "stddev_pop" => Some(AggKind::Variance {
+                sample: false,
+                root: true,
+            }),
+            "stddev_samp" => Some(AggKind::Variance {
+                sample: true,
+                root: true,
+            }),
+            "variance" | "var_pop" => Some(AggKind::Variance {
+                sample: false,
+                root: false,
+            }),
+            "var_samp" => Some(AggKind::Variance {
+                sample: true,
+                root: false,
+            }),
             _ => None,
         };
         if let Some(kind) = agg {
@@ -1187,6 +1208,7 @@ impl<'a> Compiler<'a> {
                 },
                 AggKind::Min | AggKind::Max => at.clone(),
                 AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => EType::Int { unsigned: true },
+                AggKind::Variance { .. } => EType::Double,
                 AggKind::GroupConcat => EType::Str {
                     coll: cx.collation(),
                 },

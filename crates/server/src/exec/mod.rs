@@ -23,6 +23,7 @@ mod prepared;
 pub mod select;
 pub mod show;
 pub mod typeinfo;
+pub mod userlock;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -58,6 +59,8 @@ pub struct Server {
     pub flushes: std::sync::atomic::AtomicU64,
     /// SHOW GLOBAL STATUS counters (Com_*, Questions, Bytes_*, Aborted_*...).
     pub status: crate::status::GlobalStatus,
+    /// GET_LOCK's named locks.
+    pub named_locks: Arc<userlock::NamedLocks>,
     /// TLS offered to clients (ssl_cert and ssl_key set).
     pub tls: Option<Arc<rustls::ServerConfig>>,
 }
@@ -378,6 +381,7 @@ impl Session {
             None => types::now_fsp(6),
         };
         self.interrupt.store(false, Ordering::Release);
+        userlock::enter(self.id, &self.interrupt, &self.server.named_locks);
         self.frames.clear();
         self.stmt_params = params.to_vec();
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
@@ -869,6 +873,7 @@ impl Drop for Session {
             tracing::warn!("connection {}: rollback at disconnect failed: {e}", self.id);
         }
         self.server.sessions.lock().remove(&self.id);
+        self.server.named_locks.release_all(self.id);
     }
 }
 

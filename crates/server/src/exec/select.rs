@@ -1551,6 +1551,9 @@ pub struct AggState {
     seen: Option<HashSet<Vec<u8>>>,
     /// GROUP_CONCAT: each value and its ORDER BY keys.
     parts: Vec<(Vec<u8>, Vec<Datum>)>,
+    /// VARIANCE and friends: running mean and sum of squared deviations (Welford).
+    mean: f64,
+    m2: f64,
 }
 
 impl AggState {
@@ -1561,6 +1564,8 @@ impl AggState {
             int_sum: 0,
             seen: a.distinct.then(HashSet::new),
             parts: Vec::new(),
+            mean: 0.0,
+            m2: 0.0,
         }
     }
 
@@ -1640,6 +1645,12 @@ impl AggState {
                 });
             }
             AggKind::GroupConcat => self.parts.push((v.to_text().unwrap_or_default(), keys)),
+            AggKind::Variance { .. } => {
+                let x = v.to_f64(w);
+                let delta = x - self.mean;
+                self.mean += delta / self.count as f64;
+                self.m2 += delta * (x - self.mean);
+            }
         }
         Ok(())
     }
@@ -1665,6 +1676,15 @@ impl AggState {
                     Datum::Null
                 } else {
                     types::div(&self.acc, &Datum::Int(self.count), mode, w)?
+                }
+            }
+            AggKind::Variance { sample, root } => {
+                let n = self.count - i64::from(sample);
+                if n <= 0 {
+                    Datum::Null
+                } else {
+                    let var = self.m2 / n as f64;
+                    Datum::Double(if root { var.sqrt() } else { var })
                 }
             }
             AggKind::BitAnd if self.count == 0 => Datum::UInt(u64::MAX),
