@@ -168,9 +168,6 @@ impl Conn {
     fn read_payload(&mut self) -> std::io::Result<Option<Vec<u8>>> {
         let mut buf = [0u8; 16384];
         self.reader.set_expected_seq(self.seq);
-        // Waiting for a command: wait_timeout; in the middle of a packet: net_read_timeout.
-        let idle = self.reader.buffered() == 0;
-        self.set_read_timeout(idle)?;
         loop {
             match self.reader.next_payload() {
                 Ok(Some((seq, p))) => {
@@ -189,6 +186,11 @@ impl Conn {
                     return Ok(None);
                 }
             }
+            // About to block. Waiting for a command: wait_timeout; in the middle of a packet:
+            // net_read_timeout. A command that arrives whole (the usual case) is read while
+            // idle, so the socket's timeout stays as it is and costs no system call.
+            let idle = self.reader.buffered() == 0;
+            self.set_read_timeout(idle)?;
             let n = match self.io.read(&mut buf) {
                 Ok(n) => n,
                 Err(e) if idle && self.session.is_some() && is_timeout(&e) => {
@@ -205,9 +207,6 @@ impl Conn {
             }
             self.received(n as u64);
             self.reader.feed(&buf[..n]);
-            if self.reader.buffered() > 0 {
-                self.set_read_timeout(false)?;
-            }
         }
     }
 
