@@ -47,6 +47,7 @@ codes! {
     ER_PARSE_ERROR = 1064, "42000", "%s near '%s' at line %d";
     ER_EMPTY_QUERY = 1065, "42000", "Query was empty";
     ER_NONUNIQ_TABLE = 1066, "42000", "Not unique table/alias: '%s'";
+    ER_VIEW_WRONG_LIST = 1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts";
     ER_INVALID_DEFAULT = 1067, "42000", "Invalid default value for '%s'";
     ER_MULTIPLE_PRI_KEY = 1068, "42000", "Multiple primary key defined";
     ER_TOO_MANY_KEYS = 1069, "42000", "Too many keys specified; max %d keys allowed";

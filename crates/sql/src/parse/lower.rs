@@ -162,9 +162,32 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    pub fn query(&self, q: sp::Query) -> R<Select> {
-        if q.with.is_some() || q.fetch.is_some() || q.for_clause.is_some() || q.settings.is_some() {
+    pub fn query(&self, mut q: sp::Query) -> R<Select> {
+        if q.fetch.is_some() || q.for_clause.is_some() || q.settings.is_some() {
             return Err(unsupported("this query form"));
+        }
+        // WITH: each CTE lowered (seeing the ones before it), then inlined (parse::cte).
+        let mut ctes: Vec<super::cte::Cte> = Vec::new();
+        if let Some(with) = q.with.take() {
+            if with.recursive {
+                return Err(unsupported("WITH RECURSIVE"));
+            }
+            for c in with.cte_tables {
+                let name = c.alias.name.value.clone();
+                if ctes.iter().any(|x| x.name == name) {
+                    return Err(SqlError::new(crate::error::ER_NONUNIQ_TABLE, &[&name]));
+                }
+                let mut body = self.query(*c.query)?;
+                super::cte::inline(&mut body, &ctes);
+                let cols: Vec<String> = c
+                    .alias
+                    .columns
+                    .iter()
+                    .map(|d| d.name.value.clone())
+                    .collect();
+                super::cte::rename_columns(&mut body, &name, &cols)?;
+                ctes.push(super::cte::Cte { name, query: body });
+            }
         }
         let mut sel = self.set_expr(*q.body)?;
         let has_outer = q.order_by.is_some() || q.limit_clause.is_some() || !q.locks.is_empty();
@@ -209,6 +232,7 @@ impl<'a> Ctx<'a> {
                 },
             });
         }
+        super::cte::inline(&mut sel, &ctes);
         Ok(sel)
     }
 

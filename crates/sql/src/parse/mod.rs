@@ -12,6 +12,7 @@
 //! - `?` placeholders become `Expr::Param(i)` numbered from 0 in text order: a placeholder's
 //!   number is its rank among the `?` tokens of the statement, found from sqlparser's span.
 
+mod cte;
 mod expr;
 mod lexer;
 mod lower;

@@ -1736,3 +1736,31 @@ fn latin1_statements() {
         "SELECT '_binary' /* _binary'é' */"
     );
 }
+
+#[test]
+fn ctes_are_inlined_as_derived_tables() {
+    let Statement::Select(q) =
+        p("WITH a AS (SELECT 1 AS v), b (w) AS (SELECT v FROM a) SELECT w FROM b x")
+    else {
+        panic!("not a SELECT");
+    };
+    let [TableRef::Derived { subquery, alias }] = q.from.as_slice() else {
+        panic!("{:?}", q.from);
+    };
+    assert_eq!(alias, "x");
+    // b's body reads a, inlined in turn; b's column list renamed its item.
+    assert!(matches!(&subquery.items[0], SelectItem::Expr { alias: Some(w), .. } if w == "w"));
+    assert!(matches!(subquery.from.as_slice(), [TableRef::Derived { alias, .. }] if alias == "a"));
+    let code = |sql: &str| parse(sql).map(|_| 0).unwrap_or_else(|e| e.code);
+    assert_eq!(code("WITH c (a, b) AS (SELECT 1) SELECT * FROM c"), 1353);
+    assert_eq!(
+        code("WITH c AS (SELECT 1), c AS (SELECT 2) SELECT * FROM c"),
+        1066
+    );
+    assert_eq!(code("WITH RECURSIVE c AS (SELECT 1) SELECT * FROM c"), 1235);
+    // A qualified name is a table, not the CTE.
+    let Statement::Select(q) = p("WITH t AS (SELECT 1) SELECT * FROM d.t") else {
+        panic!("not a SELECT");
+    };
+    assert!(matches!(q.from.as_slice(), [TableRef::Table { .. }]));
+}
