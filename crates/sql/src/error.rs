@@ -196,6 +196,7 @@ codes! {
     ER_REGEXP_ERROR = 1139, "42000", "Got error '%s' from regexp";
     ER_REGEXP_INDEX_OUT_OF_BOUNDS = 3686, "HY000", "Index out of bounds in regular expression search.";
     ER_USER_LOCK_WRONG_NAME = 3057, "42000", "Incorrect user-level lock name '%s'.";
+    ER_WRONG_VALUE_FOR_TYPE = 1411, "HY000", "Incorrect %s value: '%s' for function %s";
     ER_QUERY_TIMEOUT = 3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded";
     ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", "Field '%s' doesn't have a default value";
     ER_SP_FETCH_NO_DATA = 1329, "02000", "No data - zero rows fetched, selected, or processed";

@@ -3,7 +3,7 @@
 //! TO_BASE64, FROM_BASE64, BIT_LENGTH, INSERT, FORMAT), math (EXP, LN, LOG, LOG2, LOG10, PI, the
 //! trigonometric functions, RADIANS, DEGREES, BIT_COUNT), date and time (DAYNAME, MONTHNAME,
 //! WEEKDAY, DAYOFWEEK, DAYOFYEAR, QUARTER, LAST_DAY, TO_DAYS, FROM_DAYS, MAKEDATE, HOUR,
-//! MINUTE, SECOND, MICROSECOND, TIME_TO_SEC, SEC_TO_TIME, FROM_UNIXTIME, DATE_FORMAT,
+//! MINUTE, SECOND, MICROSECOND, TIME_TO_SEC, SEC_TO_TIME, FROM_UNIXTIME, DATE_FORMAT, STR_TO_DATE,
 //! TIMESTAMPDIFF, EXTRACT, TIME, TIMESTAMP, TIMEDIFF, ADDTIME, SUBTIME, MAKETIME, WEEK,
 //! WEEKOFYEAR, YEARWEEK), regular expressions (REGEXP, REGEXP_LIKE, REGEXP_INSTR,
 //! REGEXP_SUBSTR, REGEXP_REPLACE: the `regex` crate's syntax, case-insensitive under a _ci
@@ -24,7 +24,7 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Date, DateTime, Datum, Time, Warnings};
 use sha1::Digest as _;
 
-use super::expr::EType;
+use super::expr::{CExpr, EType};
 use super::userlock;
 
 /// A function of this module.
@@ -86,6 +86,7 @@ pub enum Builtin {
     SecToTime,
     FromUnixtime,
     DateFormat,
+    StrToDate,
     TimestampDiff(IntervalUnit),
     Extract,
     TimePart,
@@ -122,14 +123,19 @@ pub enum Builtin {
 }
 
 /// The function called `name` (lower case): its result type and how many arguments it takes.
-/// `const_fsp`: the fractional digits of the first argument when it is a string constant
-/// (TIME('10:00:00.5') has 6, TIME('10:00:00') none, as MySQL decides from the literal).
+/// `args`: the compiled arguments, for what MySQL decides from constant ones (TIME('10:00:00.5')
+/// has 6 fractional digits, TIME('10:00:00') none; STR_TO_DATE's type follows its format).
 pub fn lookup(
     name: &str,
     types_: &[EType],
     coll: Collation,
-    const_fsp: Option<u8>,
+    args: &[CExpr],
 ) -> Option<(Builtin, EType, RangeInclusive<usize>)> {
+    let const_text = |i: usize| match args.get(i) {
+        Some(CExpr::Const(Datum::Bytes(b))) => Some(b.as_slice()),
+        _ => None,
+    };
+    let const_fsp = const_text(0).map(literal_fsp);
     let frac_of = |t: Option<&EType>| match (t, const_fsp) {
         (Some(EType::Str { .. }), Some(f)) => f,
         _ => frac_of(t),
@@ -211,6 +217,15 @@ pub fn lookup(
             (B::FromUnixtime, t, 1..=2)
         }
         "date_format" => (B::DateFormat, s, 2..=2),
+        "str_to_date" => {
+            let t = match const_text(1).map(|f| format_parts(&String::from_utf8_lossy(f))) {
+                Some((true, false, _)) => EType::Date,
+                Some((false, true, fsp)) => EType::Time { fsp },
+                Some((_, _, fsp)) => EType::DateTime { fsp },
+                None => EType::DateTime { fsp: 6 },
+            };
+            (B::StrToDate, t, 2..=2)
+        }
         "extract" => (B::Extract, int, 2..=2),
         "time" => (
             B::TimePart,
@@ -677,6 +692,7 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
                 (Some(dt), Some(fmt)) => st(date_format(&dt, &text(fmt))),
             }
         }
+        B::StrToDate => str_to_date(&text(&v[0]), &text(&v[1]), w),
         B::DateFormat => match types::to_datetime(&v[0], w) {
             Some(dt) => st(date_format(&dt, &text(&v[1]))),
             None => Datum::Null,
@@ -1342,6 +1358,219 @@ fn date_format(dt: &DateTime, fmt: &str) -> String {
         };
     }
     out
+}
+
+/// What a STR_TO_DATE format reads: (date parts, time parts, fractional digits).
+fn format_parts(fmt: &str) -> (bool, bool, u8) {
+    let (mut date, mut time, mut fsp) = (false, false, 0);
+    let mut it = fmt.chars();
+    while let Some(c) = it.next() {
+        if c != '%' {
+            continue;
+        }
+        match it.next() {
+            Some('Y' | 'y' | 'm' | 'c' | 'd' | 'e' | 'D' | 'M' | 'b' | 'j' | 'a' | 'W') => {
+                date = true
+            }
+            Some('H' | 'k' | 'h' | 'I' | 'l' | 'i' | 's' | 'S' | 'p' | 'T' | 'r') => time = true,
+            Some('f') => {
+                time = true;
+                fsp = 6;
+            }
+            _ => {}
+        }
+    }
+    (date, time, fsp)
+}
+
+/// STR_TO_DATE(s, fmt): DATE, TIME or DATETIME as the format's parts say; NULL with warning
+/// 1411 when `s` does not match (text left over after the format is ignored, with 1292).
+/// Numbers may have leading spaces; other format characters must match.
+fn str_to_date(s: &str, fmt: &str, w: &mut Warnings) -> Datum {
+    let bad = |w: &mut Warnings| {
+        w.warn(ER_WRONG_VALUE_FOR_TYPE, &[&"datetime", &s, &"str_to_date"]);
+        Datum::Null
+    };
+    let (has_date, has_time, fsp) = format_parts(fmt);
+    let b = s.as_bytes();
+    let mut p = 0;
+    let (mut year, mut month, mut day) = (0i64, 0i64, 0i64);
+    let (mut hour, mut minute, mut second, mut micro) = (0i64, 0i64, 0i64, 0i64);
+    let mut pm: Option<bool> = None;
+    let mut yday: Option<i64> = None;
+    let num = |p: &mut usize, max: usize| -> Option<i64> {
+        while *p < b.len() && b[*p] == b' ' {
+            *p += 1;
+        }
+        let start = *p;
+        while *p < b.len() && *p - start < max && b[*p].is_ascii_digit() {
+            *p += 1;
+        }
+        s[start..*p].parse().ok()
+    };
+    let word = |p: &mut usize, names: &[&str], min: usize| -> Option<i64> {
+        let rest = &s[*p..];
+        for (i, n) in names.iter().enumerate() {
+            for len in [n.len(), min] {
+                if rest.len() >= len && rest[..len].eq_ignore_ascii_case(&n[..len]) {
+                    *p += len;
+                    return Some(i as i64 + 1);
+                }
+            }
+        }
+        None
+    };
+    let mut it = fmt.chars();
+    while let Some(c) = it.next() {
+        if c != '%' {
+            if c.is_ascii_whitespace() {
+                while p < b.len() && b[p].is_ascii_whitespace() {
+                    p += 1;
+                }
+                continue;
+            }
+            if p < b.len() && b[p] == c as u8 {
+                p += 1;
+                continue;
+            }
+            return bad(w);
+        }
+        let Some(spec) = it.next() else {
+            break;
+        };
+        let got = match spec {
+            'Y' => num(&mut p, 4).map(|v| {
+                year = v;
+            }),
+            'y' => num(&mut p, 2).map(|v| {
+                year = if v < 70 { 2000 + v } else { 1900 + v };
+            }),
+            'm' | 'c' => num(&mut p, 2).map(|v| month = v),
+            'd' | 'e' => num(&mut p, 2).map(|v| day = v),
+            'D' => num(&mut p, 2).map(|v| {
+                day = v;
+                if s[p..].len() >= 2 {
+                    p += 2;
+                }
+            }),
+            'H' | 'k' | 'h' | 'I' | 'l' => num(&mut p, 2).map(|v| hour = v),
+            'i' => num(&mut p, 2).map(|v| minute = v),
+            's' | 'S' => num(&mut p, 2).map(|v| second = v),
+            'f' => {
+                let start = p;
+                num(&mut p, 6).map(|v| {
+                    let digits = (p - start) as u32;
+                    micro = v * 10i64.pow(6 - digits);
+                })
+            }
+            'j' => num(&mut p, 3).map(|v| yday = Some(v)),
+            'M' => word(&mut p, &MONTH_NAMES, 3).map(|v| month = v),
+            'b' => word(&mut p, &MONTH_NAMES, 3).map(|v| month = v),
+            'W' | 'a' => word(&mut p, &DAY_NAMES, 3).map(|_| ()),
+            'p' => {
+                let rest = s[p..].to_ascii_uppercase();
+                if rest.starts_with("AM") || rest.starts_with("PM") {
+                    pm = Some(rest.starts_with("PM"));
+                    p += 2;
+                    Some(())
+                } else {
+                    None
+                }
+            }
+            'T' | 'r' => {
+                let parts = [
+                    num(&mut p, 2),
+                    {
+                        if p < b.len() && b[p] == b':' {
+                            p += 1;
+                        }
+                        num(&mut p, 2)
+                    },
+                    {
+                        if p < b.len() && b[p] == b':' {
+                            p += 1;
+                        }
+                        num(&mut p, 2)
+                    },
+                ];
+                match parts {
+                    [Some(h), Some(m), Some(sec)] => {
+                        (hour, minute, second) = (h, m, sec);
+                        if spec == 'r' {
+                            while p < b.len() && b[p] == b' ' {
+                                p += 1;
+                            }
+                            let rest = s[p..].to_ascii_uppercase();
+                            if rest.starts_with("AM") || rest.starts_with("PM") {
+                                pm = Some(rest.starts_with("PM"));
+                                p += 2;
+                            }
+                        }
+                        Some(())
+                    }
+                    _ => None,
+                }
+            }
+            '%' => (p < b.len() && b[p] == b'%').then(|| p += 1),
+            _ => Some(()),
+        };
+        if got.is_none() {
+            return bad(w);
+        }
+    }
+    if p < b.len() {
+        w.warn(ER_TRUNCATED_WRONG_VALUE, &[&"datetime", &s]);
+    }
+    if let Some(pm) = pm {
+        if !(1..=12).contains(&hour) {
+            return bad(w);
+        }
+        hour = hour % 12 + if pm { 12 } else { 0 };
+    }
+    if let Some(n) = yday {
+        let Some(d) = u16::try_from(year)
+            .ok()
+            .map(|year| Date {
+                year,
+                month: 1,
+                day: 1,
+            })
+            .and_then(|j| Date::from_day_number(j.day_number() + n - 1))
+        else {
+            return bad(w);
+        };
+        (month, day) = (i64::from(d.month), i64::from(d.day));
+    }
+    if hour > 23 || minute > 59 || second > 59 || month > 12 || day > 31 || year > 9999 {
+        return bad(w);
+    }
+    let date = Date {
+        year: year as u16,
+        month: month as u8,
+        day: day as u8,
+    };
+    // As MySQL's: the parts are range-checked only (STR_TO_DATE('04/31/2004', '%m/%d/%Y') is
+    // '2004-04-31').
+    let time = Time {
+        negative: false,
+        hours: hour as u16,
+        minute: minute as u8,
+        second: second as u8,
+        micro: micro as u32,
+        fsp,
+    };
+    match (has_date, has_time) {
+        (true, false) => Datum::Date(date),
+        (false, true) => Datum::Time(time),
+        _ => Datum::DateTime(DateTime {
+            date,
+            hour: hour as u8,
+            minute: minute as u8,
+            second: second as u8,
+            micro: micro as u32,
+            fsp,
+        }),
+    }
 }
 
 /// TIMESTAMPDIFF(unit, a, b): whole units from a to b (months compare day and time of day).

@@ -1453,7 +1453,7 @@ impl<'a> Compiler<'a> {
             }
             "datediff" => (Func::DateDiff, int, 2..=2),
             "md5" => (Func::Md5, s, 1..=1),
-            _ => match builtins::lookup(name, &types_, coll, const_fsp(&cargs)) {
+            _ => match builtins::lookup(name, &types_, coll, &cargs) {
                 Some((b, t, n)) => (Func::B(b), t, n),
                 None => return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &name])),
             },
@@ -1462,14 +1462,6 @@ impl<'a> Compiler<'a> {
             return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name]));
         }
         Ok((CExpr::Func(f, cargs), t))
-    }
-}
-
-/// The fractional digits of a string-constant first argument (builtins::lookup).
-fn const_fsp(cargs: &[CExpr]) -> Option<u8> {
-    match cargs.first() {
-        Some(CExpr::Const(Datum::Bytes(b))) => Some(builtins::literal_fsp(b)),
-        _ => None,
     }
 }
 
