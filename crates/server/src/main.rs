@@ -22,6 +22,13 @@ use std::time::Duration;
 use anyhow::Context;
 use innoxide_engine::Engine;
 
+/// mimalloc rather than glibc's malloc: with more sessions than glibc has arenas (8 per core),
+/// threads queue on the arena locks and on fastbin consolidation; 64 sysbench read-only
+/// sessions on 2 cores spent about 28% of the server's time in malloc and free (perf, see
+/// docs/benchmarks.md). mimalloc's per-thread heaps take no lock on the common path.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Logs the reasons startup cannot go on, as mysqld does, and exits with status 1.
 fn abort(errors: &[String]) -> ! {
     for e in errors {
