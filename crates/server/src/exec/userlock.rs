@@ -49,7 +49,12 @@ thread_local! {
 pub fn enter(conn_id: u32, interrupt: &Arc<AtomicBool>, locks: &Arc<NamedLocks>) {
     CTX.with(|c| {
         let mut c = c.borrow_mut();
-        if c.as_ref().map(|x| x.conn_id) != Some(conn_id) {
+        // A reset connection (COM_RESET_CONNECTION, COM_CHANGE_USER) keeps its id but gets a
+        // new session, with its own KILL QUERY flag.
+        let current = c
+            .as_ref()
+            .is_some_and(|x| x.conn_id == conn_id && Arc::ptr_eq(&x.interrupt, interrupt));
+        if !current {
             *c = Some(StmtCtx {
                 conn_id,
                 interrupt: interrupt.clone(),
