@@ -796,7 +796,7 @@ fn is_ci(c: Collation) -> bool {
 
 /// Fractional digits of a string constant read as a date, time or datetime: 6 if it has a
 /// non-zero fraction.
-pub fn literal_fsp(b: &[u8]) -> u8 {
+fn literal_fsp(b: &[u8]) -> u8 {
     let micro = match types::parse_datetime(b) {
         Some((dt, _)) => i64::from(dt.micro),
         None => types::parse_time_micros(b).map_or(0, |m| m % 1_000_000),
@@ -1089,9 +1089,7 @@ fn too_big(w: &mut Warnings, func: &str) -> Datum {
 
 /// Equality of set members as the default case-insensitive collations see them.
 fn same(a: &str, b: &str) -> bool {
-    a.trim_end_matches(' ')
-        .eq_ignore_ascii_case(b.trim_end_matches(' '))
-        || a.to_lowercase().trim_end_matches(' ') == b.to_lowercase().trim_end_matches(' ')
+    a.trim_end_matches(' ').to_lowercase() == b.trim_end_matches(' ').to_lowercase()
 }
 
 fn hex(b: &[u8]) -> String {

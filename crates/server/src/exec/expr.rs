@@ -1305,14 +1305,13 @@ impl<'a> Compiler<'a> {
             if rest.len() != 2 {
                 return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name]));
             }
-            let (a, ta) = self.compile(&rest[0], cx)?;
+            let (a, _) = self.compile(&rest[0], cx)?;
             let (b, tb) = self.compile(&rest[1], cx)?;
             return Ok(if name == "timestampdiff" {
                 let (f, t) = builtins::timestamp_diff(unit);
                 (CExpr::Func(Func::B(f), vec![a, b]), t)
             } else {
                 let t = date_add_type(Some(&tb), unit, cx.collation());
-                let _ = ta;
                 (CExpr::Func(Func::DateAdd(unit), vec![b, a]), t)
             });
         }
