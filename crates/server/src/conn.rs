@@ -28,6 +28,7 @@ use innoxide_sql::parse;
 use innoxide_sql::types::{self, Datum};
 
 use crate::exec::expr::EType;
+use crate::exec::select::SelectPlan;
 use crate::exec::{Closer, Column, Output, Server, Session};
 use crate::status;
 use crate::tls::Link;
@@ -107,6 +108,8 @@ struct Prepared {
     n_params: usize,
     types: Vec<ParamType>,
     long_data: HashMap<u16, Vec<u8>>,
+    /// The plan of its SELECT, kept between executions (P3 in exec/select.rs).
+    plan: Option<Arc<SelectPlan>>,
 }
 
 pub struct Conn {
@@ -892,6 +895,7 @@ impl Conn {
                 n_params,
                 types: Vec::new(),
                 long_data: HashMap::new(),
+                plan: None,
             },
         );
     }
@@ -943,7 +947,10 @@ impl Conn {
                 if s.vars.profiling() {
                     s.profiler.begin(&ps.sql);
                 }
-                self.execute_timed(&ps.stmt, &params, &ps.sql)
+                s.stmt_plan = Some(ps.plan.take());
+                let r = self.execute_timed(&ps.stmt, &params, &ps.sql);
+                ps.plan = self.session().stmt_plan.take().flatten();
+                r
             }
             Err(e) => {
                 tracing::debug!("COM_STMT_EXECUTE: {e}");

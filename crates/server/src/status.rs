@@ -93,6 +93,7 @@ pub const COM_NAMES: &[&str] = &[
     "Com_stmt_execute",
     "Com_stmt_fetch",
     "Com_stmt_prepare",
+    "Com_stmt_reprepare",
     "Com_stmt_reset",
     "Com_stmt_send_long_data",
     "Com_truncate",
@@ -136,6 +137,9 @@ pub const COM_STMT_CLOSE: usize = com("Com_stmt_close");
 pub const COM_STMT_EXECUTE: usize = com("Com_stmt_execute");
 pub const COM_STMT_FETCH: usize = com("Com_stmt_fetch");
 pub const COM_STMT_PREPARE: usize = com("Com_stmt_prepare");
+/// A prepared statement's plan made again because a table it reads changed (P3 in
+/// exec/select.rs).
+pub const COM_STMT_REPREPARE: usize = com("Com_stmt_reprepare");
 pub const COM_STMT_RESET: usize = com("Com_stmt_reset");
 pub const COM_STMT_SEND_LONG_DATA: usize = com("Com_stmt_send_long_data");
 pub const COM_KILL: usize = com("Com_kill");

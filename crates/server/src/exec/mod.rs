@@ -186,8 +186,15 @@ pub struct Session {
     pub found_rows: u64,
     pub row_count: i64,
     pub user_vars: HashMap<String, Datum>,
-    /// PREPARE'd statements by name, with their number of `?` (exec::prepared).
-    sql_prepared: HashMap<String, (Statement, usize)>,
+    /// PREPARE'd statements by name (exec::prepared).
+    sql_prepared: HashMap<String, prepared::SqlPrepared>,
+    /// While a prepared statement executes: the plan its SELECT kept from the previous
+    /// execution, if any (taken by `select_output`, put back when still reusable: P3 in
+    /// select.rs). None while other statements run.
+    pub(crate) stmt_plan: Option<Option<Arc<select::SelectPlan>>>,
+    /// Session values compilation folded into constants (variables, DATABASE(), NOW(), the
+    /// result of an uncorrelated subquery): a plan whose compilation changed it is not reused.
+    pub(crate) folds: u64,
     savepoints: Vec<(String, u64)>,
     /// KILL CONNECTION: the connection ends after the statement.
     pub killed: Arc<AtomicBool>,
@@ -287,6 +294,8 @@ impl Session {
             row_count: -1,
             user_vars: HashMap::new(),
             sql_prepared: HashMap::new(),
+            stmt_plan: None,
+            folds: 0,
             savepoints: Vec::new(),
             killed,
             interrupt,
@@ -889,10 +898,12 @@ fn var_datum(v: VarValue) -> Datum {
 
 impl Context for Session {
     fn sys_var(&mut self, scope: VarScope, name: &str) -> Result<Datum, SqlError> {
+        self.folds += 1;
         Ok(var_datum(self.server.vars.get(&self.vars, name, scope)?))
     }
 
     fn user_var(&mut self, name: &str) -> Datum {
+        self.folds += 1;
         self.user_vars.get(name).cloned().unwrap_or(Datum::Null)
     }
 
@@ -920,6 +931,7 @@ impl Context for Session {
         } else if describing {
             Some(Vec::new())
         } else {
+            self.folds += 1;
             Some(self.select(q, &params)?.1)
         };
         Ok(SubResult {
@@ -947,7 +959,10 @@ impl Context for Session {
                 Err(e) => return Err(e),
             };
             let v = match &f.row {
-                Some(row) => row.get(pos).cloned().unwrap_or(Datum::Null),
+                Some(row) => {
+                    self.folds += 1;
+                    row.get(pos).cloned().unwrap_or(Datum::Null)
+                }
                 None => {
                     if !f.refs.contains(&pos) {
                         f.refs.push(pos);
@@ -961,6 +976,7 @@ impl Context for Session {
     }
 
     fn info(&mut self, what: &str) -> Result<Datum, SqlError> {
+        self.folds += 1;
         let s = |x: &str| Datum::Bytes(x.as_bytes().to_vec());
         Ok(match what {
             "database" | "schema" => self.db.as_deref().map_or(Datum::Null, s),

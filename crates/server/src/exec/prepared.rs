@@ -8,14 +8,27 @@
 //! - P2: statements live in the session only: COM_RESET_CONNECTION and COM_CHANGE_USER drop
 //!   them, and they are distinct from the protocol's COM_STMT_PREPARE statements.
 //!
+//! - P3: a statement keeps the plan of its SELECT between executions (select.rs P3).
+//!
 //! Latch order: none of its own (the session is single-threaded).
+
+use std::sync::Arc;
 
 use innoxide_sql::ast::{PrepareSource, Statement};
 use innoxide_sql::error::*;
 use innoxide_sql::parse;
 
 use super::expr::Context;
+use super::select::SelectPlan;
 use super::{Output, Session};
+
+/// A PREPARE'd statement: the parsed text, its number of `?`, its SELECT's plan.
+#[derive(Clone)]
+pub(crate) struct SqlPrepared {
+    stmt: Statement,
+    params: usize,
+    plan: Option<Arc<SelectPlan>>,
+}
 
 impl Session {
     pub(crate) fn sql_prepare(
@@ -43,7 +56,14 @@ impl Session {
             return Err(SqlError::new(ER_UNSUPPORTED_PS, &[]));
         }
         let params = parse::count_params(&text);
-        self.sql_prepared.insert(name.to_string(), (stmt, params));
+        self.sql_prepared.insert(
+            name.to_string(),
+            SqlPrepared {
+                stmt,
+                params,
+                plan: None,
+            },
+        );
         let mut ok = Output::ok(0);
         if let Output::Ok { info, .. } = &mut ok {
             *info = "Statement prepared".into();
@@ -52,14 +72,36 @@ impl Session {
     }
 
     pub(crate) fn sql_execute(&mut self, name: &str, using: &[String]) -> Result<Output, SqlError> {
-        let Some((stmt, n)) = self.sql_prepared.get(name).cloned() else {
+        let Some(ps) = self.sql_prepared.get_mut(name) else {
             return Err(SqlError::new(ER_UNKNOWN_STMT_HANDLER, &[&name, &"EXECUTE"]));
         };
-        if using.len() != n {
+        if using.len() != ps.params {
             return Err(SqlError::new(ER_WRONG_ARGUMENTS, &[&"EXECUTE"]));
         }
+        let (stmt, plan) = (ps.stmt.clone(), ps.plan.take());
         let params: Vec<_> = using.iter().map(|v| self.user_var(v)).collect();
-        self.execute(&stmt, &params)
+        let r = self.with_plan(plan, |s| s.execute(&stmt, &params));
+        // The statement may have deallocated or replaced itself meanwhile: keep the plan
+        // only with the statement it was made for.
+        if let (Some(ps), Some(plan)) = (self.sql_prepared.get_mut(name), r.1) {
+            if ps.stmt == stmt {
+                ps.plan = Some(plan);
+            }
+        }
+        r.0
+    }
+
+    /// Runs `f` (the execution of a prepared statement) with `plan`, the plan its SELECT
+    /// kept; returns what `f` returned and the plan to keep for the next execution.
+    pub(crate) fn with_plan<T>(
+        &mut self,
+        plan: Option<Arc<SelectPlan>>,
+        f: impl FnOnce(&mut Session) -> T,
+    ) -> (T, Option<Arc<SelectPlan>>) {
+        let outer = self.stmt_plan.replace(plan);
+        let r = f(self);
+        let kept = std::mem::replace(&mut self.stmt_plan, outer).flatten();
+        (r, kept)
     }
 
     pub(crate) fn sql_deallocate(&mut self, name: &str) -> Result<Output, SqlError> {

@@ -15,6 +15,17 @@
 //!   one (1235): they are tested inside the engine's scans, where no query can run.
 //! - S4: `*` lists a USING/NATURAL pair's column once, first (`JoinColumns`); the hidden
 //!   column of the pair is still reachable qualified.
+//! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
+//!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
+//!   values) is decided by `run_select` at each execution.
+//! - P2: the sort is skipped only when the first table is read along a key whose order is
+//!   the ORDER BY's (`scan_order`: columns of that table only, one direction, the key's
+//!   columns after those fixed by equality; never under GROUP BY or a RIGHT JOIN), and the
+//!   nested-loop join keeps the first table's row order.
+//! - P3: a kept plan runs again only if its compilation folded no session value
+//!   (`Session::folds` unchanged, no warning, base tables only) and `plan_valid` finds the
+//!   same sql_mode, database and collation, the privileges still held and each table the
+//!   same `Arc<SqlTable>` the catalog hands out (DDL replaces it).
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -69,7 +80,10 @@ impl Access {
             } => {
                 let full = matches!(from, KeyBound::Unbounded) && matches!(to, KeyBound::Unbounded);
                 let name = index.clone().unwrap_or_else(|| "PRIMARY".into());
-                if full {
+                if full && index.is_some() {
+                    // A whole secondary index, read for its order.
+                    ("index".into(), name, None)
+                } else if full {
                     ("ALL".into(), String::new(), None)
                 } else if from == to {
                     ("ref".into(), name.clone(), Some(name))
@@ -350,6 +364,54 @@ impl Session {
         }))
     }
 
+    /// `plan_access`, aware of ORDER BY (`order`: columns of `t`, one direction): when the
+    /// path chosen, or a scan of the primary key, or (with a LIMIT) of a secondary index,
+    /// reads rows in that order, it is read so and the second value is true (P2).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn plan_ordered(
+        &mut self,
+        t: &SqlTable,
+        tname: &str,
+        single: bool,
+        conds: &[Expr],
+        params: &[Datum],
+        order: Option<&[(usize, bool)]>,
+        limited: bool,
+    ) -> Result<(Access, bool), SqlError> {
+        let access = self.plan_access(t, tname, single, conds, params)?;
+        let Some(order) = order else {
+            return Ok((access, false));
+        };
+        if let Some(forward) = scan_order(t, &access, order) {
+            return Ok((oriented(access, forward), true));
+        }
+        if !access.is_full_scan() {
+            return Ok((access, false));
+        }
+        // A full scan and a sort, or the rows in order from an index: the clustered index
+        // costs the same as the scan; a secondary index a lookup per row, worth it only when
+        // LIMIT stops the reading early.
+        let mut paths: Vec<Option<String>> = Vec::new();
+        if !t.has_hidden_pk() {
+            paths.push(None);
+        }
+        if limited {
+            paths.extend(t.table.def.indexes.iter().map(|ix| Some(ix.name.clone())));
+        }
+        for index in paths {
+            let whole = Access::Range {
+                index,
+                from: KeyBound::Unbounded,
+                to: KeyBound::Unbounded,
+                forward: true,
+            };
+            if let Some(forward) = scan_order(t, &whole, order) {
+                return Ok((oriented(whole, forward), true));
+            }
+        }
+        Ok((access, false))
+    }
+
     /// Reads the rows of `t` through `access` that `pred` accepts, handing each to `sink`
     /// until it returns false. Stops with error 1317 on KILL QUERY and 3024 past
     /// max_execution_time.
@@ -480,6 +542,23 @@ impl Session {
             }
             return Ok((cols, rows));
         }
+        let plan = self.compile_select(q, params)?;
+        if self.describing() {
+            return Ok((plan.columns(), Vec::new()));
+        }
+        let rows = self.run_select(&plan, params)?;
+        Ok((plan.columns(), rows))
+    }
+
+    /// Compiles one SELECT (no UNION) against the catalog: names resolved, expressions
+    /// compiled, privileges checked (P1). Derived and system tables are read here.
+    pub(crate) fn compile_select(
+        &mut self,
+        q: &ast::Select,
+        params: &[Datum],
+    ) -> Result<SelectPlan, SqlError> {
+        let (folds, n_warnings) = (self.folds, self.warnings.len());
+        let mut tables = Vec::new();
         let lock = match q.lock {
             Some(LockClause::ForUpdate { .. }) => Some(LockRead::Exclusive),
             Some(LockClause::ForShare { .. }) => Some(LockRead::Shared),
@@ -519,6 +598,7 @@ impl Session {
                     }
                     self.check_table(&db, &name.name, crate::privs::SELECT)?;
                     let t = self.server.catalog.table(&db, &name.name)?;
+                    tables.push((db, name.name.clone()));
                     let st =
                         ScopeTable::of_table(&t, alias.as_deref().unwrap_or(&name.name), width);
                     width += st.columns.len();
@@ -747,38 +827,13 @@ impl Session {
                 });
             }
         }
-        if self.describing() {
-            return Ok((items.into_iter().map(|i| i.1).collect(), Vec::new()));
-        }
-        let limit = match &q.limit {
-            Some(e) => Some(
-                self.const_value(e, params)?
-                    .to_u64(&mut Warnings::default()),
-            ),
-            None => None,
-        };
-        let offset = match &q.offset {
-            Some(e) => self
-                .const_value(e, params)?
-                .to_u64(&mut Warnings::default()),
-            None => 0,
-        };
-        // Join: produce input rows, left to right. WHERE is applied as soon as the last
-        // table's columns are there, so rows it rejects are never kept, and a query without
-        // grouping, ordering or DISTINCT stops reading once LIMIT is reached.
-        let mode = self.vars.sql_mode();
-        let mut w = Warnings::default();
-        let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
-        let n_sources = sources.len();
-        let need = match limit {
-            Some(l) if !grouped && order.is_empty() && !q.distinct && where_sub.is_none() => {
-                Some(l.saturating_add(offset))
+        let limit_expr = |e: &Option<Expr>, s: &mut Session| -> Result<Option<CExpr>, SqlError> {
+            match e {
+                Some(e) => Ok(Some(Compiler::new(&[], "where clause").compile(e, s)?.0)),
+                None => Ok(None),
             }
-            _ => None,
         };
-        if n_sources == 0 && !pass(&where_c, &[], params, mode, &mut w)? {
-            rows.clear();
-        }
+        let (limit, offset) = (limit_expr(&q.limit, self)?, limit_expr(&q.offset, self)?);
         let any_right = sources.iter().any(|s| {
             matches!(
                 s,
@@ -786,7 +841,7 @@ impl Session {
             )
         });
         // ON clauses, each over the tables up to its own.
-        let mut on_cs = Vec::with_capacity(n_sources);
+        let mut on_cs = Vec::with_capacity(sources.len());
         for (si, src) in sources.iter().enumerate() {
             let (Source::Table(_, _, on) | Source::Rows(_, _, on)) = src;
             on_cs.push(match on {
@@ -818,18 +873,190 @@ impl Session {
                 mark_columns(e, &mut used);
             }
         }
-        // For access paths, the outer values a correlated subquery is run with are constants.
+        // ORDER BY columns of the first table only, in one direction: an index of that table
+        // may deliver the rows in order (P2).
+        let first_order = match (sources.first(), grouped || any_right) {
+            (Some(Source::Table(t, _, _)), false) if !order.is_empty() => order
+                .iter()
+                .map(|(c, desc, _)| match c {
+                    CExpr::Col(p) if *p < scope[0].columns.len() => {
+                        let ty = &t.columns[*p].ty;
+                        (!matches!(ty.data_type(), "enum" | "set")).then_some((*p, *desc))
+                    }
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .filter(|o| o.iter().all(|x| x.1 == o[0].1)),
+            _ => None,
+        };
+        let cacheable = folds == self.folds
+            && n_warnings == self.warnings.len()
+            && sources.iter().all(|s| matches!(s, Source::Table(..)));
+        Ok(SelectPlan {
+            lock,
+            scope,
+            sources,
+            tables,
+            where_conds,
+            where_c,
+            where_sub,
+            aggs,
+            items,
+            group,
+            having,
+            order,
+            first_order,
+            grouped,
+            distinct: q.distinct,
+            limit,
+            offset,
+            any_right,
+            on_cs,
+            used,
+            width,
+            db: self.db.clone(),
+            sql_mode: self.vars.sql_mode(),
+            collation: super::expr::Context::collation(self),
+            cacheable,
+        })
+    }
+
+    /// The access path of each base table of `plan` as `run_select` chooses it; a table after
+    /// the first is shown with the conditions that hold no column of earlier tables (the
+    /// values those take come row by row).
+    pub(crate) fn explain_paths(
+        &mut self,
+        plan: &SelectPlan,
+        params: &[Datum],
+    ) -> Result<Vec<PathShown>, SqlError> {
+        let limited = plan.limit.is_some();
+        let single = plan.scope.len() == 1;
+        let mut out = Vec::new();
+        for (si, src) in plan.sources.iter().enumerate() {
+            let Source::Table(t, kind, on) = src else {
+                continue;
+            };
+            let mut conds = Vec::new();
+            if *kind != JoinKind::Left && *kind != JoinKind::Right && !plan.any_right {
+                conds.extend(plan.where_conds.iter().cloned());
+            }
+            if let Some(o) = on {
+                conjuncts(o, &mut conds);
+            }
+            let name = plan.scope[si].name.clone();
+            let (access, sorted) = if si == 0 && *kind != JoinKind::Right {
+                let order = plan.first_order.as_deref();
+                self.plan_ordered(t, &name, single, &conds, params, order, limited)?
+            } else {
+                (self.plan_access(t, &name, single, &conds, params)?, false)
+            };
+            out.push(PathShown {
+                table: t.clone(),
+                name,
+                access,
+                filesort: si == 0 && !plan.order.is_empty() && !sorted,
+                ordered: si == 0 && !plan.order.is_empty() && sorted,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Runs a compiled SELECT: reads, joins, groups, sorts; returns the rows.
+    pub(crate) fn run_select(
+        &mut self,
+        plan: &SelectPlan,
+        params: &[Datum],
+    ) -> Result<Vec<Vec<Datum>>, SqlError> {
+        let SelectPlan {
+            lock,
+            scope,
+            sources,
+            where_conds,
+            where_c,
+            where_sub,
+            aggs,
+            items,
+            group,
+            having,
+            order,
+            first_order,
+            grouped,
+            distinct,
+            limit,
+            offset,
+            any_right,
+            on_cs,
+            used,
+            width,
+            ..
+        } = plan;
+        let (lock, grouped, distinct, any_right, width) =
+            (*lock, *grouped, *distinct, *any_right, *width);
+        let mode = self.vars.sql_mode();
+        let mut w = Warnings::default();
+        let limit = match limit {
+            Some(e) => Some(e.eval(&Env::new(&[], params, mode), &mut w)?.to_u64(&mut w)),
+            None => None,
+        };
+        let offset = match offset {
+            Some(e) => e.eval(&Env::new(&[], params, mode), &mut w)?.to_u64(&mut w),
+            None => 0,
+        };
+        let mut w = Warnings::default();
+        let n_sources = sources.len();
+        // The first table's access path is chosen before the join: it may deliver the rows in
+        // ORDER BY order, and then no sort is needed and LIMIT stops the reading (P2).
         let plan_where: Vec<Expr> = where_conds
             .iter()
-            .map(|c| self.bind_frames(c, &scope))
+            .map(|c| self.bind_frames(c, scope))
             .collect();
-        for (si, (src, on_c)) in sources.into_iter().zip(on_cs).enumerate() {
+        let mut first_access = None;
+        let mut sorted = false;
+        if let Some(Source::Table(t, kind, on)) = sources.first() {
+            if *kind != JoinKind::Right {
+                let mut conds = Vec::new();
+                if !any_right {
+                    conds.extend(plan_where.iter().cloned());
+                }
+                if let Some(o) = on {
+                    conjuncts(o, &mut conds);
+                }
+                let single = scope.len() == 1;
+                let (access, in_order) = self.plan_ordered(
+                    t,
+                    &scope[0].name,
+                    single,
+                    &conds,
+                    params,
+                    first_order.as_deref(),
+                    limit.is_some(),
+                )?;
+                sorted = in_order;
+                first_access = Some(access);
+            }
+        }
+        // Join: produce input rows, left to right. WHERE is applied as soon as the last
+        // table's columns are there, so rows it rejects are never kept, and a query without
+        // grouping, DISTINCT or a sort stops reading once LIMIT is reached.
+        let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
+        let need = match limit {
+            Some(l)
+                if !grouped && (order.is_empty() || sorted) && !distinct && where_sub.is_none() =>
+            {
+                Some(l.saturating_add(offset))
+            }
+            _ => None,
+        };
+        if n_sources == 0 && !pass(where_c, &[], params, mode, &mut w)? {
+            rows.clear();
+        }
+        for (si, (src, on_c)) in sources.iter().zip(on_cs).enumerate() {
             let st = &scope[si];
             let last = si + 1 == n_sources;
-            let (kind, on) = match &src {
-                Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on.clone()),
+            let (kind, on) = match src {
+                Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on),
             };
-            let where_here = if last { &where_c } else { &None };
+            let where_here = if last { where_c } else { &None };
             let mut next: Vec<Vec<Datum>> = Vec::new();
             // Offers a joined row (`on_ok`: it satisfied ON); true while more are wanted.
             let mut offer = |row: Vec<Datum>, w: &mut Warnings| -> Result<bool, SqlError> {
@@ -846,9 +1073,10 @@ impl Session {
             };
             // RIGHT JOIN: every row of this table, with the matching rows so far or NULLs;
             // a table is read whole first (no condition of earlier tables applies to it).
-            let src = match src {
-                Source::Table(t, JoinKind::Right, on) => {
-                    let access = self.plan_access(&t, &st.name, false, &[], params)?;
+            let whole: Vec<Vec<Datum>>;
+            let data: Option<&[Vec<Datum>]> = match src {
+                Source::Table(t, JoinKind::Right, _) => {
+                    let access = self.plan_access(t, &st.name, false, &[], params)?;
                     let used_here = &used[st.offset..st.offset + st.columns.len()];
                     let how = ReadHow {
                         lock,
@@ -857,24 +1085,26 @@ impl Session {
                         limit: None,
                     };
                     let mut data = Vec::new();
-                    self.read_rows(&t, &access, how, &mut |_| true, &mut |r| {
+                    self.read_rows(t, &access, how, &mut |_| true, &mut |r| {
                         let mut row = Vec::with_capacity(r.len());
-                        load_used(&t, r, used_here, &mut row);
+                        load_used(t, r, used_here, &mut row);
                         data.push(row);
                         Ok(true)
                     })?;
-                    Source::Rows(data, JoinKind::Right, on)
+                    whole = data;
+                    Some(&whole)
                 }
-                other => other,
+                Source::Rows(data, _, _) => Some(data),
+                Source::Table(..) => None,
             };
-            match src {
-                Source::Rows(data, JoinKind::Right, _) => {
+            match (data, src) {
+                (Some(data), _) if kind == JoinKind::Right => {
                     'right: for r in data {
                         let mut matched = false;
                         for left in &rows {
                             let mut row = left.clone();
                             row.extend(r.iter().cloned());
-                            if pass(&on_c, &row, params, mode, &mut w)? {
+                            if pass(on_c, &row, params, mode, &mut w)? {
                                 matched = true;
                                 if !offer(row, &mut w)? {
                                     break 'right;
@@ -883,20 +1113,20 @@ impl Session {
                         }
                         if !matched {
                             let mut row = vec![Datum::Null; st.offset];
-                            row.extend(r);
+                            row.extend(r.iter().cloned());
                             if !offer(row, &mut w)? {
                                 break;
                             }
                         }
                     }
                 }
-                Source::Rows(data, _, _) => {
+                (Some(data), _) => {
                     'outer: for left in &rows {
                         let mut matched = false;
-                        for r in &data {
+                        for r in data {
                             let mut row = left.clone();
                             row.extend(r.iter().cloned());
-                            if pass(&on_c, &row, params, mode, &mut w)? {
+                            if pass(on_c, &row, params, mode, &mut w)? {
                                 matched = true;
                                 if !offer(row, &mut w)? {
                                     break 'outer;
@@ -911,7 +1141,8 @@ impl Session {
                         }
                     }
                 }
-                Source::Table(t, _, _) => {
+                (None, Source::Rows(..)) => unreachable!("rows are data"),
+                (None, Source::Table(t, _, _)) => {
                     // Conditions usable for this table: WHERE conjuncts (inner joins) and ON
                     // conjuncts, with the columns of earlier tables bound per outer row.
                     let mut conds = Vec::new();
@@ -919,17 +1150,22 @@ impl Session {
                     if kind != JoinKind::Left && !any_right {
                         conds.extend(plan_where.iter().cloned());
                     }
-                    if let Some(o) = &on {
+                    if let Some(o) = on {
                         conjuncts(o, &mut conds);
                     }
                     let single = scope.len() == 1;
                     let used_here = &used[st.offset..st.offset + st.columns.len()];
                     for left in &rows {
-                        let bound: Vec<Expr> = conds
-                            .iter()
-                            .map(|c| bind_outer(c, &scope[..si], left))
-                            .collect();
-                        let access = self.plan_access(&t, &st.name, single, &bound, params)?;
+                        let access = match (si, &first_access) {
+                            (0, Some(a)) => a.clone(),
+                            _ => {
+                                let bound: Vec<Expr> = conds
+                                    .iter()
+                                    .map(|c| bind_outer(c, &scope[..si], left))
+                                    .collect();
+                                self.plan_access(t, &st.name, single, &bound, params)?
+                            }
+                        };
                         let mut matched = false;
                         let mut more = true;
                         let how = ReadHow {
@@ -945,14 +1181,14 @@ impl Session {
                                 return true;
                             }
                             let mut row = left.clone();
-                            load_used(&t, r.to_vec(), used_here, &mut row);
+                            load_used(t, r.to_vec(), used_here, &mut row);
                             pass(where_here, &row, params, mode, &mut Warnings::default())
                                 .unwrap_or(true)
                         };
-                        self.read_rows(&t, &access, how, &mut lock_pred, &mut |r| {
+                        self.read_rows(t, &access, how, &mut lock_pred, &mut |r| {
                             let mut row = left.clone();
-                            load_used(&t, r, used_here, &mut row);
-                            if !pass(&on_c, &row, params, mode, &mut w)? {
+                            load_used(t, r, used_here, &mut row);
+                            if !pass(on_c, &row, params, mode, &mut w)? {
                                 return Ok(true);
                             }
                             matched = true;
@@ -1000,7 +1236,7 @@ impl Session {
                 }
                 let env = Env::new(&r, params, mode);
                 let mut key = Vec::new();
-                for g in &group {
+                for g in group {
                     let v = g.eval(&env, &mut w)?;
                     group_key(&v, Collation::Utf8mb40900AiCi, &mut key);
                 }
@@ -1042,7 +1278,7 @@ impl Session {
             for (gi, (r, st)) in groups.into_iter().enumerate() {
                 let vals: Vec<Datum> = st
                     .into_iter()
-                    .zip(&aggs)
+                    .zip(aggs)
                     .map(|(s, a)| s.finish(a, mode, gc_max, gi + 1, &mut w))
                     .collect::<Result<_, _>>()?;
                 out.push((r, vals));
@@ -1084,7 +1320,7 @@ impl Session {
                 }
             }
             let mut proj = Vec::with_capacity(items.len());
-            for (c, _) in &items {
+            for (c, _) in items {
                 proj.push(c.eval(&env, &mut w)?);
             }
             let mut keys = Vec::with_capacity(order.len());
@@ -1096,7 +1332,7 @@ impl Session {
             }
             result.push((proj, keys));
         }
-        if q.distinct {
+        if distinct {
             let mut seen = HashSet::new();
             result.retain(|(p, _)| {
                 let mut k = Vec::new();
@@ -1106,7 +1342,7 @@ impl Session {
                 seen.insert(k)
             });
         }
-        if !order.is_empty() {
+        if !order.is_empty() && !sorted {
             let dirs: Vec<(bool, Collation)> = order.iter().map(|o| (o.1, o.2)).collect();
             // A key that is a selected column is read from the projection.
             sort_by_keys(
@@ -1125,7 +1361,7 @@ impl Session {
             .map(|r| r.0)
             .collect();
         self.warnings.extend(w.0);
-        Ok((items.into_iter().map(|i| i.1).collect(), rows))
+        Ok(rows)
     }
 
     pub(crate) fn select_output(
@@ -1133,7 +1369,27 @@ impl Session {
         q: &ast::Select,
         params: &[Datum],
     ) -> Result<Output, SqlError> {
-        let (columns, mut rows) = self.select(q, params)?;
+        // A prepared statement's execution reuses the plan it kept, or keeps the one made
+        // (P3). SHOW PROFILE shows the planning as "optimizing".
+        let kept = self.stmt_plan.take();
+        let (columns, mut rows) = if q.unions.is_empty() && !self.describing() {
+            let plan = match kept.clone().flatten() {
+                Some(p) if self.plan_valid(&p)? => p,
+                _ => {
+                    self.profiler.stage("optimizing");
+                    let p = Arc::new(self.compile_select(q, params)?);
+                    self.profiler.stage("executing");
+                    p
+                }
+            };
+            let rows = self.run_select(&plan, params)?;
+            if kept.is_some() {
+                self.stmt_plan = Some(plan.cacheable.then(|| plan.clone()));
+            }
+            (plan.columns(), rows)
+        } else {
+            self.select(q, params)?
+        };
         // sql_select_limit: an implicit LIMIT on what a top-level SELECT returns.
         if q.limit.is_none() {
             rows.truncate(usize::try_from(self.vars.sql_select_limit()).unwrap_or(usize::MAX));
@@ -1144,6 +1400,32 @@ impl Session {
 }
 
 impl Session {
+    /// True if `plan` may run again as it is: the session still compiles the same way and
+    /// every table is the one it was made for (else DDL changed it: Com_stmt_reprepare);
+    /// the privileges are checked again, as each execution does.
+    fn plan_valid(&mut self, plan: &SelectPlan) -> Result<bool, SqlError> {
+        if plan.sql_mode != self.vars.sql_mode()
+            || plan.db != self.db
+            || plan.collation != super::expr::Context::collation(self)
+        {
+            return Ok(false);
+        }
+        let bases = plan.sources.iter().filter_map(|s| match s {
+            Source::Table(t, _, _) => Some(t),
+            Source::Rows(..) => None,
+        });
+        for ((db, name), t) in plan.tables.iter().zip(bases) {
+            self.check_table(db, name, crate::privs::SELECT)?;
+            if !Arc::ptr_eq(&self.server.catalog.table(db, name)?, t) {
+                // Com_stmt_reprepare: made again because a table changed, as mysqld counts.
+                self.status
+                    .command(&self.server.status, crate::status::COM_STMT_REPREPARE);
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// SELECT ... INTO @a, @b: one row into the variables (1172 for more, warning 1329 for
     /// none, 1222 when the counts differ).
     pub(crate) fn select_into(
@@ -1187,6 +1469,122 @@ pub(crate) struct ReadHow<'a> {
 enum Source {
     Table(Arc<SqlTable>, JoinKind, Option<Expr>),
     Rows(Vec<Vec<Datum>>, JoinKind, Option<Expr>),
+}
+
+/// One SELECT (no UNION) compiled against the catalog (`Session::compile_select`), run by
+/// `Session::run_select` as often as wanted while `Session::plan_valid` holds (P3).
+pub(crate) struct SelectPlan {
+    lock: Option<LockRead>,
+    scope: Vec<ScopeTable>,
+    sources: Vec<Source>,
+    /// (database, table) of each base table, for the checks before a reuse.
+    tables: Vec<(String, String)>,
+    where_conds: Vec<Expr>,
+    where_c: Option<CExpr>,
+    where_sub: Option<CExpr>,
+    aggs: Vec<AggSpec>,
+    items: Vec<(CExpr, Column)>,
+    group: Vec<CExpr>,
+    having: Option<CExpr>,
+    order: Vec<(CExpr, bool, Collation)>,
+    /// ORDER BY as (column of the first table, descending), when it is only that.
+    first_order: Option<Vec<(usize, bool)>>,
+    grouped: bool,
+    distinct: bool,
+    limit: Option<CExpr>,
+    offset: Option<CExpr>,
+    any_right: bool,
+    on_cs: Vec<Option<CExpr>>,
+    used: Vec<bool>,
+    width: usize,
+    /// What the compilation depended on besides the tables.
+    db: Option<String>,
+    sql_mode: types::SqlMode,
+    collation: Collation,
+    /// Nothing of the session was folded in and every source is a base table.
+    cacheable: bool,
+}
+
+impl SelectPlan {
+    pub(crate) fn columns(&self) -> Vec<Column> {
+        self.items.iter().map(|i| i.1.clone()).collect()
+    }
+}
+
+/// How EXPLAIN shows one base table of a plan.
+pub(crate) struct PathShown {
+    pub table: Arc<SqlTable>,
+    pub name: String,
+    pub access: Access,
+    /// The rows are sorted after reading (ORDER BY not delivered by the access path).
+    pub filesort: bool,
+    /// The access path delivers the ORDER BY order.
+    pub ordered: bool,
+}
+
+/// Some(forward) when reading `access` forward (or backward) returns rows sorted by `order`
+/// (column, descending; all one direction), None when it does not (P2). Columns fixed by
+/// equality on the key prefix may appear anywhere in `order`.
+fn scan_order(t: &SqlTable, access: &Access, order: &[(usize, bool)]) -> Option<bool> {
+    let desc = order.first().is_some_and(|o| o.1);
+    let (cols, fixed): (&[usize], usize) = match access {
+        Access::Points(keys) if keys.len() <= 1 => return Some(!desc),
+        // Keys are sorted ascending on a one-column primary key.
+        Access::Points(_) => (t.pk(), 0),
+        Access::Range {
+            index, from, to, ..
+        } => {
+            let cols = match index {
+                None => t.pk(),
+                Some(n) => t
+                    .table
+                    .def
+                    .indexes
+                    .iter()
+                    .find(|ix| &ix.name == n)?
+                    .columns
+                    .as_slice(),
+            };
+            let fixed = match (from, to) {
+                (KeyBound::Included(a), KeyBound::Included(b)) => {
+                    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+                }
+                _ => 0,
+            };
+            (cols, fixed)
+        }
+    };
+    let mut k = fixed;
+    for &(c, _) in order {
+        if cols[..fixed.min(cols.len())].contains(&c) {
+            continue;
+        }
+        if cols.get(k) != Some(&c) {
+            return None;
+        }
+        k += 1;
+    }
+    Some(!desc)
+}
+
+/// `access` read in direction `forward` (primary-key points are reversed).
+fn oriented(access: Access, forward: bool) -> Access {
+    match access {
+        Access::Points(mut keys) => {
+            if !forward {
+                keys.reverse();
+            }
+            Access::Points(keys)
+        }
+        Access::Range {
+            index, from, to, ..
+        } => Access::Range {
+            index,
+            from,
+            to,
+            forward,
+        },
+    }
 }
 
 fn flatten(

@@ -1161,11 +1161,60 @@ impl Session {
                 ))
             }
         };
+        let mut rows = Vec::new();
+        let row = |i: usize, name: &str, t: &SqlTable, access: &Access, sort: (bool, bool)| {
+            let (filesort, ordered) = sort;
+            let (mut ty, mut key, possible) = access.describe(t);
+            if ordered && access.is_full_scan() {
+                // The whole clustered index, read for its order.
+                (ty, key) = ("index".into(), "PRIMARY".into());
+            }
+            let mut extra = match access {
+                Access::Range { .. } if ty == "ALL" => "Using where",
+                _ => "",
+            }
+            .to_string();
+            if filesort {
+                extra += if extra.is_empty() { "" } else { "; " };
+                extra += "Using filesort";
+            }
+            vec![
+                n(i as u64 + 1),
+                s("SIMPLE"),
+                s(name),
+                Datum::Null,
+                s(ty),
+                opt(possible),
+                if key.is_empty() { Datum::Null } else { s(key) },
+                Datum::Null,
+                Datum::Null,
+                // No table statistics yet: no row estimate.
+                Datum::Null,
+                Datum::Null,
+                s(extra),
+            ]
+        };
+        match stmt {
+            // A SELECT is shown as the planner runs it.
+            Statement::Select(q) if q.unions.is_empty() => {
+                let plan = self.compile_select(q, params)?;
+                for (i, p) in self.explain_paths(&plan, params)?.iter().enumerate() {
+                    rows.push(row(
+                        i,
+                        &p.name,
+                        &p.table,
+                        &p.access,
+                        (p.filesort, p.ordered),
+                    ));
+                }
+                return Ok(explain_output(rows));
+            }
+            _ => {}
+        }
         let mut conds = Vec::new();
         if let Some(w) = &selection {
             conjuncts(w, &mut conds);
         }
-        let mut rows = Vec::new();
         let single = from.len() == 1 && matches!(from[0], ast::TableRef::Table { .. });
         let mut tables = Vec::new();
         fn leaves(t: &ast::TableRef, out: &mut Vec<(ast::ObjectName, String)>) {
@@ -1187,47 +1236,33 @@ impl Session {
             let db = self.db_of(name)?;
             let t = self.server.catalog.table(&db, &name.name)?;
             let access = self.plan_access(&t, alias, single, &conds, params)?;
-            let (ty, key, possible) = access.describe(&t);
-            let extra = match &access {
-                Access::Range { .. } if ty == "ALL" => "Using where",
-                _ => "",
-            };
-            rows.push(vec![
-                n(i as u64 + 1),
-                s("SIMPLE"),
-                s(alias.clone()),
-                Datum::Null,
-                s(ty),
-                opt(possible),
-                if key.is_empty() { Datum::Null } else { s(key) },
-                Datum::Null,
-                Datum::Null,
-                // No table statistics yet: no row estimate.
-                Datum::Null,
-                Datum::Null,
-                s(extra),
-            ]);
+            rows.push(row(i, alias, &t, &access, (false, false)));
         }
-        Ok(Output::Rows {
-            columns: [
-                "id",
-                "select_type",
-                "table",
-                "partitions",
-                "type",
-                "possible_keys",
-                "key",
-                "key_len",
-                "ref",
-                "rows",
-                "filtered",
-                "Extra",
-            ]
-            .iter()
-            .map(|c| Column::text(c))
-            .collect(),
-            rows,
-        })
+        Ok(explain_output(rows))
+    }
+}
+
+/// EXPLAIN's result set.
+fn explain_output(rows: Vec<Vec<Datum>>) -> Output {
+    Output::Rows {
+        columns: [
+            "id",
+            "select_type",
+            "table",
+            "partitions",
+            "type",
+            "possible_keys",
+            "key",
+            "key_len",
+            "ref",
+            "rows",
+            "filtered",
+            "Extra",
+        ]
+        .iter()
+        .map(|c| Column::text(c))
+        .collect(),
+        rows,
     }
 }
 

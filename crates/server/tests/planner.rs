@@ -1,0 +1,311 @@
+//! The planner from outside: which rows the engine reads (Innodb_rows_read) for sysbench's
+//! queries and for ORDER BY ... LIMIT, what EXPLAIN shows, and prepared statements that keep
+//! their plan between executions yet follow DDL, privileges and session values.
+
+mod common;
+
+use common::{connect, start};
+use mysql::prelude::*;
+
+const ROWS: i64 = 2000;
+
+fn rows_read(c: &mut mysql::Conn) -> u64 {
+    let v: (String, u64) = c
+        .query_first("SHOW GLOBAL STATUS LIKE 'Innodb_rows_read'")
+        .unwrap()
+        .unwrap();
+    v.1
+}
+
+fn com(c: &mut mysql::Conn, name: &str) -> u64 {
+    let v: (String, u64) = c
+        .query_first(format!("SHOW SESSION STATUS LIKE '{name}'"))
+        .unwrap()
+        .unwrap();
+    v.1
+}
+
+/// A sysbench-like table: id primary key, k secondary, c and pad text.
+fn sbtest(c: &mut mysql::Conn) {
+    c.query_drop("CREATE DATABASE p").unwrap();
+    c.query_drop("USE p").unwrap();
+    c.query_drop(
+        "CREATE TABLE t (id INT NOT NULL, k INT NOT NULL DEFAULT 0, c CHAR(20) NOT NULL, \
+         PRIMARY KEY (id), KEY k_1 (k))",
+    )
+    .unwrap();
+    let ins = c.prep("INSERT INTO t VALUES (?, ?, ?)").unwrap();
+    c.query_drop("BEGIN").unwrap();
+    for i in 1..=ROWS {
+        // k repeats every 100 ids; c runs against id.
+        c.exec_drop(&ins, (i, i % 100, format!("c{:05}", ROWS - i)))
+            .unwrap();
+    }
+    c.query_drop("COMMIT").unwrap();
+}
+
+/// Runs a prepared statement twice and returns its rows and the rows the engine read for
+/// the second execution (the plan is then the kept one).
+fn measured(c: &mut mysql::Conn, sql: &str, params: (i64, i64)) -> (Vec<mysql::Row>, u64) {
+    let st = c.prep(sql).unwrap();
+    let first: Vec<mysql::Row> = c.exec(&st, params).unwrap();
+    let before = rows_read(c);
+    let rows: Vec<mysql::Row> = c.exec(&st, params).unwrap();
+    let read = rows_read(c) - before;
+    assert_eq!(
+        first, rows,
+        "{sql}: a kept plan returns what the first execution did"
+    );
+    (rows, read)
+}
+
+#[test]
+fn index_paths_and_order_by_limit() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    // sysbench's point and range queries read only the rows they ask for.
+    let (rows, read) = measured(&mut c, "SELECT c FROM t WHERE id = ? + ?", (7, 0));
+    assert_eq!(rows.len(), 1);
+    assert!(read <= 1, "point select read {read} rows");
+    for sql in [
+        "SELECT c FROM t WHERE id BETWEEN ? AND ?",
+        "SELECT SUM(k) FROM t WHERE id BETWEEN ? AND ?",
+        "SELECT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c",
+        "SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c",
+    ] {
+        let (_, read) = measured(&mut c, sql, (1000, 1099));
+        assert!(
+            read <= 100,
+            "{sql}: read {read} rows, not just the range's 100"
+        );
+    }
+    // ORDER BY a key with LIMIT stops after the rows it returns, both ways, and returns what
+    // sorting (an expression: no index has its order) returns after reading every row.
+    for (sql, sorted, from) in [
+        (
+            "SELECT id FROM t WHERE id > ? ORDER BY id LIMIT ?",
+            "SELECT id FROM t WHERE id > ? ORDER BY id + 0 LIMIT ?",
+            0,
+        ),
+        (
+            "SELECT id FROM t WHERE id > ? ORDER BY id DESC LIMIT ?",
+            "SELECT id FROM t WHERE id > ? ORDER BY id + 0 DESC LIMIT ?",
+            0,
+        ),
+        (
+            "SELECT id FROM t WHERE id > ? ORDER BY id LIMIT ?",
+            "SELECT id FROM t WHERE id > ? ORDER BY id + 0 LIMIT ?",
+            1500,
+        ),
+    ] {
+        let (got, read) = measured(&mut c, sql, (from, 5));
+        let (want, full) = measured(&mut c, sorted, (from, 5));
+        assert_eq!(got.len(), 5);
+        assert_eq!(got, want, "{sql}");
+        assert!(read < 200, "{sql}: read {read} rows for 5");
+        assert!(
+            full >= (ROWS - from) as u64,
+            "{sorted}: a sort reads every row"
+        );
+    }
+    let (got, read) = measured(
+        &mut c,
+        "SELECT id FROM t WHERE id > ? ORDER BY id LIMIT ?",
+        (0, 5),
+    );
+    assert!(read < 200, "ORDER BY id LIMIT 5 read {read} rows");
+    let ids: Vec<i64> = got.iter().map(|r| r.get(0).unwrap()).collect();
+    assert_eq!(ids, vec![1, 2, 3, 4, 5]);
+    let (got, read) = measured(
+        &mut c,
+        "SELECT id FROM t WHERE id > ? ORDER BY id DESC LIMIT ?",
+        (0, 3),
+    );
+    assert!(read < 200, "ORDER BY id DESC LIMIT 3 read {read} rows");
+    let ids: Vec<i64> = got.iter().map(|r| r.get(0).unwrap()).collect();
+    assert_eq!(ids, vec![ROWS, ROWS - 1, ROWS - 2]);
+    // A secondary index gives ORDER BY k LIMIT its order; ties come in primary-key order
+    // there, any order being right for them.
+    let (got, read) = measured(
+        &mut c,
+        "SELECT k FROM t WHERE ? = ? ORDER BY k LIMIT 30",
+        (1, 1),
+    );
+    assert!(read < 200, "ORDER BY k LIMIT 30 read {read} rows");
+    let ks: Vec<i64> = got.iter().map(|r| r.get(0).unwrap()).collect();
+    assert_eq!(ks, [vec![0; 20], vec![1; 10]].concat());
+    // Equality on the key prefix: WHERE k = ? ORDER BY k DESC reads k's rows only.
+    let (got, read) = measured(
+        &mut c,
+        "SELECT id FROM t WHERE k = ? AND ? ORDER BY k DESC",
+        (42, 1),
+    );
+    assert_eq!(got.len(), 20);
+    assert!(read <= 20, "k = 42 read {read} rows");
+    // IN on the primary key, in descending order.
+    let got: Vec<i64> = c
+        .query("SELECT id FROM t WHERE id IN (5, 900, 17) ORDER BY id DESC")
+        .unwrap();
+    assert_eq!(got, vec![900, 17, 5]);
+    // A join ordered by the first table's key stops early too.
+    let got: Vec<(i64, i64)> = c
+        .query("SELECT a.id, b.id FROM t a JOIN t b ON b.id = a.id + 1 ORDER BY a.id DESC LIMIT 2")
+        .unwrap();
+    assert_eq!(got, vec![(ROWS - 1, ROWS), (ROWS - 2, ROWS - 1)]);
+}
+
+fn explain(c: &mut mysql::Conn, sql: &str) -> (String, Option<String>, String) {
+    let row: mysql::Row = c.query_first(format!("EXPLAIN {sql}")).unwrap().unwrap();
+    let ty: String = row.get("type").unwrap();
+    let key: Option<String> = row.get("key").unwrap();
+    let extra: Option<String> = row.get("Extra").unwrap();
+    (ty, key, extra.unwrap_or_default())
+}
+
+#[test]
+fn explain_shows_the_path_run() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    let pk = Some("PRIMARY".to_string());
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t WHERE id = 5"),
+        ("const".into(), pk.clone(), String::new())
+    );
+    assert_eq!(
+        explain(
+            &mut c,
+            "SELECT c FROM t WHERE id BETWEEN 5 AND 10 ORDER BY c"
+        ),
+        ("range".into(), pk.clone(), "Using filesort".into())
+    );
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t ORDER BY id DESC LIMIT 3"),
+        ("index".into(), pk.clone(), String::new())
+    );
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t ORDER BY k LIMIT 3"),
+        ("index".into(), Some("k_1".into()), String::new())
+    );
+    // Without LIMIT a secondary index is not worth a lookup per row: scan and sort.
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t ORDER BY k"),
+        ("ALL".into(), None, "Using where; Using filesort".into())
+    );
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t WHERE k = 3 ORDER BY id"),
+        ("ref".into(), Some("k_1".into()), "Using filesort".into())
+    );
+}
+
+#[test]
+fn prepared_plans_follow_ddl_privileges_and_session() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    let st = c.prep("SELECT * FROM t WHERE id = ?").unwrap();
+    for i in 1..=3 {
+        let r: Vec<mysql::Row> = c.exec(&st, (i,)).unwrap();
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].len(), 3);
+    }
+    // Planned once: only the first execution has an "optimizing" stage.
+    c.query_drop("SET profiling = 1").unwrap();
+    let _: Vec<mysql::Row> = c.exec(&st, (1,)).unwrap();
+    let _: Vec<mysql::Row> = c.query("SELECT c FROM t WHERE id = 1").unwrap();
+    let profiles: Vec<(u32, String, String)> = c.query("SHOW PROFILES").unwrap();
+    let stages = |c: &mut mysql::Conn, id: u32| -> Vec<String> {
+        let s: Vec<(String, String)> = c.query(format!("SHOW PROFILE FOR QUERY {id}")).unwrap();
+        s.into_iter().map(|x| x.0).collect()
+    };
+    let kept = stages(&mut c, profiles[0].0);
+    assert!(kept.contains(&"executing".into()), "{kept:?}");
+    assert!(!kept.contains(&"optimizing".into()), "{kept:?}");
+    let text = stages(&mut c, profiles[1].0);
+    assert!(text.contains(&"optimizing".into()), "{text:?}");
+    c.query_drop("SET profiling = 0").unwrap();
+    let before = com(&mut c, "Com_stmt_reprepare");
+    // DDL: the kept plan is made again, with the new column.
+    c.query_drop("ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 7")
+        .unwrap();
+    let r: Vec<mysql::Row> = c.exec(&st, (2,)).unwrap();
+    assert_eq!(r[0].len(), 4);
+    assert_eq!(r[0].get::<i64, _>(3), Some(7));
+    assert_eq!(com(&mut c, "Com_stmt_reprepare"), before + 1);
+    let _: Vec<mysql::Row> = c.exec(&st, (3,)).unwrap();
+    assert_eq!(com(&mut c, "Com_stmt_reprepare"), before + 1);
+    // A dropped table: 1146, and the statement works again once it is back.
+    c.query_drop("RENAME TABLE t TO t_away").unwrap();
+    let e = c.exec::<mysql::Row, _, _>(&st, (3,)).unwrap_err();
+    assert!(
+        matches!(&e, mysql::Error::MySqlError(m) if m.code == 1146),
+        "{e:?}"
+    );
+    c.query_drop("RENAME TABLE t_away TO t").unwrap();
+    let r: Vec<mysql::Row> = c.exec(&st, (3,)).unwrap();
+    assert_eq!(r.len(), 1);
+    // Session values compiled into the statement are read at each execution.
+    let sv = c
+        .prep("SELECT @x + id, DATABASE() FROM t WHERE id = ?")
+        .unwrap();
+    c.query_drop("SET @x = 100").unwrap();
+    let r: Option<(i64, String)> = c.exec_first(&sv, (1,)).unwrap();
+    assert_eq!(r, Some((101, "p".into())));
+    c.query_drop("SET @x = 200").unwrap();
+    let r: Option<(i64, String)> = c.exec_first(&sv, (1,)).unwrap();
+    assert_eq!(r, Some((201, "p".into())));
+    // The current database resolves unqualified names: a new one, a new plan.
+    c.query_drop("CREATE DATABASE q").unwrap();
+    c.query_drop("CREATE TABLE q.t (id INT PRIMARY KEY, v INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO q.t VALUES (2, 22)").unwrap();
+    c.query_drop("USE q").unwrap();
+    let r: Vec<mysql::Row> = c.exec(&st, (2,)).unwrap();
+    assert_eq!(r[0].len(), 2);
+    assert_eq!(r[0].get::<i64, _>(1), Some(22));
+    c.query_drop("USE p").unwrap();
+    // sql_mode: ONLY_FULL_GROUP_BY is checked again when it changes.
+    c.query_drop("SET sql_mode = ''").unwrap();
+    let g = c
+        .prep("SELECT k, c FROM t WHERE id < ? GROUP BY k")
+        .unwrap();
+    let _: Vec<mysql::Row> = c.exec(&g, (10,)).unwrap();
+    c.query_drop("SET sql_mode = DEFAULT").unwrap();
+    let e = c.exec::<mysql::Row, _, _>(&g, (10,)).unwrap_err();
+    assert!(
+        matches!(&e, mysql::Error::MySqlError(m) if m.code == 1055),
+        "{e:?}"
+    );
+    // Privileges are checked at every execution, kept plan or not.
+    c.query_drop("CREATE USER u IDENTIFIED BY 'pw'").unwrap();
+    c.query_drop("GRANT SELECT ON p.* TO u").unwrap();
+    let mut u = mysql::Conn::new(
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(s.port)
+            .user(Some("u"))
+            .pass(Some("pw"))
+            .db_name(Some("p")),
+    )
+    .unwrap();
+    let us = u.prep("SELECT c FROM t WHERE id = ?").unwrap();
+    let r: Vec<String> = u.exec(&us, (1,)).unwrap();
+    assert_eq!(r.len(), 1);
+    c.query_drop("REVOKE SELECT ON p.* FROM u").unwrap();
+    let e = u.exec::<String, _, _>(&us, (1,)).unwrap_err();
+    assert!(
+        matches!(&e, mysql::Error::MySqlError(m) if m.code == 1142),
+        "{e:?}"
+    );
+    // SQL-level PREPARE keeps its plan the same way.
+    c.query_drop("PREPARE s FROM 'SELECT c FROM t WHERE id = ?'")
+        .unwrap();
+    c.query_drop("SET @i = 4").unwrap();
+    let a: Option<String> = c.query_first("EXECUTE s USING @i").unwrap();
+    c.query_drop("ALTER TABLE t DROP COLUMN extra").unwrap();
+    let before = com(&mut c, "Com_stmt_reprepare");
+    let b: Option<String> = c.query_first("EXECUTE s USING @i").unwrap();
+    assert_eq!(a, b);
+    assert_eq!(com(&mut c, "Com_stmt_reprepare"), before + 1);
+}
