@@ -39,6 +39,8 @@ pub enum Command {
         wildcard: Vec<u8>,
     },
     Statistics,
+    /// COM_REFRESH (deprecated, still sent by mysqldump --flush-logs): REFRESH_* flags.
+    Refresh(u8),
     Ping,
     ProcessKill(u32),
     Debug,
@@ -94,6 +96,7 @@ impl Command {
                 }
             }
             COM_STATISTICS => Command::Statistics,
+            COM_REFRESH => Command::Refresh(r.u8()?),
             COM_PING => Command::Ping,
             COM_PROCESS_KILL => Command::ProcessKill(r.u32()?),
             COM_DEBUG => Command::Debug,

@@ -517,7 +517,7 @@ impl Conn {
         {
             parse::latin1_statement(b)
         } else {
-            String::from_utf8_lossy(b).into_owned()
+            parse::utf8_statement(b)
         }
     }
 
@@ -543,6 +543,7 @@ impl Conn {
             Command::InitDb(_) => Some((status::COM_CHANGE_DB, true)),
             Command::FieldList { .. } => Some((status::COM_SHOW_FIELDS, true)),
             Command::Statistics => Some((status::COM_SHOW_STATUS, false)),
+            Command::Refresh(_) => Some((status::COM_FLUSH, true)),
             Command::Ping => Some((status::COM_ADMIN, false)),
             Command::ProcessKill(_) => Some((status::COM_KILL, true)),
             Command::Debug
@@ -660,6 +661,26 @@ impl Conn {
                     q as f64 / up.max(1) as f64
                 );
                 self.send(text.as_bytes());
+            }
+            // As FLUSH with the flags' words: REFRESH_GRANT 1, REFRESH_LOG 2, REFRESH_TABLES 4,
+            // REFRESH_STATUS 16.
+            Command::Refresh(flags) => {
+                let words = [
+                    (1, "privileges"),
+                    (2, "logs"),
+                    (4, "tables"),
+                    (16, "status"),
+                ];
+                let mut r = Ok(Output::ok(0));
+                for (_, w) in words.iter().filter(|(bit, _)| flags & bit != 0) {
+                    r = self
+                        .session()
+                        .execute(&Statement::Flush(vec![w.to_string()]), &[]);
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                self.respond(r, false, false);
             }
             Command::ProcessKill(id) => {
                 let st = Statement::Kill {

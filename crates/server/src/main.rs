@@ -147,7 +147,10 @@ fn main() -> anyhow::Result<()> {
         tls,
         status: Default::default(),
         named_locks: Default::default(),
+        table_locks: Default::default(),
     });
+    exec::ddl::ensure_log_tables(&server)
+        .map_err(|e| anyhow::anyhow!("creating mysql.general_log and mysql.slow_log: {e}"))?;
     let mut listeners = Vec::new();
     if opts.port != 0 {
         let l = std::net::TcpListener::bind((opts.bind_address.as_str(), opts.port))

@@ -95,6 +95,8 @@ pub const TABLE_ALL: u64 = SELECT
     | bit("CREATE VIEW")
     | bit("SHOW VIEW")
     | bit("TRIGGER");
+/// LOCK TABLES (database level).
+pub const LOCK_TABLES: u64 = bit("LOCK TABLES");
 /// What may be granted ON db.* (ALL there).
 pub const DB_ALL: u64 = TABLE_ALL
     | bit("CREATE TEMPORARY TABLES")

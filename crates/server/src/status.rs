@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use innoxide_engine::buffer_pool::dump::Phase;
 use innoxide_engine::buffer_pool::resize::ResizePhase;
 use innoxide_engine::counter::Counter;
-use innoxide_sql::ast::{InsertSource, MaintenanceOp, Show, Statement, XaCommand};
+use innoxide_sql::ast::{InsertSource, MaintenanceOp, ObjectKind, Show, Statement, XaCommand};
 use innoxide_sql::types::DateTime;
 
 use crate::exec::Session;
@@ -75,11 +75,14 @@ pub const COM_NAMES: &[&str] = &[
     "Com_show_engine_status",
     "Com_show_engines",
     "Com_show_errors",
+    "Com_show_events",
     "Com_show_fields",
+    "Com_show_function_status",
     "Com_show_grants",
     "Com_show_keys",
     "Com_show_master_status",
     "Com_show_plugins",
+    "Com_show_procedure_status",
     "Com_show_processlist",
     "Com_show_profile",
     "Com_show_profiles",
@@ -87,6 +90,7 @@ pub const COM_NAMES: &[&str] = &[
     "Com_show_status",
     "Com_show_table_status",
     "Com_show_tables",
+    "Com_show_triggers",
     "Com_show_variables",
     "Com_show_warnings",
     "Com_stmt_close",
@@ -133,6 +137,7 @@ pub const COM_ADMIN: usize = com("Com_admin_commands");
 pub const COM_CHANGE_DB: usize = com("Com_change_db");
 pub const COM_SHOW_FIELDS: usize = com("Com_show_fields");
 pub const COM_SHOW_STATUS: usize = com("Com_show_status");
+pub const COM_FLUSH: usize = com("Com_flush");
 pub const COM_STMT_CLOSE: usize = com("Com_stmt_close");
 pub const COM_STMT_EXECUTE: usize = com("Com_stmt_execute");
 pub const COM_STMT_FETCH: usize = com("Com_stmt_fetch");
@@ -217,7 +222,7 @@ fn show_index(s: &Show) -> usize {
         Show::Columns { .. } => COM_SHOW_FIELDS,
         Show::Index { .. } => com("Com_show_keys"),
         Show::CreateTable(_) => com("Com_show_create_table"),
-        Show::CreateDatabase(_) => com("Com_show_create_db"),
+        Show::CreateDatabase { .. } => com("Com_show_create_db"),
         Show::TableStatus { .. } => com("Com_show_table_status"),
         Show::Warnings {
             errors_only: true, ..
@@ -235,6 +240,12 @@ fn show_index(s: &Show) -> usize {
         Show::Plugins => com("Com_show_plugins"),
         Show::Profiles => com("Com_show_profiles"),
         Show::Profile { .. } => com("Com_show_profile"),
+        Show::NoObjects(kind) => match kind {
+            ObjectKind::Events => com("Com_show_events"),
+            ObjectKind::Triggers => com("Com_show_triggers"),
+            ObjectKind::Procedures => com("Com_show_procedure_status"),
+            ObjectKind::Functions => com("Com_show_function_status"),
+        },
         Show::Replication(what) => {
             let w = what.to_ascii_lowercase();
             if w.contains("slave") || w.contains("replica") {

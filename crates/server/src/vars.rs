@@ -456,6 +456,7 @@ pub const VARS: &[VarDef] = &[
     // SQL layer: SHOW WARNINGS does not record notes when OFF (mysqldump turns it off).
     v("sql_notes", Both, Kind::Bool, true, Def::Bool(true)),
     // SQL layer: UPDATE/DELETE without a key in WHERE and no LIMIT is error 1175.
+    v("sql_quote_show_create", Both, Kind::Bool, true, Def::Bool(true)),
     v("sql_safe_updates", Both, Kind::Bool, true, Def::Bool(false)),
     // SQL layer: an implicit LIMIT on top-level SELECTs.
     v("sql_select_limit", Both, u(0, u64::MAX), true, Def::UInt(u64::MAX)),
@@ -583,6 +584,7 @@ const WARNING_COUNT: usize = idx("warning_count");
 const MAX_ALLOWED_PACKET: usize = idx("max_allowed_packet");
 const MAX_CONNECTIONS: usize = idx("max_connections");
 const MAX_EXECUTION_TIME: usize = idx("max_execution_time");
+const LOCK_WAIT_TIMEOUT: usize = idx("lock_wait_timeout");
 const MAX_PREPARED_STMT_COUNT: usize = idx("max_prepared_stmt_count");
 const NET_READ_TIMEOUT: usize = idx("net_read_timeout");
 const NET_WRITE_TIMEOUT: usize = idx("net_write_timeout");
@@ -595,6 +597,7 @@ const SSL_KEY: usize = idx("ssl_key");
 const SQL_MODE: usize = idx("sql_mode");
 const SQL_NOTES: usize = idx("sql_notes");
 const SQL_SAFE_UPDATES: usize = idx("sql_safe_updates");
+const SQL_QUOTE_SHOW_CREATE: usize = idx("sql_quote_show_create");
 const SQL_SELECT_LIMIT: usize = idx("sql_select_limit");
 const SYSTEM_TIME_ZONE: usize = idx("system_time_zone");
 const TIME_ZONE: usize = idx("time_zone");
@@ -1590,6 +1593,10 @@ impl SessionVars {
     pub fn isolation(&self) -> Isolation {
         Isolation::from_u8(u8::try_from(self.n(TRANSACTION_ISOLATION)).unwrap_or(2))
     }
+    /// lock_wait_timeout, seconds (LOCK TABLES' table locks).
+    pub fn table_lock_wait_timeout(&self) -> u64 {
+        self.n(LOCK_WAIT_TIMEOUT)
+    }
     /// innodb_lock_wait_timeout, seconds (for Trx::set_lock_wait_timeout).
     pub fn lock_wait_timeout(&self) -> u64 {
         self.n(INNODB_LOCK_WAIT_TIMEOUT)
@@ -1602,6 +1609,10 @@ impl SessionVars {
     }
     pub fn auto_increment_offset(&self) -> u64 {
         self.n(AUTO_INCREMENT_OFFSET)
+    }
+    /// SHOW CREATE quotes identifiers.
+    pub fn sql_quote_show_create(&self) -> bool {
+        self.b(SQL_QUOTE_SHOW_CREATE)
     }
     pub fn sql_safe_updates(&self) -> bool {
         self.b(SQL_SAFE_UPDATES)

@@ -95,11 +95,11 @@ fn rename_table_within_and_across_databases() {
     );
     // The old names are free again.
     c.query_drop("CREATE TABLE b (y INT)").unwrap();
-    // CREATE TABLE ... LIKE copies the definition, not the rows.
+    // CREATE TABLE ... LIKE copies the definition, not the rows (nor the counter).
     c.query_drop("CREATE TABLE d2.likeit LIKE back").unwrap();
     assert_eq!(
         show_create(&mut c, "d2.likeit").replace("`likeit`", "`back`"),
-        show_create(&mut c, "back")
+        show_create(&mut c, "back").replace(" AUTO_INCREMENT=4", "")
     );
     assert_eq!(strings(&mut c, "SELECT COUNT(*) FROM d2.likeit"), ["0"]);
     assert_eq!(err_code(c.query_drop("CREATE TABLE b LIKE back")), 1050);
@@ -366,4 +366,59 @@ fn sigkill_during_big_alter_leaves_original_and_no_work_table() {
         [format!("{}", 5 * n)]
     );
     assert!(s.panics().is_empty());
+}
+
+/// ALTER TABLE with table options alone (COMMENT, ROW_FORMAT, AUTO_INCREMENT, DEFAULT
+/// CHARSET) changes the definition and keeps the rows; DISABLE/ENABLE KEYS is a note (1031)
+/// as in MySQL with InnoDB; sql_quote_show_create=0 drops the backticks.
+#[test]
+fn table_options_alone() {
+    let s = common::start();
+    let mut c = common::connect(&s);
+    c.query_drop("CREATE DATABASE o").unwrap();
+    c.query_drop("USE o").unwrap();
+    c.query_drop("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(5))")
+        .unwrap();
+    c.query_drop("INSERT INTO t (s) VALUES ('a'), ('b')")
+        .unwrap();
+    c.query_drop("ALTER TABLE t COMMENT='kept', ROW_FORMAT=COMPACT")
+        .unwrap();
+    c.query_drop("ALTER TABLE t AUTO_INCREMENT=100").unwrap();
+    c.query_drop("ALTER TABLE t DEFAULT CHARSET=latin1")
+        .unwrap();
+    let sc = show_create(&mut c, "t");
+    assert!(
+        sc.ends_with(
+            ") ENGINE=InnoDB AUTO_INCREMENT=100 DEFAULT CHARSET=latin1 \
+             COLLATE=latin1_swedish_ci ROW_FORMAT=COMPACT COMMENT='kept'"
+        ),
+        "{sc}"
+    );
+    // The column keeps its own character set.
+    assert!(
+        sc.contains("`s` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci"),
+        "{sc}"
+    );
+    let fmt = strings(
+        &mut c,
+        "SELECT ROW_FORMAT, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 't'",
+    );
+    assert_eq!(fmt, ["Compact,kept"]);
+    c.query_drop("INSERT INTO t (s) VALUES ('c')").unwrap();
+    assert_eq!(
+        strings(&mut c, "SELECT GROUP_CONCAT(id) FROM t"),
+        ["1,2,100"]
+    );
+    c.query_drop("ALTER TABLE t DISABLE KEYS").unwrap();
+    assert_eq!(
+        strings(&mut c, "SHOW WARNINGS"),
+        ["Note,1031,Table storage engine for 't' doesn't have this option"]
+    );
+    c.query_drop("SET sql_quote_show_create = 0").unwrap();
+    let sc = show_create(&mut c, "t");
+    assert!(
+        sc.starts_with("CREATE TABLE t (\n  id int NOT NULL AUTO_INCREMENT,"),
+        "{sc}"
+    );
+    assert!(sc.contains("PRIMARY KEY (id)"), "{sc}");
 }

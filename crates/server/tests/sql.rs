@@ -195,10 +195,11 @@ fn session_variables_act() {
     c.query_drop("FLUSH TABLES").unwrap();
     c.query_drop("SELECT * FROM a WHERE id = 3").unwrap();
     assert_eq!(opened(&mut c), before + 1);
-    assert_eq!(
-        code(c.query_drop("FLUSH TABLES WITH READ LOCK").unwrap_err()),
-        1235
-    );
+    // FLUSH TABLES WITH READ LOCK closes the tables too (the lock itself: `lock_tables`).
+    c.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
+    c.query_drop("SELECT * FROM a WHERE id = 3").unwrap();
+    assert_eq!(opened(&mut c), before + 2);
+    c.query_drop("UNLOCK TABLES").unwrap();
     // KILL of an idle connection closes it at once; wait_timeout closes an idle one.
     let mut victim = connect(&s);
     let vid: u64 = victim
@@ -536,4 +537,106 @@ fn named_locks_and_sleep() {
         .unwrap();
     assert_eq!(released, Some(2));
     assert_eq!(one(&mut a, "SELECT SLEEP(0.2)"), Some(0));
+}
+
+/// LOCK TABLES: READ lets others read and makes their writes wait (lock_wait_timeout, 1205);
+/// WRITE makes every access wait until UNLOCK TABLES; the holder reaches only its tables
+/// (1100) and writes only those locked WRITE (1099); START TRANSACTION and a disconnect
+/// release the locks; the LOCK TABLES privilege is needed (1044).
+#[test]
+fn lock_tables() {
+    let s = start();
+    let mut a = connect(&s);
+    a.query_drop("CREATE DATABASE l").unwrap();
+    a.query_drop("USE l").unwrap();
+    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+        .unwrap();
+    a.query_drop("CREATE TABLE u (id INT PRIMARY KEY)").unwrap();
+    a.query_drop("INSERT INTO t VALUES (1, 10)").unwrap();
+    let mut b = connect(&s);
+    b.query_drop("USE l").unwrap();
+    b.query_drop("SET SESSION lock_wait_timeout = 1").unwrap();
+
+    a.query_drop("LOCK TABLES t READ").unwrap();
+    let v: Option<i64> = b.query_first("SELECT v FROM t WHERE id = 1").unwrap();
+    assert_eq!(v, Some(10));
+    let t0 = std::time::Instant::now();
+    assert_eq!(code(b.query_drop("UPDATE t SET v = 11").unwrap_err()), 1205);
+    assert!(
+        t0.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        t0.elapsed()
+    );
+    // Another table is free for others, and out of reach for the holder.
+    b.query_drop("INSERT INTO u VALUES (1)").unwrap();
+    assert_eq!(code(a.query_drop("SELECT * FROM u").unwrap_err()), 1100);
+    assert_eq!(code(a.query_drop("UPDATE t SET v = 12").unwrap_err()), 1099);
+    let v: Option<i64> = a.query_first("SELECT v FROM t").unwrap();
+    assert_eq!(v, Some(10));
+    a.query_drop("UNLOCK TABLES").unwrap();
+    b.query_drop("UPDATE t SET v = 11").unwrap();
+
+    // WRITE: a reader waits until the holder unlocks, then sees its change.
+    a.query_drop("LOCK TABLES t WRITE, u AS alias READ")
+        .unwrap();
+    a.query_drop("UPDATE t SET v = 20").unwrap();
+    b.query_drop("SET SESSION lock_wait_timeout = 30").unwrap();
+    let reader = std::thread::spawn(move || {
+        let t0 = std::time::Instant::now();
+        let v: Option<i64> = b.query_first("SELECT v FROM t").unwrap();
+        (v, t0.elapsed(), b)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    a.query_drop("UNLOCK TABLES").unwrap();
+    let (v, waited, mut b) = reader.join().unwrap();
+    assert_eq!(v, Some(20));
+    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+
+    // START TRANSACTION releases the locks; so does the end of the connection.
+    a.query_drop("LOCK TABLES t WRITE").unwrap();
+    a.query_drop("START TRANSACTION").unwrap();
+    b.query_drop("UPDATE t SET v = 21").unwrap();
+    a.query_drop("COMMIT").unwrap();
+    a.query_drop("LOCK TABLES t WRITE").unwrap();
+    drop(a);
+    let t0 = std::time::Instant::now();
+    loop {
+        match b.query_drop("UPDATE t SET v = 22") {
+            Ok(()) => break,
+            Err(e) => {
+                assert_eq!(code(e), 1205);
+                assert!(t0.elapsed() < Duration::from_secs(60), "never released");
+            }
+        }
+    }
+
+    // FLUSH TABLES WITH READ LOCK: others read and wait to write; the holder cannot write.
+    let mut a = connect(&s);
+    a.query_drop("USE l").unwrap();
+    a.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
+    b.query_drop("SET SESSION lock_wait_timeout = 1").unwrap();
+    let v: Option<i64> = b.query_first("SELECT v FROM t").unwrap();
+    assert_eq!(v, Some(22));
+    assert_eq!(code(b.query_drop("DELETE FROM u").unwrap_err()), 1205);
+    assert_eq!(code(a.query_drop("DELETE FROM u").unwrap_err()), 1223);
+    a.query_drop("UNLOCK TABLES").unwrap();
+    b.query_drop("DELETE FROM u").unwrap();
+
+    // The privilege: SELECT alone is not enough.
+    b.query_drop("CREATE USER lt IDENTIFIED BY 'pw'").unwrap();
+    b.query_drop("GRANT SELECT ON l.* TO lt").unwrap();
+    let opts = |user: &str| {
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(s.port)
+            .user(Some(user))
+            .pass(Some("pw"))
+            .db_name(Some("l"))
+    };
+    let mut u = mysql::Conn::new(opts("lt")).unwrap();
+    assert_eq!(code(u.query_drop("LOCK TABLES t READ").unwrap_err()), 1044);
+    b.query_drop("GRANT LOCK TABLES ON l.* TO lt").unwrap();
+    let mut u = mysql::Conn::new(opts("lt")).unwrap();
+    u.query_drop("LOCK TABLES t READ").unwrap();
+    u.query_drop("UNLOCK TABLES").unwrap();
 }

@@ -250,7 +250,11 @@ pub enum Show {
         table: ObjectName,
     },
     CreateTable(ObjectName),
-    CreateDatabase(String),
+    /// SHOW CREATE DATABASE [IF NOT EXISTS] name (the clause shows in the statement given).
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
     TableStatus {
         db: Option<String>,
         filter: Option<ShowFilter>,
@@ -296,6 +300,18 @@ pub enum Show {
     },
     /// SHOW MASTER STATUS, SHOW BINARY LOGS, SHOW SLAVE/REPLICA STATUS: empty results.
     Replication(String),
+    /// SHOW EVENTS, SHOW TRIGGERS, SHOW PROCEDURE STATUS, SHOW FUNCTION STATUS: innoxide has
+    /// no such objects, so empty results with MySQL's columns.
+    NoObjects(ObjectKind),
+}
+
+/// Schema objects innoxide does not have (events, triggers, stored routines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    Events,
+    Triggers,
+    Procedures,
+    Functions,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -579,6 +595,8 @@ pub enum AlterOp {
     RenameTo(ObjectName),
     /// ENGINE=, ROW_FORMAT=, ... as table options.
     Options(TableOptions),
+    /// DISABLE KEYS (false) / ENABLE KEYS (true): MyISAM's, a note for InnoDB.
+    Keys(bool),
 }
 
 #[derive(Clone, Debug, PartialEq)]

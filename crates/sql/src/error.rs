@@ -177,6 +177,8 @@ codes! {
     ER_OUT_OF_RESOURCES = 1041, "HY000", "Out of memory; check if mysqld or some other process uses all available memory; if not, you may have to use 'ulimit' to allow mysqld to use more memory or you can add more swap space";
     ER_INTERNAL_ERROR = 1815, "HY000", "Internal error: %s";
     ER_OPTION_PREVENTS_STATEMENT = 1290, "HY000", "The MySQL server is running with the %s option so it cannot execute this statement";
+    ER_CANT_UPDATE_WITH_READLOCK = 1223, "HY000", "Can't execute the query because you have a conflicting read lock";
+    ER_TABLE_NOT_LOCKED_FOR_WRITE = 1099, "HY000", "Table '%s' was locked with a READ lock and can't be updated";
     ER_TABLE_NOT_LOCKED = 1100, "HY000", "Table '%s' was not locked with LOCK TABLES";
     ER_MAX_PREPARED_STMT_COUNT_REACHED = 1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: %lu)";
     ER_NO_SUCH_INDEX = 1082, "42S12", "Table '%s' has no index like the one used in CREATE INDEX; recreate the table";

@@ -46,8 +46,14 @@ impl Session {
         self.privs().global & need == need
     }
 
-    /// Error 1142 unless the account holds all of `need` on `db.table`.
+    /// Error 1142 unless the account holds all of `need` on `db.table`; then the LOCK TABLES
+    /// rules for reaching it (`use_table`: it writes unless `need` is SELECT alone).
     pub(crate) fn check_table(&mut self, db: &str, table: &str, need: u64) -> Result<(), SqlError> {
+        self.check_table_privs(db, table, need)?;
+        self.use_table(db, table, need & !privs::SELECT != 0)
+    }
+
+    fn check_table_privs(&mut self, db: &str, table: &str, need: u64) -> Result<(), SqlError> {
         if self.holds_globally(need) || (need & !privs::SELECT == 0 && is_system_schema(db)) {
             return Ok(());
         }
@@ -198,6 +204,19 @@ impl Session {
                 }
             }
             Statement::Flush(_) => return self.check_global(privs::RELOAD, "RELOAD"),
+            // LOCK TABLES on the database and SELECT on each table (not the LOCK TABLES rules:
+            // the statement replaces the session's locks).
+            Statement::LockTables(list) => {
+                for (n, _) in list {
+                    if let Some((db, t)) = table(self, n) {
+                        if !self.holds_globally(privs::LOCK_TABLES) {
+                            self.check_db(&db, privs::LOCK_TABLES)?;
+                        }
+                        self.check_table_privs(&db, &t, privs::SELECT)?;
+                    }
+                }
+                return Ok(());
+            }
             Statement::Show(Show::EngineStatus { .. }) => {
                 return self.check_global(privs::PROCESS, "PROCESS");
             }

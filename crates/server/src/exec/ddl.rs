@@ -501,18 +501,7 @@ impl Session {
         }
         let mut def = TableDef::new(&format!("{db}/{}", ct.name.name), cols, primary);
         def.indexes = indexes;
-        def.row_format = match ct
-            .options
-            .row_format
-            .as_deref()
-            .map(str::to_ascii_uppercase)
-            .as_deref()
-        {
-            Some("COMPACT") => RowFormat::Compact,
-            Some("REDUNDANT") => RowFormat::Redundant,
-            Some("COMPRESSED") => RowFormat::Compressed,
-            _ => RowFormat::Dynamic,
-        };
+        def.row_format = row_format(ct.options.row_format.as_deref());
         def.options =
             serde_json::to_string(&meta).map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
         self.create_in_engine(&db, ct, def)
@@ -729,4 +718,45 @@ impl Session {
         cat.invalidate(&db, &table.name);
         Ok(Output::ok(0))
     }
+}
+
+/// ROW_FORMAT= as the engine's format (DYNAMIC for DEFAULT and unknown names, as InnoDB).
+pub(crate) fn row_format(name: Option<&str>) -> RowFormat {
+    match name.map(str::to_ascii_uppercase).as_deref() {
+        Some("COMPACT") => RowFormat::Compact,
+        Some("REDUNDANT") => RowFormat::Redundant,
+        Some("COMPRESSED") => RowFormat::Compressed,
+        _ => RowFormat::Dynamic,
+    }
+}
+
+/// MySQL 8.0's log tables, `mysql.general_log` and `mysql.slow_log`, with its columns (InnoDB
+/// here: there is no CSV engine). They stay empty, as in MySQL with log_output=FILE: the slow
+/// query log goes to its file (slowlog.rs). Tools expect them (mysqldump --all-databases).
+const LOG_TABLES: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS mysql.general_log (
+        event_time TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+            ON UPDATE CURRENT_TIMESTAMP(6),
+        user_host MEDIUMTEXT NOT NULL, thread_id BIGINT UNSIGNED NOT NULL,
+        server_id INT UNSIGNED NOT NULL, command_type VARCHAR(64) NOT NULL,
+        argument MEDIUMBLOB NOT NULL
+    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='General log'",
+    "CREATE TABLE IF NOT EXISTS mysql.slow_log (
+        start_time TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+            ON UPDATE CURRENT_TIMESTAMP(6),
+        user_host MEDIUMTEXT NOT NULL, query_time TIME(6) NOT NULL, lock_time TIME(6) NOT NULL,
+        rows_sent INT NOT NULL, rows_examined INT NOT NULL, db VARCHAR(512) NOT NULL,
+        last_insert_id INT NOT NULL, insert_id INT NOT NULL, server_id INT UNSIGNED NOT NULL,
+        sql_text MEDIUMBLOB NOT NULL, thread_id BIGINT UNSIGNED NOT NULL
+    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COMMENT='Slow log'",
+];
+
+/// Creates the log tables of `mysql` that a data directory lacks (at every start: data
+/// directories made before they existed get them too).
+pub fn ensure_log_tables(server: &std::sync::Arc<super::Server>) -> Result<(), SqlError> {
+    let mut s = Session::new(server.clone(), 0, ("root", "localhost"), "localhost", None);
+    for sql in LOG_TABLES {
+        s.execute(&innoxide_sql::parse::parse(sql)?, &[])?;
+    }
+    Ok(())
 }

@@ -22,6 +22,7 @@ pub mod func;
 mod prepared;
 pub mod select;
 pub mod show;
+pub mod tablelock;
 pub mod typeinfo;
 pub mod userlock;
 
@@ -61,6 +62,8 @@ pub struct Server {
     pub status: crate::status::GlobalStatus,
     /// GET_LOCK's named locks.
     pub named_locks: Arc<userlock::NamedLocks>,
+    /// LOCK TABLES' table locks.
+    pub table_locks: tablelock::TableLocks,
     /// TLS offered to clients (ssl_cert and ssl_key set).
     pub tls: Option<Arc<rustls::ServerConfig>>,
 }
@@ -186,6 +189,11 @@ pub struct Session {
     pub found_rows: u64,
     pub row_count: i64,
     pub user_vars: HashMap<String, Datum>,
+    /// Tables this session holds by LOCK TABLES (`db/table`, WRITE), none when empty
+    /// (L2 in tablelock.rs).
+    locked: Vec<(String, bool)>,
+    /// FLUSH TABLES WITH READ LOCK holds (L5 in tablelock.rs).
+    global_read_lock: bool,
     /// PREPARE'd statements by name (exec::prepared).
     sql_prepared: HashMap<String, prepared::SqlPrepared>,
     /// While a prepared statement executes: the plan its SELECT kept from the previous
@@ -294,6 +302,8 @@ impl Session {
             row_count: -1,
             user_vars: HashMap::new(),
             sql_prepared: HashMap::new(),
+            locked: Vec::new(),
+            global_read_lock: false,
             stmt_plan: None,
             folds: 0,
             savepoints: Vec::new(),
@@ -321,6 +331,7 @@ impl Session {
     /// COM_RESET_CONNECTION / COM_CHANGE_USER: roll back and start from a fresh state.
     pub fn reset(&mut self) {
         self.end_trx(false).ok();
+        self.unlock_all_tables();
         self.vars = self.server.vars.new_session(self.id);
         self.user_vars.clear();
         self.sql_prepared.clear();
@@ -477,6 +488,8 @@ impl Session {
                 read_only,
             } => {
                 self.end_trx(true)?;
+                // START TRANSACTION releases LOCK TABLES' locks (L4).
+                self.unlock_tables();
                 self.next_read_only = Some(*read_only);
                 self.in_trx = true;
                 if *consistent_snapshot {
@@ -600,11 +613,14 @@ impl Session {
                 Ok(Output::ok(0))
             }
             Statement::Flush(words) => self.flush(words),
-            Statement::UnlockTables => Ok(Output::ok(0)),
+            Statement::UnlockTables => {
+                self.unlock_all_tables();
+                Ok(Output::ok(0))
+            }
             Statement::Prepare { name, source } => self.sql_prepare(name, source),
             Statement::Execute { name, using } => self.sql_execute(name, using),
             Statement::DeallocatePrepare(name) => self.sql_deallocate(name),
-            Statement::LockTables(_) => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"LOCK TABLES"])),
+            Statement::LockTables(list) => self.lock_tables(list),
             Statement::Xa(_) => Err(SqlError::new(
                 ER_NOT_SUPPORTED_YET,
                 &[&"XA transactions through SQL"],
@@ -717,6 +733,17 @@ impl Session {
                 Ok(Output::ok(0))
             }
             ["privileges"] | ["logs"] => Ok(Output::ok(0)),
+            // FLUSH TABLES WITH READ LOCK (L5 in tablelock.rs): the session's table locks go
+            // first, its transaction commits.
+            ["tables" | "table", "with", "read", "lock"] => {
+                self.unlock_tables();
+                self.end_trx(true)?;
+                self.server.table_locks.lock_global(&self.lock_waiter())?;
+                self.global_read_lock = true;
+                self.server.catalog.flush_tables();
+                self.server.flushes.fetch_add(1, Ordering::Relaxed);
+                Ok(Output::ok(0))
+            }
             _ => Err(SqlError::new(
                 ER_NOT_SUPPORTED_YET,
                 &[&format!("FLUSH {}", words.join(" ").to_uppercase())],
@@ -732,6 +759,73 @@ impl Session {
                 message,
             });
         }
+    }
+
+    /// LOCK TABLES: the session's previous table locks go, its transaction commits, then it
+    /// waits for all the tables at once (L1, L4 in tablelock.rs).
+    fn lock_tables(&mut self, list: &[(ast::ObjectName, bool)]) -> Result<Output, SqlError> {
+        self.unlock_tables();
+        self.end_trx(true)?;
+        let mut tables: Vec<(String, bool)> = Vec::new();
+        for (n, write) in list {
+            let db = self.db_of(n)?;
+            // A missing table is 1146, as in MySQL.
+            self.server.catalog.table(&db, &n.name)?;
+            let key = format!("{db}/{}", n.name);
+            match tables.iter_mut().find(|t| t.0 == key) {
+                Some(t) => t.1 |= *write,
+                None => tables.push((key, *write)),
+            }
+        }
+        self.server.table_locks.lock(&self.lock_waiter(), &tables)?;
+        self.locked = tables;
+        Ok(Output::ok(0))
+    }
+
+    /// Releases the session's LOCK TABLES locks, if any (L4).
+    fn unlock_tables(&mut self) {
+        let held = std::mem::take(&mut self.locked);
+        self.server.table_locks.unlock(self.id, &held);
+    }
+
+    /// UNLOCK TABLES: the LOCK TABLES locks and the global read lock (L4, L5).
+    fn unlock_all_tables(&mut self) {
+        self.unlock_tables();
+        if std::mem::take(&mut self.global_read_lock) {
+            self.server.table_locks.unlock_global(self.id);
+        }
+    }
+
+    fn lock_waiter(&self) -> tablelock::Waiter<'_> {
+        tablelock::Waiter {
+            id: self.id,
+            timeout: std::time::Duration::from_secs(self.vars.table_lock_wait_timeout()),
+            interrupt: &self.interrupt,
+        }
+    }
+
+    /// A statement reaching `db.table`, writing it when `write`: the LOCK TABLES rules (L2, L3
+    /// in tablelock.rs).
+    pub(crate) fn use_table(&mut self, db: &str, table: &str, write: bool) -> Result<(), SqlError> {
+        if access::is_system_schema(db) {
+            return Ok(());
+        }
+        if write && self.global_read_lock {
+            return Err(SqlError::new(ER_CANT_UPDATE_WITH_READLOCK, &[]));
+        }
+        let key = format!("{db}/{table}");
+        if !self.locked.is_empty() {
+            return match self.locked.iter().find(|t| t.0 == key) {
+                None => Err(SqlError::new(ER_TABLE_NOT_LOCKED, &[&table])),
+                Some((_, false)) if write => {
+                    Err(SqlError::new(ER_TABLE_NOT_LOCKED_FOR_WRITE, &[&table]))
+                }
+                Some(_) => Ok(()),
+            };
+        }
+        self.server
+            .table_locks
+            .admit(&self.lock_waiter(), &key, write)
     }
 
     /// The database a name refers to (its own or the current one).
@@ -883,6 +977,7 @@ impl Drop for Session {
         }
         self.server.sessions.lock().remove(&self.id);
         self.server.named_locks.release_all(self.id);
+        self.unlock_all_tables();
     }
 }
 

@@ -263,7 +263,7 @@ impl Session {
                     }
                     r.push(s(if c.nullable { "YES" } else { "NO" }));
                     r.push(s(key));
-                    r.push(default_text(&c.meta.default));
+                    r.push(default_text(&c.meta.default, &c.ty));
                     r.push(s(if c.meta.auto_increment {
                         "auto_increment"
                     } else if c.meta.on_update_now {
@@ -336,18 +336,23 @@ impl Session {
                 let db = self.db_of(name)?;
                 self.check_table_any(&db, &name.name, "SHOW")?;
                 let t = cat.table(&db, &name.name)?;
+                let next = cat.auto_inc_value(&t)?;
+                let text = show_create(&t, self.vars.sql_quote_show_create(), next);
                 Ok(rows_of(
                     &["Table", "Create Table"],
-                    vec![vec![s(t.name.clone()), s(show_create(&t))]],
+                    vec![vec![s(t.name.clone()), s(text)]],
                 ))
             }
-            Show::CreateDatabase(name) => {
+            Show::CreateDatabase {
+                name,
+                if_not_exists,
+            } => {
                 let d = cat
                     .database(name)
                     .ok_or_else(|| SqlError::new(ER_BAD_DB_ERROR, &[name]))?;
                 Ok(rows_of(&["Database", "Create Database"], vec![vec![
                     s(d.name.clone()),
-                    s(format!("CREATE DATABASE `{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */", d.name, d.charset, d.collation)),
+                    s(format!("CREATE DATABASE {}{} /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */", if *if_not_exists { "/*!32312 IF NOT EXISTS*/ " } else { "" }, ident(&d.name, self.vars.sql_quote_show_create()), d.charset, d.collation)),
                 ]]))
             }
             Show::TableStatus { db, filter } => {
@@ -665,6 +670,50 @@ impl Session {
                     ],
                 ],
             )),
+            Show::NoObjects(kind) => {
+                let tail = [
+                    "character_set_client",
+                    "collation_connection",
+                    "Database Collation",
+                ];
+                let head: &[&str] = match kind {
+                    ast::ObjectKind::Events => &[
+                        "Db",
+                        "Name",
+                        "Definer",
+                        "Time zone",
+                        "Type",
+                        "Execute at",
+                        "Interval value",
+                        "Interval field",
+                        "Starts",
+                        "Ends",
+                        "Status",
+                        "Originator",
+                    ],
+                    ast::ObjectKind::Triggers => &[
+                        "Trigger",
+                        "Event",
+                        "Table",
+                        "Statement",
+                        "Timing",
+                        "Created",
+                        "sql_mode",
+                        "Definer",
+                    ],
+                    ast::ObjectKind::Procedures | ast::ObjectKind::Functions => &[
+                        "Db",
+                        "Name",
+                        "Type",
+                        "Definer",
+                        "Modified",
+                        "Created",
+                        "Security_type",
+                        "Comment",
+                    ],
+                };
+                Ok(rows_of(&[head, &tail[..]].concat(), Vec::new()))
+            }
             Show::Replication(_) => Ok(rows_of(
                 &[
                     "File",
@@ -693,6 +742,23 @@ impl Session {
             s(t.meta.comment.clone()),
         ]);
         Ok(v)
+    }
+
+    /// The tables the account sees, by database: (database, table name, table).
+    fn visible_tables(&mut self) -> Vec<(String, String, std::sync::Arc<SqlTable>)> {
+        let cat = self.server.catalog.clone();
+        let mut out = Vec::new();
+        for d in cat.databases() {
+            for name in cat.table_names(&d.name) {
+                if !self.sees_table(&d.name, &name) {
+                    continue;
+                }
+                if let Ok(tb) = cat.table(&d.name, &name) {
+                    out.push((d.name.clone(), name, tb));
+                }
+            }
+        }
+        out
     }
 
     /// information_schema tables (computed now from the catalog).
@@ -733,18 +799,10 @@ impl Session {
             ),
             "TABLES" => {
                 let mut rows = Vec::new();
-                for d in cat.databases() {
-                    for name in cat.table_names(&d.name) {
-                        if !self.sees_table(&d.name, &name) {
-                            continue;
-                        }
-                        let Ok(tb) = cat.table(&d.name, &name) else {
-                            continue;
-                        };
-                        let mut r = vec![s("def"), s(d.name.clone()), s(name), s("BASE TABLE")];
-                        r.extend(self.status_tail(&tb)?);
-                        rows.push(r);
-                    }
+                for (db, name, tb) in self.visible_tables() {
+                    let mut r = vec![s("def"), s(db), s(name), s("BASE TABLE")];
+                    r.extend(self.status_tail(&tb)?);
+                    rows.push(r);
                 }
                 (
                     vec![
@@ -773,6 +831,187 @@ impl Session {
                     rows,
                 )
             }
+            // No triggers, views or stored routines exist (CREATE TRIGGER, VIEW, PROCEDURE and
+            // FUNCTION are not supported): the tables are there, empty, with MySQL's columns.
+            "TRIGGERS" => (
+                vec![
+                    "TRIGGER_CATALOG",
+                    "TRIGGER_SCHEMA",
+                    "TRIGGER_NAME",
+                    "EVENT_MANIPULATION",
+                    "EVENT_OBJECT_CATALOG",
+                    "EVENT_OBJECT_SCHEMA",
+                    "EVENT_OBJECT_TABLE",
+                    "ACTION_ORDER",
+                    "ACTION_CONDITION",
+                    "ACTION_STATEMENT",
+                    "ACTION_ORIENTATION",
+                    "ACTION_TIMING",
+                    "ACTION_REFERENCE_OLD_TABLE",
+                    "ACTION_REFERENCE_NEW_TABLE",
+                    "ACTION_REFERENCE_OLD_ROW",
+                    "ACTION_REFERENCE_NEW_ROW",
+                    "CREATED",
+                    "SQL_MODE",
+                    "DEFINER",
+                    "CHARACTER_SET_CLIENT",
+                    "COLLATION_CONNECTION",
+                    "DATABASE_COLLATION",
+                ],
+                Vec::new(),
+            ),
+            "VIEWS" => (
+                vec![
+                    "TABLE_CATALOG",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "VIEW_DEFINITION",
+                    "CHECK_OPTION",
+                    "IS_UPDATABLE",
+                    "DEFINER",
+                    "SECURITY_TYPE",
+                    "CHARACTER_SET_CLIENT",
+                    "COLLATION_CONNECTION",
+                ],
+                Vec::new(),
+            ),
+            "ROUTINES" => (
+                vec![
+                    "SPECIFIC_NAME",
+                    "ROUTINE_CATALOG",
+                    "ROUTINE_SCHEMA",
+                    "ROUTINE_NAME",
+                    "ROUTINE_TYPE",
+                    "DATA_TYPE",
+                    "CHARACTER_MAXIMUM_LENGTH",
+                    "CHARACTER_OCTET_LENGTH",
+                    "NUMERIC_PRECISION",
+                    "NUMERIC_SCALE",
+                    "DATETIME_PRECISION",
+                    "CHARACTER_SET_NAME",
+                    "COLLATION_NAME",
+                    "DTD_IDENTIFIER",
+                    "ROUTINE_BODY",
+                    "ROUTINE_DEFINITION",
+                    "EXTERNAL_NAME",
+                    "EXTERNAL_LANGUAGE",
+                    "PARAMETER_STYLE",
+                    "IS_DETERMINISTIC",
+                    "SQL_DATA_ACCESS",
+                    "SQL_PATH",
+                    "SECURITY_TYPE",
+                    "CREATED",
+                    "LAST_ALTERED",
+                    "SQL_MODE",
+                    "ROUTINE_COMMENT",
+                    "DEFINER",
+                    "CHARACTER_SET_CLIENT",
+                    "COLLATION_CONNECTION",
+                    "DATABASE_COLLATION",
+                ],
+                Vec::new(),
+            ),
+            // One row per table: no table is partitioned.
+            "PARTITIONS" => (
+                vec![
+                    "TABLE_CATALOG",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "PARTITION_NAME",
+                    "SUBPARTITION_NAME",
+                    "PARTITION_ORDINAL_POSITION",
+                    "SUBPARTITION_ORDINAL_POSITION",
+                    "PARTITION_METHOD",
+                    "SUBPARTITION_METHOD",
+                    "PARTITION_EXPRESSION",
+                    "SUBPARTITION_EXPRESSION",
+                    "PARTITION_DESCRIPTION",
+                    "TABLE_ROWS",
+                    "AVG_ROW_LENGTH",
+                    "DATA_LENGTH",
+                    "MAX_DATA_LENGTH",
+                    "INDEX_LENGTH",
+                    "DATA_FREE",
+                    "CREATE_TIME",
+                    "UPDATE_TIME",
+                    "CHECK_TIME",
+                    "CHECKSUM",
+                    "PARTITION_COMMENT",
+                    "NODEGROUP",
+                    "TABLESPACE_NAME",
+                ],
+                self.visible_tables()
+                    .into_iter()
+                    .map(|(db, name, _)| {
+                        let mut r = vec![s("def"), s(db), s(name)];
+                        r.extend(std::iter::repeat_n(Datum::Null, 19));
+                        r.extend([s(""), Datum::Null, Datum::Null]);
+                        r
+                    })
+                    .collect(),
+            ),
+            // The tablespace file of each table (file per table).
+            "FILES" => (
+                vec![
+                    "FILE_ID",
+                    "FILE_NAME",
+                    "FILE_TYPE",
+                    "TABLESPACE_NAME",
+                    "TABLE_CATALOG",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "LOGFILE_GROUP_NAME",
+                    "LOGFILE_GROUP_NUMBER",
+                    "ENGINE",
+                    "FULLTEXT_KEYS",
+                    "DELETED_ROWS",
+                    "UPDATE_COUNT",
+                    "FREE_EXTENTS",
+                    "TOTAL_EXTENTS",
+                    "EXTENT_SIZE",
+                    "INITIAL_SIZE",
+                    "MAXIMUM_SIZE",
+                    "AUTOEXTEND_SIZE",
+                    "CREATION_TIME",
+                    "LAST_UPDATE_TIME",
+                    "LAST_ACCESS_TIME",
+                    "RECOVER_TIME",
+                    "TRANSACTION_COUNTER",
+                    "VERSION",
+                    "ROW_FORMAT",
+                    "TABLE_ROWS",
+                    "AVG_ROW_LENGTH",
+                    "DATA_LENGTH",
+                    "MAX_DATA_LENGTH",
+                    "INDEX_LENGTH",
+                    "DATA_FREE",
+                    "CREATE_TIME",
+                    "UPDATE_TIME",
+                    "CHECK_TIME",
+                    "CHECKSUM",
+                    "STATUS",
+                    "EXTRA",
+                ],
+                self.visible_tables()
+                    .into_iter()
+                    .map(|(db, name, tb)| {
+                        let mut r = vec![
+                            n(u64::from(tb.table.space)),
+                            s(format!("./{db}/{name}.ibd")),
+                            s("TABLESPACE"),
+                            s(format!("{db}/{name}")),
+                            s(""),
+                        ];
+                        r.extend(std::iter::repeat_n(Datum::Null, 4));
+                        r.push(s("InnoDB"));
+                        r.extend(std::iter::repeat_n(Datum::Null, 5));
+                        r.push(n(1 << 20));
+                        r.extend(std::iter::repeat_n(Datum::Null, 20));
+                        r.extend([s("NORMAL"), Datum::Null]);
+                        r
+                    })
+                    .collect(),
+            ),
             "COLUMNS" => {
                 let mut rows = Vec::new();
                 for d in cat.databases() {
@@ -790,7 +1029,7 @@ impl Session {
                                 s(name.clone()),
                                 s(c.name.clone()),
                                 n(pos as u64 + 1),
-                                default_text(&c.meta.default),
+                                default_text(&c.meta.default, &c.ty),
                                 s(if c.nullable { "YES" } else { "NO" }),
                                 s(c.ty.data_type()),
                                 if c.ty.is_string() {
@@ -1266,11 +1505,20 @@ fn explain_output(rows: Vec<Vec<Datum>>) -> Output {
     }
 }
 
-fn default_text(d: &Option<DefaultValue>) -> Datum {
+fn default_text(d: &Option<DefaultValue>, ty: &SqlType) -> Datum {
     match d {
         None | Some(DefaultValue::Null) => Datum::Null,
         Some(DefaultValue::Text(t)) => s(t.clone()),
-        Some(DefaultValue::Now) => s("CURRENT_TIMESTAMP"),
+        Some(DefaultValue::Now) => s(now_text(ty)),
+    }
+}
+
+/// CURRENT_TIMESTAMP as MySQL shows it for a column of type `ty`: with the column's
+/// fractional-second precision.
+fn now_text(ty: &SqlType) -> String {
+    match ty.fsp() {
+        0 => "CURRENT_TIMESTAMP".into(),
+        f => format!("CURRENT_TIMESTAMP({f})"),
     }
 }
 
@@ -1352,11 +1600,25 @@ fn index_rows(t: &SqlTable) -> Vec<IndexRow> {
 }
 
 /// SHOW CREATE TABLE text, in MySQL 8.0's layout.
-pub fn show_create(t: &SqlTable) -> String {
+/// An identifier as SHOW CREATE writes it: in backticks (a backtick doubled) when
+/// sql_quote_show_create is on, as it is otherwise.
+fn ident(name: &str, quote: bool) -> String {
+    if quote {
+        format!("`{}`", name.replace('`', "``"))
+    } else {
+        name.to_string()
+    }
+}
+
+/// SHOW CREATE TABLE's text (`quote`: sql_quote_show_create; `next`: the AUTO_INCREMENT
+/// counter, shown once past 1 as MySQL does).
+pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
+    let q = |n: &str| ident(n, quote);
     let mut lines = Vec::new();
     for (_, c) in t.visible() {
-        let mut l = format!("  `{}` {}", c.name, c.ty.display());
-        if c.ty.is_string() && c.ty.collation_name() != t.meta.collation {
+        let mut l = format!("  {} {}", q(&c.name), c.ty.display());
+        // Binary strings (BINARY, VARBINARY, BLOB) have no character set to show.
+        if c.ty.is_text() && c.ty.collation_name() != t.meta.collation {
             l.push_str(&format!(
                 " CHARACTER SET {} COLLATE {}",
                 c.ty.charset_name(),
@@ -1370,7 +1632,7 @@ pub fn show_create(t: &SqlTable) -> String {
             Some(DefaultValue::Text(v)) => {
                 l.push_str(&format!(" DEFAULT '{}'", v.replace('\'', "''")))
             }
-            Some(DefaultValue::Now) => l.push_str(" DEFAULT CURRENT_TIMESTAMP"),
+            Some(DefaultValue::Now) => l.push_str(&format!(" DEFAULT {}", now_text(&c.ty))),
             Some(DefaultValue::Null) => l.push_str(" DEFAULT NULL"),
             None if c.nullable && !c.meta.auto_increment && !c.ty.is_blob_like() => {
                 l.push_str(" DEFAULT NULL")
@@ -1378,7 +1640,7 @@ pub fn show_create(t: &SqlTable) -> String {
             None => {}
         }
         if c.meta.on_update_now {
-            l.push_str(" ON UPDATE CURRENT_TIMESTAMP");
+            l.push_str(&format!(" ON UPDATE {}", now_text(&c.ty)));
         }
         if c.meta.auto_increment {
             l.push_str(" AUTO_INCREMENT");
@@ -1395,8 +1657,8 @@ pub fn show_create(t: &SqlTable) -> String {
         v.iter()
             .enumerate()
             .map(|(i, &c)| match pre.get(i).copied().flatten() {
-                Some(p) => format!("`{}`({p})", t.columns[c].name),
-                None => format!("`{}`", t.columns[c].name),
+                Some(p) => format!("{}({p})", q(&t.columns[c].name)),
+                None => q(&t.columns[c].name),
             })
             .collect::<Vec<_>>()
             .join(",")
@@ -1416,16 +1678,20 @@ pub fn show_create(t: &SqlTable) -> String {
             .map(|k| k.prefixes.clone())
             .unwrap_or_default();
         lines.push(format!(
-            "  {}KEY `{}` ({})",
+            "  {}KEY {} ({})",
             if ix.unique { "UNIQUE " } else { "" },
-            ix.name,
+            q(&ix.name),
             cols(&ix.columns, &pre)
         ));
     }
-    let mut tail = format!(
-        ") ENGINE=InnoDB DEFAULT CHARSET={} COLLATE={}",
+    let mut tail = ") ENGINE=InnoDB".to_string();
+    if let Some(n) = next.filter(|&n| n > 1) {
+        tail.push_str(&format!(" AUTO_INCREMENT={n}"));
+    }
+    tail.push_str(&format!(
+        " DEFAULT CHARSET={} COLLATE={}",
         t.meta.charset, t.meta.collation
-    );
+    ));
     if t.table.def.row_format != innoxide_engine::RowFormat::Dynamic {
         tail.push_str(&format!(
             " ROW_FORMAT={}",
@@ -1439,8 +1705,8 @@ pub fn show_create(t: &SqlTable) -> String {
         ));
     }
     format!(
-        "CREATE TABLE `{}` (\n{}\n{}",
-        t.name,
+        "CREATE TABLE {} (\n{}\n{}",
+        q(&t.name),
         lines.join(",\n"),
         tail
     )

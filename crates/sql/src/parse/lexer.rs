@@ -67,32 +67,63 @@ fn is_word_char(c: char) -> bool {
 /// (`types::latin1_char`), except inside `_binary'...'` literals, whose bytes are data: those
 /// become `X'...'` literals so they reach the executor unchanged (PyMySQL sends bytes so).
 pub fn latin1_statement(b: &[u8]) -> String {
+    let latin1 = |b: &[u8]| b.iter().map(|&c| crate::types::latin1_char(c)).collect();
+    rewrite_literals(
+        b,
+        |t, i| t[i].is("_binary") && t.get(i + 1).is_some_and(|s| s.kind == Kind::Str),
+        latin1,
+    )
+}
+
+/// A statement a utf8mb4 client sent, as UTF-8 text. Bytes that are not UTF-8 can only be
+/// data: a string literal holding some (a BLOB value mysqldump wrote as it is) becomes an
+/// `X'...'` literal with the same bytes; elsewhere they become U+FFFD.
+pub fn utf8_statement(b: &[u8]) -> String {
+    if let Ok(s) = std::str::from_utf8(b) {
+        return s.to_string();
+    }
+    let byte_of = |c: char| u8::try_from(u32::from(c)).unwrap_or(b'?');
+    let hex = |t: &[Token], i: usize| {
+        t[i].kind == Kind::Str && {
+            let raw: Vec<u8> = unquote_string(t[i].text).chars().map(byte_of).collect();
+            std::str::from_utf8(&raw).is_err()
+        }
+    };
+    rewrite_literals(b, hex, |b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// `b` as text: the token at `i` for which `hex(tokens, i)` holds starts a string literal
+/// written as `X'...'` (an introducer token before the literal is dropped with it: a hex
+/// literal is binary); every other run of bytes goes through `text`.
+fn rewrite_literals(
+    b: &[u8],
+    hex: impl Fn(&[Token], usize) -> bool,
+    text: impl Fn(&[u8]) -> String,
+) -> String {
     // Bytes as the characters U+0000..U+00FF: lexable, and each maps back to its byte.
     let iso: String = b.iter().map(|&c| char::from(c)).collect();
     let byte_of = |c: char| u8::try_from(u32::from(c)).unwrap_or(b'?');
+    let bytes = |s: &str| -> Vec<u8> { s.chars().map(byte_of).collect() };
     let mut out = String::with_capacity(b.len() + 8);
     let mut last = 0;
     let toks = tokenize(&iso);
-    for w in toks.windows(2) {
-        if w[0].is("_binary") && w[1].kind == Kind::Str {
-            out.extend(
-                iso[last..w[0].start]
-                    .chars()
-                    .map(|c| crate::types::latin1_char(byte_of(c))),
-            );
-            out.push_str("X'");
-            for c in unquote_string(w[1].text).chars() {
-                out.push_str(&format!("{:02X}", byte_of(c)));
-            }
-            out.push('\'');
-            last = w[1].end();
+    let mut i = 0;
+    while i < toks.len() {
+        if !hex(&toks, i) {
+            i += 1;
+            continue;
         }
+        let lit = if toks[i].kind == Kind::Str { i } else { i + 1 };
+        out.push_str(&text(&bytes(&iso[last..toks[i].start])));
+        out.push_str("X'");
+        for c in unquote_string(toks[lit].text).chars() {
+            out.push_str(&format!("{:02X}", byte_of(c)));
+        }
+        out.push('\'');
+        last = toks[lit].end();
+        i = lit + 1;
     }
-    out.extend(
-        iso[last..]
-            .chars()
-            .map(|c| crate::types::latin1_char(byte_of(c))),
-    );
+    out.push_str(&text(&bytes(&iso[last..])));
     out
 }
 

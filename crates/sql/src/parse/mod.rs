@@ -22,7 +22,7 @@ mod tests;
 
 use crate::ast::Statement;
 use crate::error::{SqlError, ER_EMPTY_QUERY};
-pub use lexer::latin1_statement;
+pub use lexer::{latin1_statement, utf8_statement};
 use lexer::{Kind, Token};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};

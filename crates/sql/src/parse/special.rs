@@ -599,11 +599,15 @@ impl<'a> P<'a, '_> {
                 if self.eat("TABLE") {
                     Show::CreateTable(self.object_name()?)
                 } else if self.eat("DATABASE") || self.eat("SCHEMA") {
-                    if self.eat("IF") {
+                    let if_not_exists = self.eat("IF");
+                    if if_not_exists {
                         self.expect("NOT")?;
                         self.expect("EXISTS")?;
                     }
-                    Show::CreateDatabase(self.ident()?)
+                    Show::CreateDatabase {
+                        name: self.ident()?,
+                        if_not_exists,
+                    }
                 } else {
                     return Err(unsupported("this SHOW CREATE"));
                 }
@@ -701,6 +705,24 @@ impl<'a> P<'a, '_> {
                     words.push(w);
                 }
                 Show::Replication(words.join(" "))
+            }
+            "EVENTS" | "TRIGGERS" => {
+                self.opt_db()?;
+                self.filter()?;
+                Show::NoObjects(if w == "EVENTS" {
+                    ObjectKind::Events
+                } else {
+                    ObjectKind::Triggers
+                })
+            }
+            "PROCEDURE" | "FUNCTION" if self.peek_is("STATUS") => {
+                self.eat("STATUS");
+                self.filter()?;
+                Show::NoObjects(if w == "PROCEDURE" {
+                    ObjectKind::Procedures
+                } else {
+                    ObjectKind::Functions
+                })
             }
             _ => return Err(unsupported("this SHOW")),
         };
@@ -1142,6 +1164,12 @@ impl<'a> P<'a, '_> {
             } else if self.eat("COLLATE") {
                 self.eat_punct("=");
                 collate = Some(self.name()?);
+            } else if self.eat("ENCRYPTION") {
+                // As SHOW CREATE DATABASE writes it: 'N' (no encryption) is all there is.
+                self.eat_punct("=");
+                if !self.string()?.eq_ignore_ascii_case("N") {
+                    return Err(unsupported("ENCRYPTION='Y'"));
+                }
             } else {
                 return Err(self.err());
             }
@@ -1192,6 +1220,18 @@ impl<'a> P<'a, '_> {
                 })
             });
             return Some(r);
+        }
+        for (w, enable) in [("DISABLE", false), ("ENABLE", true)] {
+            if self.peek_is(w) {
+                self.eat(w);
+                let r = self.expect("KEYS").and_then(|_| {
+                    self.done(Statement::AlterTable {
+                        table,
+                        ops: vec![AlterOp::Keys(enable)],
+                    })
+                });
+                return Some(r);
+            }
         }
         if !OPTS.iter().any(|o| self.peek_is(o)) {
             return None;

@@ -1738,6 +1738,23 @@ fn latin1_statements() {
 }
 
 #[test]
+fn utf8_statements_keep_the_bytes_of_binary_literals() {
+    // Valid UTF-8 is the text itself.
+    assert_eq!(super::utf8_statement("SELECT 'é'".as_bytes()), "SELECT 'é'");
+    // mysqldump writes BLOB bytes into string literals as they are: the literal becomes hex,
+    // its escapes resolved; other literals and the rest stay text.
+    assert_eq!(
+        super::utf8_statement(b"INSERT INTO t VALUES ('\\0\xff\\n\\'', 'caf\xc3\xa9', \"\x80\")"),
+        "INSERT INTO t VALUES (X'00FF0A27', 'café', X'80')"
+    );
+    // Outside literals, invalid bytes are replacement characters.
+    assert_eq!(
+        super::utf8_statement(b"SELECT 1 -- \xff"),
+        "SELECT 1 -- \u{fffd}"
+    );
+}
+
+#[test]
 fn ctes_are_inlined_as_derived_tables() {
     let Statement::Select(q) =
         p("WITH a AS (SELECT 1 AS v), b (w) AS (SELECT v FROM a) SELECT w FROM b x")

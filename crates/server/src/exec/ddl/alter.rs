@@ -68,6 +68,7 @@ struct Plan {
     primary: Option<(Vec<String>, Vec<Option<u64>>)>,
     keys: Vec<NewKey>,
     meta: TableMeta,
+    row_format: innoxide_engine::RowFormat,
 }
 
 fn find(cols: &[NewCol], name: &str) -> Option<usize> {
@@ -82,6 +83,12 @@ fn rebuilds(op: &AlterOp) -> bool {
             | AlterOp::ChangeColumn { .. }
             | AlterOp::DropPrimaryKey
     ) || matches!(op, AlterOp::AddKey(k) if k.kind == KeyKind::Primary)
+        // Table options the definition keeps (ENGINE=InnoDB alone changes nothing).
+        || matches!(op, AlterOp::Options(o) if o.comment.is_some()
+            || o.auto_increment.is_some()
+            || o.row_format.is_some()
+            || o.charset.is_some()
+            || o.collate.is_some())
 }
 
 /// Inserts `c` at `position` (None: last; Some(None): FIRST; Some(Some(x)): AFTER x).
@@ -152,6 +159,7 @@ impl Plan {
             primary,
             keys,
             meta,
+            row_format: t.table.def.row_format,
         }
     }
 
@@ -274,13 +282,25 @@ impl Plan {
                     return Err(SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[&"PRIMARY"]));
                 }
             }
-            AlterOp::RenameTo(_) => {}
+            AlterOp::RenameTo(_) | AlterOp::Keys(_) => {}
             AlterOp::Options(o) => {
                 if let Some(c) = &o.comment {
                     self.meta.comment.clone_from(c);
                 }
                 if let Some(a) = o.auto_increment {
                     self.meta.auto_increment_start = a;
+                }
+                if let Some(f) = &o.row_format {
+                    self.row_format = super::row_format(Some(f));
+                }
+                if o.charset.is_some() || o.collate.is_some() {
+                    // The table's default for new columns; the columns keep theirs.
+                    let (cs, co) = super::super::typeinfo::charset_and_collation(
+                        o.charset.as_deref(),
+                        o.collate.as_deref(),
+                        &self.meta.charset,
+                    )?;
+                    (self.meta.charset, self.meta.collation) = (cs, co);
                 }
             }
         }
@@ -342,7 +362,7 @@ impl Plan {
     }
 
     /// The engine definition (named `engine_name`), adding a hidden row id if needed.
-    fn table_def(mut self, engine_name: &str, old: &SqlTable) -> Result<TableDef, SqlError> {
+    fn table_def(mut self, engine_name: &str) -> Result<TableDef, SqlError> {
         let autos: Vec<usize> = (0..self.cols.len())
             .filter(|&i| self.cols[i].meta.auto_increment)
             .collect();
@@ -407,7 +427,7 @@ impl Plan {
         }
         let mut def = TableDef::new(engine_name, cols, primary);
         def.indexes = indexes;
-        def.row_format = old.table.def.row_format;
+        def.row_format = self.row_format;
         def.options = serde_json::to_string(&self.meta)
             .map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
         Ok(def)
@@ -478,6 +498,10 @@ impl Session {
                 AlterOp::DropIndex(n) => {
                     self.drop_index(table, n)?;
                 }
+                AlterOp::Keys(_) => self.note(
+                    innoxide_sql::types::Level::Note,
+                    SqlError::new(ER_ILLEGAL_HA, &[&table.name]),
+                ),
                 _ => {}
             }
         }
@@ -519,7 +543,7 @@ impl Session {
             .map(|c| (c.src.unwrap_or(usize::MAX), c.meta.auto_increment))
             .collect();
         let srcs: Vec<Option<usize>> = plan.cols.iter().map(|c| c.src).collect();
-        let def = plan.table_def(&work, t)?;
+        let def = plan.table_def(&work)?;
         cat.engine.create_table(def).map_err(engine_error)?;
         let copied = cat
             .table(
