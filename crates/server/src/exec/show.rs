@@ -50,6 +50,20 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+/// The size and time columns information_schema.PARTITIONS and FILES share with TABLES.
+const STATS_COLUMNS: [&str; 10] = [
+    "TABLE_ROWS",
+    "AVG_ROW_LENGTH",
+    "DATA_LENGTH",
+    "MAX_DATA_LENGTH",
+    "INDEX_LENGTH",
+    "DATA_FREE",
+    "CREATE_TIME",
+    "UPDATE_TIME",
+    "CHECK_TIME",
+    "CHECKSUM",
+];
+
 /// information_schema columns that MySQL types as integers (the rest are strings).
 /// information_schema.INNODB_BUFFER_POOL_STATS, INNODB_CMP, INNODB_CMPMEM: numbers only.
 const POOL_STATS_COLUMNS: &[&str] = &[
@@ -913,33 +927,25 @@ impl Session {
             ),
             // One row per table: no table is partitioned.
             "PARTITIONS" => (
-                vec![
-                    "TABLE_CATALOG",
-                    "TABLE_SCHEMA",
-                    "TABLE_NAME",
-                    "PARTITION_NAME",
-                    "SUBPARTITION_NAME",
-                    "PARTITION_ORDINAL_POSITION",
-                    "SUBPARTITION_ORDINAL_POSITION",
-                    "PARTITION_METHOD",
-                    "SUBPARTITION_METHOD",
-                    "PARTITION_EXPRESSION",
-                    "SUBPARTITION_EXPRESSION",
-                    "PARTITION_DESCRIPTION",
-                    "TABLE_ROWS",
-                    "AVG_ROW_LENGTH",
-                    "DATA_LENGTH",
-                    "MAX_DATA_LENGTH",
-                    "INDEX_LENGTH",
-                    "DATA_FREE",
-                    "CREATE_TIME",
-                    "UPDATE_TIME",
-                    "CHECK_TIME",
-                    "CHECKSUM",
-                    "PARTITION_COMMENT",
-                    "NODEGROUP",
-                    "TABLESPACE_NAME",
-                ],
+                [
+                    &[
+                        "TABLE_CATALOG",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "PARTITION_NAME",
+                        "SUBPARTITION_NAME",
+                        "PARTITION_ORDINAL_POSITION",
+                        "SUBPARTITION_ORDINAL_POSITION",
+                        "PARTITION_METHOD",
+                        "SUBPARTITION_METHOD",
+                        "PARTITION_EXPRESSION",
+                        "SUBPARTITION_EXPRESSION",
+                        "PARTITION_DESCRIPTION",
+                    ][..],
+                    &STATS_COLUMNS,
+                    &["PARTITION_COMMENT", "NODEGROUP", "TABLESPACE_NAME"],
+                ]
+                .concat(),
                 self.visible_tables()
                     .into_iter()
                     .map(|(db, name, _)| {
@@ -952,46 +958,39 @@ impl Session {
             ),
             // The tablespace file of each table (file per table).
             "FILES" => (
-                vec![
-                    "FILE_ID",
-                    "FILE_NAME",
-                    "FILE_TYPE",
-                    "TABLESPACE_NAME",
-                    "TABLE_CATALOG",
-                    "TABLE_SCHEMA",
-                    "TABLE_NAME",
-                    "LOGFILE_GROUP_NAME",
-                    "LOGFILE_GROUP_NUMBER",
-                    "ENGINE",
-                    "FULLTEXT_KEYS",
-                    "DELETED_ROWS",
-                    "UPDATE_COUNT",
-                    "FREE_EXTENTS",
-                    "TOTAL_EXTENTS",
-                    "EXTENT_SIZE",
-                    "INITIAL_SIZE",
-                    "MAXIMUM_SIZE",
-                    "AUTOEXTEND_SIZE",
-                    "CREATION_TIME",
-                    "LAST_UPDATE_TIME",
-                    "LAST_ACCESS_TIME",
-                    "RECOVER_TIME",
-                    "TRANSACTION_COUNTER",
-                    "VERSION",
-                    "ROW_FORMAT",
-                    "TABLE_ROWS",
-                    "AVG_ROW_LENGTH",
-                    "DATA_LENGTH",
-                    "MAX_DATA_LENGTH",
-                    "INDEX_LENGTH",
-                    "DATA_FREE",
-                    "CREATE_TIME",
-                    "UPDATE_TIME",
-                    "CHECK_TIME",
-                    "CHECKSUM",
-                    "STATUS",
-                    "EXTRA",
-                ],
+                [
+                    &[
+                        "FILE_ID",
+                        "FILE_NAME",
+                        "FILE_TYPE",
+                        "TABLESPACE_NAME",
+                        "TABLE_CATALOG",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "LOGFILE_GROUP_NAME",
+                        "LOGFILE_GROUP_NUMBER",
+                        "ENGINE",
+                        "FULLTEXT_KEYS",
+                        "DELETED_ROWS",
+                        "UPDATE_COUNT",
+                        "FREE_EXTENTS",
+                        "TOTAL_EXTENTS",
+                        "EXTENT_SIZE",
+                        "INITIAL_SIZE",
+                        "MAXIMUM_SIZE",
+                        "AUTOEXTEND_SIZE",
+                        "CREATION_TIME",
+                        "LAST_UPDATE_TIME",
+                        "LAST_ACCESS_TIME",
+                        "RECOVER_TIME",
+                        "TRANSACTION_COUNTER",
+                        "VERSION",
+                        "ROW_FORMAT",
+                    ][..],
+                    &STATS_COLUMNS,
+                    &["STATUS", "EXTRA"],
+                ]
+                .concat(),
                 self.visible_tables()
                     .into_iter()
                     .map(|(db, name, tb)| {
