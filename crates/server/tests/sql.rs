@@ -640,3 +640,68 @@ fn lock_tables() {
     u.query_drop("LOCK TABLES t READ").unwrap();
     u.query_drop("UNLOCK TABLES").unwrap();
 }
+
+/// Window functions where MySQL 8.0 and MariaDB differ (the rest is in the conformance suite's
+/// window.test): LAG/LEAD's default, PERCENT_RANK and CUME_DIST as whole doubles, MySQL's
+/// error codes; and a window in a prepared statement run twice.
+#[test]
+fn window_functions_as_mysql() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE w").unwrap();
+    c.query_drop("USE w").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, g INT, v INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO t VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30)")
+        .unwrap();
+    let rows: Vec<(i64, i64, i64)> = c
+        .query(
+            "SELECT id, LAG(v, 1, -1) OVER (PARTITION BY g ORDER BY id), \
+             LEAD(v, 2, 0) OVER (ORDER BY id) FROM t ORDER BY id",
+        )
+        .unwrap();
+    assert_eq!(rows, vec![(1, -1, 30), (2, 10, 0), (3, -1, 0)]);
+    let rows: Vec<(String, String)> = c
+        .query("SELECT PERCENT_RANK() OVER (ORDER BY id), CUME_DIST() OVER (ORDER BY id) FROM t ORDER BY id")
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            ("0".into(), "0.3333333333333333".into()),
+            ("0.5".into(), "0.6666666666666666".into()),
+            ("1".into(), "1".into())
+        ]
+    );
+    for (sql, want) in [
+        (
+            "SELECT id FROM t WHERE ROW_NUMBER() OVER (ORDER BY id) > 1",
+            3593,
+        ),
+        (
+            "SELECT g FROM t GROUP BY g HAVING RANK() OVER (ORDER BY g) = 1",
+            3593,
+        ),
+        ("SELECT SUM(ROW_NUMBER() OVER (ORDER BY id)) FROM t", 3593),
+        ("SELECT NTILE(0) OVER (ORDER BY id) FROM t", 1210),
+        ("SELECT RANK() OVER nope FROM t", 3579),
+        (
+            "SELECT RANK() OVER (w ORDER BY v) FROM t WINDOW w AS (ORDER BY id)",
+            3583,
+        ),
+        (
+            "SELECT RANK() OVER (w PARTITION BY v) FROM t WINDOW w AS (ORDER BY id)",
+            3581,
+        ),
+        ("SELECT COUNT(DISTINCT v) OVER () FROM t", 1235),
+    ] {
+        assert_eq!(code(c.query_drop(sql).unwrap_err()), want, "{sql}");
+    }
+    // A prepared statement keeps its plan; the windows are computed again per execution.
+    let st = c
+        .prep("SELECT id, SUM(v) OVER (ORDER BY id) FROM t WHERE id >= ? ORDER BY id")
+        .unwrap();
+    let a: Vec<(i64, i64)> = c.exec(&st, (1,)).unwrap();
+    assert_eq!(a, vec![(1, 10), (2, 30), (3, 60)]);
+    let b: Vec<(i64, i64)> = c.exec(&st, (2,)).unwrap();
+    assert_eq!(b, vec![(2, 20), (3, 50)]);
+}

@@ -574,6 +574,23 @@ pub struct IndexColumn {
     pub desc: bool,
 }
 
+/// ROWS or RANGE BETWEEN start AND end (RANGE with CURRENT ROW and UNBOUNDED bounds only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowFrame {
+    pub rows: bool,
+    pub start: FrameBound,
+    pub end: FrameBound,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    Preceding(u64),
+    CurrentRow,
+    Following(u64),
+    UnboundedFollowing,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum AlterOp {
     AddColumn {
@@ -755,6 +772,14 @@ pub enum Expr {
         distinct: bool,
         /// COUNT(*)
         star: bool,
+    },
+    /// `func OVER ([PARTITION BY ...] [ORDER BY ...] [frame])`: a window function (ROW_NUMBER,
+    /// RANK, LAG, ...) or an aggregate over a window; `func` is an `Expr::Function`.
+    Window {
+        func: Box<Expr>,
+        partition_by: Vec<Expr>,
+        order_by: Vec<OrderItem>,
+        frame: Option<WindowFrame>,
     },
     /// GROUP_CONCAT([DISTINCT] args [ORDER BY ...] [SEPARATOR 'sep']).
     GroupConcat {

@@ -156,6 +156,11 @@ codes! {
     ER_CANT_REMOVE_ALL_FIELDS = 1090, "42000", "You can't delete all columns with ALTER TABLE; use DROP TABLE instead";
     ER_TOO_MANY_FIELDS = 1117, "HY000", "Too many columns";
     ER_MIX_OF_GROUP_FUNC_AND_FIELDS = 1140, "42000", "In aggregated query without GROUP BY, expression #%u of SELECT list contains nonaggregated column '%s'; this is incompatible with sql_mode=only_full_group_by";
+    ER_WINDOW_NO_CHILD_PARTITIONING = 3581, "HY000", "A window which depends on another cannot define partitioning.";
+    ER_WINDOW_NO_INHERIT_FRAME = 3582, "HY000", "Window '%s' has a frame definition, so cannot be referenced by another window.";
+    ER_WINDOW_NO_REDEFINE_ORDER_BY = 3583, "HY000", "Window '%s' cannot inherit '%s' since both contain an ORDER BY clause.";
+    ER_WINDOW_NO_SUCH_WINDOW = 3579, "HY000", "Window name '%s' is not defined.";
+    ER_WINDOW_INVALID_WINDOW_FUNC_USE = 3593, "HY000", "You cannot use the window function '%s' in this context.'";
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", "Incorrect parameter count in the call to native function '%s'";
     ER_FUNC_INEXISTENT_NAME_COLLISION = 1630, "42000", "FUNCTION %s does not exist. Check the 'Function Name Parsing and Resolution' section in the Reference Manual";
     ER_WRONG_ARGUMENTS_COUNT = 1318, "42000", "Incorrect number of arguments for %s %s; expected %u, got %u";

@@ -84,6 +84,8 @@ pub enum CExpr {
     Param(usize),
     /// The i-th aggregate's value (grouped rows only).
     Agg(usize),
+    /// The i-th window function's value (window.rs).
+    Win(usize),
     Unary(UnaryOp, Box<CExpr>),
     Arith(BinaryOp, Box<CExpr>, Box<CExpr>),
     Cmp(BinaryOp, Box<CExpr>, Box<CExpr>, Collation),
@@ -175,7 +177,9 @@ impl CExpr {
     /// The direct sub-expressions (an IN subquery's left operand included).
     pub fn children(&self) -> Vec<&CExpr> {
         match self {
-            CExpr::Const(_) | CExpr::Col(_) | CExpr::Param(_) | CExpr::Agg(_) => vec![],
+            CExpr::Const(_) | CExpr::Col(_) | CExpr::Param(_) | CExpr::Agg(_) | CExpr::Win(_) => {
+                vec![]
+            }
             CExpr::Unary(_, a)
             | CExpr::IsNull(a, _)
             | CExpr::IsBool(a, _, _)
@@ -478,6 +482,10 @@ pub struct Compiler<'a> {
     pub hidden: &'a [usize],
     /// Inside an aggregate's argument.
     in_agg: bool,
+    /// Window functions found (None: not allowed here: only the select list and ORDER BY).
+    pub windows: Option<&'a mut Vec<super::window::WinSpec>>,
+    /// Inside a window function's arguments, PARTITION BY or ORDER BY.
+    in_window: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -490,6 +498,8 @@ impl<'a> Compiler<'a> {
             bare_columns: Vec::new(),
             hidden: &[],
             in_agg: false,
+            windows: None,
+            in_window: false,
         }
     }
 
@@ -861,6 +871,12 @@ impl<'a> Compiler<'a> {
                 order_by,
                 separator,
             } => return self.group_concat(args, *distinct, order_by, separator.as_deref(), cx),
+            Expr::Window {
+                func,
+                partition_by,
+                order_by,
+                frame,
+            } => return self.window(func, partition_by, order_by, frame.as_ref(), cx),
             Expr::Row(_) => return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&1])),
             Expr::Interval { .. } => {
                 return Err(SqlError::parse("INTERVAL", 1));
@@ -1139,6 +1155,119 @@ impl<'a> Compiler<'a> {
         ))
     }
 
+    /// `func OVER (...)`: a window function, compiled into `windows` (window.rs).
+    fn window(
+        &mut self,
+        func: &Expr,
+        partition_by: &[Expr],
+        order_by: &[OrderItem],
+        frame: Option<&innoxide_sql::ast::WindowFrame>,
+        cx: &mut dyn Context,
+    ) -> Result<(CExpr, EType), SqlError> {
+        use super::window::{Frame, WinFunc, WinSpec};
+        let Expr::Function {
+            name,
+            args,
+            distinct,
+            star,
+        } = func
+        else {
+            return Err(SqlError::parse("OVER", 1));
+        };
+        if self.windows.is_none() || self.in_window || self.in_agg {
+            return Err(SqlError::new(ER_WINDOW_INVALID_WINDOW_FUNC_USE, &[name]));
+        }
+        let (wf, counts) = match (WinFunc::of(name), agg_kind(name)) {
+            (Some(f), _) => f,
+            (None, Some(kind)) if kind != AggKind::GroupConcat => {
+                if *distinct {
+                    return Err(SqlError::new(
+                        ER_NOT_SUPPORTED_YET,
+                        &[&format!("<window function>({name}(DISTINCT ..))")],
+                    ));
+                }
+                let agg = AggSpec {
+                    kind,
+                    arg: None,
+                    distinct: false,
+                    coll: Collation::Utf8mb40900AiCi,
+                    order: Vec::new(),
+                    separator: b",".to_vec(),
+                };
+                (WinFunc::Agg(agg), if *star { 0..=0 } else { 1..=1 })
+            }
+            _ => return Err(SqlError::parse(name, 1)),
+        };
+        if !counts.contains(&args.len()) {
+            return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[name]));
+        }
+        self.in_window = true;
+        let r = (|| {
+            let mut cargs = Vec::with_capacity(args.len());
+            let mut types = Vec::with_capacity(args.len());
+            for a in args {
+                let (c, t) = self.compile(a, cx)?;
+                cargs.push(c);
+                types.push(t);
+            }
+            let mut partition = Vec::with_capacity(partition_by.len());
+            for p in partition_by {
+                partition.push(self.compile(p, cx)?.0);
+            }
+            let mut order = Vec::with_capacity(order_by.len());
+            for o in order_by {
+                let (c, t) = self.compile(&o.expr, cx)?;
+                let (c, t) = enum_as_number(c, t);
+                order.push((c, o.desc, t.collation()));
+            }
+            Ok::<_, SqlError>((cargs, types, partition, order))
+        })();
+        self.in_window = false;
+        let (cargs, types, partition, order) = r?;
+        let exprs = cargs
+            .iter()
+            .chain(&partition)
+            .chain(order.iter().map(|o| &o.0));
+        if exprs.clone().any(CExpr::has_sub) {
+            return Err(SqlError::new(
+                ER_NOT_SUPPORTED_YET,
+                &[&"subqueries in window functions"],
+            ));
+        }
+        let arg_type = types
+            .first()
+            .cloned()
+            .unwrap_or(EType::Int { unsigned: false });
+        let (wf, ty) = match wf {
+            WinFunc::RowNumber | WinFunc::Rank | WinFunc::DenseRank | WinFunc::Ntile => {
+                (wf, EType::Int { unsigned: true })
+            }
+            WinFunc::PercentRank | WinFunc::CumeDist => (wf, EType::Double),
+            WinFunc::Agg(mut a) => {
+                a.coll = arg_type.collation();
+                let ty = agg_type(a.kind, &arg_type, cx);
+                (WinFunc::Agg(a), ty)
+            }
+            other => (other, arg_type),
+        };
+        let windows = self
+            .windows
+            .as_mut()
+            .ok_or_else(|| SqlError::new(ER_WINDOW_INVALID_WINDOW_FUNC_USE, &[name]))?;
+        windows.push(WinSpec {
+            func: wf,
+            args: cargs,
+            partition,
+            order,
+            frame: frame.map(|f| Frame {
+                rows: f.rows,
+                start: f.start,
+                end: f.end,
+            }),
+        });
+        Ok((CExpr::Win(windows.len() - 1), ty))
+    }
+
     fn function(
         &mut self,
         name: &str,
@@ -1147,34 +1276,7 @@ impl<'a> Compiler<'a> {
         star: bool,
         cx: &mut dyn Context,
     ) -> Result<(CExpr, EType), SqlError> {
-        let agg = match name {
-            "count" => Some(AggKind::Count),
-            "sum" => Some(AggKind::Sum),
-            "avg" => Some(AggKind::Avg),
-            "min" => Some(AggKind::Min),
-            "max" => Some(AggKind::Max),
-            "bit_and" => Some(AggKind::BitAnd),
-            "bit_or" => Some(AggKind::BitOr),
-            "bit_xor" => Some(AggKind::BitXor),
-            "group_concat" => Some(AggKind::GroupConcat),
-            "std" | "stddev" | "stddev_pop" => Some(AggKind::Variance {
-                sample: false,
-                root: true,
-            }),
-            "stddev_samp" => Some(AggKind::Variance {
-                sample: true,
-                root: true,
-            }),
-            "variance" | "var_pop" => Some(AggKind::Variance {
-                sample: false,
-                root: false,
-            }),
-            "var_samp" => Some(AggKind::Variance {
-                sample: true,
-                root: false,
-            }),
-            _ => None,
-        };
+        let agg = agg_kind(name);
         if let Some(kind) = agg {
             if self.aggs.is_none() || self.in_agg {
                 return Err(SqlError::new(ER_INVALID_GROUP_FUNC_USE, &[]));
@@ -1191,28 +1293,7 @@ impl<'a> Compiler<'a> {
                 let (c, t) = r?;
                 (Some(c), t)
             };
-            let ty = match kind {
-                AggKind::Count => EType::Int { unsigned: false },
-                AggKind::Sum | AggKind::Avg => match numeric_type(&at) {
-                    EType::Double => EType::Double,
-                    EType::Decimal { scale } => EType::Decimal {
-                        scale: if kind == AggKind::Avg {
-                            scale + 4
-                        } else {
-                            scale
-                        },
-                    },
-                    _ => EType::Decimal {
-                        scale: if kind == AggKind::Avg { 4 } else { 0 },
-                    },
-                },
-                AggKind::Min | AggKind::Max => at.clone(),
-                AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => EType::Int { unsigned: true },
-                AggKind::Variance { .. } => EType::Double,
-                AggKind::GroupConcat => EType::Str {
-                    coll: cx.collation(),
-                },
-            };
+            let ty = agg_type(kind, &at, cx);
             let coll = at.collation();
             let aggs = self
                 .aggs
@@ -1683,6 +1764,8 @@ fn pick_collation(a: &EType, b: &EType, default: Collation) -> Collation {
 pub struct Env<'a> {
     pub row: &'a [Datum],
     pub aggs: &'a [Datum],
+    /// The row's window function values.
+    pub wins: &'a [Datum],
     pub params: &'a [Datum],
     pub mode: types::SqlMode,
 }
@@ -1693,6 +1776,7 @@ impl<'a> Env<'a> {
         Env {
             row,
             aggs: &[],
+            wins: &[],
             params,
             mode,
         }
@@ -1706,6 +1790,7 @@ impl CExpr {
             CExpr::Col(i) => env.row.get(*i).cloned().unwrap_or(Datum::Null),
             CExpr::Param(i) => env.params.get(*i).cloned().unwrap_or(Datum::Null),
             CExpr::Agg(i) => env.aggs.get(*i).cloned().unwrap_or(Datum::Null),
+            CExpr::Win(i) => env.wins.get(*i).cloned().unwrap_or(Datum::Null),
             CExpr::Unary(op, e) => {
                 let v = e.eval(env, w)?;
                 if v.is_null() {
@@ -1939,6 +2024,64 @@ pub fn like(v: &[u8], p: &[u8], esc: Option<char>, ci: bool) -> bool {
         pi += 1;
     }
     pi == p.len()
+}
+
+/// The aggregate a function name calls, if it is one.
+fn agg_kind(name: &str) -> Option<AggKind> {
+    match name {
+        "count" => Some(AggKind::Count),
+        "sum" => Some(AggKind::Sum),
+        "avg" => Some(AggKind::Avg),
+        "min" => Some(AggKind::Min),
+        "max" => Some(AggKind::Max),
+        "bit_and" => Some(AggKind::BitAnd),
+        "bit_or" => Some(AggKind::BitOr),
+        "bit_xor" => Some(AggKind::BitXor),
+        "group_concat" => Some(AggKind::GroupConcat),
+        "std" | "stddev" | "stddev_pop" => Some(AggKind::Variance {
+            sample: false,
+            root: true,
+        }),
+        "stddev_samp" => Some(AggKind::Variance {
+            sample: true,
+            root: true,
+        }),
+        "variance" | "var_pop" => Some(AggKind::Variance {
+            sample: false,
+            root: false,
+        }),
+        "var_samp" => Some(AggKind::Variance {
+            sample: true,
+            root: false,
+        }),
+        _ => None,
+    }
+}
+
+/// The result type of aggregate `kind` over an argument of type `at`.
+fn agg_type(kind: AggKind, at: &EType, cx: &mut dyn Context) -> EType {
+    match kind {
+        AggKind::Count => EType::Int { unsigned: false },
+        AggKind::Sum | AggKind::Avg => match numeric_type(at) {
+            EType::Double => EType::Double,
+            EType::Decimal { scale } => EType::Decimal {
+                scale: if kind == AggKind::Avg {
+                    scale + 4
+                } else {
+                    scale
+                },
+            },
+            _ => EType::Decimal {
+                scale: if kind == AggKind::Avg { 4 } else { 0 },
+            },
+        },
+        AggKind::Min | AggKind::Max => at.clone(),
+        AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => EType::Int { unsigned: true },
+        AggKind::Variance { .. } => EType::Double,
+        AggKind::GroupConcat => EType::Str {
+            coll: cx.collation(),
+        },
+    }
 }
 
 #[cfg(test)]

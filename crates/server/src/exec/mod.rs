@@ -25,6 +25,7 @@ pub mod show;
 pub mod tablelock;
 pub mod typeinfo;
 pub mod userlock;
+pub mod window;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -890,6 +891,7 @@ impl Session {
                 SubKind::Exists { negated } => Datum::Int(i64::from(rows.is_empty() == *negated)),
                 SubKind::In { lhs, negated, coll } => {
                     let env = Env {
+                        wins: &[],
                         row,
                         aggs,
                         params,
@@ -905,6 +907,7 @@ impl Session {
                     colls,
                 } => {
                     let env = Env {
+                        wins: &[],
                         row,
                         aggs,
                         params,
@@ -919,6 +922,7 @@ impl Session {
                 }
                 SubKind::Quantified { lhs, op, all, coll } => {
                     let env = Env {
+                        wins: &[],
                         row,
                         aggs,
                         params,

@@ -39,6 +39,7 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{enum_as_number, AggKind, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
+use super::window::{self, WinSpec};
 use super::{Column, Output, Session};
 use crate::catalog::{engine_error, SqlTable};
 
@@ -671,8 +672,9 @@ impl Session {
                 None => ce,
             });
         }
-        // Select list (with aggregates).
+        // Select list (with aggregates and window functions).
         let mut aggs: Vec<AggSpec> = Vec::new();
+        let mut windows: Vec<WinSpec> = Vec::new();
         let mut items: Vec<(CExpr, Column)> = Vec::new();
         let mut bare = Vec::new();
         {
@@ -724,6 +726,7 @@ impl Session {
                     SelectItem::Expr { expr, alias, text } => {
                         let mut c = compiler("field list");
                         c.aggs = Some(&mut aggs);
+                        c.windows = Some(&mut windows);
                         let (ce, ty) = c.compile(expr, self)?;
                         // ONLY_FULL_GROUP_BY accepts an expression that is a GROUP BY one.
                         let position = (items.len() + 1).to_string();
@@ -807,6 +810,7 @@ impl Session {
             }
             let mut c = compiler("order clause");
             c.aggs = Some(&mut aggs);
+            c.windows = Some(&mut windows);
             c.aliases = &aliases;
             let (ce, ty) = c.compile(expr, self)?;
             let (ce, ty) = enum_as_number(ce, ty);
@@ -869,6 +873,7 @@ impl Session {
             let exprs = exprs.chain(where_c.iter()).chain(having.iter());
             let exprs = exprs.chain(where_sub.iter());
             let exprs = exprs.chain(aggs.iter().flat_map(|a| a.order.iter().map(|o| &o.0)));
+            let exprs = exprs.chain(windows.iter().flat_map(WinSpec::exprs));
             for e in exprs.chain(on_cs.iter().flatten()) {
                 mark_columns(e, &mut used);
             }
@@ -901,6 +906,7 @@ impl Session {
             where_c,
             where_sub,
             aggs,
+            windows,
             items,
             group,
             having,
@@ -975,6 +981,7 @@ impl Session {
             where_c,
             where_sub,
             aggs,
+            windows,
             items,
             group,
             having,
@@ -1041,7 +1048,11 @@ impl Session {
         let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
         let need = match limit {
             Some(l)
-                if !grouped && (order.is_empty() || sorted) && !distinct && where_sub.is_none() =>
+                if !grouped
+                    && (order.is_empty() || sorted)
+                    && !distinct
+                    && where_sub.is_none()
+                    && windows.is_empty() =>
             {
                 Some(l.saturating_add(offset))
             }
@@ -1298,23 +1309,54 @@ impl Session {
             })
             .collect();
         let mut result: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::with_capacity(out.len());
+        // Window functions see the rows HAVING keeps (W1 in window.rs): HAVING goes first.
+        let mut having = having.as_ref();
+        let mut wins: Vec<Vec<Datum>> = Vec::new();
+        if !windows.is_empty() {
+            if let Some(h) = having.take() {
+                let mut kept = Vec::with_capacity(out.len());
+                for (r, a) in out {
+                    if h.has_sub() {
+                        self.bind_subs(h, &r, &a, params)?;
+                    }
+                    let env = Env {
+                        row: &r,
+                        aggs: &a,
+                        wins: &[],
+                        params,
+                        mode,
+                    };
+                    if h.eval(&env, &mut w)?.truth() == Some(true) {
+                        kept.push((r, a));
+                    }
+                }
+                out = kept;
+            }
+            let cx = window::Ctx {
+                params,
+                mode,
+                gc_max: self.vars.group_concat_max_len(),
+            };
+            wins = window::compute(windows, &out, &cx, &mut w)?;
+        }
         let late: Vec<&CExpr> = having
-            .iter()
+            .into_iter()
             .chain(items.iter().map(|i| &i.0))
             .chain(order.iter().map(|o| &o.0))
             .filter(|e| e.has_sub())
             .collect();
-        for (r, a) in &out {
+        for (i, (r, a)) in out.iter().enumerate() {
             for e in &late {
                 self.bind_subs(e, r, a, params)?;
             }
             let env = Env {
                 row: r,
                 aggs: a,
+                wins: wins.get(i).map_or(&[], Vec::as_slice),
                 params,
                 mode,
             };
-            if let Some(h) = &having {
+            if let Some(h) = having {
                 if h.eval(&env, &mut w)?.truth() != Some(true) {
                     continue;
                 }
@@ -1483,6 +1525,8 @@ pub(crate) struct SelectPlan {
     where_c: Option<CExpr>,
     where_sub: Option<CExpr>,
     aggs: Vec<AggSpec>,
+    /// Window functions, computed after grouping and HAVING (window.rs).
+    windows: Vec<WinSpec>,
     items: Vec<(CExpr, Column)>,
     group: Vec<CExpr>,
     having: Option<CExpr>,
@@ -1812,18 +1856,7 @@ fn pass(
 ) -> Result<bool, SqlError> {
     match c {
         None => Ok(true),
-        Some(c) => Ok(c
-            .eval(
-                &Env {
-                    row,
-                    aggs: &[],
-                    params,
-                    mode,
-                },
-                w,
-            )?
-            .truth()
-            == Some(true)),
+        Some(c) => Ok(c.eval(&Env::new(row, params, mode), w)?.truth() == Some(true)),
     }
 }
 
@@ -1921,7 +1954,7 @@ pub fn sort_by_keys<T>(
     });
 }
 
-fn cmp_nulls_first(a: &Datum, b: &Datum, coll: Collation) -> Ordering {
+pub(crate) fn cmp_nulls_first(a: &Datum, b: &Datum, coll: Collation) -> Ordering {
     match (a.is_null(), b.is_null()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
@@ -1940,6 +1973,7 @@ fn cmp_values(a: &Value, b: &Value) -> Ordering {
 }
 
 /// Running state of one aggregate.
+#[derive(Clone)]
 pub struct AggState {
     count: i64,
     acc: Datum,
@@ -1955,7 +1989,7 @@ pub struct AggState {
 }
 
 impl AggState {
-    fn new(a: &AggSpec) -> Self {
+    pub(crate) fn new(a: &AggSpec) -> Self {
         AggState {
             count: 0,
             acc: Datum::Null,
@@ -1967,7 +2001,7 @@ impl AggState {
         }
     }
 
-    fn add(
+    pub(crate) fn add(
         &mut self,
         a: &AggSpec,
         v: Datum,
@@ -2055,7 +2089,7 @@ impl AggState {
 
     /// The aggregate's value for group number `group` (GROUP_CONCAT is cut at
     /// group_concat_max_len bytes, on a character boundary, with warning 1260).
-    fn finish(
+    pub(crate) fn finish(
         mut self,
         a: &AggSpec,
         mode: types::SqlMode,

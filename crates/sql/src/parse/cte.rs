@@ -131,6 +131,16 @@ fn expr_(e: &mut Expr, ctes: &[Cte]) {
             args.iter_mut().for_each(|x| expr_(x, ctes));
             order_by.iter_mut().for_each(|o| expr_(&mut o.expr, ctes));
         }
+        Expr::Window {
+            func,
+            partition_by,
+            order_by,
+            ..
+        } => {
+            expr_(func, ctes);
+            partition_by.iter_mut().for_each(|x| expr_(x, ctes));
+            order_by.iter_mut().for_each(|o| expr_(&mut o.expr, ctes));
+        }
         Expr::Case {
             operand,
             whens,

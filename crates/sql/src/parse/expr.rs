@@ -322,9 +322,12 @@ impl Ctx<'_> {
         }))
     }
 
-    fn function(&self, f: sp::Function) -> R<Expr> {
-        if f.over.is_some() || f.filter.is_some() || !f.within_group.is_empty() {
-            return Err(unsupported("window and filtered aggregates"));
+    fn function(&self, mut f: sp::Function) -> R<Expr> {
+        if let Some(over) = f.over.take() {
+            return self.window(f, over);
+        }
+        if f.filter.is_some() || !f.within_group.is_empty() {
+            return Err(unsupported("filtered aggregates"));
         }
         if !matches!(f.parameters, sp::FunctionArguments::None) || f.name.0.len() != 1 {
             return Err(unsupported("this function call"));
@@ -384,6 +387,84 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
+    /// `f OVER (...)`.
+    /// The definition of named window `name` (WINDOW name AS (...)), or 3579.
+    pub(super) fn named_window(&self, name: &str) -> R<sp::WindowSpec> {
+        self.windows
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, s)| s.clone())
+            .ok_or_else(|| {
+                crate::error::SqlError::new(crate::error::ER_WINDOW_NO_SUCH_WINDOW, &[&name])
+            })
+    }
+
+    /// `spec` completing named window `base` (`(base ORDER BY ... frame)`), with MySQL's
+    /// restrictions: no PARTITION BY here (3581), no frame there (3582), one ORDER BY (3583).
+    pub(super) fn inherit(&self, mut spec: sp::WindowSpec, base: &str) -> R<sp::WindowSpec> {
+        use crate::error::*;
+        let b = self.named_window(base)?;
+        if !spec.partition_by.is_empty() {
+            return Err(SqlError::new(ER_WINDOW_NO_CHILD_PARTITIONING, &[]));
+        }
+        if b.window_frame.is_some() {
+            return Err(SqlError::new(ER_WINDOW_NO_INHERIT_FRAME, &[&base]));
+        }
+        if !spec.order_by.is_empty() && !b.order_by.is_empty() {
+            return Err(SqlError::new(
+                ER_WINDOW_NO_REDEFINE_ORDER_BY,
+                &[&"<unnamed window>", &base],
+            ));
+        }
+        spec.partition_by = b.partition_by;
+        if spec.order_by.is_empty() {
+            spec.order_by = b.order_by;
+        }
+        Ok(spec)
+    }
+
+    fn window(&self, f: sp::Function, over: sp::WindowType) -> R<Expr> {
+        let mut spec = match over {
+            sp::WindowType::WindowSpec(spec) => spec,
+            sp::WindowType::NamedWindow(name) => self.named_window(&name.value)?,
+        };
+        // OVER (w ORDER BY ...): the named window's, completed by what is written here.
+        if let Some(name) = spec.window_name.take() {
+            spec = self.inherit(spec, &name.value)?;
+        }
+        let func = Box::new(self.function(f)?);
+        let partition_by = spec
+            .partition_by
+            .into_iter()
+            .map(|e| self.expr(e))
+            .collect::<R<Vec<_>>>()?;
+        let order_by = self.order_items(spec.order_by)?;
+        let frame = match spec.window_frame {
+            None => None,
+            Some(fr) => {
+                let rows = match fr.units {
+                    sp::WindowFrameUnits::Rows => true,
+                    sp::WindowFrameUnits::Range => false,
+                    sp::WindowFrameUnits::Groups => return Err(unsupported("GROUPS frames")),
+                };
+                let start = frame_bound(fr.start_bound, rows)?;
+                let end = match fr.end_bound {
+                    Some(b) => frame_bound(b, rows)?,
+                    None => FrameBound::CurrentRow,
+                };
+                Some(WindowFrame { rows, start, end })
+            }
+        };
+        Ok(Expr::Window {
+            func,
+            partition_by,
+            order_by,
+            frame,
+        })
+    }
+
     /// `left op ANY|ALL (subquery)`.
     fn quantified(
         &self,
@@ -725,4 +806,24 @@ pub fn column_type(t: &sp::DataType) -> R<ColumnType> {
     ct.length = length;
     ct.unsigned = unsigned;
     Ok(ct)
+}
+
+/// A frame bound: UNBOUNDED, CURRENT ROW, or a number of rows (ROWS frames only).
+fn frame_bound(b: sp::WindowFrameBound, rows: bool) -> R<FrameBound> {
+    let n = |e: Box<sp::Expr>| -> R<u64> {
+        match *e {
+            sp::Expr::Value(v) if rows => match v.value {
+                sp::Value::Number(n, _) => n.parse().map_err(|_| unsupported("this frame bound")),
+                _ => Err(unsupported("this frame bound")),
+            },
+            _ => Err(unsupported("RANGE frames with an offset")),
+        }
+    };
+    Ok(match b {
+        sp::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
+        sp::WindowFrameBound::Preceding(None) => FrameBound::UnboundedPreceding,
+        sp::WindowFrameBound::Following(None) => FrameBound::UnboundedFollowing,
+        sp::WindowFrameBound::Preceding(Some(e)) => FrameBound::Preceding(n(e)?),
+        sp::WindowFrameBound::Following(Some(e)) => FrameBound::Following(n(e)?),
+    })
 }

@@ -19,7 +19,7 @@ use crate::error::{
 };
 use sqlparser::ast as sp;
 use sqlparser::tokenizer::Span;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 type R<T> = Result<T, SqlError>;
 
@@ -59,6 +59,9 @@ pub struct Ctx<'a> {
     pub create_select_dup: Option<bool>,
     /// Fallback numbering for a placeholder without a usable span.
     next_param: Cell<usize>,
+    /// WINDOW name AS (...) definitions of the SELECTs lowered so far (the last one of a name
+    /// wins: an inner SELECT's own come after its outer one's).
+    pub(super) windows: RefCell<Vec<(String, sp::WindowSpec)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -76,6 +79,7 @@ impl<'a> Ctx<'a> {
             ignore: false,
             create_select_dup: None,
             next_param: Cell::new(0),
+            windows: RefCell::new(Vec::new()),
         }
     }
 
@@ -271,7 +275,6 @@ impl<'a> Ctx<'a> {
             || !s.cluster_by.is_empty()
             || !s.distribute_by.is_empty()
             || !s.sort_by.is_empty()
-            || !s.named_window.is_empty()
             || s.qualify.is_some()
             || s.exclude.is_some()
         {
@@ -287,6 +290,16 @@ impl<'a> Ctx<'a> {
             .and_then(|o| self.selects.iter().find(|(k, _)| *k == o))
             .map(|(_, items)| items)
             .filter(|items| items.len() == s.projection.len());
+        for sp::NamedWindowDefinition(name, def) in s.named_window {
+            let spec = match def {
+                sp::NamedWindowExpr::WindowSpec(mut spec) => match spec.window_name.take() {
+                    Some(base) => self.inherit(spec, &base.value)?,
+                    None => spec,
+                },
+                sp::NamedWindowExpr::NamedWindow(other) => self.named_window(&other.value)?,
+            };
+            self.windows.borrow_mut().push((name.value, spec));
+        }
         let mut items = Vec::with_capacity(s.projection.len());
         for (i, item) in s.projection.into_iter().enumerate() {
             let item_spans = spans.and_then(|sp| sp.get(i)).map(Vec::as_slice);
@@ -369,7 +382,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn order_items(&self, list: Vec<sp::OrderByExpr>) -> R<Vec<OrderItem>> {
+    pub(super) fn order_items(&self, list: Vec<sp::OrderByExpr>) -> R<Vec<OrderItem>> {
         list.into_iter()
             .map(|o| {
                 Ok(OrderItem {
