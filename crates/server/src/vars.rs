@@ -295,6 +295,7 @@ pub const VARS: &[VarDef] = &[
     v("collation_connection", Both, COLLATION, true, Def::Str("utf8mb4_0900_ai_ci")),
     v("collation_database", Both, COLLATION, true, Def::Str("utf8mb4_0900_ai_ci")),
     v("collation_server", Both, COLLATION, true, Def::Str("utf8mb4_0900_ai_ci")),
+    v("cte_max_recursion_depth", Both, u(0, 4_294_967_295), true, Def::UInt(1000)),
     v("datadir", G, TEXT, false, Def::Startup),
     // The protocol layer's greeting plugin.
     v("default_authentication_plugin", G, TEXT, false, Def::Str("caching_sha2_password")),
@@ -550,6 +551,7 @@ const COLLATION_DATABASE: usize = idx("collation_database");
 const COLLATION_SERVER: usize = idx("collation_server");
 const DATADIR: usize = idx("datadir");
 const GROUP_CONCAT_MAX_LEN: usize = idx("group_concat_max_len");
+const CTE_MAX_RECURSION_DEPTH: usize = idx("cte_max_recursion_depth");
 const HAVE_OPENSSL: usize = idx("have_openssl");
 const HAVE_SSL: usize = idx("have_ssl");
 const HOSTNAME: usize = idx("hostname");
@@ -797,6 +799,19 @@ fn collation(name: &str) -> Result<(&'static str, &'static str), SqlError> {
         .ok_or_else(|| SqlError::new(ER_UNKNOWN_COLLATION, &[&name]))
 }
 
+/// A time zone as seconds east of UTC: SYSTEM (UTC, system_time_zone) or an offset; None for
+/// anything else (named zones need time zone tables, which do not exist).
+pub fn tz_offset(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("SYSTEM") {
+        return Some(0);
+    }
+    time_zone(s).ok()?;
+    let sign = if s.starts_with('-') { -1 } else { 1 };
+    let (h, m) = s[1..].split_once(':')?;
+    Some(sign * (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60))
+}
+
 /// `SYSTEM` or `[+-]H:MM`/`[+-]HH:MM` within -13:59..+14:00, as MySQL 8.0 accepts.
 fn time_zone(s: &str) -> Result<String, SqlError> {
     let bad = || SqlError::new(ER_UNKNOWN_TIME_ZONE, &[&s]);
@@ -825,19 +840,12 @@ fn time_zone(s: &str) -> Result<String, SqlError> {
 }
 
 /// Values innoxide does not implement yet, refused with error 1235 rather than stored and
-/// ignored (V2): time zones other than UTC, and sql_auto_is_null=ON. (Connection character
+/// ignored (V2): sql_auto_is_null=ON. (Time zones are offsets from UTC or SYSTEM, which is
+/// UTC: named zones need the time zone tables, which do not exist, 1298.) (Connection character
 /// sets are all implemented: the server works in UTF-8 and converts latin1 statements and
 /// results at the connection, conn.rs.)
 fn supported(i: usize, val: &VarValue) -> Result<(), SqlError> {
     let what = match (i, val) {
-        (TIME_ZONE, VarValue::Str(v))
-            if !matches!(
-                v.as_str(),
-                "SYSTEM" | "+00:00" | "-00:00" | "+0:00" | "-0:00"
-            ) =>
-        {
-            "time zones other than UTC"
-        }
         (SQL_AUTO_IS_NULL, VarValue::Bool(true)) => "sql_auto_is_null=ON",
         _ => return Ok(()),
     };
@@ -1593,6 +1601,13 @@ impl SessionVars {
     pub fn isolation(&self) -> Isolation {
         Isolation::from_u8(u8::try_from(self.n(TRANSACTION_ISOLATION)).unwrap_or(2))
     }
+    /// time_zone as seconds east of UTC (SYSTEM is system_time_zone, UTC).
+    pub fn time_zone_secs(&self) -> i64 {
+        match &self.vals[TIME_ZONE] {
+            VarValue::Str(z) => tz_offset(z).unwrap_or(0),
+            _ => 0,
+        }
+    }
     /// lock_wait_timeout, seconds (LOCK TABLES' table locks).
     pub fn table_lock_wait_timeout(&self) -> u64 {
         self.n(LOCK_WAIT_TIMEOUT)
@@ -1629,6 +1644,10 @@ impl SessionVars {
     }
     pub fn group_concat_max_len(&self) -> u64 {
         self.n(GROUP_CONCAT_MAX_LEN)
+    }
+    /// The rounds a recursive CTE may run (3636 after them).
+    pub fn cte_max_recursion_depth(&self) -> u64 {
+        self.n(CTE_MAX_RECURSION_DEPTH)
     }
     pub fn wait_timeout(&self) -> u64 {
         self.n(WAIT_TIMEOUT)

@@ -372,6 +372,11 @@ pub enum TableRef {
         subquery: Box<Select>,
         alias: String,
     },
+    /// A reference to a recursive common table expression (WITH RECURSIVE).
+    Recursive {
+        cte: Box<RecursiveCte>,
+        alias: String,
+    },
     Join {
         left: Box<TableRef>,
         right: Box<TableRef>,
@@ -382,6 +387,17 @@ pub enum TableRef {
         /// NATURAL [LEFT | RIGHT] JOIN: USING the columns both sides have.
         natural: bool,
     },
+}
+
+/// `WITH RECURSIVE name AS (anchor UNION [ALL] recursive ...)`: the SELECTs that do not read
+/// `name` (the anchor, with its own UNIONs) and those that do, run until they add no row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecursiveCte {
+    pub name: String,
+    pub anchor: Select,
+    pub recursive: Vec<Select>,
+    /// UNION DISTINCT somewhere between the parts: rows already produced are not added again.
+    pub distinct: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -156,6 +156,8 @@ codes! {
     ER_CANT_REMOVE_ALL_FIELDS = 1090, "42000", "You can't delete all columns with ALTER TABLE; use DROP TABLE instead";
     ER_TOO_MANY_FIELDS = 1117, "HY000", "Too many columns";
     ER_MIX_OF_GROUP_FUNC_AND_FIELDS = 1140, "42000", "In aggregated query without GROUP BY, expression #%u of SELECT list contains nonaggregated column '%s'; this is incompatible with sql_mode=only_full_group_by";
+    ER_CTE_RECURSIVE_REQUIRES_UNION = 3573, "HY000", "Recursive Common Table Expression '%s' should contain a UNION";
+    ER_CTE_MAX_RECURSION_DEPTH = 3636, "HY000", "Recursive query aborted after %u iterations. Try increasing @@cte_max_recursion_depth to a larger value.";
     ER_WINDOW_NO_CHILD_PARTITIONING = 3581, "HY000", "A window which depends on another cannot define partitioning.";
     ER_WINDOW_NO_INHERIT_FRAME = 3582, "HY000", "Window '%s' has a frame definition, so cannot be referenced by another window.";
     ER_WINDOW_NO_REDEFINE_ORDER_BY = 3583, "HY000", "Window '%s' cannot inherit '%s' since both contain an ORDER BY clause.";

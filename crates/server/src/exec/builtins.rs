@@ -85,6 +85,7 @@ pub enum Builtin {
     TimeToSec,
     SecToTime,
     FromUnixtime,
+    ConvertTz,
     DateFormat,
     StrToDate,
     TimestampDiff(IntervalUnit),
@@ -204,6 +205,13 @@ pub fn lookup(
         "microsecond" => (B::Microsecond, int, 1..=1),
         "time_to_sec" => (B::TimeToSec, int, 1..=1),
         "sec_to_time" => (B::SecToTime, EType::Time { fsp: 0 }, 1..=1),
+        "convert_tz" => {
+            let fsp = match types_.first() {
+                Some(EType::DateTime { fsp }) => *fsp,
+                _ => 6,
+            };
+            (B::ConvertTz, EType::DateTime { fsp }, 3..=3)
+        }
         "from_unixtime" => {
             let t = if types_.len() > 1 {
                 s
@@ -666,6 +674,18 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
             Some(t) => Datum::Int(t.to_micros() / 1_000_000),
             None => Datum::Null,
         },
+        // CONVERT_TZ(dt, from, to): NULL for a zone that is not SYSTEM or an offset, as MySQL
+        // without time zone tables.
+        B::ConvertTz => {
+            let zone = |d: &Datum| crate::vars::tz_offset(&text(d));
+            match (types::to_datetime(&v[0], w), zone(&v[1]), zone(&v[2])) {
+                (Some(dt), Some(from), Some(to)) if dt.date.is_valid() => {
+                    DateTime::from_micros(dt.to_micros() + (to - from) * 1_000_000, dt.fsp)
+                        .map_or(Datum::Null, Datum::DateTime)
+                }
+                _ => Datum::Null,
+            }
+        }
         B::SecToTime => {
             let secs = int(0, w).clamp(-3_020_399, 3_020_399);
             Time::from_micros(secs * 1_000_000, 0).map_or(Datum::Null, Datum::Time)
@@ -683,9 +703,11 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
             } else {
                 6
             };
+            // Shown in the session's time zone.
+            let tz = types::session_tz() * 1_000_000;
             let dt = micros
                 .filter(|m| *m >= 0)
-                .and_then(|m| DateTime::from_micros(m + unix_epoch_micros(), fsp));
+                .and_then(|m| DateTime::from_micros(m + unix_epoch_micros() + tz, fsp));
             match (dt, v.get(1)) {
                 (None, _) => Datum::Null,
                 (Some(dt), None) => Datum::DateTime(dt),

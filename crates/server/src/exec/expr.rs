@@ -1339,21 +1339,25 @@ impl<'a> Compiler<'a> {
         }
         // The clock functions return the statement's time (constant within it, as MySQL's).
         let clock = match name {
-            // The server's time zone is UTC, so the UTC_ forms are the same clock.
-            "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
-            | "utc_timestamp" => Some("now"),
-            "curdate" | "current_date" | "utc_date" => Some("curdate"),
-            "curtime" | "current_time" | "utc_time" => Some("curtime"),
+            // In the session's time zone; the UTC_ forms in UTC.
+            "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate" => Some("now"),
+            "utc_timestamp" => Some("utc_now"),
+            "curdate" | "current_date" => Some("curdate"),
+            "utc_date" => Some("utc_date"),
+            "curtime" | "current_time" => Some("curtime"),
+            "utc_time" => Some("utc_time"),
             "unix_timestamp" if args.is_empty() => Some("unix_timestamp"),
             _ => None,
         };
         if let Some(what) = clock {
             let fsp = match args {
                 [] => 0,
-                [Expr::Literal(Literal::Number(n))] if what != "curdate" => match n.parse::<u8>() {
-                    Ok(f) if f <= 6 => f,
-                    _ => return Err(SqlError::new(ER_TOO_BIG_PRECISION, &[&n, &name, &6])),
-                },
+                [Expr::Literal(Literal::Number(n))] if !what.ends_with("date") => {
+                    match n.parse::<u8>() {
+                        Ok(f) if f <= 6 => f,
+                        _ => return Err(SqlError::new(ER_TOO_BIG_PRECISION, &[&n, &name, &6])),
+                    }
+                }
                 _ => return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name])),
             };
             return Ok(match cx.info(what)? {

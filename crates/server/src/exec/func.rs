@@ -292,8 +292,9 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             }
             best
         }
+        // The argument is in the session's time zone.
         Func::UnixTimestamp => match types::to_datetime(&v[0], w) {
-            Some(dt) => Datum::Int(dt.unix_seconds()),
+            Some(dt) => Datum::Int(dt.unix_seconds() - types::session_tz()),
             None => Datum::Null,
         },
         Func::Date => match types::to_datetime(&v[0], w) {

@@ -20,6 +20,7 @@ pub mod dml;
 pub mod expr;
 pub mod func;
 mod prepared;
+pub mod recursive;
 pub mod select;
 pub mod show;
 pub mod tablelock;
@@ -182,6 +183,8 @@ pub struct Session {
     /// The time NOW() and CURRENT_TIMESTAMP defaults return during this statement (MySQL: the
     /// statement's start, or SET timestamp).
     pub(crate) stmt_time: types::DateTime,
+    /// The statement's time in UTC (UNIX_TIMESTAMP(), UTC_TIMESTAMP()).
+    pub(crate) stmt_utc: types::DateTime,
     /// max_execution_time of the running SELECT.
     pub(crate) deadline: Option<std::time::Instant>,
     /// Rows read by the statement, modulo 2^32 (when to look at the deadline and KILL).
@@ -195,6 +198,9 @@ pub struct Session {
     locked: Vec<(String, bool)>,
     /// FLUSH TABLES WITH READ LOCK holds (L5 in tablelock.rs).
     global_read_lock: bool,
+    /// While a recursive CTE runs: its name, columns and the rows of the previous round, which
+    /// its recursive SELECTs read under that name (recursive.rs).
+    pub(crate) cte_work: Vec<(String, Vec<Column>, Vec<Vec<Datum>>)>,
     /// PREPARE'd statements by name (exec::prepared).
     sql_prepared: HashMap<String, prepared::SqlPrepared>,
     /// While a prepared statement executes: the plan its SELECT kept from the previous
@@ -297,6 +303,7 @@ impl Session {
             next_read_only: None,
             read_only: false,
             stmt_time: types::now(),
+            stmt_utc: types::now(),
             deadline: None,
             scan_ticks: 0,
             found_rows: 0,
@@ -305,6 +312,7 @@ impl Session {
             sql_prepared: HashMap::new(),
             locked: Vec::new(),
             global_read_lock: false,
+            cte_work: Vec::new(),
             stmt_plan: None,
             folds: 0,
             savepoints: Vec::new(),
@@ -397,10 +405,17 @@ impl Session {
 
     /// Runs one statement with MySQL's statement and transaction rules.
     pub fn execute(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
-        self.stmt_time = match self.vars.timestamp() {
+        // The statement's clock: UTC, and in the session's time zone (which TIMESTAMP values
+        // of this thread are converted with from now on).
+        let tz = self.vars.time_zone_secs();
+        types::set_session_tz(tz);
+        self.stmt_utc = match self.vars.timestamp() {
             Some(t) => types::DateTime::from_micros((t * 1e6) as i64, 6).unwrap_or_else(types::now),
             None => types::now_fsp(6),
         };
+        self.stmt_time =
+            types::DateTime::from_micros(self.stmt_utc.to_micros() + tz * 1_000_000, 6)
+                .unwrap_or(self.stmt_utc);
         self.interrupt.store(false, Ordering::Release);
         userlock::enter(self.id, &self.interrupt, &self.server.named_locks);
         self.frames.clear();
@@ -1087,7 +1102,10 @@ impl Context for Session {
             "now" => Datum::DateTime(self.stmt_time),
             "curdate" => Datum::Date(self.stmt_time.date),
             "curtime" => Datum::Time(self.stmt_time.time_of_day()),
-            "unix_timestamp" => Datum::Int(self.stmt_time.unix_seconds()),
+            "unix_timestamp" => Datum::Int(self.stmt_utc.unix_seconds()),
+            "utc_now" => Datum::DateTime(self.stmt_utc),
+            "utc_date" => Datum::Date(self.stmt_utc.date),
+            "utc_time" => Datum::Time(self.stmt_utc.time_of_day()),
             "found_rows" => Datum::UInt(self.found_rows),
             "row_count" => Datum::Int(self.row_count),
             _ => Datum::Null,

@@ -584,6 +584,23 @@ impl Session {
         let mut width = 0;
         for (tr, kind, on) in &leaves {
             match tr {
+                // The previous round of the recursive CTE being run (recursive.rs).
+                TableRef::Table { name, alias, .. }
+                    if name.db.is_none() && self.cte_work.iter().any(|b| b.0 == name.name) =>
+                {
+                    let (cols, rows) = self
+                        .cte_work
+                        .iter()
+                        .rev()
+                        .find(|b| b.0 == name.name)
+                        .map(|b| (b.1.clone(), b.2.clone()))
+                        .unwrap_or_default();
+                    let shown = alias.clone().unwrap_or_else(|| name.name.clone());
+                    let st = ScopeTable::of_result(shown, String::new(), &cols, width);
+                    width += st.columns.len();
+                    sources.push(Source::Rows(rows, *kind, on.clone()));
+                    scope.push(st);
+                }
                 TableRef::Table { name, alias, .. } => {
                     let db = self.db_of(name)?;
                     if db.eq_ignore_ascii_case("information_schema")
@@ -606,8 +623,16 @@ impl Session {
                     sources.push(Source::Table(t, *kind, on.clone()));
                     scope.push(st);
                 }
-                TableRef::Derived { subquery, alias } => {
-                    let (cols, rows) = self.select(subquery, params)?;
+                TableRef::Derived { .. } | TableRef::Recursive { .. } => {
+                    let (alias, (cols, rows)) = match tr {
+                        TableRef::Recursive { cte, alias } => {
+                            (alias, self.recursive_cte(cte, params)?)
+                        }
+                        TableRef::Derived { subquery, alias } => {
+                            (alias, self.select(subquery, params)?)
+                        }
+                        _ => unreachable!("matched above"),
+                    };
                     let st = ScopeTable::of_result(alias.clone(), String::new(), &cols, width);
                     width += st.columns.len();
                     sources.push(Source::Rows(rows, *kind, on.clone()));

@@ -1464,7 +1464,7 @@ impl Session {
                     leaves(left, out);
                     leaves(right, out);
                 }
-                ast::TableRef::Derived { .. } => {}
+                ast::TableRef::Derived { .. } | ast::TableRef::Recursive { .. } => {}
             }
         }
         for f in &from {

@@ -173,9 +173,6 @@ impl<'a> Ctx<'a> {
         // WITH: each CTE lowered (seeing the ones before it), then inlined (parse::cte).
         let mut ctes: Vec<super::cte::Cte> = Vec::new();
         if let Some(with) = q.with.take() {
-            if with.recursive {
-                return Err(unsupported("WITH RECURSIVE"));
-            }
             for c in with.cte_tables {
                 let name = c.alias.name.value.clone();
                 if ctes.iter().any(|x| x.name == name) {
@@ -190,7 +187,13 @@ impl<'a> Ctx<'a> {
                     .map(|d| d.name.value.clone())
                     .collect();
                 super::cte::rename_columns(&mut body, &name, &cols)?;
-                ctes.push(super::cte::Cte { name, query: body });
+                // Without RECURSIVE a CTE's own name inside it is another table, as in MySQL.
+                let body = if with.recursive {
+                    super::cte::split_recursive(&name, body)?
+                } else {
+                    super::cte::CteBody::Plain(body)
+                };
+                ctes.push(super::cte::Cte { name, body });
             }
         }
         let mut sel = self.set_expr(*q.body)?;

@@ -1582,7 +1582,8 @@ fn errors() {
         "LOAD DATA INFILE 'x' INTO TABLE t",
         "UPDATE t JOIN u ON t.a = u.a SET t.b = 1",
         "DELETE t FROM t JOIN u ON t.a = u.a",
-        "SELECT ROW_NUMBER() OVER () FROM t",
+        "SELECT SUM(a) OVER (ORDER BY a RANGE 1 PRECEDING) FROM t",
+        "SELECT SUM(a) OVER (ORDER BY a GROUPS 1 PRECEDING) FROM t",
     ] {
         assert_eq!(parse(sql).map_err(|e| e.code), Err(1235), "{sql}");
     }
@@ -1774,7 +1775,33 @@ fn ctes_are_inlined_as_derived_tables() {
         code("WITH c AS (SELECT 1), c AS (SELECT 2) SELECT * FROM c"),
         1066
     );
-    assert_eq!(code("WITH RECURSIVE c AS (SELECT 1) SELECT * FROM c"), 1235);
+    // WITH RECURSIVE: a CTE that does not read itself is inlined as any other; one that does
+    // is split into its anchor and recursive SELECTs, which must come after the anchor (3573).
+    let Statement::Select(q) = p("WITH RECURSIVE c AS (SELECT 1) SELECT * FROM c") else {
+        panic!("not a SELECT");
+    };
+    assert!(matches!(q.from.as_slice(), [TableRef::Derived { .. }]));
+    let Statement::Select(q) = p(
+        "WITH RECURSIVE n (x) AS (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT x + 1 FROM n) \
+         SELECT * FROM n AS m",
+    ) else {
+        panic!("not a SELECT");
+    };
+    let [TableRef::Recursive { cte, alias }] = q.from.as_slice() else {
+        panic!("{q:?}");
+    };
+    assert_eq!(
+        (alias.as_str(), cte.name.as_str(), cte.distinct),
+        ("m", "n", false)
+    );
+    assert_eq!((cte.anchor.unions.len(), cte.recursive.len()), (1, 1));
+    assert!(
+        matches!(&cte.recursive[0].from[..], [TableRef::Table { name, .. }] if name.name == "n")
+    );
+    assert_eq!(
+        code("WITH RECURSIVE n AS (SELECT x FROM n UNION SELECT 1) SELECT * FROM n"),
+        3573
+    );
     // A qualified name is a table, not the CTE.
     let Statement::Select(q) = p("WITH t AS (SELECT 1) SELECT * FROM d.t") else {
         panic!("not a SELECT");

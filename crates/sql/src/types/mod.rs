@@ -35,6 +35,6 @@ pub use sql_type::{flag, mysql_type, SqlType, NOT_FIXED_DEC};
 pub use store::{load, load_owned, store};
 pub use temporal::{
     add_interval, date_problem, datediff, days_in_month, now, now_fsp, parse_datetime,
-    parse_time_micros, Date, DateProblem, DateTime, Time,
+    parse_time_micros, session_tz, set_session_tz, Date, DateProblem, DateTime, Time,
 };
 pub use warnings::{Level, Warning, Warnings};

@@ -22,8 +22,26 @@
 //! | TIME(F) | 3 + (F+1)/2 | the signed time in units of 10^-F s, plus 2^(8 × bytes - 1) |
 //! | YEAR | 1 (`ColumnKind::Int` unsigned) | 0 for 0000, else year - 1900 |
 
+use std::cell::Cell;
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+thread_local! {
+    /// The time zone of the session whose statement this thread runs, as seconds east of UTC
+    /// (time_zone; the SQL layer sets it before each statement). TIMESTAMP values are stored
+    /// as UTC seconds and shown in it.
+    static SESSION_TZ: Cell<i64> = const { Cell::new(0) };
+}
+
+/// Makes `secs` east of UTC the time zone TIMESTAMP values of this thread convert with.
+pub fn set_session_tz(secs: i64) {
+    SESSION_TZ.with(|c| c.set(secs));
+}
+
+/// The time zone set by `set_session_tz`, seconds east of UTC.
+pub fn session_tz() -> i64 {
+    SESSION_TZ.with(Cell::get)
+}
 
 use super::SqlMode;
 use crate::ast::IntervalUnit;
@@ -385,7 +403,8 @@ impl DateTime {
             if !self.date.is_valid() {
                 return None;
             }
-            let s = self.unix_seconds();
+            // The value is in the session's time zone; the stored form is UTC.
+            let s = self.unix_seconds() - session_tz();
             if !(TIMESTAMP_MIN..=TIMESTAMP_MAX).contains(&s) {
                 return None;
             }
@@ -409,7 +428,10 @@ impl DateTime {
                 ..DateTime::default()
             });
         }
-        DateTime::from_micros(secs * MICROS_PER_SEC + i64::from(micro), fsp)
+        DateTime::from_micros(
+            (secs + session_tz()) * MICROS_PER_SEC + i64::from(micro),
+            fsp,
+        )
     }
 }
 

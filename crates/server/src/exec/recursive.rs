@@ -1,0 +1,84 @@
+//! Recursive common table expressions (WITH RECURSIVE): the anchor SELECTs give the first
+//! rows; each round runs the recursive SELECTs with the CTE's name bound to the rows the
+//! previous round added (`Session::cte_work`), until a round adds none.
+//! (MySQL: sql_union.cc, the recursive query block's iterations.)
+//!
+//! INVARIANTS
+//! - R1: a round reads only the previous round's rows; the result is the anchor's rows then
+//!   each round's, in order; with UNION DISTINCT a row already in the result is not added
+//!   (and so does not feed the next round).
+//! - R2: more than cte_max_recursion_depth rounds that add rows is error 3636; the binding is
+//!   removed whether a round succeeds or fails.
+//! - R3: the columns (names and types) are the anchor's; every recursive SELECT must give as
+//!   many (1222).
+//!
+//! Latch order: none (the statement's rows only).
+
+use std::collections::HashSet;
+
+use innoxide_engine::Collation;
+use innoxide_sql::ast::RecursiveCte;
+use innoxide_sql::error::*;
+use innoxide_sql::types::Datum;
+
+use super::select::group_key;
+use super::{Column, Session};
+
+fn row_key(r: &[Datum]) -> Vec<u8> {
+    let mut k = Vec::new();
+    for v in r {
+        group_key(v, Collation::Utf8mb40900AiCi, &mut k);
+    }
+    k
+}
+
+impl Session {
+    /// The rows of recursive CTE `cte` (R1-R3).
+    pub(crate) fn recursive_cte(
+        &mut self,
+        cte: &RecursiveCte,
+        params: &[Datum],
+    ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
+        let (cols, mut all) = self.select(&cte.anchor, params)?;
+        let mut seen = HashSet::new();
+        if cte.distinct {
+            all.retain(|r| seen.insert(row_key(r)));
+        }
+        let mut work = all.clone();
+        let max = self.vars.cte_max_recursion_depth();
+        let mut rounds = 0u64;
+        while !work.is_empty() {
+            if rounds >= max {
+                return Err(SqlError::new(ER_CTE_MAX_RECURSION_DEPTH, &[&(rounds + 1)]));
+            }
+            rounds += 1;
+            self.cte_work
+                .push((cte.name.clone(), cols.clone(), std::mem::take(&mut work)));
+            let mut added = Vec::new();
+            let mut failed = None;
+            for part in &cte.recursive {
+                match self.select(part, params) {
+                    Ok((c, _)) if c.len() != cols.len() => {
+                        failed = Some(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
+                        break;
+                    }
+                    Ok((_, rows)) => added.extend(rows),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            self.cte_work.pop();
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            if cte.distinct {
+                added.retain(|r| seen.insert(row_key(r)));
+            }
+            all.extend(added.iter().cloned());
+            work = added;
+        }
+        Ok((cols, all))
+    }
+}
