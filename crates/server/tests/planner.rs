@@ -197,6 +197,52 @@ fn explain_shows_the_path_run() {
         explain(&mut c, "SELECT c FROM t WHERE k = 3 ORDER BY id"),
         ("ref".into(), Some("k_1".into()), "Using filesort".into())
     );
+    // Joins: the inner table is looked up per row of the outer one, as run_select does.
+    let join = |c: &mut mysql::Conn, sql: &str| -> Vec<(String, String, Option<String>)> {
+        let rows: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).unwrap();
+        rows.into_iter()
+            .map(|r| {
+                (
+                    r.get::<String, _>("table").unwrap(),
+                    r.get::<String, _>("type").unwrap(),
+                    r.get::<Option<String>, _>("key").unwrap(),
+                )
+            })
+            .collect()
+    };
+    let row =
+        |t: &str, ty: &str, k: Option<&str>| (t.to_string(), ty.to_string(), k.map(str::to_string));
+    assert_eq!(
+        join(
+            &mut c,
+            "SELECT a.c, b.c FROM t a JOIN t b ON b.id = a.k WHERE a.id < 10"
+        ),
+        vec![
+            row("a", "range", Some("PRIMARY")),
+            row("b", "eq_ref", Some("PRIMARY"))
+        ]
+    );
+    assert_eq!(
+        join(
+            &mut c,
+            "SELECT a.c, b.c FROM t a LEFT JOIN t b ON b.k = a.id"
+        ),
+        vec![row("a", "ALL", None), row("b", "ref", Some("k_1"))]
+    );
+    assert_eq!(
+        join(
+            &mut c,
+            "SELECT a.c, b.c FROM t a, t b WHERE b.id = 5 AND a.id = 7"
+        ),
+        vec![
+            row("a", "const", Some("PRIMARY")),
+            row("b", "const", Some("PRIMARY"))
+        ]
+    );
+    assert_eq!(
+        join(&mut c, "SELECT a.c, b.c FROM t a JOIN t b ON b.c = a.c"),
+        vec![row("a", "ALL", None), row("b", "ALL", None)]
+    );
 }
 
 #[test]

@@ -952,9 +952,10 @@ impl Session {
         })
     }
 
-    /// The access path of each base table of `plan` as `run_select` chooses it; a table after
-    /// the first is shown with the conditions that hold no column of earlier tables (the
-    /// values those take come row by row).
+    /// The access path of each base table of `plan` as `run_select` chooses it. A table after
+    /// the first whose conditions on constants give no path is looked up per row of the
+    /// tables before it: its path is planned with sample values for their columns
+    /// (`PathShown::per_row`).
     pub(crate) fn explain_paths(
         &mut self,
         plan: &SelectPlan,
@@ -975,11 +976,29 @@ impl Session {
                 conjuncts(o, &mut conds);
             }
             let name = plan.scope[si].name.clone();
+            let mut per_row = false;
             let (access, sorted) = if si == 0 && *kind != JoinKind::Right {
                 let order = plan.first_order.as_deref();
                 self.plan_ordered(t, &name, single, &conds, params, order, limited)?
             } else {
-                (self.plan_access(t, &name, single, &conds, params)?, false)
+                let mut access = self.plan_access(t, &name, single, &conds, params)?;
+                if access.is_full_scan() && *kind != JoinKind::Right {
+                    let earlier = &plan.scope[..si];
+                    let left: Vec<Datum> = earlier
+                        .iter()
+                        .flat_map(|st| st.columns.iter().map(|c| sample_value(&c.1)))
+                        .collect();
+                    let bound: Vec<Expr> = conds
+                        .iter()
+                        .map(|c| bind_outer(c, earlier, &left))
+                        .collect();
+                    let joined = self.plan_access(t, &name, single, &bound, params)?;
+                    per_row = !joined.is_full_scan();
+                    if per_row {
+                        access = joined;
+                    }
+                }
+                (access, false)
             };
             out.push(PathShown {
                 table: t.clone(),
@@ -987,6 +1006,7 @@ impl Session {
                 access,
                 filesort: si == 0 && !plan.order.is_empty() && !sorted,
                 ordered: si == 0 && !plan.order.is_empty() && sorted,
+                per_row,
             });
         }
         Ok(out)
@@ -1589,6 +1609,28 @@ pub(crate) struct PathShown {
     pub filesort: bool,
     /// The access path delivers the ORDER BY order.
     pub ordered: bool,
+    /// The keys come from each row of the tables before (a join lookup: eq_ref, ref).
+    pub per_row: bool,
+}
+
+/// A value of type `t` that converts exactly to the usual key column types (EXPLAIN's stand-in
+/// for a column of an earlier table of a join).
+fn sample_value(t: &EType) -> Datum {
+    let text = |s: &str| Datum::Bytes(s.as_bytes().to_vec());
+    let kind = match t {
+        EType::Column(ty) => ty.data_type(),
+        EType::Date => "date",
+        EType::DateTime { .. } => "datetime",
+        EType::Time { .. } => "time",
+        _ => "",
+    };
+    match kind {
+        "date" => text("2000-01-01"),
+        "datetime" | "timestamp" => text("2000-01-01 00:00:00"),
+        "time" => text("00:00:00"),
+        "year" => Datum::Int(2000),
+        _ => Datum::Int(1),
+    }
 }
 
 /// Some(forward) when reading `access` forward (or backward) returns rows sorted by `order`

@@ -1400,9 +1400,13 @@ impl Session {
             }
         };
         let mut rows = Vec::new();
-        let row = |i: usize, name: &str, t: &SqlTable, access: &Access, sort: (bool, bool)| {
-            let (filesort, ordered) = sort;
+        let row = |i: usize, name: &str, t: &SqlTable, access: &Access, how: (bool, bool, bool)| {
+            let (filesort, ordered, per_row) = how;
             let (mut ty, mut key, possible) = access.describe(t);
+            if per_row && ty == "const" {
+                // One primary-key row per row of the tables before.
+                ty = "eq_ref".into();
+            }
             if ordered && access.is_full_scan() {
                 // The whole clustered index, read for its order.
                 (ty, key) = ("index".into(), "PRIMARY".into());
@@ -1442,7 +1446,7 @@ impl Session {
                         &p.name,
                         &p.table,
                         &p.access,
-                        (p.filesort, p.ordered),
+                        (p.filesort, p.ordered, p.per_row),
                     ));
                 }
                 return Ok(explain_output(rows));
@@ -1474,7 +1478,7 @@ impl Session {
             let db = self.db_of(name)?;
             let t = self.server.catalog.table(&db, &name.name)?;
             let access = self.plan_access(&t, alias, single, &conds, params)?;
-            rows.push(row(i, alias, &t, &access, (false, false)));
+            rows.push(row(i, alias, &t, &access, (false, false, false)));
         }
         Ok(explain_output(rows))
     }
