@@ -821,3 +821,31 @@ fn time_zones() {
         1298
     );
 }
+
+/// Compound INTERVAL units with a prepared statement's parameter as the value, and after other
+/// parameters (the parser's rewrite keeps their positions).
+#[test]
+fn compound_interval_parameters() {
+    let s = start();
+    let mut c = connect(&s);
+    let st = c
+        .prep("SELECT CONCAT(?, 'x'), DATE_ADD(?, INTERVAL ? DAY_HOUR), ? - INTERVAL '1-1' YEAR_MONTH")
+        .unwrap();
+    let r: Option<(String, String, String)> = c
+        .exec_first(&st, ("w", "2020-01-01 00:00:00", "2 3", "2020-03-31"))
+        .unwrap();
+    assert_eq!(
+        r,
+        Some((
+            "wx".into(),
+            "2020-01-03 03:00:00".into(),
+            "2019-02-28".into()
+        ))
+    );
+    // Not a unit outside INTERVAL: a qualified column of that name is a column.
+    c.query_drop("CREATE DATABASE ci").unwrap();
+    c.query_drop("CREATE TABLE ci.t (`day_hour` INT)").unwrap();
+    c.query_drop("INSERT INTO ci.t VALUES (7)").unwrap();
+    let v: Option<i64> = c.query_first("SELECT t.day_hour FROM ci.t AS t").unwrap();
+    assert_eq!(v, Some(7));
+}

@@ -21,6 +21,7 @@ use std::ops::RangeInclusive;
 use innoxide_engine::Collation;
 use innoxide_sql::ast::IntervalUnit;
 use innoxide_sql::error::*;
+use innoxide_sql::parse;
 use innoxide_sql::types::{self, Date, DateTime, Datum, Time, Warnings};
 use sha1::Digest as _;
 
@@ -86,6 +87,7 @@ pub enum Builtin {
     SecToTime,
     FromUnixtime,
     ConvertTz,
+    CompoundInterval,
     DateFormat,
     StrToDate,
     TimestampDiff(IntervalUnit),
@@ -205,6 +207,9 @@ pub fn lookup(
         "microsecond" => (B::Microsecond, int, 1..=1),
         "time_to_sec" => (B::TimeToSec, int, 1..=1),
         "sec_to_time" => (B::SecToTime, EType::Time { fsp: 0 }, 1..=1),
+        // The value of INTERVAL 'fields' DAY_HOUR (and the other compound units), counted in
+        // the single unit the parser put in its place (parse::special::compound_unit).
+        "compound interval" => (B::CompoundInterval, int, 2..=2),
         "convert_tz" => {
             let fsp = match types_.first() {
                 Some(EType::DateTime { fsp }) => *fsp,
@@ -682,6 +687,15 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
                 (Some(dt), Some(from), Some(to)) if dt.date.is_valid() => {
                     DateTime::from_micros(dt.to_micros() + (to - from) * 1_000_000, dt.fsp)
                         .map_or(Datum::Null, Datum::DateTime)
+                }
+                _ => Datum::Null,
+            }
+        }
+        B::CompoundInterval => {
+            let unit = String::from_utf8_lossy(&v[1].to_text().unwrap_or_default()).into_owned();
+            match (v[0].to_text(), parse::compound_unit(&unit)) {
+                (Some(t), Some((_, per))) => {
+                    compound_value(&t, per).map_or(Datum::Null, Datum::Int)
                 }
                 _ => Datum::Null,
             }
@@ -1307,6 +1321,42 @@ fn time_of(d: &Datum, w: &mut Warnings) -> Option<Time> {
 }
 
 /// Microseconds from 0000-01-01 (DateTime::from_micros's origin) to 1970-01-01.
+/// The value of a compound INTERVAL: the digit groups of `text` (any other characters
+/// separate them; a leading `-` negates the whole) as fields of `per` units each, aligned to
+/// the right when fewer are given (`'5' DAY_HOUR` is 5 hours), as MySQL reads them; None when
+/// there are more groups than fields. A microsecond field is a fraction: `.5` is 500000.
+fn compound_value(text: &[u8], per: &[i64]) -> Option<i64> {
+    let text = text.trim_ascii_start();
+    let negative = text.first() == Some(&b'-');
+    let raw: Vec<&[u8]> = text
+        .split(|c| !c.is_ascii_digit())
+        .filter(|g| !g.is_empty())
+        .collect();
+    let micro_field = per.len() > 1 && per[per.len() - 2] == 1_000_000;
+    let groups: Vec<i64> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut g: &[u8] = g;
+            let scale = if micro_field && i + 1 == raw.len() {
+                g = &g[..g.len().min(6)];
+                10i64.pow(6 - g.len() as u32)
+            } else {
+                1
+            };
+            Some(std::str::from_utf8(g).ok()?.parse::<i64>().ok()? * scale)
+        })
+        .collect::<Option<_>>()?;
+    if groups.len() > per.len() {
+        return None;
+    }
+    let mut total: i64 = 0;
+    for (g, p) in groups.iter().rev().zip(per.iter().rev()) {
+        total = total.checked_add(g.checked_mul(*p)?)?;
+    }
+    Some(if negative { -total } else { total })
+}
+
 fn unix_epoch_micros() -> i64 {
     DateTime::from_date(Date {
         year: 1970,

@@ -16,6 +16,7 @@ use super::lower::{unsupported, Ctx};
 use crate::ast::*;
 use crate::error::SqlError;
 use sqlparser::ast as sp;
+use sqlparser::ast::Spanned;
 
 type R<T> = Result<T, SqlError>;
 
@@ -187,10 +188,21 @@ impl Ctx<'_> {
                 collation: object_last(&collation),
             },
             E::Interval(iv) => match (&iv.leading_field, &iv.last_field) {
-                (Some(f), None) => Expr::Interval {
-                    unit: interval_unit(f)?,
-                    value: Box::new(self.expr(*iv.value)?),
-                },
+                (Some(f), None) => {
+                    let unit = interval_unit(f)?;
+                    let compound = self.compound_after(iv.value.span());
+                    let value = self.expr(*iv.value)?;
+                    // A compound unit (DAY_HOUR...): its value, a string of fields, is counted
+                    // in the single unit the rewrite put there.
+                    let value = match compound {
+                        Some(name) => func("compound interval", vec![value, str_lit(&name)]),
+                        None => value,
+                    };
+                    Expr::Interval {
+                        unit,
+                        value: Box::new(value),
+                    }
+                }
                 _ => return Err(unsupported("this INTERVAL")),
             },
             E::Extract { field, expr, .. } => func(
@@ -387,6 +399,23 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
+    /// The compound INTERVAL unit written right after the expression spanning `span`, if the
+    /// rewrite replaced one there.
+    fn compound_after(&self, span: sqlparser::tokenizer::Span) -> Option<String> {
+        let end = self.offset_at(span.end)?;
+        self.compound_units
+            .iter()
+            .find(|(at, _)| {
+                // Only blanks (and the literal's closing quote or a parenthesis) between.
+                *at >= end
+                    && self.sql.get(end..*at).is_some_and(|g| {
+                        g.chars()
+                            .all(|c| c.is_whitespace() || matches!(c, '\'' | '"' | ')'))
+                    })
+            })
+            .map(|(_, name)| name.clone())
+    }
+
     /// `f OVER (...)`.
     /// The definition of named window `name` (WINDOW name AS (...)), or 3579.
     pub(super) fn named_window(&self, name: &str) -> R<sp::WindowSpec> {

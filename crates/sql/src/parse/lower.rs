@@ -45,7 +45,7 @@ type ItemSpans = Vec<Vec<(usize, usize)>>;
 
 #[derive(Clone)]
 pub struct Ctx<'a> {
-    sql: &'a str,
+    pub(super) sql: &'a str,
     /// Byte offset in `sql` of the text sqlparser is parsing (sub-expressions of SET/SHOW).
     base: usize,
     params: Vec<usize>,
@@ -53,6 +53,8 @@ pub struct Ctx<'a> {
     selects: Vec<(usize, ItemSpans)>,
     /// Offsets of ZEROFILL words blanked out by `special::rewrite`.
     pub zerofill: Vec<usize>,
+    /// Compound INTERVAL units replaced by `special::rewrite`: (offset, unit).
+    pub compound_units: Vec<(usize, String)>,
     /// UPDATE IGNORE / DELETE IGNORE (the word is blanked out by `special::rewrite`).
     pub ignore: bool,
     /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT (blanked out likewise).
@@ -76,6 +78,7 @@ impl<'a> Ctx<'a> {
                 .collect(),
             selects: select_items(tokens),
             zerofill: vec![],
+            compound_units: vec![],
             ignore: false,
             create_select_dup: None,
             next_param: Cell::new(0),
@@ -92,8 +95,13 @@ impl<'a> Ctx<'a> {
     }
 
     fn offset(&self, span: Span) -> Option<usize> {
+        self.offset_at(span.start)
+    }
+
+    /// The byte offset in the statement of a sqlparser location.
+    pub(super) fn offset_at(&self, at: sqlparser::tokenizer::Location) -> Option<usize> {
         let text = self.sql.get(self.base..)?;
-        lexer::offset_of(text, span.start.line, span.start.column).map(|o| o + self.base)
+        lexer::offset_of(text, at.line, at.column).map(|o| o + self.base)
     }
 
     pub fn param_number(&self, span: Span) -> usize {

@@ -24,6 +24,7 @@ use crate::ast::Statement;
 use crate::error::{SqlError, ER_EMPTY_QUERY};
 pub use lexer::{latin1_statement, utf8_statement};
 use lexer::{Kind, Token};
+pub use special::compound_unit;
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token as SpToken;
@@ -82,6 +83,7 @@ pub fn parse(sql: &str) -> Result<Statement, SqlError> {
     ctx.zerofill = rewritten.zerofill;
     ctx.ignore = rewritten.ignore;
     ctx.create_select_dup = rewritten.create_select_dup;
+    ctx.compound_units = rewritten.compound_units;
     if let Some(result) = special::dispatch(sql, &rewritten.text, tokens, &ctx) {
         return result;
     }

@@ -38,6 +38,34 @@ pub struct Rewritten<'a> {
     pub into: Option<R<Vec<String>>>,
     /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT.
     pub create_select_dup: Option<bool>,
+    /// MySQL's compound INTERVAL units (DAY_HOUR, YEAR_MONTH...), which sqlparser does not
+    /// know: (offset, unit in lower case); each is replaced by the single unit its value is
+    /// counted in (`compound_unit`), padded to the same length.
+    pub compound_units: Vec<(usize, String)>,
+}
+
+/// A compound INTERVAL unit: the single unit sqlparser is given instead, and the number of
+/// each field in that unit (the last field is 1), largest first.
+pub fn compound_unit(name: &str) -> Option<(&'static str, &'static [i64])> {
+    const S: i64 = 1;
+    const MIN: i64 = 60;
+    const H: i64 = 3600;
+    const D: i64 = 86_400;
+    const US: i64 = 1_000_000;
+    Some(match name {
+        "year_month" => ("MONTH", &[12, 1]),
+        "day_hour" => ("SECOND", &[D, H]),
+        "day_minute" => ("SECOND", &[D, H, MIN]),
+        "day_second" => ("SECOND", &[D, H, MIN, S]),
+        "hour_minute" => ("SECOND", &[H, MIN]),
+        "hour_second" => ("SECOND", &[H, MIN, S]),
+        "minute_second" => ("SECOND", &[MIN, S]),
+        "day_microsecond" => ("MICROSECOND", &[D * US, H * US, MIN * US, US, 1]),
+        "hour_microsecond" => ("MICROSECOND", &[H * US, MIN * US, US, 1]),
+        "minute_microsecond" => ("MICROSECOND", &[MIN * US, US, 1]),
+        "second_microsecond" => ("MICROSECOND", &[US, 1]),
+        _ => return None,
+    })
 }
 
 /// The INTO clause of a SELECT statement (at parenthesis depth 0): its token range and
@@ -148,6 +176,16 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         edits.push((start, end, ""));
         into = Some(vars);
     }
+    let mut compound_units = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let lower = t.text.to_ascii_lowercase();
+        if t.kind == Kind::Word && i > 0 && !tokens[i - 1].is_punct(".") {
+            if let Some((single, _)) = compound_unit(&lower) {
+                compound_units.push((t.start, lower));
+                edits.push((t.start, t.end(), single));
+            }
+        }
+    }
     let mut create_dup = None;
     if let Some((t, replace)) = create_select_dup(tokens) {
         edits.push((t.start, t.end(), ""));
@@ -194,6 +232,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
             ignore,
             into,
             create_select_dup: create_dup,
+            compound_units,
         };
     }
     edits.sort_by_key(|e| e.0);
@@ -216,6 +255,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         ignore,
         into,
         create_select_dup: create_dup,
+        compound_units,
     }
 }
 
