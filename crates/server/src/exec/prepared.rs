@@ -25,7 +25,8 @@ use super::{Output, Session};
 /// A PREPARE'd statement: the parsed text, its number of `?`, its SELECT's plan.
 #[derive(Clone)]
 pub(crate) struct SqlPrepared {
-    stmt: Statement,
+    /// Shared with a running execution, which keeps the plan only for this same statement.
+    stmt: Arc<Statement>,
     params: usize,
     plan: Option<Arc<SelectPlan>>,
 }
@@ -59,7 +60,7 @@ impl Session {
         self.sql_prepared.insert(
             name.to_string(),
             SqlPrepared {
-                stmt,
+                stmt: Arc::new(stmt),
                 params,
                 plan: None,
             },
@@ -84,7 +85,7 @@ impl Session {
         // The statement may have deallocated or replaced itself meanwhile: keep the plan
         // only with the statement it was made for.
         if let (Some(ps), Some(plan)) = (self.sql_prepared.get_mut(name), r.1) {
-            if ps.stmt == stmt {
+            if Arc::ptr_eq(&ps.stmt, &stmt) {
                 ps.plan = Some(plan);
             }
         }

@@ -1054,7 +1054,6 @@ impl Session {
             Some(e) => e.eval(&Env::new(&[], params, mode), &mut w)?.to_u64(&mut w),
             None => 0,
         };
-        let mut w = Warnings::default();
         let n_sources = sources.len();
         // The first table's access path is chosen before the join: it may deliver the rows in
         // ORDER BY order, and then no sort is needed and LIMIT stops the reading (P2).

@@ -1374,31 +1374,6 @@ impl Session {
         stmt: &Statement,
         params: &[Datum],
     ) -> Result<Output, SqlError> {
-        let (from, selection) = match stmt {
-            Statement::Select(q) => (q.from.clone(), q.selection.clone()),
-            Statement::Update(u) => (
-                vec![ast::TableRef::Table {
-                    name: u.table.clone(),
-                    alias: u.alias.clone(),
-                    hints: vec![],
-                }],
-                u.selection.clone(),
-            ),
-            Statement::Delete(d) => (
-                vec![ast::TableRef::Table {
-                    name: d.table.clone(),
-                    alias: d.alias.clone(),
-                    hints: vec![],
-                }],
-                d.selection.clone(),
-            ),
-            _ => {
-                return Err(SqlError::new(
-                    ER_NOT_SUPPORTED_YET,
-                    &[&"EXPLAIN of this statement"],
-                ))
-            }
-        };
         let mut rows = Vec::new();
         let row = |i: usize, name: &str, t: &SqlTable, access: &Access, how: (bool, bool, bool)| {
             let (filesort, ordered, per_row) = how;
@@ -1453,6 +1428,32 @@ impl Session {
             }
             _ => {}
         }
+        let (from, selection) = match stmt {
+            // A UNION is shown by its first SELECT's tables.
+            Statement::Select(q) => (q.from.clone(), q.selection.clone()),
+            Statement::Update(u) => (
+                vec![ast::TableRef::Table {
+                    name: u.table.clone(),
+                    alias: u.alias.clone(),
+                    hints: vec![],
+                }],
+                u.selection.clone(),
+            ),
+            Statement::Delete(d) => (
+                vec![ast::TableRef::Table {
+                    name: d.table.clone(),
+                    alias: d.alias.clone(),
+                    hints: vec![],
+                }],
+                d.selection.clone(),
+            ),
+            _ => {
+                return Err(SqlError::new(
+                    ER_NOT_SUPPORTED_YET,
+                    &[&"EXPLAIN of this statement"],
+                ))
+            }
+        };
         let mut conds = Vec::new();
         if let Some(w) = &selection {
             conjuncts(w, &mut conds);

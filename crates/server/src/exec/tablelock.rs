@@ -176,10 +176,15 @@ impl TableLocks {
         self.freed.notify_all();
     }
 
+    /// True while no session holds a table lock or the global read lock.
+    pub fn none_held(&self) -> bool {
+        self.tables.load(Ordering::Acquire) == 0
+    }
+
     /// A statement of session `w.id` reading (or writing) `table`: waits while another session
     /// holds it in a conflicting mode (L3).
     pub fn admit(&self, w: &Waiter<'_>, table: &str, write: bool) -> Result<(), SqlError> {
-        if self.tables.load(Ordering::Acquire) == 0 {
+        if self.none_held() {
             return Ok(());
         }
         self.wait_for(w, |g| g.admits(w.id, table, write), |_| {})

@@ -178,8 +178,9 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
     }
     let mut compound_units = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        let lower = t.text.to_ascii_lowercase();
-        if t.kind == Kind::Word && i > 0 && !tokens[i - 1].is_punct(".") {
+        // Every compound unit has an underscore: other words are not even lowered.
+        if t.kind == Kind::Word && t.text.contains('_') && i > 0 && !tokens[i - 1].is_punct(".") {
+            let lower = t.text.to_ascii_lowercase();
             if let Some((single, _)) = compound_unit(&lower) {
                 compound_units.push((t.start, lower));
                 edits.push((t.start, t.end(), single));
