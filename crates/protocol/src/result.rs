@@ -161,18 +161,31 @@ pub fn binary_row_into(out: &mut Vec<u8>, columns: &[ColumnDef], values: &[Value
         return Err(ProtocolError::Malformed("row and column counts differ"));
     }
     let start = out.len();
-    out.push(0x00);
-    let bitmap = out.len();
-    out.resize(bitmap + (values.len() + 9) / 8, 0);
+    let bitmap = binary_row_begin(out, values.len());
     for (i, (col, v)) in columns.iter().zip(values).enumerate() {
         if let Value::Null = v {
-            out[bitmap + (i + 2) / 8] |= 1 << ((i + 2) % 8);
+            binary_row_null(out, bitmap, i);
         } else if let Err(e) = encode_binary(out, col.column_type, v) {
             out.truncate(start);
             return Err(e);
         }
     }
     Ok(())
+}
+
+/// Starts a binary-protocol row of `n` columns at the end of `out` (the 0x00 header and an
+/// all-clear NULL bitmap); returns where the bitmap is, for `binary_row_null`. The values
+/// follow, each encoded with `value::encode_binary` (or as length-encoded bytes).
+pub fn binary_row_begin(out: &mut Vec<u8>, n: usize) -> usize {
+    out.push(0x00);
+    let bitmap = out.len();
+    out.resize(bitmap + (n + 9) / 8, 0);
+    bitmap
+}
+
+/// Marks column `i` NULL in the binary row whose bitmap starts at `bitmap`.
+pub fn binary_row_null(out: &mut [u8], bitmap: usize, i: usize) {
+    out[bitmap + (i + 2) / 8] |= 1 << ((i + 2) % 8);
 }
 
 /// COM_STMT_PREPARE_OK. The server then sends `n_params` parameter definitions and

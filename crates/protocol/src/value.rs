@@ -60,7 +60,7 @@ pub type ParamValue = Value;
 /// A binary result row cell.
 pub type BinValue = Value;
 
-fn is_lenenc_type(code: u8) -> bool {
+pub fn is_lenenc_type(code: u8) -> bool {
     matches!(
         code,
         MYSQL_TYPE_DECIMAL

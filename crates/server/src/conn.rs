@@ -19,10 +19,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use innoxide_protocol::consts::*;
+use innoxide_protocol::packet::put_lenenc_bytes;
+use innoxide_protocol::value::{encode_binary, is_lenenc_type};
 use innoxide_protocol::{
     self as proto, result, Command, Greeting, HandshakeResponse, PacketReader, ParamType,
 };
-use innoxide_sql::ast::{Show, Statement};
+use innoxide_sql::ast::{Show, Statement, TypeName};
 use innoxide_sql::error::*;
 use innoxide_sql::parse;
 use innoxide_sql::types::{self, Datum};
@@ -327,7 +329,7 @@ impl Conn {
             }
             self.flush()?;
             if let Some(s) = &self.session {
-                s.set_state("Sleep", None);
+                s.set_state("Sleep", "");
             }
         }
     }
@@ -592,7 +594,7 @@ impl Conn {
                 let n = parts.len();
                 for (i, sql) in parts.iter().enumerate() {
                     let s = self.session();
-                    s.set_state("Query", Some(sql));
+                    s.set_state("Query", sql);
                     if s.vars.profiling() {
                         s.profiler.begin(sql);
                     }
@@ -1030,45 +1032,76 @@ impl Conn {
                         _ => None,
                     })
                     .collect();
+                // Each row is encoded straight into one buffer: strings and integers with no
+                // conversion to make are copied from the value, the rest rendered first.
                 let mut buf = Vec::with_capacity(256);
+                let mut digits = itoa::Buffer::new();
                 for r in &rows {
                     buf.clear();
                     if binary {
-                        let vals: Vec<proto::Value> = r
-                            .iter()
-                            .zip(&defs)
-                            .zip(&latin1)
-                            .map(|((d, c), &l)| match bin_value(d, c.column_type) {
-                                proto::Value::Bytes(b) if l => {
-                                    proto::Value::Bytes(types::utf8_to_latin1(&b).0)
+                        let bitmap = result::binary_row_begin(&mut buf, defs.len());
+                        let cols = r.iter().zip(&defs).zip(&latin1).zip(&typed);
+                        for (i, (((d, c), &l), ty)) in cols.enumerate() {
+                            let v = match d {
+                                Datum::Bytes(b) if !l && is_lenenc_type(c.column_type) => {
+                                    put_lenenc_bytes(&mut buf, b);
+                                    continue;
                                 }
-                                v => v,
-                            })
-                            .collect();
-                        if let Err(e) = result::binary_row_into(&mut buf, &defs, &vals) {
-                            let e = SqlError::new(ER_INTERNAL_ERROR, &[&e]);
-                            self.send_error(&e);
-                            return;
+                                // A BIT column's value goes out as its bytes, as in text rows.
+                                Datum::UInt(_) if ty.is_some_and(|t| t.name == TypeName::Bit) => {
+                                    match ty.and_then(|t| t.render(d)) {
+                                        Some(b) => put_lenenc_bytes(&mut buf, &b),
+                                        None => result::binary_row_null(&mut buf, bitmap, i),
+                                    }
+                                    continue;
+                                }
+                                _ => match bin_value(d, c.column_type) {
+                                    proto::Value::Bytes(b) if l => {
+                                        proto::Value::Bytes(types::utf8_to_latin1(&b).0)
+                                    }
+                                    v => v,
+                                },
+                            };
+                            if let proto::Value::Null = v {
+                                result::binary_row_null(&mut buf, bitmap, i);
+                            } else if let Err(e) = encode_binary(&mut buf, c.column_type, &v) {
+                                let e = SqlError::new(ER_INTERNAL_ERROR, &[&e]);
+                                self.send_error(&e);
+                                return;
+                            }
                         }
                     } else {
-                        let texts: Vec<Option<Vec<u8>>> = r
-                            .iter()
-                            .zip(&typed)
-                            .zip(&latin1)
-                            .map(|((d, ty), &l)| {
-                                let t = match ty {
-                                    Some(ty) => ty.render(d),
-                                    None => d.to_text(),
-                                };
-                                if l {
-                                    t.map(|t| types::utf8_to_latin1(&t).0)
-                                } else {
-                                    t
+                        for ((d, ty), &l) in r.iter().zip(&typed).zip(&latin1) {
+                            // ZEROFILL, YEAR and BIT columns show integers their own way.
+                            let plain_int = ty.is_none_or(|t| {
+                                !t.zerofill && !matches!(t.name, TypeName::Year | TypeName::Bit)
+                            });
+                            match d {
+                                Datum::Null => buf.push(0xFB),
+                                Datum::Bytes(b) if !l && ty.is_none_or(|t| !t.zerofill) => {
+                                    put_lenenc_bytes(&mut buf, b)
                                 }
-                            })
-                            .collect();
-                        let refs: Vec<Option<&[u8]>> = texts.iter().map(|t| t.as_deref()).collect();
-                        result::text_row_into(&mut buf, &refs);
+                                Datum::Int(v) if plain_int => {
+                                    put_lenenc_bytes(&mut buf, digits.format(*v).as_bytes())
+                                }
+                                Datum::UInt(v) if plain_int => {
+                                    put_lenenc_bytes(&mut buf, digits.format(*v).as_bytes())
+                                }
+                                _ => {
+                                    let t = match ty {
+                                        Some(ty) => ty.render(d),
+                                        None => d.to_text(),
+                                    };
+                                    match t {
+                                        Some(t) if l => {
+                                            put_lenenc_bytes(&mut buf, &types::utf8_to_latin1(&t).0)
+                                        }
+                                        Some(t) => put_lenenc_bytes(&mut buf, &t),
+                                        None => buf.push(0xFB),
+                                    }
+                                }
+                            }
+                        }
                     }
                     proto::write_packets(&mut self.out, &mut self.seq, &buf);
                 }

@@ -425,7 +425,10 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
     };
     let (connected, running) = {
         let list = srv.sessions.lock();
-        let running = list.values().filter(|i| i.command != "Sleep").count();
+        let running = list
+            .values()
+            .filter(|i| i.state.lock().command != "Sleep")
+            .count();
         (list.len() as u64, running as u64)
     };
     let uptime = srv.started.elapsed().as_secs();

@@ -355,3 +355,75 @@ fn prepared_plans_follow_ddl_privileges_and_session() {
     assert_eq!(a, b);
     assert_eq!(com(&mut c, "Com_stmt_reprepare"), before + 1);
 }
+
+/// A nested-loop join looks the inner table up per outer row with the outer row's values as
+/// they are (DATE, case-insensitive VARCHAR, DECIMAL, BIGINT UNSIGNED, NULL), in the text and
+/// the binary protocol, reading only the matching inner rows.
+#[test]
+fn join_lookups_take_outer_values_of_every_type() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE j").unwrap();
+    c.query_drop("USE j").unwrap();
+    c.query_drop(
+        "CREATE TABLE o (id INT PRIMARY KEY, d DATE, s VARCHAR(10), m DECIMAL(6,2), \
+         u BIGINT UNSIGNED)",
+    )
+    .unwrap();
+    c.query_drop("CREATE TABLE byd (d DATE PRIMARY KEY, v INT)")
+        .unwrap();
+    c.query_drop("CREATE TABLE bys (s VARCHAR(10) PRIMARY KEY, v INT)")
+        .unwrap();
+    c.query_drop("CREATE TABLE bym (m DECIMAL(6,2) PRIMARY KEY, v INT)")
+        .unwrap();
+    c.query_drop("CREATE TABLE byu (u BIGINT UNSIGNED PRIMARY KEY, v INT)")
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO o VALUES (1, '2024-02-29', 'Abc', 1.50, 18446744073709551615), \
+         (2, '2024-03-01', 'xyz', 2.00, 7), (3, NULL, NULL, NULL, NULL)",
+    )
+    .unwrap();
+    let filler = |c: &mut mysql::Conn, table: &str, rows: &str| {
+        c.query_drop(format!("INSERT INTO {table} VALUES {rows}"))
+            .unwrap();
+    };
+    filler(
+        &mut c,
+        "byd",
+        "('2024-02-29', 10), ('2024-03-01', 20), ('2024-03-02', 30)",
+    );
+    filler(&mut c, "bys", "('abc', 10), ('XYZ', 20), ('zzz', 30)");
+    filler(&mut c, "bym", "(1.5, 10), (2, 20), (3, 30)");
+    filler(
+        &mut c,
+        "byu",
+        "(18446744073709551615, 10), (7, 20), (8, 30)",
+    );
+    for (inner, col) in [("byd", "d"), ("bys", "s"), ("bym", "m"), ("byu", "u")] {
+        let sql = format!(
+            "SELECT o.id, i.v FROM o LEFT JOIN {inner} i ON i.{col} = o.{col} ORDER BY o.id"
+        );
+        let want = vec![(1, Some(10)), (2, Some(20)), (3, None)];
+        let before = rows_read(&mut c);
+        let text: Vec<(i64, Option<i64>)> = c.query(&sql).unwrap();
+        // Three outer rows, two inner rows found.
+        assert_eq!(rows_read(&mut c) - before, 5, "{sql}");
+        assert_eq!(text, want, "{sql}");
+        let bin: Vec<(i64, Option<i64>)> = c.exec(&sql, ()).unwrap();
+        assert_eq!(bin, want, "{sql} (prepared)");
+        let types: Vec<String> = c
+            .query_map(
+                format!("EXPLAIN SELECT o.id, i.v FROM o JOIN {inner} i ON i.{col} = o.{col}"),
+                |r: mysql::Row| r.get::<String, _>("type").unwrap(),
+            )
+            .unwrap();
+        assert_eq!(types, ["ALL", "eq_ref"], "{inner}");
+    }
+    // A value with no equal inner key finds nothing.
+    c.query_drop("INSERT INTO o VALUES (4, '2024-03-02', 'zzz', 2.01, 8)")
+        .unwrap();
+    let got: Vec<(i64, Option<i64>)> = c
+        .query("SELECT o.id, i.v FROM o LEFT JOIN bym i ON i.m = o.m WHERE o.id = 4")
+        .unwrap();
+    assert_eq!(got, vec![(4, None)]);
+}

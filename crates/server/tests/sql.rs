@@ -849,3 +849,104 @@ fn compound_interval_parameters() {
     let v: Option<i64> = c.query_first("SELECT t.day_hour FROM ci.t AS t").unwrap();
     assert_eq!(v, Some(7));
 }
+
+/// Result values as each protocol sends them: integers, ZEROFILL, YEAR, BIT, strings in
+/// utf8mb4 and in latin1 results, NULL; a selected column read again by ORDER BY or by another
+/// select item keeps its value.
+#[test]
+fn result_values_in_text_and_binary_rows() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE r").unwrap();
+    c.query_drop("USE r").unwrap();
+    c.query_drop(
+        "CREATE TABLE v (id INT PRIMARY KEY, z INT(5) ZEROFILL, y YEAR, b BIT(4), \
+         s VARCHAR(10), n INT, u BIGINT UNSIGNED)",
+    )
+    .unwrap();
+    c.query_drop(
+        "INSERT INTO v VALUES (1, 42, 2024, b'101', 'héllo', -7, 18446744073709551615), \
+         (2, NULL, NULL, NULL, NULL, NULL, NULL), (3, 7, 1999, b'1111', 'abc', 0, 0)",
+    )
+    .unwrap();
+    let sql = "SELECT z, y, b, s, n, u FROM v ORDER BY id";
+    let text: Vec<mysql::Row> = c.query(sql).unwrap();
+    let bin: Vec<mysql::Row> = c.exec(sql, ()).unwrap();
+    use mysql::Value as V;
+    let b = |s: &str| V::Bytes(s.as_bytes().to_vec());
+    assert_eq!(
+        text[0].clone().unwrap(),
+        vec![
+            b("00042"),
+            b("2024"),
+            V::Bytes(vec![5]),
+            b("héllo"),
+            b("-7"),
+            b("18446744073709551615")
+        ]
+    );
+    assert_eq!(
+        bin[0].clone().unwrap(),
+        vec![
+            V::Int(42),
+            V::Int(2024),
+            V::Bytes(vec![5]),
+            b("héllo"),
+            V::Int(-7),
+            V::UInt(18446744073709551615)
+        ]
+    );
+    assert_eq!(text[1].clone().unwrap(), vec![V::NULL; 6]);
+    assert_eq!(bin[1].clone().unwrap(), vec![V::NULL; 6]);
+    assert_eq!(
+        text[2].clone().unwrap(),
+        vec![
+            b("00007"),
+            b("1999"),
+            V::Bytes(vec![15]),
+            b("abc"),
+            b("0"),
+            b("0")
+        ]
+    );
+    // latin1 results: the string converted, the numbers unchanged.
+    c.query_drop("SET character_set_results = latin1").unwrap();
+    let latin: Vec<(Vec<u8>, i64)> = c.query("SELECT s, n FROM v WHERE id = 1").unwrap();
+    assert_eq!(latin, vec![(b"h\xe9llo".to_vec(), -7)]);
+    let latin: Vec<(Vec<u8>, i64)> = c.exec("SELECT s, n FROM v WHERE id = 1", ()).unwrap();
+    assert_eq!(latin, vec![(b"h\xe9llo".to_vec(), -7)]);
+    c.query_drop("SET character_set_results = utf8mb4").unwrap();
+    // A column selected once and sorted by an expression over it; selected twice; grouped.
+    let got: Vec<(Option<String>, i64)> = c
+        .query("SELECT s, id FROM v ORDER BY CONCAT(s, 'x') DESC, id")
+        .unwrap();
+    assert_eq!(
+        got,
+        vec![
+            (Some("héllo".into()), 1),
+            (Some("abc".into()), 3),
+            (None, 2)
+        ]
+    );
+    let got: Vec<(String, String, String)> = c
+        .query("SELECT s, s, UPPER(s) FROM v WHERE s IS NOT NULL ORDER BY s")
+        .unwrap();
+    assert_eq!(
+        got,
+        vec![
+            ("abc".into(), "abc".into(), "ABC".into()),
+            ("héllo".into(), "héllo".into(), "HÉLLO".into())
+        ]
+    );
+    let got: Vec<(Option<String>, i64)> = c
+        .query("SELECT s, COUNT(*) FROM v GROUP BY s ORDER BY s")
+        .unwrap();
+    assert_eq!(
+        got,
+        vec![
+            (None, 1),
+            (Some("abc".into()), 1),
+            (Some("héllo".into()), 1)
+        ]
+    );
+}

@@ -46,11 +46,21 @@ pub struct Fetched {
 impl Fetched {
     /// A field's full value (None for NULL).
     pub fn field<'a>(&'a self, layout: &record::RecLayout, i: usize) -> Option<&'a [u8]> {
-        if let Some((_, v)) = self.externs.iter().find(|(f, _)| *f == i) {
-            return Some(v);
-        }
-        record::field(layout, &self.rec, i)
+        field_of(layout, &self.rec, &self.externs, i)
     }
+}
+
+/// Field `i` of record `rec` whose off-page values are `externs` (None for NULL).
+pub fn field_of<'a>(
+    layout: &record::RecLayout,
+    rec: &'a [u8],
+    externs: &'a [(usize, Vec<u8>)],
+    i: usize,
+) -> Option<&'a [u8]> {
+    if let Some((_, v)) = externs.iter().find(|(f, _)| *f == i) {
+        return Some(v);
+    }
+    record::field(layout, rec, i)
 }
 
 /// Copies record `slot` of `leaf`, reading off-page values (leaf still latched).
@@ -126,15 +136,12 @@ impl Scan {
         Ok(self.buf.pop_front())
     }
 
-    /// Examines record `slot` of `leaf`: records it as the position and queues what the
-    /// resolver makes of it.
+    /// Examines record `slot` of `leaf`: queues what the resolver makes of it. (The collect
+    /// loops record the last record examined on each leaf as the position.)
     fn take(&mut self, mtr: &mut Mtr<'_>, leaf: PageRef, slot: usize) -> Result<()> {
-        let rec = ip::rec(mtr.page(leaf), slot);
-        self.examined.clear();
-        self.examined.extend_from_slice(rec);
         let f = match &mut self.resolve {
             None => fetch(mtr, &self.idx, leaf, slot)?,
-            Some(r) => match r(mtr.inner(), &self.examined)? {
+            Some(r) => match r(mtr.inner(), ip::rec(mtr.page(leaf), slot))? {
                 None => return Ok(()),
                 Some(v) => fetch_rec(mtr, &self.idx, v)?,
             },
@@ -202,9 +209,15 @@ impl Scan {
     ) -> Result<()> {
         loop {
             let n = ip::n_recs(mtr.page(leaf));
+            let first = slot;
             while slot < n && self.buf.len() < want {
                 self.take(mtr, leaf, slot)?;
                 slot += 1;
+            }
+            if slot > first {
+                self.examined.clear();
+                self.examined
+                    .extend_from_slice(ip::rec(mtr.page(leaf), slot - 1));
             }
             if self.buf.len() >= want && slot < n {
                 return Ok(());
@@ -234,9 +247,15 @@ impl Scan {
     ) -> Result<()> {
         let (mut leaf, mut slot) = (leaf, slot);
         loop {
+            let first = slot;
             while slot > 0 && self.buf.len() < want {
                 slot -= 1;
                 self.take(mtr, leaf, slot)?;
+            }
+            if slot < first {
+                self.examined.clear();
+                self.examined
+                    .extend_from_slice(ip::rec(mtr.page(leaf), slot));
             }
             if self.buf.len() >= want {
                 return Ok(());

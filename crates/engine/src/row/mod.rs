@@ -318,6 +318,17 @@ pub fn decode_row(t: &Table, f: &cursor::Fetched) -> Vec<Value> {
 
 /// `decode_row`, with NULL in place of the columns `wanted` (when given) leaves unmarked.
 pub fn decode_columns(t: &Table, f: &cursor::Fetched, wanted: Option<&[bool]>) -> Vec<Value> {
+    decode_rec(t, &f.rec, &f.externs, wanted)
+}
+
+/// `decode_columns` of a record given as its bytes (possibly still in a latched page) and its
+/// off-page values.
+fn decode_rec(
+    t: &Table,
+    rec: &[u8],
+    externs: &[(usize, Vec<u8>)],
+    wanted: Option<&[bool]>,
+) -> Vec<Value> {
     t.def
         .columns
         .iter()
@@ -326,7 +337,8 @@ pub fn decode_columns(t: &Table, f: &cursor::Fetched, wanted: Option<&[bool]>) -
             if wanted.is_some_and(|w| !w.get(c).copied().unwrap_or(true)) {
                 Value::Null
             } else {
-                schema::decode(col, f.field(&t.clustered.leaf, t.col_pos[c]))
+                let layout = &t.clustered.leaf;
+                schema::decode(col, cursor::field_of(layout, rec, externs, t.col_pos[c]))
             }
         })
         .collect()
@@ -645,6 +657,12 @@ pub fn get(
         _ => {
             if record::is_deleted(rec) {
                 return Ok(None);
+            }
+            // With no off-page value the row is decoded from the latched page itself.
+            if record::info(rec) & record::REC_INFO_HAS_EXTERN == 0 {
+                let row = decode_rec(t, rec, &[], None);
+                mtr.commit()?;
+                return Ok(Some(row));
             }
             cursor::fetch(&mut mtr, idx, leaf, slot - 1)?
         }

@@ -12,6 +12,9 @@
 //! - X2: no engine transaction outlives its statement unless `in_trx`.
 //! - X3: warnings of the previous statement are kept until the next statement that uses a
 //!   table or produces warnings (SHOW WARNINGS itself keeps them).
+//!
+//! LATCH ORDER: `Server::sessions` (the connection map) before a `SessionInfo::state`; a
+//! statement locks only its own session's state (at its start and end), never the map.
 
 mod access;
 pub mod builtins;
@@ -47,8 +50,10 @@ pub struct Server {
     pub catalog: Arc<Catalog>,
     pub vars: Registry,
     pub next_conn_id: AtomicU32,
-    /// Connection id → (user, host, db, command, kill flag) for PROCESSLIST and KILL.
-    pub sessions: Mutex<HashMap<u32, SessionInfo>>,
+    /// Connection id → what PROCESSLIST and KILL need of it. This lock is taken at connect,
+    /// disconnect, KILL and PROCESSLIST only; a statement updates its session's own
+    /// `SessionInfo::state`.
+    pub sessions: Mutex<HashMap<u32, Arc<SessionInfo>>>,
     pub started: std::time::Instant,
     /// Connection attempts (Connections).
     pub connections: std::sync::atomic::AtomicU64,
@@ -70,18 +75,25 @@ pub struct Server {
     pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
-#[derive(Clone)]
 pub struct SessionInfo {
     pub user: String,
     pub host: String,
-    pub db: Option<String>,
-    pub command: String,
-    pub info: Option<String>,
-    pub since: std::time::Instant,
+    /// What the connection is doing; locked by its own thread at each statement's start and
+    /// end and by PROCESSLIST readers (never while holding another latch).
+    pub state: Mutex<SessionState>,
     pub killed: Arc<AtomicBool>,
     pub interrupt: Arc<AtomicBool>,
     /// Shuts the connection's socket down (KILL of an idle connection).
     pub closer: Option<Closer>,
+}
+
+/// A connection's PROCESSLIST columns that change with each statement.
+pub struct SessionState {
+    pub db: Option<String>,
+    pub command: &'static str,
+    /// The statement running (Info), empty when none.
+    pub info: String,
+    pub since: std::time::Instant,
 }
 
 /// Closes a connection's socket from another thread.
@@ -169,6 +181,8 @@ pub struct Session {
     /// The account's host pattern (CURRENT_USER()).
     pub account_host: String,
     pub host: String,
+    /// This connection's entry in `Server::sessions`.
+    shown: Arc<SessionInfo>,
     pub db: Option<String>,
     pub vars: SessionVars,
     trx: Option<Trx>,
@@ -274,23 +288,24 @@ impl Session {
         let vars = server.vars.new_session(id);
         let killed = Arc::new(AtomicBool::new(false));
         let interrupt = Arc::new(AtomicBool::new(false));
-        server.sessions.lock().insert(
-            id,
-            SessionInfo {
-                user: user.into(),
-                host: host.into(),
+        let shown = Arc::new(SessionInfo {
+            user: user.into(),
+            host: host.into(),
+            state: Mutex::new(SessionState {
                 db: None,
-                command: "Sleep".into(),
-                info: None,
+                command: "Sleep",
+                info: String::new(),
                 since: std::time::Instant::now(),
-                killed: killed.clone(),
-                interrupt: interrupt.clone(),
-                closer,
-            },
-        );
+            }),
+            killed: killed.clone(),
+            interrupt: interrupt.clone(),
+            closer,
+        });
+        server.sessions.lock().insert(id, shown.clone());
         Session {
             server,
             id,
+            shown,
             user: user.into(),
             account_host: account_host.into(),
             host: host.into(),
@@ -349,13 +364,17 @@ impl Session {
         self.next_read_only = None;
     }
 
-    pub fn set_state(&self, command: &str, info: Option<&str>) {
-        if let Some(s) = self.server.sessions.lock().get_mut(&self.id) {
-            s.command = command.into();
-            s.info = info.map(str::to_string);
-            s.db = self.db.clone();
-            s.since = std::time::Instant::now();
+    /// PROCESSLIST's Command and Info for this connection (`info` empty: none); the buffers
+    /// are reused from statement to statement.
+    pub fn set_state(&self, command: &'static str, info: &str) {
+        let mut s = self.shown.state.lock();
+        s.command = command;
+        s.info.clear();
+        s.info.push_str(info);
+        if s.db != self.db {
+            s.db.clone_from(&self.db);
         }
+        s.since = std::time::Instant::now();
     }
 
     pub fn autocommit(&self) -> bool {

@@ -153,6 +153,9 @@ fn col_of(e: &Expr, tname: &str, t: &SqlTable, single: bool) -> Option<usize> {
 impl Session {
     /// Evaluates a constant expression (planning of key conditions).
     pub(crate) fn const_value(&mut self, e: &Expr, params: &[Datum]) -> Result<Datum, SqlError> {
+        if let Expr::Param(i) = e {
+            return Ok(params.get(*i).cloned().unwrap_or(Datum::Null));
+        }
         let mut c = Compiler::new(&[], "where clause");
         let (ce, _) = c.compile(e, self)?;
         let mut w = Warnings::default();
@@ -193,6 +196,17 @@ impl Session {
                     };
                     let v = self.const_value(val, params)?;
                     if v.is_null() {
+                        // `col op NULL` is never true: no row can pass the conjunction.
+                        if matches!(
+                            op,
+                            BinaryOp::Eq
+                                | BinaryOp::Gt
+                                | BinaryOp::Ge
+                                | BinaryOp::Lt
+                                | BinaryOp::Le
+                        ) {
+                            return Ok(Access::Points(Vec::new()));
+                        }
                         continue;
                     }
                     let s = match op {
@@ -984,15 +998,18 @@ impl Session {
                 let mut access = self.plan_access(t, &name, single, &conds, params)?;
                 if access.is_full_scan() && *kind != JoinKind::Right {
                     let earlier = &plan.scope[..si];
-                    let left: Vec<Datum> = earlier
+                    let samples: Vec<Datum> = earlier
                         .iter()
                         .flat_map(|st| st.columns.iter().map(|c| sample_value(&c.1)))
                         .collect();
+                    let mut refs = Vec::new();
                     let bound: Vec<Expr> = conds
                         .iter()
-                        .map(|c| bind_outer(c, earlier, &left))
+                        .map(|c| param_outer(c, earlier, params.len(), &mut refs))
                         .collect();
-                    let joined = self.plan_access(t, &name, single, &bound, params)?;
+                    let mut ext = params.to_vec();
+                    ext.extend(refs.iter().map(|&p| samples[p].clone()));
+                    let joined = self.plan_access(t, &name, single, &bound, &ext)?;
                     per_row = !joined.is_full_scan();
                     if per_row {
                         access = joined;
@@ -1210,15 +1227,21 @@ impl Session {
                     }
                     let single = scope.len() == 1;
                     let used_here = &used[st.offset..st.offset + st.columns.len()];
+                    // The conditions are bound to each outer row through parameters past the
+                    // statement's own: `ext` is `params` then the outer values `refs` names.
+                    let mut refs = Vec::new();
+                    let bound: Vec<Expr> = conds
+                        .iter()
+                        .map(|c| param_outer(c, &scope[..si], params.len(), &mut refs))
+                        .collect();
+                    let mut ext = params.to_vec();
                     for left in &rows {
                         let access = match (si, &first_access) {
                             (0, Some(a)) => a.clone(),
                             _ => {
-                                let bound: Vec<Expr> = conds
-                                    .iter()
-                                    .map(|c| bind_outer(c, &scope[..si], left))
-                                    .collect();
-                                self.plan_access(t, &st.name, single, &bound, params)?
+                                ext.truncate(params.len());
+                                ext.extend(refs.iter().map(|&p| left[p].clone()));
+                                self.plan_access(t, &st.name, single, &bound, &ext)?
                             }
                         };
                         let mut matched = false;
@@ -1389,13 +1412,29 @@ impl Session {
             .chain(order.iter().map(|o| &o.0))
             .filter(|e| e.has_sub())
             .collect();
-        for (i, (r, a)) in out.iter().enumerate() {
+        // A selected column no other item reads is moved out of its row, not copied (the
+        // ORDER BY keys are evaluated before the projection for that).
+        let moved: Vec<Option<usize>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, (c, _))| {
+                let CExpr::Col(p) = c else { return None };
+                let mut read = vec![false; width.max(p + 1)];
+                for (j, (o, _)) in items.iter().enumerate() {
+                    if j != i {
+                        mark_columns(o, &mut read);
+                    }
+                }
+                (!read[*p]).then_some(*p)
+            })
+            .collect();
+        for (i, (mut r, a)) in out.into_iter().enumerate() {
             for e in &late {
-                self.bind_subs(e, r, a, params)?;
+                self.bind_subs(e, &r, &a, params)?;
             }
             let env = Env {
-                row: r,
-                aggs: a,
+                row: &r,
+                aggs: &a,
                 wins: wins.get(i).map_or(&[], Vec::as_slice),
                 params,
                 mode,
@@ -1405,16 +1444,26 @@ impl Session {
                     continue;
                 }
             }
-            let mut proj = Vec::with_capacity(items.len());
-            for (c, _) in items {
-                proj.push(c.eval(&env, &mut w)?);
-            }
             let mut keys = Vec::with_capacity(order.len());
             for ((c, _, _), src) in order.iter().zip(&order_src) {
                 keys.push(match src {
                     Some(_) => Datum::Null,
                     None => c.eval(&env, &mut w)?,
                 });
+            }
+            let mut proj = Vec::with_capacity(items.len());
+            for ((c, _), m) in items.iter().zip(&moved) {
+                proj.push(match m {
+                    Some(_) => Datum::Null,
+                    None => c.eval(&env, &mut w)?,
+                });
+            }
+            for (slot, m) in proj.iter_mut().zip(&moved) {
+                if let Some(p) = m {
+                    if let Some(v) = r.get_mut(*p) {
+                        *slot = std::mem::replace(v, Datum::Null);
+                    }
+                }
             }
             result.push((proj, keys));
         }
@@ -1861,16 +1910,16 @@ impl Session {
     }
 }
 
-/// Replaces references to columns of earlier tables with their values in `left` so the
-/// planner sees them as constants (index lookups of a nested-loop join).
-fn bind_outer(e: &Expr, earlier: &[ScopeTable], left: &[Datum]) -> Expr {
+/// `e` with each qualified column of the `earlier` tables replaced by a parameter: the k-th
+/// distinct joined-row position met becomes `Param(base + k)` and `refs[k]` holds the position.
+fn param_outer(e: &Expr, earlier: &[ScopeTable], base: usize, refs: &mut Vec<usize>) -> Expr {
     match e {
-        Expr::Column { table, name } => {
+        Expr::Column {
+            table: Some(q),
+            name,
+        } => {
             for st in earlier {
-                if table
-                    .as_ref()
-                    .is_some_and(|q| !q.eq_ignore_ascii_case(&st.name))
-                {
+                if !q.eq_ignore_ascii_case(&st.name) {
                     continue;
                 }
                 if let Some(i) = st
@@ -1878,9 +1927,12 @@ fn bind_outer(e: &Expr, earlier: &[ScopeTable], left: &[Datum]) -> Expr {
                     .iter()
                     .position(|c| c.0.eq_ignore_ascii_case(name))
                 {
-                    if table.is_some() {
-                        return datum_expr(&left[st.offset + i]);
-                    }
+                    let p = st.offset + i;
+                    let k = refs.iter().position(|&r| r == p).unwrap_or_else(|| {
+                        refs.push(p);
+                        refs.len() - 1
+                    });
+                    return Expr::Param(base + k);
                 }
             }
             e.clone()
@@ -1891,8 +1943,8 @@ fn bind_outer(e: &Expr, earlier: &[ScopeTable], left: &[Datum]) -> Expr {
             right: r,
         } => Expr::Binary {
             op: *op,
-            left: Box::new(bind_outer(l, earlier, left)),
-            right: Box::new(bind_outer(r, earlier, left)),
+            left: Box::new(param_outer(l, earlier, base, refs)),
+            right: Box::new(param_outer(r, earlier, base, refs)),
         },
         _ => e.clone(),
     }

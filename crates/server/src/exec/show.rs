@@ -466,7 +466,7 @@ impl Session {
                 Ok(rows_of(&["Variable_name", "Value"], rows))
             }
             Show::Processlist { full } => {
-                let list: Vec<(u32, super::SessionInfo)> = self
+                let list: Vec<(u32, std::sync::Arc<super::SessionInfo>)> = self
                     .server
                     .sessions
                     .lock()
@@ -481,20 +481,21 @@ impl Session {
                 let rows = list
                     .into_iter()
                     .map(|(id, i)| {
-                        let info = i.info.map(|q| {
+                        let st = i.state.lock();
+                        let info = (!st.info.is_empty()).then(|| {
                             if *full {
-                                q
+                                st.info.clone()
                             } else {
-                                q.chars().take(100).collect()
+                                st.info.chars().take(100).collect()
                             }
                         });
                         vec![
                             n(u64::from(id)),
-                            s(i.user),
-                            s(i.host),
-                            opt(i.db),
-                            s(i.command),
-                            n(i.since.elapsed().as_secs()),
+                            s(i.user.clone()),
+                            s(i.host.clone()),
+                            opt(st.db.clone()),
+                            s(st.command),
+                            n(st.since.elapsed().as_secs()),
                             s(""),
                             opt(info),
                         ]
