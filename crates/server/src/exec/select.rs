@@ -1122,6 +1122,14 @@ impl Session {
         if n_sources == 0 && !pass(where_c, &[], params, mode, &mut w)? {
             rows.clear();
         }
+        let group_subs = group
+            .iter()
+            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
+            .any(CExpr::has_sub);
+        // GROUP BY and aggregates take the joined rows as they come, so the input is never
+        // held whole, unless a subquery has to be bound per row first.
+        let mut grouper = grouped.then(|| Grouper::new(group, aggs));
+        let streamed = grouped && where_sub.is_none() && !group_subs;
         for (si, (src, on_c)) in sources.iter().zip(on_cs).enumerate() {
             let st = &scope[si];
             let last = si + 1 == n_sources;
@@ -1133,7 +1141,10 @@ impl Session {
             // Offers a joined row (`on_ok`: it satisfied ON); true while more are wanted.
             let mut offer = |row: Vec<Datum>, w: &mut Warnings| -> Result<bool, SqlError> {
                 if pass(where_here, &row, params, mode, w)? {
-                    next.push(row);
+                    match grouper.as_mut() {
+                        Some(g) if last && streamed => g.add(row, params, mode, w)?,
+                        _ => next.push(row),
+                    }
                 }
                 Ok(!(last && need.is_some_and(|n| next.len() as u64 >= n)))
             };
@@ -1294,15 +1305,10 @@ impl Session {
             }
             rows = kept;
         }
-        let group_subs = group
-            .iter()
-            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
-            .any(CExpr::has_sub);
         // Grouping: (representative row, aggregate values).
         let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
-        if grouped {
-            let mut groups: Vec<(Vec<Datum>, Vec<AggState>)> = Vec::new();
-            let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        if let Some(mut grouper) = grouper {
+            // Rows not streamed (subqueries to bind first, or no table at all) go in now.
             for r in rows {
                 if group_subs {
                     for g in group
@@ -1312,40 +1318,9 @@ impl Session {
                         self.bind_subs(g, &r, &[], params)?;
                     }
                 }
-                let env = Env::new(&r, params, mode);
-                let mut key = Vec::new();
-                for g in group {
-                    let v = g.eval(&env, &mut w)?;
-                    group_key(&v, Collation::Utf8mb40900AiCi, &mut key);
-                }
-                let known = if group.is_empty() {
-                    // One group: no key to look up.
-                    (!groups.is_empty()).then_some(&0)
-                } else {
-                    index.get(&key)
-                };
-                let gi = match known {
-                    Some(i) => *i,
-                    None => {
-                        groups.push((r.clone(), aggs.iter().map(AggState::new).collect()));
-                        index.insert(key, groups.len() - 1);
-                        groups.len() - 1
-                    }
-                };
-                for (a, st) in aggs.iter().zip(groups[gi].1.iter_mut()) {
-                    let v = match &a.arg {
-                        Some(e) => e.eval(&env, &mut w)?,
-                        None => Datum::Int(1),
-                    };
-                    let mut keys = Vec::with_capacity(a.order.len());
-                    if !v.is_null() {
-                        for (k, _, _) in &a.order {
-                            keys.push(k.eval(&env, &mut w)?);
-                        }
-                    }
-                    st.add(a, v, keys, mode, &mut w)?;
-                }
+                grouper.add(r, params, mode, &mut w)?;
             }
+            let mut groups = grouper.groups;
             if groups.is_empty() && group.is_empty() {
                 groups.push((
                     vec![Datum::Null; width],
@@ -2087,6 +2062,70 @@ fn cmp_values(a: &Value, b: &Value) -> Ordering {
         (Value::UInt(x), Value::UInt(y)) => x.cmp(y),
         (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
         _ => Ordering::Equal,
+    }
+}
+
+/// GROUP BY fed one row at a time: per group, in the order groups first appear, its first
+/// row and the states of the aggregates.
+struct Grouper<'p> {
+    group: &'p [CExpr],
+    aggs: &'p [AggSpec],
+    groups: Vec<(Vec<Datum>, Vec<AggState>)>,
+    index: HashMap<Vec<u8>, usize>,
+}
+
+impl<'p> Grouper<'p> {
+    fn new(group: &'p [CExpr], aggs: &'p [AggSpec]) -> Self {
+        Grouper {
+            group,
+            aggs,
+            groups: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    fn add(
+        &mut self,
+        r: Vec<Datum>,
+        params: &[Datum],
+        mode: types::SqlMode,
+        w: &mut Warnings,
+    ) -> Result<(), SqlError> {
+        let env = Env::new(&r, params, mode);
+        let mut key = Vec::new();
+        for g in self.group {
+            let v = g.eval(&env, w)?;
+            group_key(&v, Collation::Utf8mb40900AiCi, &mut key);
+        }
+        let known = if self.group.is_empty() {
+            // One group: no key to look up.
+            (!self.groups.is_empty()).then_some(0)
+        } else {
+            self.index.get(&key).copied()
+        };
+        let gi = match known {
+            Some(i) => i,
+            None => {
+                let states = self.aggs.iter().map(AggState::new).collect();
+                self.groups.push((r.clone(), states));
+                self.index.insert(key, self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
+        for (a, st) in self.aggs.iter().zip(self.groups[gi].1.iter_mut()) {
+            let v = match &a.arg {
+                Some(e) => e.eval(&env, w)?,
+                None => Datum::Int(1),
+            };
+            let mut keys = Vec::with_capacity(a.order.len());
+            if !v.is_null() {
+                for (k, _, _) in &a.order {
+                    keys.push(k.eval(&env, w)?);
+                }
+            }
+            st.add(a, v, keys, mode, w)?;
+        }
+        Ok(())
     }
 }
 
