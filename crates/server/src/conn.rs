@@ -1032,6 +1032,15 @@ impl Conn {
                         _ => None,
                     })
                     .collect();
+                // ZEROFILL, YEAR and BIT columns show integers their own way.
+                let plain_int: Vec<bool> = typed
+                    .iter()
+                    .map(|ty| {
+                        ty.is_none_or(|t| {
+                            !t.zerofill && !matches!(t.name, TypeName::Year | TypeName::Bit)
+                        })
+                    })
+                    .collect();
                 // Each row is encoded straight into one buffer: strings and integers with no
                 // conversion to make are copied from the value, the rest rendered first.
                 let mut buf = Vec::with_capacity(256);
@@ -1071,11 +1080,8 @@ impl Conn {
                             }
                         }
                     } else {
-                        for ((d, ty), &l) in r.iter().zip(&typed).zip(&latin1) {
-                            // ZEROFILL, YEAR and BIT columns show integers their own way.
-                            let plain_int = ty.is_none_or(|t| {
-                                !t.zerofill && !matches!(t.name, TypeName::Year | TypeName::Bit)
-                            });
+                        let cols = r.iter().zip(&typed).zip(&latin1).zip(&plain_int);
+                        for (((d, ty), &l), &plain_int) in cols {
                             match d {
                                 Datum::Null => buf.push(0xFB),
                                 Datum::Bytes(b) if !l && ty.is_none_or(|t| !t.zerofill) => {

@@ -936,6 +936,7 @@ impl Session {
         let cacheable = folds == self.folds
             && n_warnings == self.warnings.len()
             && sources.iter().all(|s| matches!(s, Source::Table(..)));
+        let moved = moved_columns(&items, width);
         Ok(SelectPlan {
             lock,
             scope,
@@ -947,6 +948,7 @@ impl Session {
             aggs,
             windows,
             items,
+            moved,
             group,
             having,
             order,
@@ -1045,6 +1047,7 @@ impl Session {
             aggs,
             windows,
             items,
+            moved,
             group,
             having,
             order,
@@ -1387,22 +1390,8 @@ impl Session {
             .chain(order.iter().map(|o| &o.0))
             .filter(|e| e.has_sub())
             .collect();
-        // A selected column no other item reads is moved out of its row, not copied (the
-        // ORDER BY keys are evaluated before the projection for that).
-        let moved: Vec<Option<usize>> = items
-            .iter()
-            .enumerate()
-            .map(|(i, (c, _))| {
-                let CExpr::Col(p) = c else { return None };
-                let mut read = vec![false; width.max(p + 1)];
-                for (j, (o, _)) in items.iter().enumerate() {
-                    if j != i {
-                        mark_columns(o, &mut read);
-                    }
-                }
-                (!read[*p]).then_some(*p)
-            })
-            .collect();
+        // A `moved` column is taken out of its row, not copied: the ORDER BY keys are
+        // evaluated before the projection for that.
         for (i, (mut r, a)) in out.into_iter().enumerate() {
             for e in &late {
                 self.bind_subs(e, &r, &a, params)?;
@@ -1427,13 +1416,13 @@ impl Session {
                 });
             }
             let mut proj = Vec::with_capacity(items.len());
-            for ((c, _), m) in items.iter().zip(&moved) {
+            for ((c, _), m) in items.iter().zip(moved) {
                 proj.push(match m {
                     Some(_) => Datum::Null,
                     None => c.eval(&env, &mut w)?,
                 });
             }
-            for (slot, m) in proj.iter_mut().zip(&moved) {
+            for (slot, m) in proj.iter_mut().zip(moved) {
                 if let Some(p) = m {
                     if let Some(v) = r.get_mut(*p) {
                         *slot = std::mem::replace(v, Datum::Null);
@@ -1596,6 +1585,9 @@ pub(crate) struct SelectPlan {
     /// Window functions, computed after grouping and HAVING (window.rs).
     windows: Vec<WinSpec>,
     items: Vec<(CExpr, Column)>,
+    /// Per item, the row position it is moved from when it is a column no other item reads
+    /// (the result takes the value instead of a copy).
+    moved: Vec<Option<usize>>,
     group: Vec<CExpr>,
     having: Option<CExpr>,
     order: Vec<(CExpr, bool, Collation)>,
@@ -2010,6 +2002,24 @@ fn load_used(t: &SqlTable, r: Vec<Value>, used: &[bool], out: &mut Vec<Datum>) {
             Datum::Null
         });
     }
+}
+
+/// For each select item that is a column no other item reads, its row position.
+fn moved_columns(items: &[(CExpr, Column)], width: usize) -> Vec<Option<usize>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, (c, _))| {
+            let CExpr::Col(p) = c else { return None };
+            let mut read = vec![false; width.max(p + 1)];
+            for (j, (o, _)) in items.iter().enumerate() {
+                if j != i {
+                    mark_columns(o, &mut read);
+                }
+            }
+            (!read[*p]).then_some(*p)
+        })
+        .collect()
 }
 
 /// Marks in `used` every row position `e` reads.
