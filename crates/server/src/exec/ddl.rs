@@ -66,7 +66,7 @@ fn default_meta(
             // session's NO_ZERO_DATE / NO_ZERO_IN_DATE.
             let mut w = Warnings::default();
             let strict = types::SqlMode(mode.0 | types::SqlMode::STRICT_ALL_TABLES);
-            let v = types::store(&d, ty, strict, &c.name, 1, &mut w).map_err(|_| bad())?;
+            let v = types::store(&d, ty, strict, ("", &c.name), 1, &mut w).map_err(|_| bad())?;
             let back = types::load(&v, ty);
             DefaultValue::Text(
                 String::from_utf8_lossy(&back.to_text().unwrap_or_default()).into_owned(),
@@ -88,6 +88,23 @@ fn default_meta(
 
 /// A column's SQL type, nullability and catalog entry from its declaration (`cs`/`co`: the
 /// table's default character set and collation).
+/// A key may not take a JSON column (3152), nor a TEXT or BLOB column without a prefix
+/// length (1170) unless it is a FULLTEXT key.
+pub(super) fn check_key_part(
+    ty: &SqlType,
+    name: &str,
+    prefix: Option<u64>,
+    kind: KeyKind,
+) -> Result<(), SqlError> {
+    if ty.name == ast::TypeName::Json {
+        return Err(SqlError::new(ER_JSON_USED_AS_KEY, &[&name]));
+    }
+    if ty.lob_bytes().is_some() && prefix.is_none() && kind != KeyKind::Fulltext {
+        return Err(SqlError::new(ER_BLOB_KEY_WITHOUT_LENGTH, &[&name]));
+    }
+    Ok(())
+}
+
 fn column_of(
     c: &ast::ColumnSpec,
     cs: &str,
@@ -394,6 +411,7 @@ impl Session {
             .map(|k| k.columns.iter().map(|c| c.name.as_str()).collect())
             .unwrap_or_default();
         let mut cols = Vec::new();
+        let mut tys = Vec::new();
         let mut meta = TableMeta {
             engine: "InnoDB".into(),
             charset: cs.clone(),
@@ -413,6 +431,7 @@ impl Session {
             let (ty, nullable, cm) = column_of(c, &cs, &co, in_pk, self.vars.sql_mode())?;
             meta.columns.push(cm);
             cols.push(engine_column(&c.name, &ty, nullable));
+            tys.push(ty);
         }
         let col_no = |n: &str| -> Result<usize, SqlError> {
             cols.iter()
@@ -428,6 +447,7 @@ impl Session {
                 if cn.contains(&i) {
                     return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
                 }
+                check_key_part(&tys[i], &cols[i].name, c.prefix, k.kind)?;
                 cn.push(i);
             }
             let prefixes = k.columns.iter().map(|c| c.prefix).collect();
@@ -683,10 +703,11 @@ impl Session {
         let t = cat.table(&db, &table.name)?;
         let mut cn = Vec::new();
         for c in &k.columns {
-            cn.push(
-                t.column(&c.name)
-                    .ok_or_else(|| SqlError::new(ER_KEY_COLUMN_DOES_NOT_EXITS, &[&c.name]))?,
-            );
+            let i = t
+                .column(&c.name)
+                .ok_or_else(|| SqlError::new(ER_KEY_COLUMN_DOES_NOT_EXITS, &[&c.name]))?;
+            check_key_part(&t.columns[i].ty, &t.columns[i].name, c.prefix, k.kind)?;
+            cn.push(i);
         }
         let name = k
             .name

@@ -112,7 +112,14 @@ impl Session {
                 }
             }
             let m = if ignore { lax(mode) } else { mode };
-            out.push(types::store(&d, &col.ty, m, &col.name, row_no, w)?);
+            out.push(types::store(
+                &d,
+                &col.ty,
+                m,
+                (&t.name, &col.name),
+                row_no,
+                w,
+            )?);
         }
         Ok(out)
     }
@@ -388,7 +395,7 @@ impl Session {
             } else {
                 d
             };
-            let v = types::store(&d, &col.ty, store_mode, &col.name, row_no, w)?;
+            let v = types::store(&d, &col.ty, store_mode, (&t.name, &col.name), row_no, w)?;
             env_row[*c] = types::load(&v, &col.ty);
             new[*c] = v;
             if col.meta.auto_increment {
@@ -408,7 +415,7 @@ impl Session {
                     &Datum::DateTime(self.stmt_time),
                     &col.ty,
                     mode,
-                    &col.name,
+                    (&t.name, &col.name),
                     row_no,
                     w,
                 )?;

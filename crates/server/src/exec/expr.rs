@@ -366,6 +366,8 @@ pub enum Func {
     EnumIndex,
     /// The functions of `builtins`.
     B(Builtin),
+    /// A JSON function (json.rs).
+    Json(super::json::JsonFn),
 }
 
 /// An aggregate to compute per group.
@@ -391,6 +393,11 @@ pub enum AggKind {
     BitOr,
     BitXor,
     GroupConcat,
+    /// JSON_ARRAYAGG(x): its argument is compiled as JSON_ARRAY(x), so each row gives a
+    /// one-element array (never NULL) and the result concatenates them.
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG(k, v): compiled as JSON_OBJECT(k, v); the result merges the objects.
+    JsonObjectAgg,
     /// STD/STDDEV/STDDEV_POP (root, population), STDDEV_SAMP, VARIANCE/VAR_POP, VAR_SAMP.
     Variance {
         sample: bool,
@@ -624,6 +631,14 @@ impl<'a> Compiler<'a> {
                         let t = arith_type(*op, &lt, &rt);
                         (CExpr::Arith(*op, Box::new(l), Box::new(r)), t)
                     }
+                    Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge
+                        if super::json::is_json(&lt) || super::json::is_json(&rt) =>
+                    {
+                        (
+                            super::json::compare(*op, l, &lt, r, &rt),
+                            EType::Int { unsigned: false },
+                        )
+                    }
                     Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge => {
                         // An explicit COLLATE wins over a column's or a literal's collation.
                         let coll = match (&**left, &**right) {
@@ -804,6 +819,24 @@ impl<'a> Compiler<'a> {
                     None => None,
                 };
                 (CExpr::Case(op, ws, el, coll), rt.unwrap_or(EType::Null))
+            }
+            Expr::Cast {
+                expr,
+                ty: CastType::Json,
+            } => {
+                let (c, t) = self.compile(expr, cx)?;
+                let Some((f, t, _)) = super::json::lookup(
+                    "cast_as_json",
+                    &[t],
+                    std::slice::from_ref(&c),
+                    std::slice::from_ref(&**expr),
+                ) else {
+                    return Err(SqlError::new(
+                        ER_SP_DOES_NOT_EXIST,
+                        &[&"FUNCTION", &"cast_as_json"],
+                    ));
+                };
+                (CExpr::Func(Func::Json(f), vec![c]), t)
             }
             Expr::Cast { expr, ty } => {
                 let (c, _) = self.compile(expr, cx)?;
@@ -1179,7 +1212,12 @@ impl<'a> Compiler<'a> {
         }
         let (wf, counts) = match (WinFunc::of(name), agg_kind(name)) {
             (Some(f), _) => f,
-            (None, Some(kind)) if kind != AggKind::GroupConcat => {
+            (None, Some(kind))
+                if !matches!(
+                    kind,
+                    AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg
+                ) =>
+            {
                 if *distinct {
                     return Err(SqlError::new(
                         ER_NOT_SUPPORTED_YET,
@@ -1283,6 +1321,25 @@ impl<'a> Compiler<'a> {
             }
             let (arg, at) = if star {
                 (None, EType::Int { unsigned: false })
+            } else if let Some((f, n)) = match kind {
+                AggKind::JsonArrayAgg => Some(("json_array", 1)),
+                AggKind::JsonObjectAgg => Some(("json_object", 2)),
+                _ => None,
+            } {
+                if args.len() != n || distinct {
+                    return Err(SqlError::parse(name, 1));
+                }
+                let row_value = Expr::Function {
+                    name: f.to_string(),
+                    args: args.to_vec(),
+                    distinct: false,
+                    star: false,
+                };
+                self.in_agg = true;
+                let r = self.compile(&row_value, cx);
+                self.in_agg = false;
+                let (c, t) = r?;
+                (Some(c), t)
             } else {
                 let Some(a) = args.first() else {
                     return Err(SqlError::parse(name, 1));
@@ -1539,7 +1596,10 @@ impl<'a> Compiler<'a> {
             "md5" => (Func::Md5, s, 1..=1),
             _ => match builtins::lookup(name, &types_, coll, &cargs) {
                 Some((b, t, n)) => (Func::B(b), t, n),
-                None => return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &name])),
+                None => match super::json::lookup(name, &types_, &cargs, args) {
+                    Some((j, t, n)) => (Func::Json(j), t, n),
+                    None => return Err(SqlError::new(ER_SP_DOES_NOT_EXIST, &[&"FUNCTION", &name])),
+                },
             },
         };
         if !n.contains(&cargs.len()) {
@@ -2042,6 +2102,8 @@ fn agg_kind(name: &str) -> Option<AggKind> {
         "bit_or" => Some(AggKind::BitOr),
         "bit_xor" => Some(AggKind::BitXor),
         "group_concat" => Some(AggKind::GroupConcat),
+        "json_arrayagg" => Some(AggKind::JsonArrayAgg),
+        "json_objectagg" => Some(AggKind::JsonObjectAgg),
         "std" | "stddev" | "stddev_pop" => Some(AggKind::Variance {
             sample: false,
             root: true,
@@ -2085,6 +2147,7 @@ fn agg_type(kind: AggKind, at: &EType, cx: &mut dyn Context) -> EType {
         AggKind::GroupConcat => EType::Str {
             coll: cx.collation(),
         },
+        AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => super::json::json_type(),
     }
 }
 

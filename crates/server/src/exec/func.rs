@@ -68,6 +68,13 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             return Ok(s(parts.join(&sep)));
         }
         Func::Rand => return Ok(Datum::Double(rand::random::<f64>())),
+        Func::Json(j) => {
+            let v = args
+                .iter()
+                .map(|a| a.eval(env, w))
+                .collect::<Result<Vec<_>, _>>()?;
+            return super::json::call(j, &v, w);
+        }
         Func::B(b) if b.sees_nulls() => {
             let v = args
                 .iter()
@@ -352,6 +359,8 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             s(md5(&b).iter().map(|x| format!("{x:02x}")).collect())
         }
         Func::B(b) => builtins::call(b, &v, w)?,
+        // Handled with the functions that see NULLs, above.
+        Func::Json(j) => super::json::call(j, &v, w)?,
     })
 }
 

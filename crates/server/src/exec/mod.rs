@@ -22,6 +22,7 @@ pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod func;
+pub mod json;
 mod prepared;
 pub mod recursive;
 pub mod select;

@@ -36,7 +36,7 @@ use innoxide_sql::ast::{
     self, BinaryOp, Expr, JoinKind, LockClause, OrderItem, SelectItem, TableRef,
 };
 use innoxide_sql::error::*;
-use innoxide_sql::types::{self, Datum, Warnings};
+use innoxide_sql::types::{self, json, Datum, Warnings};
 
 use super::expr::{enum_as_number, AggKind, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
 use super::window::{self, WinSpec};
@@ -263,7 +263,7 @@ impl Session {
         let key_val = |col: usize, d: &Datum| -> Option<Value> {
             let ty = &t.columns[col].ty;
             let mut w = Warnings::default();
-            let v = types::store(d, ty, types::SqlMode::DEFAULT, "", 1, &mut w).ok()?;
+            let v = types::store(d, ty, types::SqlMode::DEFAULT, ("", ""), 1, &mut w).ok()?;
             if !w.is_empty() {
                 return None;
             }
@@ -2243,7 +2243,9 @@ impl AggState {
                     _ => cur ^ x,
                 });
             }
-            AggKind::GroupConcat => self.parts.push((v.to_text().unwrap_or_default(), keys)),
+            AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                self.parts.push((v.to_text().unwrap_or_default(), keys))
+            }
             AggKind::Variance { .. } => {
                 let x = v.to_f64(w);
                 let delta = x - self.mean;
@@ -2288,6 +2290,30 @@ impl AggState {
             }
             AggKind::BitAnd if self.count == 0 => Datum::UInt(u64::MAX),
             AggKind::BitOr | AggKind::BitXor if self.count == 0 => Datum::UInt(0),
+            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg if self.count == 0 => Datum::Null,
+            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                // The parts are this server's own JSON text (one-element arrays or
+                // one-member objects), so they parse.
+                let mut items = Vec::with_capacity(self.parts.len());
+                let mut obj = json::Json::Object(Vec::new());
+                for (p, _) in &self.parts {
+                    match json::parse(p) {
+                        Ok(json::Json::Array(a)) => items.extend(a),
+                        Ok(json::Json::Object(m)) => {
+                            for (k, v) in m {
+                                obj.insert_member(k, v);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let j = if a.kind == AggKind::JsonArrayAgg {
+                    json::Json::Array(items)
+                } else {
+                    obj
+                };
+                Datum::Bytes(j.to_text().into_bytes())
+            }
             AggKind::GroupConcat => {
                 if self.count == 0 {
                     Datum::Null

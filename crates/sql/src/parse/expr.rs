@@ -53,8 +53,21 @@ impl Ctx<'_> {
             E::BinaryOp { left, op, right } => {
                 let left = self.expr(*left)?;
                 let right = self.expr(*right)?;
-                if op == sp::BinaryOperator::Regexp {
-                    return Ok(func("regexp_like", vec![left, right]));
+                match op {
+                    sp::BinaryOperator::Regexp => {
+                        return Ok(func("regexp_like", vec![left, right]))
+                    }
+                    // col->path is JSON_EXTRACT(col, path); col->>path also unquotes.
+                    sp::BinaryOperator::Arrow => {
+                        return Ok(func("json_extract", vec![left, right]))
+                    }
+                    sp::BinaryOperator::LongArrow => {
+                        return Ok(func(
+                            "json_unquote",
+                            vec![func("json_extract", vec![left, right])],
+                        ))
+                    }
+                    _ => {}
                 }
                 Expr::Binary {
                     op: binary_op(&op)?,
@@ -75,6 +88,10 @@ impl Ctx<'_> {
                     f
                 }
             }
+            E::MemberOf(m) => func(
+                "member of",
+                vec![self.expr(*m.value)?, self.expr(*m.array)?],
+            ),
             E::IsNull(e) => is_null(self.expr(*e)?, false),
             E::IsNotNull(e) => is_null(self.expr(*e)?, true),
             E::IsTrue(e) => is_bool(self.expr(*e)?, true, false),

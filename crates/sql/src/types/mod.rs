@@ -7,6 +7,7 @@
 //!   (the session time zone is UTC).
 //! - `sql_type`: column types (validation, SHOW/protocol metadata, engine storage, persisted
 //!   text); `charset`: character sets and collations; `store`: assignment to columns.
+//! - `json`: JSON values, their canonical text, path expressions.
 //!
 //! INVARIANT: every error and warning is built from `crate::error`'s table; nothing here
 //! panics on client input.
@@ -15,6 +16,7 @@ mod arith;
 mod charset;
 mod datum;
 mod decimal;
+pub mod json;
 mod num;
 mod sql_mode;
 mod sql_type;

@@ -25,6 +25,7 @@ use innoxide_engine::Value;
 use super::charset::{latin1_byte, latin1_to_utf8, utf8_to_latin1};
 use super::datum::Datum;
 use super::decimal::{Decimal, DecimalError, Fit, MAX_PRECISION};
+use super::json;
 use super::num::{format_float, scan, scan_f64};
 use super::sql_type::SqlType;
 use super::temporal::{
@@ -35,8 +36,8 @@ use super::warnings::{incorrect_temporal_for_column, Level, Warnings};
 use super::SqlMode;
 use crate::ast::TypeName;
 use crate::error::{
-    SqlError, ER_DATA_TOO_LONG, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_WARN_DATA_OUT_OF_RANGE,
-    WARN_DATA_TRUNCATED,
+    SqlError, ER_DATA_TOO_LONG, ER_INVALID_JSON_TEXT, ER_JSON_DOCUMENT_TOO_DEEP,
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_WARN_DATA_OUT_OF_RANGE, WARN_DATA_TRUNCATED,
 };
 
 struct Cx<'a> {
@@ -95,17 +96,20 @@ impl Cx<'_> {
     }
 }
 
-/// Converts `d` for a column of type `ty` (`col` and `row` name it in messages).
+/// Converts `d` for a column of type `ty`; `(table, col)` and `row` name it in messages.
 pub fn store(
     d: &Datum,
     ty: &SqlType,
     mode: SqlMode,
-    col: &str,
+    (table, col): (&str, &str),
     row: u64,
     w: &mut Warnings,
 ) -> Result<Value, SqlError> {
     if d.is_null() {
         return Ok(Value::Null);
+    }
+    if ty.name == TypeName::Json {
+        return store_json(d, table, col);
     }
     let mut cx = Cx { mode, col, row, w };
     use TypeName as T;
@@ -119,8 +123,32 @@ pub fn store(
         T::Date | T::DateTime | T::Timestamp => store_datetime(d, ty, &mut cx),
         T::Time => store_time(d, ty, &mut cx),
         T::Year => store_year(d, &mut cx),
-        T::Json => Ok(Value::Bytes(d.to_bytes())),
         _ => store_string(d, ty, &mut cx),
+    }
+}
+
+/// A JSON column takes a string holding a JSON text (a JSON value arrives as its canonical
+/// text) and stores the canonical text; anything else is refused whatever the sql_mode, as
+/// MySQL does (3140, "may need CAST").
+fn store_json(d: &Datum, table: &str, col: &str) -> Result<Value, SqlError> {
+    let name = if table.is_empty() {
+        col.to_string()
+    } else {
+        format!("{table}.{col}")
+    };
+    let Datum::Bytes(b) = d else {
+        return Err(SqlError::new(
+            ER_INVALID_JSON_TEXT,
+            &[&"not a JSON text, may need CAST", &0, &name],
+        ));
+    };
+    match json::parse(b) {
+        Ok(j) => Ok(Value::Bytes(j.to_text().into_bytes())),
+        Err(e) if e.too_deep => Err(SqlError::new(ER_JSON_DOCUMENT_TOO_DEEP, &[])),
+        Err(e) => Err(SqlError::new(
+            ER_INVALID_JSON_TEXT,
+            &[&e.message, &e.offset, &name],
+        )),
     }
 }
 
@@ -695,7 +723,7 @@ mod tests {
     /// (stored text or "E<code>: message", warning codes)
     fn run(d: &Datum, t: &SqlType, mode: SqlMode) -> (String, Vec<u16>) {
         let mut w = Warnings::default();
-        let r = match store(d, t, mode, "c", 1, &mut w) {
+        let r = match store(d, t, mode, ("t", "c"), 1, &mut w) {
             Ok(v) => {
                 let back = load(&v, t);
                 let owned = load_owned(v.clone(), t);

@@ -36,7 +36,7 @@ use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 
 use super::super::select::load_row;
 use super::super::{Output, Session};
-use super::{column_of, engine_column};
+use super::{check_key_part, column_of, engine_column};
 use crate::catalog::{engine_error, ColumnMeta, DefaultValue, KeyMeta, SqlTable, TableMeta};
 use crate::catalog::{HIDDEN_ROW_ID, TEMP_PREFIX};
 
@@ -318,6 +318,7 @@ impl Plan {
             {
                 return Err(SqlError::new(ER_DUP_FIELDNAME, &[&c.name]));
             }
+            check_key_part(&self.cols[i].ty, &self.cols[i].name, c.prefix, k.kind)?;
             names.push(self.cols[i].name.clone());
         }
         let prefixes = k.columns.iter().map(|c| c.prefix).collect();
@@ -635,7 +636,14 @@ impl Session {
                         w.push(types::Level::Warning, WARN_DATA_TRUNCATED, &[&c.name, &n]);
                         d = c.ty.default_for_not_null();
                     }
-                    out.push(types::store(&d, &c.ty, mode, &c.name, n, &mut w)?);
+                    out.push(types::store(
+                        &d,
+                        &c.ty,
+                        mode,
+                        (&old.name, &c.name),
+                        n,
+                        &mut w,
+                    )?);
                 }
                 writer.insert(&new.table, &out).map_err(engine_error)?;
                 if n.is_multiple_of(COPY_BATCH) {

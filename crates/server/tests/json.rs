@@ -1,0 +1,419 @@
+//! The JSON type and functions with MySQL 8.0's results, through a real client (the `mysql`
+//! crate): canonical text in JSON columns, the functions and operators (`->`, `->>`,
+//! MEMBER OF), JSON comparisons, JSON_ARRAYAGG/JSON_OBJECTAGG, and MySQL's error numbers and
+//! messages for bad documents, bad paths and JSON keys. Expected values are MySQL 8.0's
+//! documented results (MariaDB stores JSON as text and differs, so these are not in the
+//! conformance suite).
+
+mod common;
+
+use common::{connect, start};
+use mysql::prelude::*;
+
+fn one(c: &mut mysql::Conn, q: &str) -> Option<String> {
+    c.query_first::<Option<String>, _>(q)
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+        .flatten()
+}
+
+fn err(c: &mut mysql::Conn, q: &str) -> (u16, String) {
+    match c.query_drop(q) {
+        Err(mysql::Error::MySqlError(e)) => (e.code, e.message),
+        other => panic!("{q}: expected an error, got {other:?}"),
+    }
+}
+
+#[test]
+fn json_column_keeps_canonical_text_and_refuses_what_is_not_json() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, j JSON)")
+        .unwrap();
+    c.query_drop(
+        r#"INSERT INTO t VALUES (1, '{"b": 1, "a": [1, 2.5, "x", true, null], "b": 2}'),
+           (2, ' [ 3,2 , 1 ] '), (3, NULL), (4, '"text"'), (5, '-12')"#,
+    )
+    .unwrap();
+    let rows: Vec<(i32, Option<String>)> = c.query("SELECT id, j FROM t ORDER BY id").unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                1,
+                Some(r#"{"a": [1, 2.5, "x", true, null], "b": 2}"#.into())
+            ),
+            (2, Some("[3, 2, 1]".into())),
+            (3, None),
+            (4, Some(r#""text""#.into())),
+            (5, Some("-12".into())),
+        ]
+    );
+    // A prepared statement's string parameter is JSON text too; binary rows carry it as is.
+    c.exec_drop(
+        "INSERT INTO t VALUES (?, ?)",
+        (6, r#"{"k":{"z":1,"y":[]}}"#),
+    )
+    .unwrap();
+    let got: Option<String> = c.exec_first("SELECT j FROM t WHERE id = ?", (6,)).unwrap();
+    assert_eq!(got.as_deref(), Some(r#"{"k": {"y": [], "z": 1}}"#));
+    // Not JSON text: 3140 with the parser's message and offset, whatever the sql_mode.
+    c.query_drop("SET sql_mode = ''").unwrap();
+    assert_eq!(
+        err(&mut c, "INSERT INTO t VALUES (7, '{\"a\" 1}')"),
+        (
+            3140,
+            "Invalid JSON text: \"Missing a colon after a name of object member.\" at position \
+             5 in value for column 't.j'."
+                .into()
+        )
+    );
+    assert_eq!(
+        err(&mut c, "INSERT INTO t VALUES (7, 5)"),
+        (
+            3140,
+            "Invalid JSON text: \"not a JSON text, may need CAST\" at position 0 in value for \
+             column 't.j'."
+                .into()
+        )
+    );
+    assert_eq!(
+        err(&mut c, "UPDATE t SET j = '' WHERE id = 1").0,
+        3140,
+        "the empty string is no JSON document"
+    );
+    // CAST(5 AS JSON) is JSON, so it may be stored.
+    c.query_drop("INSERT INTO t VALUES (7, CAST(5 AS JSON))")
+        .unwrap();
+    assert_eq!(
+        one(&mut c, "SELECT j FROM t WHERE id = 7").as_deref(),
+        Some("5")
+    );
+    // Keys: JSON cannot be indexed (3152); a TEXT key needs a prefix length (1170).
+    assert_eq!(
+        err(&mut c, "CREATE INDEX ij ON t (j)"),
+        (
+            3152,
+            "JSON column 'j' supports indexing only via generated columns on a specified JSON \
+             path."
+                .into()
+        )
+    );
+    assert_eq!(err(&mut c, "CREATE TABLE k (j JSON PRIMARY KEY)").0, 3152);
+    assert_eq!(
+        err(&mut c, "CREATE TABLE k (b TEXT, KEY (b))"),
+        (
+            1170,
+            "BLOB/TEXT column 'b' used in key specification without a key length".into()
+        )
+    );
+    assert_eq!(err(&mut c, "CREATE TABLE k (j JSON DEFAULT '{}')").0, 1101);
+    // JSON_SET in an UPDATE, read back through ->, ->> and JSON comparisons.
+    c.query_drop(r#"UPDATE t SET j = JSON_SET(j, '$.b', 3, '$.c', 'new') WHERE id = 1"#)
+        .unwrap();
+    assert_eq!(
+        one(&mut c, "SELECT j FROM t WHERE id = 1").as_deref(),
+        Some(r#"{"a": [1, 2.5, "x", true, null], "b": 3, "c": "new"}"#)
+    );
+    let ids = |c: &mut mysql::Conn, w: &str| -> Vec<i32> {
+        c.query(format!("SELECT id FROM t WHERE {w} ORDER BY id"))
+            .unwrap()
+    };
+    assert_eq!(ids(&mut c, "j->'$.c' = 'new'"), vec![1]);
+    assert_eq!(ids(&mut c, "j->>'$.c' = 'new'"), vec![1]);
+    assert_eq!(ids(&mut c, "j->'$.b' > 2"), vec![1]);
+    assert_eq!(ids(&mut c, "j->'$[0]' = 3"), vec![2]);
+    assert_eq!(ids(&mut c, "j = CAST('[3, 2, 1]' AS JSON)"), vec![2]);
+    assert_eq!(ids(&mut c, "j = 'text'"), vec![4]);
+    assert_eq!(ids(&mut c, "JSON_CONTAINS(j, '\"x\"', '$.a')"), vec![1]);
+    assert_eq!(ids(&mut c, "2 MEMBER OF (j)"), vec![2]);
+    assert_eq!(
+        one(
+            &mut c,
+            "SELECT JSON_ARRAYAGG(id) FROM t WHERE JSON_TYPE(j) = 'INTEGER'"
+        )
+        .as_deref(),
+        Some("[5, 7]")
+    );
+    assert_eq!(
+        one(
+            &mut c,
+            "SELECT JSON_OBJECTAGG(id, JSON_TYPE(j)) FROM t WHERE id < 5"
+        )
+        .as_deref(),
+        Some(r#"{"1": "OBJECT", "2": "ARRAY", "3": null, "4": "STRING"}"#)
+    );
+    assert_eq!(
+        one(
+            &mut c,
+            "SELECT JSON_ARRAYAGG(j) FROM t WHERE id IN (2, 3, 4)"
+        )
+        .as_deref(),
+        Some(r#"[[3, 2, 1], null, "text"]"#)
+    );
+}
+
+#[test]
+fn json_functions_give_mysql_results() {
+    let s = start();
+    let mut c = connect(&s);
+    let cases: &[(&str, Option<&str>)] = &[
+        // Construction: keys sorted by length then bytes; booleans from predicates; a DECIMAL
+        // keeps its scale (but not once nested: JSON values pass between functions as text).
+        (
+            r#"JSON_OBJECT('bb', 1, 'a', JSON_ARRAY(1, 'x', TRUE, NULL, 1 = 1))"#,
+            Some(r#"{"a": [1, "x", true, null, true], "bb": 1}"#),
+        ),
+        ("JSON_ARRAY(2.50, -0.5e0)", Some("[2.50, -0.5]")),
+        ("JSON_ARRAY()", Some("[]")),
+        ("JSON_OBJECT()", Some("{}")),
+        (r#"JSON_QUOTE('a"b\\c')"#, Some(r#""a\"b\\c""#)),
+        (r#"JSON_UNQUOTE('"a\\tb"')"#, Some("a\tb")),
+        ("JSON_UNQUOTE('plain')", Some("plain")),
+        (
+            "CAST('[1, 1e2, 3.0, 18446744073709551615]' AS JSON)",
+            Some("[1, 100.0, 3.0, 18446744073709551615]"),
+        ),
+        ("CAST(2.5e0 AS JSON)", Some("2.5")),
+        // Paths.
+        (
+            r#"JSON_EXTRACT('{"a": {"b": [10, 20, 30]}}', '$.a.b[1]')"#,
+            Some("20"),
+        ),
+        (
+            r#"JSON_EXTRACT('{"a": {"b": [10, 20, 30]}}', '$.a.b[last]')"#,
+            Some("30"),
+        ),
+        (
+            r#"JSON_EXTRACT('{"a": {"b": [10, 20, 30]}}', '$.a.b[last-1]')"#,
+            Some("20"),
+        ),
+        (
+            r#"JSON_EXTRACT('{"a": {"b": [10, 20, 30]}}', '$.a.b[0 to 1]')"#,
+            Some("[10, 20]"),
+        ),
+        (
+            r#"JSON_EXTRACT('{"a": {"b": [10, 20, 30]}}', '$.a.b[*]')"#,
+            Some("[10, 20, 30]"),
+        ),
+        (
+            r#"JSON_EXTRACT('{"a": {"b": 1}, "c": {"b": 2}}', '$**.b')"#,
+            Some("[1, 2]"),
+        ),
+        (
+            r#"JSON_EXTRACT('{"a": {"b": 1}, "c": {"b": 2}}', '$.*.b')"#,
+            Some("[1, 2]"),
+        ),
+        (
+            r#"JSON_EXTRACT('{"a": 1, "b": 2}', '$.a', '$.b')"#,
+            Some("[1, 2]"),
+        ),
+        (r#"JSON_EXTRACT('{"a": 1}', '$.b')"#, None),
+        (r#"JSON_EXTRACT('{"a b": 1}', '$."a b"')"#, Some("1")),
+        ("JSON_EXTRACT('5', '$[0]')", Some("5")),
+        ("JSON_EXTRACT(NULL, '$.a')", None),
+        // Inspection.
+        (r#"JSON_TYPE('{"a": 1}')"#, Some("OBJECT")),
+        ("JSON_TYPE('1.5')", Some("DOUBLE")),
+        (
+            "JSON_TYPE('18446744073709551615')",
+            Some("UNSIGNED INTEGER"),
+        ),
+        ("JSON_TYPE(JSON_EXTRACT('[true]', '$[0]'))", Some("BOOLEAN")),
+        (
+            r#"JSON_KEYS('{"bb": 1, "a": {"c": 2}}')"#,
+            Some(r#"["a", "bb"]"#),
+        ),
+        (
+            r#"JSON_KEYS('{"bb": 1, "a": {"c": 2}}', '$.a')"#,
+            Some(r#"["c"]"#),
+        ),
+        ("JSON_KEYS('[1]')", None),
+        (r#"JSON_LENGTH('{"a": [1, 2, 3]}', '$.a')"#, Some("3")),
+        ("JSON_LENGTH('7')", Some("1")),
+        ("JSON_DEPTH('[]')", Some("1")),
+        (r#"JSON_DEPTH('[1, {"a": [2]}]')"#, Some("4")),
+        ("JSON_VALID('{\"a\": 1}')", Some("1")),
+        ("JSON_VALID('{a: 1}')", Some("0")),
+        ("JSON_VALID(5)", Some("0")),
+        ("JSON_VALID(NULL)", None),
+        (
+            r#"JSON_CONTAINS('{"a": 1, "b": [1, 2]}', '{"b": [2]}')"#,
+            Some("1"),
+        ),
+        (r#"JSON_CONTAINS('[1, [2, 3]]', '3')"#, Some("1")),
+        (r#"JSON_CONTAINS('{"a": 1}', '1')"#, Some("0")),
+        (r#"JSON_CONTAINS('{"a": 1}', '1', '$.a')"#, Some("1")),
+        (
+            r#"JSON_CONTAINS_PATH('{"a": 1}', 'one', '$.a', '$.b')"#,
+            Some("1"),
+        ),
+        (
+            r#"JSON_CONTAINS_PATH('{"a": 1}', 'ALL', '$.a', '$.b')"#,
+            Some("0"),
+        ),
+        ("JSON_OVERLAPS('[1, 3, 5]', '[2, 5]')", Some("1")),
+        (r#"JSON_OVERLAPS('{"a": 1}', '{"a": 2}')"#, Some("0")),
+        ("3 MEMBER OF ('[1, 3.0]')", Some("1")),
+        ("'3' MEMBER OF ('[1, 3]')", Some("0")),
+        (r#"'x' MEMBER OF ('["x"]')"#, Some("1")),
+        // Changes.
+        (
+            r#"JSON_SET('{"a": 1}', '$.a', 2, '$.b', 3)"#,
+            Some(r#"{"a": 2, "b": 3}"#),
+        ),
+        (
+            r#"JSON_INSERT('{"a": 1}', '$.a', 2, '$.b', 3)"#,
+            Some(r#"{"a": 1, "b": 3}"#),
+        ),
+        (
+            r#"JSON_REPLACE('{"a": 1}', '$.a', 2, '$.b', 3)"#,
+            Some(r#"{"a": 2}"#),
+        ),
+        ("JSON_SET('[1, 2]', '$[5]', 9)", Some("[1, 2, 9]")),
+        ("JSON_SET('1', '$[1]', 2)", Some("[1, 2]")),
+        ("JSON_SET('1', '$[0]', 2)", Some("2")),
+        (r#"JSON_SET('{}', '$.a.b', 1)"#, Some("{}")),
+        (
+            r#"JSON_SET('{}', '$.a', JSON_OBJECT('b', NULL))"#,
+            Some(r#"{"a": {"b": null}}"#),
+        ),
+        (r#"JSON_SET('{}', '$.a', '[1]')"#, Some(r#"{"a": "[1]"}"#)),
+        (
+            r#"JSON_REMOVE('{"a": [1, 2, 3]}', '$.a[1]', '$.a[0]')"#,
+            Some(r#"{"a": [3]}"#),
+        ),
+        (r#"JSON_REMOVE('{"a": 1}', '$.b')"#, Some(r#"{"a": 1}"#)),
+        (
+            r#"JSON_ARRAY_APPEND('{"a": [1], "b": 2}', '$.a', 3, '$.b', 4)"#,
+            Some(r#"{"a": [1, 3], "b": [2, 4]}"#),
+        ),
+        (
+            "JSON_ARRAY_INSERT('[1, 2]', '$[1]', 'x', '$[9]', 'y')",
+            Some(r#"[1, "x", 2, "y"]"#),
+        ),
+        (
+            r#"JSON_MERGE_PATCH('{"a": 1, "b": 2}', '{"b": null, "c": {"d": 3}}')"#,
+            Some(r#"{"a": 1, "c": {"d": 3}}"#),
+        ),
+        ("JSON_MERGE_PATCH('[1]', '[2]')", Some("[2]")),
+        (
+            r#"JSON_MERGE_PRESERVE('{"a": 1}', '{"a": 2}', '3')"#,
+            Some(r#"[{"a": [1, 2]}, 3]"#),
+        ),
+        ("JSON_MERGE_PRESERVE('[1]', '[2]')", Some("[1, 2]")),
+        (
+            r#"JSON_PRETTY('{"a": [1, {"b": 2}], "c": {}}')"#,
+            Some("{\n  \"a\": [\n    1,\n    {\n      \"b\": 2\n    }\n  ],\n  \"c\": {}\n}"),
+        ),
+        (
+            r#"JSON_SEARCH('{"a": ["abc", "x"], "b": "abd"}', 'all', 'ab%')"#,
+            Some(r#"["$.a[0]", "$.b"]"#),
+        ),
+        (
+            r#"JSON_SEARCH('{"a": ["abc", "x"], "b": "abd"}', 'one', 'x')"#,
+            Some(r#""$.a[1]""#),
+        ),
+        (r#"JSON_SEARCH('{"a": "b"}', 'one', 'zz')"#, None),
+    ];
+    let mut wrong = Vec::new();
+    for (expr, want) in cases {
+        let got = one(&mut c, &format!("SELECT {expr}"));
+        if got.as_deref() != *want {
+            wrong.push(format!("{expr}: got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // JSON_MERGE is JSON_MERGE_PRESERVE with a deprecation warning.
+    assert_eq!(
+        one(&mut c, "SELECT JSON_MERGE('[1]', '2')").as_deref(),
+        Some("[1, 2]")
+    );
+    let w: Vec<(String, u32, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].1, 1287);
+}
+
+#[test]
+fn json_errors_have_mysql_numbers_and_messages() {
+    let s = start();
+    let mut c = connect(&s);
+    let cases: &[(&str, u16, &str)] = &[
+        (
+            "SELECT JSON_EXTRACT('{\"a\": 1}', 'a')",
+            3143,
+            "Invalid JSON path expression. The error is around character position 1.",
+        ),
+        (
+            "SELECT JSON_EXTRACT('{}', '$.:x')",
+            3143,
+            "Invalid JSON path expression. The error is around character position 4.",
+        ),
+        (
+            "SELECT JSON_EXTRACT('{x', '$')",
+            3141,
+            "Invalid JSON text in argument 1 to function json_extract: \"Missing a name for \
+             object member.\" at position 1.",
+        ),
+        (
+            "SELECT JSON_TYPE('abc')",
+            3141,
+            "Invalid JSON text in argument 1 to function json_type: \"Invalid value.\" at \
+             position 0.",
+        ),
+        (
+            "SELECT JSON_LENGTH(5)",
+            3146,
+            "Invalid data type for JSON data in argument 1 to function json_length; a JSON \
+             string or JSON type is required.",
+        ),
+        (
+            "SELECT JSON_SET('[]', '$[*]', 1)",
+            3149,
+            "In this situation, path expressions may not contain the * and ** tokens or an \
+             array range.",
+        ),
+        (
+            "SELECT JSON_REMOVE('[]', '$')",
+            3153,
+            "The path expression '$' is not allowed in this context.",
+        ),
+        (
+            "SELECT JSON_CONTAINS_PATH('{}', 'some', '$')",
+            3154,
+            "The oneOrAll argument to json_contains_path may take these values: 'one' or 'all'.",
+        ),
+        (
+            "SELECT JSON_OBJECT(NULL, 1)",
+            3158,
+            "JSON documents may not contain NULL member names.",
+        ),
+        (
+            "SELECT JSON_OBJECT('a')",
+            1582,
+            "Incorrect parameter count in the call to native function 'json_object'",
+        ),
+        (
+            "SELECT JSON_SET('{}', '$.a')",
+            1582,
+            "Incorrect parameter count in the call to native function 'json_set'",
+        ),
+        (
+            "SELECT JSON_ARRAY_INSERT('[]', '$.a', 1)",
+            3165,
+            "A path expression is not a path to a cell in an array.",
+        ),
+    ];
+    for (q, code, msg) in cases {
+        assert_eq!(err(&mut c, q), (*code, msg.to_string()), "{q}");
+    }
+    let deep = format!(
+        "SELECT JSON_DEPTH('{}{}')",
+        "[".repeat(101),
+        "]".repeat(101)
+    );
+    assert_eq!(err(&mut c, &deep).0, 3157);
+    // The server is still there.
+    assert_eq!(one(&mut c, "SELECT JSON_ARRAY(1)").as_deref(), Some("[1]"));
+}
