@@ -42,6 +42,7 @@ pub mod recovery;
 pub mod redo;
 pub mod row;
 mod startup;
+pub mod stats;
 pub mod sync_stats;
 pub mod tablespace;
 pub mod trx;
@@ -256,6 +257,12 @@ impl Engine {
             trx.state.rollback(&self.inner)?;
         }
         Ok(true)
+    }
+
+    /// Sizes and row and distinct-key estimates of table `t`, sampling at most `sample`
+    /// leaves of each index (stats.rs).
+    pub fn table_stats(&self, t: &Table, sample: usize) -> Result<stats::TableStats> {
+        stats::table_stats(&self.inner, t, sample)
     }
 
     /// Verifies checksums, B-tree structure, index agreement, undo and space accounting.
@@ -713,6 +720,7 @@ impl Trx {
             s.table_lock(t, LockMode::IX)?;
             row::insert(&s.inner, &mut s.state, t, row)?;
             s.inner.stats.rows_of(&t.name).inserted.inc();
+            t.note_modified();
             Ok(())
         })
     }
@@ -752,6 +760,7 @@ impl Trx {
             let found = row::update(&s.inner, &mut s.state, t, &k, changes)?;
             if found {
                 s.inner.stats.rows_of(&t.name).updated.inc();
+                t.note_modified();
             }
             Ok(found)
         })
@@ -766,6 +775,7 @@ impl Trx {
             let found = row::delete(&s.inner, &mut s.state, t, &k)?;
             if found {
                 s.inner.stats.rows_of(&t.name).deleted.inc();
+                t.note_modified();
             }
             Ok(found)
         })

@@ -21,14 +21,19 @@
 //!
 //! - C4: `grants` is what `mysql/innoxide_grants` holds, replaced as a whole (and
 //!   `grants_version` bumped) after each change, under `ddl`.
+//! - C5: `stats` keeps the last statistics computed for each engine table (by id) with the
+//!   table's `modified` count at that time. They are computed again for ANALYZE TABLE and,
+//!   with innodb_stats_auto_recalc, when more than a tenth of the rows they counted changed
+//!   since (InnoDB's rule); entries of dropped tables go when the next entry is stored.
 //!
-//! LOCKING: `ddl` serialises DDL and account changes; the `dbs`/`tables`/`grants` maps are leaves (never held across an
-//! engine call that may wait for a row lock).
+//! LOCKING: `ddl` serialises DDL and account changes; the `dbs`/`tables`/`grants`/`stats` maps
+//! are leaves (never held across an engine call: statistics are computed without `stats`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use innoxide_engine::stats::TableStats;
 use innoxide_engine::{ColumnDef, ColumnKind, Engine, KeyBound, Table, TableDef, Value};
 use innoxide_sql::error::*;
 use innoxide_sql::types::SqlType;
@@ -161,6 +166,14 @@ pub struct Catalog {
     /// C4
     grants: RwLock<Arc<crate::privs::Grants>>,
     grants_version: AtomicU64,
+    /// C5
+    stats: Mutex<HashMap<u64, StatsEntry>>,
+}
+
+struct StatsEntry {
+    table: Arc<Table>,
+    stats: Arc<TableStats>,
+    modified_at: u64,
 }
 
 pub fn engine_error(e: innoxide_engine::Error) -> SqlError {
@@ -203,6 +216,7 @@ impl Catalog {
             tables: RwLock::new(HashMap::new()),
             opened: AtomicU64::new(0),
             counters: Mutex::new(HashMap::new()),
+            stats: Mutex::new(HashMap::new()),
             ddl: Mutex::new(()),
             grants: RwLock::new(Arc::default()),
             grants_version: AtomicU64::new(0),
@@ -488,6 +502,42 @@ impl Catalog {
     }
 
     /// Forgets the cached description of a table (C1).
+    /// The statistics of `t` (C5): `auto_recalc` and `sample` are innodb_stats_auto_recalc and
+    /// innodb_stats_persistent_sample_pages; `force` computes them now (ANALYZE TABLE).
+    pub fn table_stats(
+        &self,
+        t: &SqlTable,
+        (auto_recalc, sample): (bool, u64),
+        force: bool,
+    ) -> Result<Arc<TableStats>, SqlError> {
+        let now = t.table.modified.load(Ordering::Relaxed);
+        if !force {
+            if let Some(e) = self.stats.lock().get(&t.table.id) {
+                let changed = now.wrapping_sub(e.modified_at);
+                if !auto_recalc || changed <= e.stats.n_rows / 10 {
+                    return Ok(e.stats.clone());
+                }
+            }
+        }
+        let sample = usize::try_from(sample).unwrap_or(usize::MAX);
+        let st = Arc::new(
+            self.engine
+                .table_stats(&t.table, sample)
+                .map_err(engine_error)?,
+        );
+        let mut m = self.stats.lock();
+        m.retain(|_, e| !e.table.dropped.load(Ordering::Relaxed));
+        m.insert(
+            t.table.id,
+            StatsEntry {
+                table: t.table.clone(),
+                stats: st.clone(),
+                modified_at: now,
+            },
+        );
+        Ok(st)
+    }
+
     pub fn invalidate(&self, db: &str, name: &str) {
         self.tables.write().remove(&format!("{db}/{name}"));
     }

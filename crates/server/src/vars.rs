@@ -387,6 +387,11 @@ pub const VARS: &[VarDef] = &[
     eng("innodb_rollback_on_timeout", G, Kind::Bool, false, Def::Bool(false), Tun::RollbackOnTimeout),
     // MariaDB's variable (session and global there); engine-wide here.
     eng("innodb_snapshot_isolation", G, Kind::Bool, true, Def::Bool(false), Tun::SnapshotIsolation),
+    // SQL catalog (Catalog::stats): a table's statistics are computed again once more than a
+    // tenth of its rows changed since they were last computed (ANALYZE TABLE always does).
+    v("innodb_stats_auto_recalc", G, Kind::Bool, true, Def::Bool(true)),
+    // Leaves sampled per index by the statistics (innoxide_engine::stats).
+    v("innodb_stats_persistent_sample_pages", G, u(1, u64::MAX), true, Def::UInt(20)),
     // Read-only: the SQL layer always rejects bad CREATE TABLE options with errors (ON).
     v("innodb_strict_mode", Both, Kind::Bool, false, Def::Bool(true)),
     eng("innodb_thread_concurrency", G, u(0, 1000), true, Def::UInt(0), Tun::ThreadConcurrency),
@@ -556,6 +561,8 @@ const HAVE_OPENSSL: usize = idx("have_openssl");
 const HAVE_SSL: usize = idx("have_ssl");
 const HOSTNAME: usize = idx("hostname");
 const LOG_SLOW_ADMIN_STATEMENTS: usize = idx("log_slow_admin_statements");
+const INNODB_STATS_AUTO_RECALC: usize = idx("innodb_stats_auto_recalc");
+const INNODB_STATS_SAMPLE_PAGES: usize = idx("innodb_stats_persistent_sample_pages");
 const LONG_QUERY_TIME: usize = idx("long_query_time");
 const PROFILING: usize = idx("profiling");
 const PROFILING_HISTORY_SIZE: usize = idx("profiling_history_size");
@@ -1537,6 +1544,14 @@ impl Registry {
             (_, VarValue::Str(dir), VarValue::Str(host)) => Some(format!("{dir}{host}-slow.log")),
             _ => None,
         }
+    }
+
+    /// innodb_stats_auto_recalc and innodb_stats_persistent_sample_pages.
+    pub fn stats_settings(&self) -> (bool, u64) {
+        (
+            self.global_u64(INNODB_STATS_AUTO_RECALC) != 0,
+            self.global_u64(INNODB_STATS_SAMPLE_PAGES),
+        )
     }
 
     pub fn log_slow_admin_statements(&self) -> bool {

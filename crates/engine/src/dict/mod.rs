@@ -104,6 +104,10 @@ pub struct Table {
     /// Metadata lock: DML shared, DDL on this table exclusive.
     pub mdl: RwLock<()>,
     pub dropped: AtomicBool,
+    /// Rows inserted, updated or deleted through this table object. Counted with a plain
+    /// load and store, not an atomic add (InnoDB's stat_modified_counter): concurrent changes
+    /// may lose counts. It only decides when statistics are worth computing again.
+    pub modified: AtomicU64,
 }
 
 impl Table {
@@ -210,7 +214,14 @@ impl Table {
             col_pos,
             mdl: RwLock::new(()),
             dropped: AtomicBool::new(false),
+            modified: AtomicU64::new(0),
         })
+    }
+
+    /// Counts one row changed (`modified`).
+    pub fn note_modified(&self) {
+        let n = self.modified.load(Ordering::Relaxed);
+        self.modified.store(n.wrapping_add(1), Ordering::Relaxed);
     }
 
     /// Index of the DB_TRX_ID field in clustered records.

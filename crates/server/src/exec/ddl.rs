@@ -249,7 +249,14 @@ impl Session {
                 for n in tables {
                     let db = self.db_of(n)?;
                     let full = format!("{db}.{}", n.name);
-                    let (ty, msg) = match cat.table(&db, &n.name) {
+                    let found = cat.table(&db, &n.name).and_then(|t| {
+                        if *op == ast::MaintenanceOp::Analyze {
+                            let settings = self.server.vars.stats_settings();
+                            cat.table_stats(&t, settings, true)?;
+                        }
+                        Ok(t)
+                    });
+                    let (ty, msg) = match found {
                         Ok(_) => ("status", "OK".to_string()),
                         Err(e) => ("Error", e.message),
                     };

@@ -332,7 +332,7 @@ impl Session {
                 ];
                 Ok(rows_of(
                     &cols,
-                    index_rows(&t)
+                    index_rows(&t, Some(self.table_stats(&t)?.as_ref()))
                         .into_iter()
                         .map(|r| {
                             let mut v = vec![
@@ -746,8 +746,19 @@ impl Session {
     /// Comment. Row counts and sizes are NULL: innoxide keeps no table statistics yet.
     fn status_tail(&self, t: &SqlTable) -> Result<Vec<Datum>, SqlError> {
         let auto = self.server.catalog.auto_inc_value(t)?;
+        let st = self.table_stats(t)?;
         let mut v = vec![s("InnoDB"), n(10), s(t.table.def.row_format.name())];
-        v.extend(std::iter::repeat_n(Datum::Null, 6));
+        let data = st.data_pages * st.page_size;
+        // Rows, Avg_row_length, Data_length, Max_data_length (0 for InnoDB), Index_length,
+        // Data_free: estimates (innoxide_engine::stats), as InnoDB's.
+        v.extend([
+            n(st.n_rows),
+            n(data.checked_div(st.n_rows).unwrap_or(0)),
+            n(data),
+            n(0),
+            n(st.index_pages * st.page_size),
+            n(st.free_pages * st.page_size),
+        ]);
         v.push(auto.map_or(Datum::Null, n));
         v.extend(std::iter::repeat_n(Datum::Null, 3));
         v.extend([
@@ -757,6 +768,15 @@ impl Session {
             s(t.meta.comment.clone()),
         ]);
         Ok(v)
+    }
+
+    /// The table's statistics, computed again when due (Catalog::table_stats).
+    fn table_stats(
+        &self,
+        t: &SqlTable,
+    ) -> Result<std::sync::Arc<innoxide_engine::stats::TableStats>, SqlError> {
+        let settings = self.server.vars.stats_settings();
+        self.server.catalog.table_stats(t, settings, false)
     }
 
     /// The tables the account sees, by database: (database, table name, table).
@@ -1107,7 +1127,8 @@ impl Session {
                         let Ok(tb) = cat.table(&d.name, &name) else {
                             continue;
                         };
-                        for r in index_rows(&tb) {
+                        let st = self.table_stats(&tb)?;
+                        for r in index_rows(&tb, Some(&st)) {
                             let mut v = vec![
                                 s("def"),
                                 s(d.name.clone()),
@@ -1155,7 +1176,10 @@ impl Session {
                         let Ok(tb) = cat.table(&d.name, &name) else {
                             continue;
                         };
-                        for r in index_rows(&tb).iter().filter(|r| r.unique && r.seq == 1) {
+                        for r in index_rows(&tb, None)
+                            .iter()
+                            .filter(|r| r.unique && r.seq == 1)
+                        {
                             let kind = if r.name == "PRIMARY" {
                                 "PRIMARY KEY"
                             } else {
@@ -1551,17 +1575,18 @@ struct IndexRow {
     column: String,
     prefix: Option<u64>,
     nullable: bool,
+    /// Estimated distinct values of the index's first `seq` columns (None: not asked for).
+    cardinality: Option<u64>,
 }
 
 impl IndexRow {
     /// SHOW INDEX / information_schema.STATISTICS from Seq_in_index to Expression.
-    /// Cardinality is NULL: no index statistics yet.
     fn tail(&self) -> Vec<Datum> {
         vec![
             n(self.seq as u64),
             s(self.column.clone()),
             s("A"),
-            Datum::Null,
+            self.cardinality.map_or(Datum::Null, n),
             self.prefix.map_or(Datum::Null, n),
             Datum::Null,
             s(if self.nullable { "YES" } else { "" }),
@@ -1574,7 +1599,17 @@ impl IndexRow {
     }
 }
 
-fn index_rows(t: &SqlTable) -> Vec<IndexRow> {
+/// The rows SHOW INDEX shows for `t`, with Cardinality from `st` when given (the engine's
+/// statistics list the clustered index first, then the secondary ones by name).
+fn index_rows(t: &SqlTable, st: Option<&innoxide_engine::stats::TableStats>) -> Vec<IndexRow> {
+    let card = |secondary: Option<&str>, seq: usize| {
+        let st = st?;
+        let i = match secondary {
+            None => st.indexes.first()?,
+            Some(name) => st.indexes.iter().skip(1).find(|i| i.name == name)?,
+        };
+        i.n_diff.get(seq).copied()
+    };
     let mut out = Vec::new();
     if !t.has_hidden_pk() {
         for (i, &c) in t.pk().iter().enumerate() {
@@ -1585,6 +1620,7 @@ fn index_rows(t: &SqlTable) -> Vec<IndexRow> {
                 column: t.columns[c].name.clone(),
                 prefix: t.meta.pk_prefixes.get(i).copied().flatten(),
                 nullable: false,
+                cardinality: card(None, i),
             });
         }
     }
@@ -1598,6 +1634,7 @@ fn index_rows(t: &SqlTable) -> Vec<IndexRow> {
                 column: t.columns[c].name.clone(),
                 prefix: km.and_then(|k| k.prefixes.get(i).copied().flatten()),
                 nullable: t.columns[c].nullable,
+                cardinality: card(Some(&ix.name), i),
             });
         }
     }

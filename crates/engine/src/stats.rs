@@ -1,0 +1,208 @@
+//! Table and index statistics (InnoDB: dict0stats): the size of each index in pages and
+//! estimates of the number of rows and of distinct key prefixes, which SHOW TABLE STATUS,
+//! information_schema.TABLES/STATISTICS and SHOW INDEX report.
+//!
+//! HOW: the non-leaf levels of an index are read in full, top-down, which gives the number of
+//! pages on every level and the page numbers of all leaves (non-leaf pages are about 1% of an
+//! index). Then up to `sample` leaves spread evenly over the leaf level are read and their
+//! records (not delete-marked) counted, with the number of distinct values of every key prefix
+//! on each page. With every leaf sampled the figures are exact for the moment each page was
+//! read; otherwise rows = records per sampled leaf x leaves and distinct prefixes = distinct
+//! per sampled leaf x leaves (InnoDB's estimate), never more than the rows. The table's data
+//! size is every page its tablespace uses except the secondary indexes' and the header pages,
+//! so off-page column values count as data, as in InnoDB.
+//!
+//! LATCHING: one page at a time, S-latched, copied and released: never two latches, so this
+//! cannot deadlock with the B-tree's latch order. Pages may change between reads (a split
+//! between a parent and its child is seen as a slightly wrong count); a page that is no longer
+//! a page of this index (freed and reused meanwhile) is skipped. Figures are estimates.
+
+use std::cmp::Ordering;
+
+use crate::btree::{child_of, Index};
+use crate::buffer_pool::LatchMode;
+use crate::dict::Table;
+use crate::engine::Inner;
+use crate::error::Result;
+use crate::mtr::Mtr;
+use crate::page::index_page as ip;
+use crate::page::record::{self, cmp_field, FieldIter};
+use crate::page::{self as pg, PageType};
+use crate::tablespace::fsp;
+use crate::types::{PageId, PageNo};
+
+/// One index's figures.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexStats {
+    pub name: String,
+    /// Pages of all levels.
+    pub pages: u64,
+    pub leaf_pages: u64,
+    /// Estimated distinct values of the first 1, 2, ... ordering fields (for the clustered
+    /// index the primary key columns; for a secondary one its columns, then the primary key).
+    pub n_diff: Vec<u64>,
+    /// Estimated records (not delete-marked).
+    pub n_rows: u64,
+}
+
+/// A table's figures.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Estimated rows (the clustered index's records).
+    pub n_rows: u64,
+    /// Pages of the clustered index, off-page values included.
+    pub data_pages: u64,
+    /// Pages of the secondary indexes.
+    pub index_pages: u64,
+    /// Pages the tablespace holds but does not use.
+    pub free_pages: u64,
+    /// The clustered index first, then the secondary ones in definition order.
+    pub indexes: Vec<IndexStats>,
+    pub page_size: u64,
+}
+
+/// Computes `t`'s statistics, sampling at most `sample` leaves per index (at least 1).
+pub fn table_stats(inner: &Inner, t: &Table, sample: usize) -> Result<TableStats> {
+    let sample = sample.max(1);
+    let mut out = TableStats {
+        page_size: inner.bp.page_size() as u64,
+        ..TableStats::default()
+    };
+    let clustered = index_stats(inner, &t.clustered, &t.clustered.name, sample)?;
+    out.n_rows = clustered.n_rows;
+    out.indexes.push(clustered);
+    for s in &t.secondary {
+        let st = index_stats(inner, &s.index, &s.spec.name, sample)?;
+        out.index_pages += st.pages;
+        out.indexes.push(st);
+    }
+    let hdr = copy(inner, PageId::new(t.space, 0))?;
+    let (size, used) = (u64::from(fsp::size(&hdr)), u64::from(fsp::used(&hdr)));
+    let bitmaps = size.div_ceil(u64::from(fsp::bitmap_span(inner.bp.page_size())));
+    out.free_pages = size.saturating_sub(used);
+    out.data_pages = used
+        .saturating_sub(bitmaps.max(1))
+        .saturating_sub(out.index_pages)
+        .max(out.indexes[0].pages);
+    Ok(out)
+}
+
+fn copy(inner: &Inner, id: PageId) -> Result<Vec<u8>> {
+    let mut mtr = Mtr::new(inner);
+    let r = mtr.get(id, LatchMode::S)?;
+    let v = mtr.page(r).to_vec();
+    mtr.commit()?;
+    Ok(v)
+}
+
+/// A copy of `page` if it still is a page of `idx` at `level` (None: skip it).
+fn index_page(inner: &Inner, idx: &Index, page: PageNo, level: u16) -> Result<Option<Vec<u8>>> {
+    let p = copy(inner, PageId::new(idx.space, page))?;
+    let ok = pg::page_type(&p) == Some(PageType::Index)
+        && ip::index_id(&p) == idx.id
+        && ip::level(&p) == level;
+    Ok(ok.then_some(p))
+}
+
+fn index_stats(inner: &Inner, idx: &Index, name: &str, sample: usize) -> Result<IndexStats> {
+    let n_key = idx.leaf.n_order;
+    let mut st = IndexStats {
+        name: name.to_string(),
+        n_diff: vec![0; n_key],
+        ..IndexStats::default()
+    };
+    let root = copy(inner, idx.root_id())?;
+    let mut level = ip::level(&root);
+    let mut pages = vec![idx.root];
+    let mut current = vec![root];
+    // Walk down to level 1, collecting the page numbers of the level below.
+    while level > 0 {
+        st.pages += current.len() as u64;
+        let mut below = Vec::new();
+        for p in &current {
+            for slot in 0..ip::n_recs(p) {
+                below.push(child_of(idx, ip::rec(p, slot)));
+            }
+        }
+        level -= 1;
+        pages = below;
+        current = Vec::new();
+        if level > 0 {
+            for &pno in &pages {
+                current.extend(index_page(inner, idx, pno, level)?);
+            }
+        }
+    }
+    let leaves = pages;
+    st.leaf_pages = leaves.len() as u64;
+    st.pages += st.leaf_pages;
+    // Sample leaves spread evenly (all of them when there are few).
+    let n_sample = sample.min(leaves.len());
+    let mut recs = 0u64;
+    let mut diff = vec![0u64; n_key];
+    let mut sampled = 0u64;
+    // Reading every leaf in order, a value continuing from the previous leaf is not new.
+    let every = n_sample == leaves.len();
+    let mut last: Option<Vec<u8>> = None;
+    for i in 0..n_sample {
+        let pno = leaves[i * leaves.len() / n_sample];
+        let Some(p) = index_page(inner, idx, pno, 0)? else {
+            continue;
+        };
+        sampled += 1;
+        let mut prev: Option<&[u8]> = if every { last.as_deref() } else { None };
+        for slot in 0..ip::n_recs(&p) {
+            let rec = ip::rec(&p, slot);
+            if record::is_deleted(rec) {
+                continue;
+            }
+            recs += 1;
+            let same = prev.map_or(0, |q| common_prefix(idx, q, rec));
+            for d in diff.iter_mut().skip(same) {
+                *d += 1;
+            }
+            prev = Some(rec);
+        }
+        if every {
+            last = prev.map(<[u8]>::to_vec);
+        }
+    }
+    if sampled == 0 {
+        return Ok(st);
+    }
+    let scale = |x: u64| -> u64 {
+        if sampled == st.leaf_pages {
+            x
+        } else {
+            (u128::from(x) * u128::from(st.leaf_pages) / u128::from(sampled)) as u64
+        }
+    };
+    st.n_rows = scale(recs);
+    for (k, d) in diff.into_iter().enumerate() {
+        st.n_diff[k] = if idx.n_unique > 0 && k + 1 >= idx.n_unique {
+            st.n_rows
+        } else {
+            scale(d).min(st.n_rows)
+        };
+    }
+    Ok(st)
+}
+
+/// How many leading ordering fields two records of `idx`'s leaf level share.
+fn common_prefix(idx: &Index, a: &[u8], b: &[u8]) -> usize {
+    let lay = &idx.leaf;
+    let fa = FieldIter::new(lay, a).take(lay.n_order);
+    let fb = FieldIter::new(lay, b);
+    for (i, (x, y)) in fa.zip(fb).enumerate() {
+        let (Some(x), Some(y)) = (x, y) else {
+            return i;
+        };
+        let xv = (!x.null).then(|| &a[x.start..x.start + x.len]);
+        let yv = (!y.null).then(|| &b[y.start..y.start + y.len]);
+        // NULLs are distinct from each other, as in a unique index.
+        if xv.is_none() || cmp_field(&lay.fields[i], xv, yv) != Ordering::Equal {
+            return i;
+        }
+    }
+    lay.n_order
+}

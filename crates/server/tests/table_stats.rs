@@ -1,0 +1,135 @@
+//! Table statistics through SHOW TABLE STATUS, SHOW INDEX and information_schema: exact when
+//! every leaf is sampled, close when sampled, recomputed after a tenth of the rows changed
+//! (innodb_stats_auto_recalc) or by ANALYZE TABLE, and sized in whole pages.
+
+mod common;
+
+use common::{connect, start};
+use mysql::prelude::*;
+
+/// (Rows, Data_length, Index_length) from information_schema.TABLES.
+fn sizes(c: &mut mysql::Conn, table: &str) -> (u64, u64, u64) {
+    c.query_first(format!(
+        "SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = '{table}'"
+    ))
+    .unwrap()
+    .unwrap()
+}
+
+/// Cardinality by (index, seq) from SHOW INDEX.
+fn cardinality(c: &mut mysql::Conn, table: &str) -> Vec<(String, u32, Option<u64>)> {
+    let rows: Vec<mysql::Row> = c.query(format!("SHOW INDEX FROM {table}")).unwrap();
+    rows.into_iter()
+        .map(|r| {
+            (
+                r.get::<String, _>("Key_name").unwrap(),
+                r.get::<u32, _>("Seq_in_index").unwrap(),
+                r.get::<Option<u64>, _>("Cardinality").unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn fill(c: &mut mysql::Conn, table: &str, from: u32, to: u32) {
+    let mut q = format!("INSERT INTO {table} VALUES ");
+    for i in from..=to {
+        if i > from {
+            q.push(',');
+        }
+        q.push_str(&format!("({i}, {}, 'c{i}', {})", i % 50, i % 7));
+    }
+    c.query_drop(q).unwrap();
+}
+
+#[test]
+fn statistics_count_rows_and_distinct_keys() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop(
+        "CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, c VARCHAR(40), g INT, \
+         KEY k_1 (k), UNIQUE KEY uc (c), KEY kg (k, g))",
+    )
+    .unwrap();
+    // An empty table: no rows, one root page per index.
+    let (rows, data, index) = sizes(&mut c, "t");
+    assert_eq!(rows, 0);
+    assert!(data >= 16384 && data % 16384 == 0, "{data}");
+    assert!(index >= 3 * 16384 && index % 16384 == 0, "{index}");
+    // A few leaves, all sampled: exact.
+    for chunk in 0..4 {
+        fill(&mut c, "t", chunk * 500 + 1, chunk * 500 + 500);
+    }
+    let (rows, data, index) = sizes(&mut c, "t");
+    assert_eq!(rows, 2000);
+    assert!(data > 16384 && index > 3 * 16384, "{data} {index}");
+    let status: mysql::Row = c
+        .query_first("SHOW TABLE STATUS LIKE 't'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.get::<u64, _>("Rows"), Some(2000));
+    assert_eq!(status.get::<u64, _>("Data_length"), Some(data));
+    assert_eq!(status.get::<u64, _>("Avg_row_length"), Some(data / 2000));
+    assert_eq!(status.get::<u64, _>("Max_data_length"), Some(0));
+    assert_eq!(
+        cardinality(&mut c, "t"),
+        vec![
+            ("PRIMARY".into(), 1, Some(2000)),
+            ("k_1".into(), 1, Some(50)),
+            ("uc".into(), 1, Some(2000)),
+            ("kg".into(), 1, Some(50)),
+            ("kg".into(), 2, Some(350)),
+        ]
+    );
+    let mut stat: Vec<(String, u64)> = c
+        .query(
+            "SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS \
+             WHERE TABLE_SCHEMA = 'd' AND SEQ_IN_INDEX = 1",
+        )
+        .unwrap();
+    stat.sort();
+    assert_eq!(
+        stat,
+        vec![
+            ("PRIMARY".into(), 2000),
+            ("k_1".into(), 50),
+            ("kg".into(), 50),
+            ("uc".into(), 2000),
+        ]
+    );
+    // With innodb_stats_auto_recalc OFF the figures stay until ANALYZE TABLE.
+    c.query_drop("SET GLOBAL innodb_stats_auto_recalc = OFF")
+        .unwrap();
+    fill(&mut c, "t", 2001, 2500);
+    assert_eq!(sizes(&mut c, "t").0, 2000);
+    let r: Vec<(String, String, String, String)> = c.query("ANALYZE TABLE t").unwrap();
+    assert_eq!(r[0].2, "status");
+    assert_eq!(sizes(&mut c, "t").0, 2500);
+    // ON: recomputed once more than a tenth of the rows changed (250 here), not before.
+    c.query_drop("SET GLOBAL innodb_stats_auto_recalc = ON")
+        .unwrap();
+    c.query_drop("DELETE FROM t WHERE id <= 100").unwrap();
+    assert_eq!(sizes(&mut c, "t").0, 2500);
+    c.query_drop("DELETE FROM t WHERE id <= 300").unwrap();
+    assert_eq!(sizes(&mut c, "t").0, 2200);
+    // Many leaves, 20 sampled per index: within 10% of the truth.
+    fill(&mut c, "t", 10_001, 30_000);
+    c.query_drop("ANALYZE TABLE t").unwrap();
+    let (rows, ..) = sizes(&mut c, "t");
+    assert!((19_800..=24_200).contains(&rows), "{rows}");
+    // One sampled leaf still gives an estimate, and the variable shows the setting.
+    c.query_drop("SET GLOBAL innodb_stats_persistent_sample_pages = 1")
+        .unwrap();
+    c.query_drop("ANALYZE TABLE t").unwrap();
+    assert!(sizes(&mut c, "t").0 > 0);
+    let v: Option<(String, String)> = c
+        .query_first("SHOW GLOBAL VARIABLES LIKE 'innodb_stats_persistent_sample_pages'")
+        .unwrap();
+    assert_eq!(v.unwrap().1, "1");
+    // ANALYZE of a table that does not exist reports it in the result set.
+    let r: Vec<(String, String, String, String)> = c.query("ANALYZE TABLE nope").unwrap();
+    assert_eq!(r[0].2, "Error");
+    assert_eq!(r[0].3, "Table 'd.nope' doesn't exist");
+}
