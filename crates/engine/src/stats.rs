@@ -19,12 +19,11 @@
 
 use std::cmp::Ordering;
 
+use crate::btree::check::copy_page;
 use crate::btree::{child_of, Index};
-use crate::buffer_pool::LatchMode;
 use crate::dict::Table;
 use crate::engine::Inner;
 use crate::error::Result;
-use crate::mtr::Mtr;
 use crate::page::index_page as ip;
 use crate::page::record::{self, cmp_field, FieldIter};
 use crate::page::{self as pg, PageType};
@@ -76,7 +75,7 @@ pub fn table_stats(inner: &Inner, t: &Table, sample: usize) -> Result<TableStats
         out.index_pages += st.pages;
         out.indexes.push(st);
     }
-    let hdr = copy(inner, PageId::new(t.space, 0))?;
+    let hdr = copy_page(inner, PageId::new(t.space, 0))?;
     let (size, used) = (u64::from(fsp::size(&hdr)), u64::from(fsp::used(&hdr)));
     let bitmaps = size.div_ceil(u64::from(fsp::bitmap_span(inner.bp.page_size())));
     out.free_pages = size.saturating_sub(used);
@@ -87,17 +86,9 @@ pub fn table_stats(inner: &Inner, t: &Table, sample: usize) -> Result<TableStats
     Ok(out)
 }
 
-fn copy(inner: &Inner, id: PageId) -> Result<Vec<u8>> {
-    let mut mtr = Mtr::new(inner);
-    let r = mtr.get(id, LatchMode::S)?;
-    let v = mtr.page(r).to_vec();
-    mtr.commit()?;
-    Ok(v)
-}
-
 /// A copy of `page` if it still is a page of `idx` at `level` (None: skip it).
 fn index_page(inner: &Inner, idx: &Index, page: PageNo, level: u16) -> Result<Option<Vec<u8>>> {
-    let p = copy(inner, PageId::new(idx.space, page))?;
+    let p = copy_page(inner, PageId::new(idx.space, page))?;
     let ok = pg::page_type(&p) == Some(PageType::Index)
         && ip::index_id(&p) == idx.id
         && ip::level(&p) == level;
@@ -111,7 +102,7 @@ fn index_stats(inner: &Inner, idx: &Index, name: &str, sample: usize) -> Result<
         n_diff: vec![0; n_key],
         ..IndexStats::default()
     };
-    let root = copy(inner, idx.root_id())?;
+    let root = copy_page(inner, idx.root_id())?;
     let mut level = ip::level(&root);
     let mut pages = vec![idx.root];
     let mut current = vec![root];

@@ -29,7 +29,8 @@ pub struct TreeStats {
     pub blob_pages: u64,
 }
 
-fn copy_page(inner: &Inner, id: PageId) -> Result<Vec<u8>> {
+/// A copy of page `id`, read under an S latch held only for the copy.
+pub(crate) fn copy_page(inner: &Inner, id: PageId) -> Result<Vec<u8>> {
     let mut mtr = Mtr::new(inner);
     let r = mtr.get(id, LatchMode::S)?;
     let v = mtr.page(r).to_vec();
