@@ -343,6 +343,18 @@ fn check_space(
     Ok(())
 }
 
+/// CHECK TABLE: items 1 and 2 for one table. The caller holds a shared table lock (no
+/// uncommitted change of the table exists, none can start); purge waits meanwhile.
+pub fn check_one_table(inner: &Inner, t: &Arc<Table>) -> Result<CheckReport> {
+    let _purge = inner.purge_gate.write();
+    let mut rep = CheckReport {
+        tables: 1,
+        ..CheckReport::default()
+    };
+    check_table(inner, t, &mut BTreeSet::new(), &mut rep)?;
+    Ok(rep)
+}
+
 pub fn check(inner: &Inner) -> Result<CheckReport> {
     let mut rep = CheckReport::default();
     let mut used: HashMap<SpaceId, BTreeSet<PageNo>> = HashMap::new();

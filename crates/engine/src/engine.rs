@@ -73,6 +73,9 @@ pub struct Inner {
     /// Held shared by each unit of background work (purge batch, page cleaner iteration,
     /// master tick) and exclusively by `check()`, which needs a still picture.
     pub bg_gate: parking_lot::RwLock<()>,
+    /// Held shared by each purge batch (inside `bg_gate`) and exclusively by
+    /// `check::check_one_table`, so purge does not change the table being checked.
+    pub purge_gate: parking_lot::RwLock<()>,
     pub stats: EngineStats,
 }
 

@@ -265,6 +265,14 @@ impl Engine {
         stats::table_stats(&self.inner, t, sample)
     }
 
+    /// CHECK TABLE: verifies `t`'s B-trees and its secondary indexes against its clustered
+    /// index. The caller must hold a shared lock on `t` (`Trx::lock_table`), so no change of
+    /// the table is in progress or uncommitted.
+    pub fn check_table(&self, t: &Arc<Table>) -> Result<CheckReport> {
+        self.wait_recovery_rollback();
+        check::check_one_table(&self.inner, t)
+    }
+
     /// Verifies checksums, B-tree structure, index agreement, undo and space accounting.
     /// Expects no concurrent writers; waits for the rollback of recovered transactions first.
     pub fn check(&self) -> Result<CheckReport> {

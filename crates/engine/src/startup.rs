@@ -165,6 +165,7 @@ fn build_inner(
         failed,
         shutting_down: AtomicBool::new(false),
         bg_gate: parking_lot::RwLock::new(()),
+        purge_gate: parking_lot::RwLock::new(()),
         stats: EngineStats::default(),
         cfg,
     }

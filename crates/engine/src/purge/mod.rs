@@ -233,6 +233,7 @@ pub fn dml_delay(inner: &Inner) -> Duration {
 /// Purges up to `max` undo logs that every open read view sees (I3); returns how many.
 pub fn purge_batch(inner: &Inner, max: usize) -> Result<usize> {
     let _gate = inner.bg_gate.read();
+    let _purge = inner.purge_gate.read();
     let pv = {
         // Several purge threads: publish only a newer view (the published one must see every
         // log any purge thread frees, trx purge_view).

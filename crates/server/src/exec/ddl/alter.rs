@@ -83,8 +83,10 @@ fn rebuilds(op: &AlterOp) -> bool {
             | AlterOp::ChangeColumn { .. }
             | AlterOp::DropPrimaryKey
     ) || matches!(op, AlterOp::AddKey(k) if k.kind == KeyKind::Primary)
-        // Table options the definition keeps (ENGINE=InnoDB alone changes nothing).
+        // Table options the definition keeps; ENGINE= rebuilds the table as in MySQL (the
+        // "null ALTER" that OPTIMIZE TABLE runs).
         || matches!(op, AlterOp::Options(o) if o.comment.is_some()
+            || o.engine.is_some()
             || o.auto_increment.is_some()
             || o.row_format.is_some()
             || o.charset.is_some()

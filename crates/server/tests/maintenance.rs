@@ -1,6 +1,7 @@
-//! Table statistics through SHOW TABLE STATUS, SHOW INDEX and information_schema: exact when
-//! every leaf is sampled, close when sampled, recomputed after a tenth of the rows changed
-//! (innodb_stats_auto_recalc) or by ANALYZE TABLE, and sized in whole pages.
+//! Table maintenance statements and what they show: statistics through SHOW TABLE STATUS,
+//! SHOW INDEX and information_schema (exact when every leaf is sampled, close when sampled,
+//! recomputed after a tenth of the rows changed (innodb_stats_auto_recalc) or by ANALYZE
+//! TABLE, sized in whole pages), and CHECK TABLE.
 
 mod common;
 
@@ -132,4 +133,101 @@ fn statistics_count_rows_and_distinct_keys() {
     let r: Vec<(String, String, String, String)> = c.query("ANALYZE TABLE nope").unwrap();
     assert_eq!(r[0].2, "Error");
     assert_eq!(r[0].3, "Table 'd.nope' doesn't exist");
+}
+
+#[test]
+fn check_table_verifies_the_table_once_no_change_is_uncommitted() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop(
+        "CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, c VARCHAR(40), g INT, \
+         KEY k_1 (k), UNIQUE KEY uc (c), KEY kg (k, g))",
+    )
+    .unwrap();
+    fill(&mut c, "t", 1, 3000);
+    c.query_drop("DELETE FROM t WHERE id % 3 = 0").unwrap();
+    c.query_drop("UPDATE t SET c = CONCAT(c, 'x'), k = k + 1 WHERE id % 5 = 0")
+        .unwrap();
+    let r: Vec<(String, String, String, String)> = c.query("CHECK TABLE t, nope").unwrap();
+    assert_eq!(
+        r,
+        vec![
+            ("d.t".into(), "check".into(), "status".into(), "OK".into()),
+            (
+                "d.nope".into(),
+                "check".into(),
+                "Error".into(),
+                "Table 'd.nope' doesn't exist".into()
+            ),
+        ]
+    );
+    // An uncommitted change of the table: CHECK waits for it (here until the lock wait
+    // timeout), and passes once it is committed.
+    let mut w = connect(&s);
+    w.query_drop("USE d").unwrap();
+    w.query_drop("BEGIN").unwrap();
+    w.query_drop("INSERT INTO t VALUES (5000, 1, 'new', 1)")
+        .unwrap();
+    c.query_drop("SET SESSION innodb_lock_wait_timeout = 1")
+        .unwrap();
+    let r: Vec<(String, String, String, String)> = c.query("CHECK TABLE t").unwrap();
+    assert_eq!(r[0].2, "Error");
+    assert_eq!(
+        r[0].3,
+        "Lock wait timeout exceeded; try restarting transaction"
+    );
+    w.query_drop("COMMIT").unwrap();
+    let r: Vec<(String, String, String, String)> = c.query("CHECK TABLE t").unwrap();
+    assert_eq!(r[0].3, "OK");
+}
+
+#[test]
+fn optimize_table_rebuilds_it_and_its_statistics() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop(
+        "CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, k INT NOT NULL, c VARCHAR(40), \
+         g INT, KEY k_1 (k)) COMMENT 'kept'",
+    )
+    .unwrap();
+    fill(&mut c, "t", 1, 20_000);
+    c.query_drop("DELETE FROM t WHERE id > 2000").unwrap();
+    let before = sizes(&mut c, "t");
+    let r: Vec<(String, String, String, String)> = c.query("OPTIMIZE TABLE t").unwrap();
+    assert_eq!(
+        r,
+        vec![
+            (
+                "d.t".into(),
+                "optimize".into(),
+                "note".into(),
+                "Table does not support optimize, doing recreate + analyze instead".into()
+            ),
+            (
+                "d.t".into(),
+                "optimize".into(),
+                "status".into(),
+                "OK".into()
+            ),
+        ]
+    );
+    let after = sizes(&mut c, "t");
+    assert_eq!(after.0, 2000);
+    assert!(after.1 < before.1 / 2, "data {before:?} -> {after:?}");
+    let n: u64 = c
+        .query_first("SELECT COUNT(*) FROM t WHERE k < 50")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 2000);
+    // The definition and the AUTO_INCREMENT counter survive the rebuild.
+    let create: (String, String) = c.query_first("SHOW CREATE TABLE t").unwrap().unwrap();
+    assert!(create.1.contains("COMMENT='kept'"), "{}", create.1);
+    c.query_drop("INSERT INTO t (k) VALUES (1)").unwrap();
+    assert_eq!(c.last_insert_id(), 20_001);
+    let r: Vec<(String, String, String, String)> = c.query("CHECK TABLE t").unwrap();
+    assert_eq!(r[0].3, "OK");
 }
