@@ -950,3 +950,34 @@ fn result_values_in_text_and_binary_rows() {
         ]
     );
 }
+
+#[test]
+fn charset_and_collation_of_expressions() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("SET NAMES utf8mb4 COLLATE utf8mb4_0900_ai_ci")
+        .unwrap();
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (a VARCHAR(5) CHARACTER SET latin1, b INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO d.t VALUES ('x', 1)").unwrap();
+    let row: (String, String, String, String, String, String, String) = c
+        .query_first(
+            "SELECT CHARSET('a'), COLLATION('a'), COLLATION(a), CHARSET(a), COLLATION(b), \
+             COLLATION('a' COLLATE utf8mb4_bin), CHARSET(_binary'x') FROM d.t",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "utf8mb4".into(),
+            "utf8mb4_0900_ai_ci".into(),
+            "latin1_swedish_ci".into(),
+            "latin1".into(),
+            "binary".into(),
+            "utf8mb4_bin".into(),
+            "binary".into()
+        )
+    );
+}

@@ -1394,6 +1394,32 @@ impl<'a> Compiler<'a> {
             let t = datum_type(&d, cx.collation());
             return Ok((CExpr::Const(d), t));
         }
+        // CHARSET(x) / COLLATION(x): of the argument's type ("binary" for a non-string); a
+        // literal has the connection's collation or its introducer's charset.
+        if let ("charset" | "collation", [a]) = (name, args) {
+            let (_, t) = self.compile(a, cx)?;
+            let info = match a {
+                Expr::Literal(Literal::String { charset: None, .. }) => {
+                    let c = cx.sys_var(VarScope::Session, "collation_connection")?;
+                    types::collation_info(&String::from_utf8_lossy(&c.to_bytes()))
+                }
+                Expr::Literal(Literal::String {
+                    charset: Some(cs), ..
+                }) => types::default_collation(cs),
+                _ => types::collation_by_id(t.collation().id()),
+            };
+            let v = match (name, info) {
+                ("charset", Some(i)) => i.charset,
+                (_, Some(i)) => i.name,
+                _ => "binary",
+            };
+            return Ok((
+                CExpr::Const(Datum::Bytes(v.as_bytes().to_vec())),
+                EType::Str {
+                    coll: Collation::Utf8mb4GeneralCi,
+                },
+            ));
+        }
         // The clock functions return the statement's time (constant within it, as MySQL's).
         let clock = match name {
             // In the session's time zone; the UTC_ forms in UTC.
