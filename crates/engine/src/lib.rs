@@ -273,6 +273,28 @@ impl Engine {
         check::check_one_table(&self.inner, t)
     }
 
+    /// Estimated rows of `t` between two bounds of an index (None: the clustered one; a name
+    /// the engine does not know is an error), with the index's statistics `st`.
+    pub fn estimate_range(
+        &self,
+        t: &Table,
+        index: Option<&str>,
+        from: &KeyBound,
+        to: &KeyBound,
+        st: &stats::IndexStats,
+    ) -> Result<u64> {
+        let i = match index {
+            None => None,
+            Some(name) => Some(
+                t.secondary
+                    .iter()
+                    .position(|s| s.spec.name == name)
+                    .ok_or_else(|| Error::NoSuchIndex(name.to_string()))?,
+            ),
+        };
+        stats::range_rows(&self.inner, t, i, from, to, st)
+    }
+
     /// Verifies checksums, B-tree structure, index agreement, undo and space accounting.
     /// Expects no concurrent writers; waits for the rollback of recovered transactions first.
     pub fn check(&self) -> Result<CheckReport> {

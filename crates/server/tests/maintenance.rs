@@ -120,6 +120,19 @@ fn statistics_count_rows_and_distinct_keys() {
     c.query_drop("ANALYZE TABLE t").unwrap();
     let (rows, ..) = sizes(&mut c, "t");
     assert!((19_800..=24_200).contains(&rows), "{rows}");
+    // EXPLAIN's estimate of a key range over many leaves (both ends looked up).
+    for (sql, want) in [
+        ("SELECT * FROM t WHERE id BETWEEN 15000 AND 19999", 5000u64),
+        ("SELECT * FROM t WHERE k = 7", 20_000 / 50),
+        ("SELECT * FROM t WHERE c >= 'c2' AND c < 'c3'", 10_500),
+    ] {
+        let r: mysql::Row = c.query_first(format!("EXPLAIN {sql}")).unwrap().unwrap();
+        let got: u64 = r.get("rows").unwrap();
+        assert!(
+            got * 10 >= want * 7 && got * 10 <= want * 13,
+            "{sql}: {got} estimated, {want} true"
+        );
+    }
     // One sampled leaf still gives an estimate, and the variable shows the setting.
     c.query_drop("SET GLOBAL innodb_stats_persistent_sample_pages = 1")
         .unwrap();

@@ -243,6 +243,49 @@ fn explain_shows_the_path_run() {
         join(&mut c, "SELECT a.c, b.c FROM t a JOIN t b ON b.c = a.c"),
         vec![row("a", "ALL", None), row("b", "ALL", None)]
     );
+    // Row estimates from the table statistics and the two ends of a key range.
+    let est = |c: &mut mysql::Conn, sql: &str| -> Vec<u64> {
+        let rows: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).unwrap();
+        rows.into_iter()
+            .map(|r| r.get::<u64, _>("rows").unwrap())
+            .collect()
+    };
+    let near = |got: u64, want: u64| got * 10 >= want * 7 && got * 10 <= want * 13;
+    assert_eq!(est(&mut c, "SELECT c FROM t WHERE id = 5"), vec![1]);
+    assert_eq!(
+        est(&mut c, "SELECT c FROM t WHERE id IN (5, 6, 70)"),
+        vec![3]
+    );
+    let all = est(&mut c, "SELECT c FROM t")[0];
+    assert!(near(all, ROWS as u64), "{all}");
+    for (sql, want) in [
+        ("SELECT c FROM t WHERE id BETWEEN 100 AND 1099", 1000),
+        ("SELECT c FROM t WHERE id > 1500", ROWS as u64 - 1500),
+        ("SELECT c FROM t WHERE k = 3", ROWS as u64 / 100),
+        (
+            "SELECT c FROM t WHERE k BETWEEN 10 AND 19",
+            ROWS as u64 / 10,
+        ),
+    ] {
+        let got = est(&mut c, sql)[0];
+        assert!(near(got, want), "{sql}: {got} rows estimated, {want} true");
+    }
+    let per_row = est(
+        &mut c,
+        "SELECT a.c, b.c FROM t a JOIN t b ON b.k = a.id WHERE a.id < 10",
+    );
+    assert_eq!(per_row[0], 9);
+    assert!(near(per_row[1], ROWS as u64 / 100), "{per_row:?}");
+    // A key compared with NULL matches nothing: MySQL's "Impossible WHERE" row.
+    let r: mysql::Row = c
+        .query_first("EXPLAIN SELECT c FROM t WHERE id = NULL")
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.get::<Option<String>, _>("table").unwrap(), None);
+    assert_eq!(
+        r.get::<String, _>("Extra").unwrap(),
+        "Impossible WHERE".to_string()
+    );
 }
 
 #[test]

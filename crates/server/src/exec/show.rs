@@ -1400,7 +1400,12 @@ impl Session {
         params: &[Datum],
     ) -> Result<Output, SqlError> {
         let mut rows = Vec::new();
-        let row = |i: usize, name: &str, t: &SqlTable, access: &Access, how: (bool, bool, bool)| {
+        let row = |i: usize,
+                   name: &str,
+                   t: &SqlTable,
+                   access: &Access,
+                   how: (bool, bool, bool),
+                   est: u64| {
             let (filesort, ordered, per_row) = how;
             let (mut ty, mut key, possible) = access.describe(t);
             if per_row && ty == "const" {
@@ -1430,8 +1435,7 @@ impl Session {
                 if key.is_empty() { Datum::Null } else { s(key) },
                 Datum::Null,
                 Datum::Null,
-                // No table statistics yet: no row estimate.
-                Datum::Null,
+                n(est),
                 Datum::Null,
                 s(extra),
             ]
@@ -1440,13 +1444,20 @@ impl Session {
             // A SELECT is shown as the planner runs it.
             Statement::Select(q) if q.unions.is_empty() => {
                 let plan = self.compile_select(q, params)?;
-                for (i, p) in self.explain_paths(&plan, params)?.iter().enumerate() {
+                let paths = self.explain_paths(&plan, params)?;
+                if matches!(paths.first(), Some(p) if matches!(&p.access, Access::Points(k) if k.is_empty()))
+                {
+                    return Ok(explain_output(vec![impossible_where()]));
+                }
+                for (i, p) in paths.iter().enumerate() {
+                    let est = self.explain_rows(&p.table, &p.access, p.per_row)?;
                     rows.push(row(
                         i,
                         &p.name,
                         &p.table,
                         &p.access,
                         (p.filesort, p.ordered, p.per_row),
+                        est,
                     ));
                 }
                 return Ok(explain_output(rows));
@@ -1504,10 +1515,66 @@ impl Session {
             let db = self.db_of(name)?;
             let t = self.server.catalog.table(&db, &name.name)?;
             let access = self.plan_access(&t, alias, single, &conds, params)?;
-            rows.push(row(i, alias, &t, &access, (false, false, false)));
+            if matches!(&access, Access::Points(k) if k.is_empty()) {
+                return Ok(explain_output(vec![impossible_where()]));
+            }
+            let est = self.explain_rows(&t, &access, false)?;
+            rows.push(row(i, alias, &t, &access, (false, false, false), est));
         }
         Ok(explain_output(rows))
     }
+
+    /// EXPLAIN's `rows`: the rows an access path reads, from the table's statistics; a
+    /// range of a key is estimated by looking its ends up in the index (`range_rows`); a
+    /// lookup per row of earlier tables reads rows / distinct values of the key part used.
+    fn explain_rows(&self, t: &SqlTable, access: &Access, per_row: bool) -> Result<u64, SqlError> {
+        let st = self.table_stats(t)?;
+        Ok(match access {
+            Access::Points(k) => k.len() as u64,
+            Access::Range {
+                index, from, to, ..
+            } => {
+                let st_i = match index {
+                    None => st.indexes.first(),
+                    Some(name) => st.indexes.iter().skip(1).find(|i| &i.name == name),
+                };
+                let Some(ist) = st_i else {
+                    return Ok(st.n_rows);
+                };
+                let parts = match from {
+                    innoxide_engine::KeyBound::Included(v)
+                    | innoxide_engine::KeyBound::Excluded(v) => v.len(),
+                    innoxide_engine::KeyBound::Unbounded => 0,
+                };
+                if matches!(
+                    (from, to),
+                    (
+                        innoxide_engine::KeyBound::Unbounded,
+                        innoxide_engine::KeyBound::Unbounded
+                    )
+                ) {
+                    st.n_rows
+                } else if per_row && parts > 0 {
+                    let distinct = ist.n_diff.get(parts - 1).copied().unwrap_or(1).max(1);
+                    st.n_rows.div_ceil(distinct).max(1)
+                } else {
+                    self.server
+                        .catalog
+                        .engine
+                        .estimate_range(&t.table, index.as_deref(), from, to, ist)
+                        .map_err(crate::catalog::engine_error)?
+                }
+            }
+        })
+    }
+}
+
+/// EXPLAIN of a statement whose WHERE can match nothing (a key compared with NULL).
+fn impossible_where() -> Vec<Datum> {
+    let mut r = vec![n(1), s("SIMPLE")];
+    r.extend(std::iter::repeat_n(Datum::Null, 9));
+    r.push(s("Impossible WHERE"));
+    r
 }
 
 /// EXPLAIN's result set.
