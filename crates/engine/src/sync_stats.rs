@@ -287,8 +287,25 @@ pub struct KeyedWaits {
 /// (space, index id) -> waits.
 type WaitsByKey = HashMap<(u32, u64), WaitSnapshot>;
 
-/// Index id used for page latch waits on pages that are not B-tree nodes.
+/// Index id used for page latch waits on pages that are not B-tree nodes: minus the page
+/// type (`PageType as u64`), so such waits are told apart by kind of page.
 pub const NOT_AN_INDEX: u64 = u64::MAX;
+
+/// What waits keyed `NOT_AN_INDEX - type` were on.
+fn non_index_kind(index: u64) -> Option<&'static str> {
+    use crate::page::PageType as T;
+    let t = u16::try_from(NOT_AN_INDEX.checked_sub(index)?).ok()?;
+    Some(match T::from_u16(t) {
+        Some(T::FspHdr) => "space header",
+        Some(T::FspBitmap) => "allocation bitmap pages",
+        Some(T::Sys) => "dictionary header",
+        Some(T::Undo) => "undo log pages",
+        Some(T::TrxSys) => "rollback segment headers",
+        Some(T::Blob) => "off-page column pages",
+        Some(T::Index) => return None,
+        _ => "other non-index pages",
+    })
+}
 
 impl Default for KeyedWaits {
     fn default() -> Self {
@@ -466,14 +483,17 @@ fn page_latch_rows(inner: &Inner) -> Vec<WaitRow> {
     let mut rows: Vec<WaitRow> = snap
         .into_iter()
         .map(|((space, index), waits)| {
-            let (name, event) = if index == NOT_AN_INDEX {
+            let (name, event) = if let Some(kind) = non_index_kind(index) {
                 let s = space_names
                     .get(&space)
                     .cloned()
                     .unwrap_or_else(|| format!("space {space}"));
                 (
-                    format!("page latch space {s} (non-index pages)"),
-                    format!("wait/synch/rwlock/innodb/page_latch/space/{s}"),
+                    format!("page latch space {s} ({kind})"),
+                    format!(
+                        "wait/synch/rwlock/innodb/page_latch/space/{s}/{}",
+                        kind.replace(' ', "_")
+                    ),
                 )
             } else {
                 let i = index_names
@@ -520,6 +540,20 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use std::time::Duration;
+
+    #[test]
+    fn non_index_page_waits_are_named_by_page_type() {
+        use crate::page::PageType as T;
+        let key = |t: T| NOT_AN_INDEX - t as u64;
+        assert_eq!(
+            non_index_kind(key(T::TrxSys)),
+            Some("rollback segment headers")
+        );
+        assert_eq!(non_index_kind(key(T::FspHdr)), Some("space header"));
+        assert_eq!(non_index_kind(key(T::Undo)), Some("undo log pages"));
+        assert_eq!(non_index_kind(NOT_AN_INDEX), Some("other non-index pages"));
+        assert_eq!(non_index_kind(42), None, "an index id");
+    }
 
     #[test]
     fn uncontended_locks_record_nothing() {

@@ -581,7 +581,8 @@ impl BufferPool {
     }
 
     /// A contended latch: block, then count the wait under the page's index (read with the
-    /// latch held, so the bytes are stable), or under its space if it is no B-tree node.
+    /// latch held, so the bytes are stable), or under its space and page type if it is no
+    /// B-tree node.
     #[cold]
     #[inline(never)]
     fn latch_slow(&self, f: FrameIdx, mode: LatchMode) {
@@ -597,9 +598,11 @@ impl BufferPool {
         if self.is_valid(f) {
             // SAFETY: the latch is held (I5); the slice is dropped before returning.
             let p = unsafe { self.data(f) };
-            if crate::page::page_type(p) == Some(crate::page::PageType::Index) {
-                index = crate::page::index_page::index_id(p);
-            }
+            index = match crate::page::page_type(p) {
+                Some(crate::page::PageType::Index) => crate::page::index_page::index_id(p),
+                Some(t) => NOT_AN_INDEX - t as u64,
+                None => NOT_AN_INDEX,
+            };
         }
         self.latch_waits.record(space, index, ns);
     }
