@@ -22,9 +22,11 @@ use std::cmp::Ordering;
 
 use crate::btree::check::copy_page;
 use crate::btree::{child_of, search_page, Bound, Index};
+use crate::buffer_pool::LatchMode;
 use crate::dict::Table;
 use crate::engine::Inner;
 use crate::error::Result;
+use crate::mtr::Mtr;
 use crate::page::index_page as ip;
 use crate::page::record::Tuple;
 use crate::page::record::{self, cmp_field, FieldIter};
@@ -250,50 +252,100 @@ impl Estimate<'_> {
         lo: Option<&(Tuple, bool)>,
         hi: Option<&(Tuple, bool)>,
     ) -> Result<f64> {
-        let idx = self.idx;
-        let p = copy_page(self.inner, PageId::new(idx.space, page))?;
-        if pg::page_type(&p) != Some(PageType::Index) || ip::index_id(&p) != idx.id {
-            // Changed under us: count it as an average page of the leaf level.
-            return Ok(self.per_page(0));
+        match self.look(page, lo, hi)? {
+            Look::Foreign => Ok(self.per_page(0)),
+            Look::Records(n) => Ok(n as f64),
+            Look::Child(c) => self.subtree(c, lo, hi),
+            Look::Parted {
+                level,
+                left,
+                right,
+                between,
+            } => {
+                let whole = self.per_page(level - 1);
+                let l = match lo {
+                    None => whole,
+                    Some(_) => self.subtree(left, lo, None)?,
+                };
+                let r = match hi {
+                    None => whole,
+                    Some(_) => self.subtree(right, None, hi)?,
+                };
+                Ok(between as f64 * whole + l + r)
+            }
         }
-        let level = ip::level(&p);
-        let lay = idx.layout(level);
-        let n = ip::n_recs(&p);
-        let first = match lo {
-            None => 0,
-            Some((k, true)) => search_page(lay, &p, k, Bound::Lower),
-            Some((k, false)) => search_page(lay, &p, k, Bound::Upper),
-        };
-        let end = match hi {
-            None => n,
-            Some((k, true)) => search_page(lay, &p, k, Bound::Upper),
-            Some((k, false)) => search_page(lay, &p, k, Bound::Lower),
-        };
-        if level == 0 {
-            let live = (first..end.max(first))
-                .filter(|&s| !record::is_deleted(ip::rec(&p, s)))
-                .count();
-            return Ok(live as f64);
-        }
-        if n == 0 {
-            return Ok(0.0);
-        }
-        // The node pointers to follow: the last ones at or before each position.
-        let c_lo = first.saturating_sub(1).min(n - 1);
-        let c_hi = end.saturating_sub(1).min(n - 1);
-        let child = |slot: usize| child_of(idx, ip::rec(&p, slot));
-        if c_hi <= c_lo {
-            return self.subtree(child(c_lo), lo, hi);
-        }
-        let whole = self.per_page(level - 1);
-        let left = match lo {
-            None => whole,
-            Some(_) => self.subtree(child(c_lo), lo, None)?,
-        };
-        let right = match hi {
-            None => whole,
-            Some(_) => self.subtree(child(c_hi), None, hi)?,
-        };
-        Ok((c_hi - c_lo - 1) as f64 * whole + left + right)
     }
+
+    /// Where the bounds fall in one page, read under its S latch (no copy).
+    fn look(
+        &self,
+        page: PageNo,
+        lo: Option<&(Tuple, bool)>,
+        hi: Option<&(Tuple, bool)>,
+    ) -> Result<Look> {
+        let idx = self.idx;
+        let mut mtr = Mtr::new(self.inner);
+        let r = mtr.get(PageId::new(idx.space, page), LatchMode::S)?;
+        let p = mtr.page(r);
+        let look = if pg::page_type(p) != Some(PageType::Index) || ip::index_id(p) != idx.id {
+            // Changed under us: counted as an average leaf.
+            Look::Foreign
+        } else {
+            let level = ip::level(p);
+            let lay = idx.layout(level);
+            let n = ip::n_recs(p);
+            let first = match lo {
+                None => 0,
+                Some((k, true)) => search_page(lay, p, k, Bound::Lower),
+                Some((k, false)) => search_page(lay, p, k, Bound::Upper),
+            };
+            let end = match hi {
+                None => n,
+                Some((k, true)) => search_page(lay, p, k, Bound::Upper),
+                Some((k, false)) => search_page(lay, p, k, Bound::Lower),
+            };
+            if level == 0 {
+                let live = (first..end.max(first))
+                    .filter(|&s| !record::is_deleted(ip::rec(p, s)))
+                    .count();
+                Look::Records(live as u64)
+            } else if n == 0 {
+                Look::Records(0)
+            } else {
+                // The node pointers to follow: the last ones at or before each position.
+                let c_lo = first.saturating_sub(1).min(n - 1);
+                let c_hi = end.saturating_sub(1).min(n - 1);
+                let child = |slot: usize| child_of(idx, ip::rec(p, slot));
+                if c_hi <= c_lo {
+                    Look::Child(child(c_lo))
+                } else {
+                    Look::Parted {
+                        level,
+                        left: child(c_lo),
+                        right: child(c_hi),
+                        between: c_hi - c_lo - 1,
+                    }
+                }
+            }
+        };
+        mtr.commit()?;
+        Ok(look)
+    }
+}
+
+/// What one page of a range estimate showed.
+enum Look {
+    /// Not a page of the index any more.
+    Foreign,
+    /// A leaf: the records between the bounds.
+    Records(u64),
+    /// Both bounds lead to this child.
+    Child(PageNo),
+    /// The bounds part here: their children and the node pointers wholly between them.
+    Parted {
+        level: u16,
+        left: PageNo,
+        right: PageNo,
+        between: usize,
+    },
 }

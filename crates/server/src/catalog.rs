@@ -30,7 +30,7 @@
 //! are leaves (never held across an engine call: statistics are computed without `stats`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use innoxide_engine::stats::TableStats;
@@ -167,13 +167,15 @@ pub struct Catalog {
     grants: RwLock<Arc<crate::privs::Grants>>,
     grants_version: AtomicU64,
     /// C5
-    stats: Mutex<HashMap<u64, StatsEntry>>,
+    stats: RwLock<HashMap<u64, StatsEntry>>,
 }
 
 struct StatsEntry {
     table: Arc<Table>,
     stats: Arc<TableStats>,
     modified_at: u64,
+    /// A session is computing newer figures.
+    busy: AtomicBool,
 }
 
 pub fn engine_error(e: innoxide_engine::Error) -> SqlError {
@@ -216,7 +218,7 @@ impl Catalog {
             tables: RwLock::new(HashMap::new()),
             opened: AtomicU64::new(0),
             counters: Mutex::new(HashMap::new()),
-            stats: Mutex::new(HashMap::new()),
+            stats: RwLock::new(HashMap::new()),
             ddl: Mutex::new(()),
             grants: RwLock::new(Arc::default()),
             grants_version: AtomicU64::new(0),
@@ -512,20 +514,28 @@ impl Catalog {
     ) -> Result<Arc<TableStats>, SqlError> {
         let now = t.table.modified.load(Ordering::Relaxed);
         if !force {
-            if let Some(e) = self.stats.lock().get(&t.table.id) {
+            if let Some(e) = self.stats.read().get(&t.table.id) {
                 let changed = now.wrapping_sub(e.modified_at);
-                if !auto_recalc || changed <= e.stats.n_rows / 10 {
+                // Due: one session computes them again; the others keep the old figures.
+                if !auto_recalc
+                    || changed <= e.stats.n_rows / 10
+                    || e.busy.swap(true, Ordering::AcqRel)
+                {
                     return Ok(e.stats.clone());
                 }
             }
         }
         let sample = usize::try_from(sample).unwrap_or(usize::MAX);
-        let st = Arc::new(
-            self.engine
-                .table_stats(&t.table, sample)
-                .map_err(engine_error)?,
-        );
-        let mut m = self.stats.lock();
+        let st = match self.engine.table_stats(&t.table, sample) {
+            Ok(st) => Arc::new(st),
+            Err(e) => {
+                if let Some(old) = self.stats.read().get(&t.table.id) {
+                    old.busy.store(false, Ordering::Release);
+                }
+                return Err(engine_error(e));
+            }
+        };
+        let mut m = self.stats.write();
         m.retain(|_, e| !e.table.dropped.load(Ordering::Relaxed));
         m.insert(
             t.table.id,
@@ -533,6 +543,7 @@ impl Catalog {
                 table: t.table.clone(),
                 stats: st.clone(),
                 modified_at: now,
+                busy: AtomicBool::new(false),
             },
         );
         Ok(st)

@@ -276,6 +276,37 @@ fn explain_shows_the_path_run() {
     );
     assert_eq!(per_row[0], 9);
     assert!(near(per_row[1], ROWS as u64 / 100), "{per_row:?}");
+    // Several usable keys: the one reading fewest estimated rows; a secondary range over most
+    // of the table loses to the full scan (two reads per row against one).
+    assert_eq!(
+        explain(
+            &mut c,
+            "SELECT c FROM t WHERE k = 3 AND id BETWEEN 5 AND 10"
+        ),
+        ("range".into(), Some("PRIMARY".into()), String::new())
+    );
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t WHERE k = 3 AND id > 10"),
+        ("ref".into(), Some("k_1".into()), String::new())
+    );
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t WHERE k > 0"),
+        ("ALL".into(), None, "Using where".into())
+    );
+    assert_eq!(
+        explain(&mut c, "SELECT c FROM t WHERE k > 97"),
+        ("range".into(), Some("k_1".into()), String::new())
+    );
+    let n: i64 = c
+        .query_first("SELECT COUNT(*) FROM t WHERE k = 3 AND id BETWEEN 5 AND 210")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 2);
+    let n: i64 = c
+        .query_first("SELECT COUNT(*) FROM t WHERE k > 0")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, ROWS - ROWS / 100);
     // A key compared with NULL matches nothing: MySQL's "Impossible WHERE" row.
     let r: mysql::Row = c
         .query_first("EXPLAIN SELECT c FROM t WHERE id = NULL")

@@ -15,6 +15,10 @@
 //!   one (1235): they are tested inside the engine's scans, where no query can run.
 //! - S4: `*` lists a USING/NATURAL pair's column once, first (`JoinColumns`); the hidden
 //!   column of the pair is still reachable qualified.
+//! - S5: among several usable key paths (or a secondary index range against the full scan),
+//!   the one reading the fewest estimated rows is taken (`cheapest`), the estimates coming
+//!   from the table statistics and the ends of each key range (innoxide_engine::stats); with a
+//!   single clustered-index path no estimate is made. By S1 any choice returns the same rows.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -315,7 +319,7 @@ impl Session {
         for ix in &t.table.def.indexes {
             candidates.push((Some(ix.name.clone()), ix.columns.clone()));
         }
-        let mut best: Option<(usize, Access)> = None;
+        let mut usable: Vec<(usize, Access)> = Vec::new();
         for (name, cols) in candidates {
             let mut prefix: Vec<Value> = Vec::new();
             for &c in &cols {
@@ -359,24 +363,75 @@ impl Session {
                 // A secondary index costs a clustered lookup per row.
                 score = score.saturating_sub(1).max(1);
             }
-            if best.as_ref().is_none_or(|b| score > b.0) {
-                best = Some((
-                    score,
-                    Access::Range {
-                        index: name,
-                        from,
-                        to,
-                        forward: true,
-                    },
-                ));
-            }
+            usable.push((
+                score,
+                Access::Range {
+                    index: name,
+                    from,
+                    to,
+                    forward: true,
+                },
+            ));
         }
-        Ok(best.map(|b| b.1).unwrap_or(Access::Range {
+        let scan = Access::Range {
             index: None,
             from: KeyBound::Unbounded,
             to: KeyBound::Unbounded,
             forward: true,
-        }))
+        };
+        let has_secondary = usable
+            .iter()
+            .any(|(_, a)| matches!(a, Access::Range { index: Some(_), .. }));
+        if usable.len() >= 2 || has_secondary {
+            return self.cheapest(t, usable, scan);
+        }
+        Ok(usable.pop().map_or(scan, |b| b.1))
+    }
+
+    /// The cheapest of several usable paths (S5), by the rows each reads as the engine
+    /// estimates them from the two ends of its key range: a row through a secondary index
+    /// costs two (the entry and the clustered lookup), a row of the clustered index one, and
+    /// the full scan reads every row at one. Ties go to the longer key prefix (the score).
+    fn cheapest(
+        &mut self,
+        t: &SqlTable,
+        usable: Vec<(usize, Access)>,
+        scan: Access,
+    ) -> Result<Access, SqlError> {
+        let settings = self.server.vars.stats_settings();
+        let st = self.server.catalog.table_stats(t, settings, false)?;
+        let engine = &self.server.catalog.engine;
+        let mut best: Option<(u64, usize, Access)> = None;
+        for (score, a) in usable {
+            let Access::Range {
+                index, from, to, ..
+            } = &a
+            else {
+                continue;
+            };
+            let ist = match index {
+                None => st.indexes.first(),
+                Some(name) => st.indexes.iter().skip(1).find(|i| &i.name == name),
+            };
+            let Some(ist) = ist else {
+                continue;
+            };
+            let rows = engine
+                .estimate_range(&t.table, index.as_deref(), from, to, ist)
+                .map_err(engine_error)?;
+            let cost = rows.saturating_mul(if index.is_some() { 2 } else { 1 });
+            let better = best
+                .as_ref()
+                .is_none_or(|b| cost < b.0 || (cost == b.0 && score > b.1));
+            if better {
+                best = Some((cost, score, a));
+            }
+        }
+        Ok(match best {
+            Some((cost, _, a)) if cost <= st.n_rows.max(1) => a,
+            Some(_) => scan,
+            None => scan,
+        })
     }
 
     /// `plan_access`, aware of ORDER BY (`order`: columns of `t`, one direction): when the
