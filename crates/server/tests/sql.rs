@@ -981,3 +981,94 @@ fn charset_and_collation_of_expressions() {
         )
     );
 }
+
+#[test]
+fn only_full_group_by_names_the_select_item() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("CREATE TABLE g (a INT, b INT, v DOUBLE)")
+        .unwrap();
+    let e = c
+        .query_drop("SELECT a, 1, b, SUM(v) FROM g GROUP BY a")
+        .unwrap_err();
+    match e {
+        mysql::Error::MySqlError(m) => {
+            assert_eq!(m.code, 1055);
+            assert_eq!(
+                m.message,
+                "Expression #3 of SELECT list is not in GROUP BY clause and contains \
+                 nonaggregated column 'd.g.b' which is not functionally dependent on columns in \
+                 GROUP BY clause; this is incompatible with sql_mode=only_full_group_by"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = c.query_drop("SELECT PI(), a, SUM(v) FROM g").unwrap_err();
+    match e {
+        mysql::Error::MySqlError(m) => {
+            assert_eq!(m.code, 1140);
+            assert!(
+                m.message.contains("expression #2 of SELECT list"),
+                "{}",
+                m.message
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn doubles_keep_mysql_fixed_decimals() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.x (d DOUBLE(10,2), e DOUBLE)")
+        .unwrap();
+    c.query_drop("INSERT INTO d.x VALUES (1, 3)").unwrap();
+    // Text rows as MariaDB 10.11 (and MySQL 8.0) send them.
+    let row: mysql::Row = c
+        .query_first(
+            "SELECT PI(), PI() * 2, 10 * PI() / 180, d * d, d / 3, -d, ABS(d), d + e, \
+             d * 2.5, ROUND(e, 2), TRUNCATE(e, 3), ROUND(1.5e0), d - 1, d * 1.5e0 FROM d.x",
+        )
+        .unwrap()
+        .unwrap();
+    let got: Vec<String> = (0..row.len())
+        .map(|i| match row.as_ref(i) {
+            Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "3.141593",
+            "6.283185",
+            "0.1745329252",
+            "1.00",
+            "0.333333",
+            "-1.00",
+            "1.00",
+            "4",
+            "2.50",
+            "3.00",
+            "3.000",
+            "2",
+            "0.00",
+            "1.5"
+        ]
+    );
+    let agg: mysql::Row = c
+        .query_first("SELECT SUM(d), AVG(d), MAX(d), AVG(e) FROM d.x")
+        .unwrap()
+        .unwrap();
+    let got: Vec<String> = (0..agg.len())
+        .map(|i| match agg.as_ref(i) {
+            Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(got, ["1.00", "1.000000", "1.00", "3"]);
+}

@@ -179,7 +179,8 @@ pub fn lookup(
         "log" => (B::Log, dbl, 1..=2),
         "log2" => (B::Log2, dbl, 1..=1),
         "log10" => (B::Log10, dbl, 1..=1),
-        "pi" => (B::Pi, dbl, 0..=0),
+        // Six fractional digits, as MySQL shows PI().
+        "pi" => (B::Pi, super::expr::double_with(6), 0..=0),
         "sin" => (B::Sin, dbl, 1..=1),
         "cos" => (B::Cos, dbl, 1..=1),
         "tan" => (B::Tan, dbl, 1..=1),

@@ -595,7 +595,10 @@ impl<'a> Compiler<'a> {
                     UnaryOp::Binary => EType::Str {
                         coll: Collation::Binary,
                     },
-                    UnaryOp::Neg | UnaryOp::Plus => numeric_type(&t),
+                    UnaryOp::Neg | UnaryOp::Plus => match numeric_type(&t) {
+                        EType::Double => double_with(decimals_of(&t)),
+                        n => n,
+                    },
                 };
                 if *op == UnaryOp::Plus || *op == UnaryOp::Binary {
                     return Ok((c, t));
@@ -1553,18 +1556,29 @@ impl<'a> Compiler<'a> {
             ),
             "abs" => (
                 Func::Abs,
-                types_.first().map(numeric_type).unwrap_or(EType::Double),
+                match types_.first().map(numeric_type) {
+                    Some(EType::Double) => double_with(types_.first().map_or(0, decimals_of)),
+                    t => t.unwrap_or(EType::Double),
+                },
                 1..=1,
             ),
-            "round" => (
-                Func::Round,
-                types_.first().map(numeric_type).unwrap_or(EType::Double),
-                1..=2,
-            ),
-            "truncate" => (
-                Func::Truncate,
-                types_.first().map(numeric_type).unwrap_or(EType::Double),
-                2..=2,
+            // Of a DOUBLE: as many fractional digits as a constant second argument asks.
+            "round" | "truncate" => (
+                if name == "round" {
+                    Func::Round
+                } else {
+                    Func::Truncate
+                },
+                match types_.first().map(numeric_type) {
+                    Some(EType::Double) => match cargs.get(1) {
+                        None => double_with(0),
+                        Some(CExpr::Const(Datum::Int(d))) => double_with((*d).clamp(0, 30) as u8),
+                        Some(CExpr::Const(Datum::UInt(d))) => double_with((*d).min(30) as u8),
+                        Some(_) => EType::Double,
+                    },
+                    t => t.unwrap_or(EType::Double),
+                },
+                if name == "round" { 1..=2 } else { 2..=2 },
             ),
             // FLOOR/CEIL of a DOUBLE (or a string) is a DOUBLE, of an exact value an integer.
             "floor" | "ceil" | "ceiling" => (
@@ -1789,7 +1803,49 @@ fn numeric_type(t: &EType) -> EType {
     }
 }
 
+/// The fractional digits MySQL gives an expression of type `t` (NOT_FIXED_DEC: as many as
+/// each value needs).
+fn decimals_of(t: &EType) -> u8 {
+    match t {
+        EType::Int { .. } | EType::Null | EType::Date => 0,
+        EType::Decimal { scale } => *scale,
+        EType::DateTime { fsp } | EType::Time { fsp } => *fsp,
+        EType::Column(c) => c.decimals(),
+        EType::Double | EType::Str { .. } => types::NOT_FIXED_DEC,
+    }
+}
+
+/// A DOUBLE with `dec` fixed fractional digits, sent with exactly that many as MySQL does
+/// (PI() is 3.141593, ROUND(x, 2) of a DOUBLE 1.00, a DOUBLE(10,2) column plus 1 2.00): typed
+/// as a DOUBLE(M,D) column so the result metadata and the text rows carry them; a plain
+/// DOUBLE when `dec` is NOT_FIXED_DEC or more.
+pub(crate) fn double_with(dec: u8) -> EType {
+    if dec >= types::NOT_FIXED_DEC {
+        return EType::Double;
+    }
+    let mut t = SqlType::simple(innoxide_sql::ast::TypeName::Double);
+    t.length = Some(u32::from(dec) + 17);
+    t.scale = Some(dec);
+    EType::Column(Box::new(t))
+}
+
+/// A DOUBLE result keeps the most fractional digits of its operands (division adds
+/// div_precision_increment, 4); any other result type is `arith_base`'s.
 fn arith_type(op: BinaryOp, l: &EType, r: &EType) -> EType {
+    match arith_base(op, l, r) {
+        EType::Double => {
+            let dec = decimals_of(l).max(decimals_of(r));
+            double_with(if op == BinaryOp::Div {
+                dec.saturating_add(4)
+            } else {
+                dec
+            })
+        }
+        t => t,
+    }
+}
+
+fn arith_base(op: BinaryOp, l: &EType, r: &EType) -> EType {
     let (l, r) = (numeric_type(l), numeric_type(r));
     match (op, &l, &r) {
         (_, EType::Double, _) | (_, _, EType::Double) => EType::Double,
@@ -2155,7 +2211,11 @@ fn agg_type(kind: AggKind, at: &EType, cx: &mut dyn Context) -> EType {
     match kind {
         AggKind::Count => EType::Int { unsigned: false },
         AggKind::Sum | AggKind::Avg => match numeric_type(at) {
-            EType::Double => EType::Double,
+            EType::Double => double_with(if kind == AggKind::Avg {
+                decimals_of(at).saturating_add(4)
+            } else {
+                decimals_of(at)
+            }),
             EType::Decimal { scale } => EType::Decimal {
                 scale: if kind == AggKind::Avg {
                     scale + 4

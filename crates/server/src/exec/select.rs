@@ -770,7 +770,8 @@ impl Session {
         let mut aggs: Vec<AggSpec> = Vec::new();
         let mut windows: Vec<WinSpec> = Vec::new();
         let mut items: Vec<(CExpr, Column)> = Vec::new();
-        let mut bare = Vec::new();
+        // Columns read outside aggregates: (row position, number of the select item).
+        let mut bare: Vec<(usize, usize)> = Vec::new();
         {
             for it in &q.items {
                 match it {
@@ -804,7 +805,7 @@ impl Session {
                             };
                             any = true;
                             let (n, ty, _) = &st.columns[p - st.offset];
-                            bare.push(p);
+                            bare.push((p, items.len() + 1));
                             items.push((CExpr::Col(p), Column::new(n, ty, st)));
                         }
                         if only.is_some_and(|n| {
@@ -831,7 +832,8 @@ impl Session {
                                     if name.eq_ignore_ascii_case(a))
                         });
                         if !grouped {
-                            bare.extend(c.bare_columns);
+                            let item = items.len() + 1;
+                            bare.extend(c.bare_columns.into_iter().map(|p| (p, item)));
                         }
                         // A column is named by its own name (`t.c` shows as `c`).
                         let name = match (alias, expr) {
@@ -912,16 +914,24 @@ impl Session {
         }
         let grouped = !group.is_empty() || !aggs.is_empty();
         if grouped && self.vars.sql_mode().has(types::SqlMode::ONLY_FULL_GROUP_BY) {
-            if let Some(&p) = bare.iter().find(|p| !group_cols.contains(p)) {
+            if let Some(&(p, item)) = bare.iter().find(|(p, _)| !group_cols.contains(p)) {
                 let name = scope
                     .iter()
                     .find(|s| p >= s.offset && p < s.offset + s.columns.len())
-                    .map(|s| format!("{}.{}", s.name, s.columns[p - s.offset].0))
+                    .map(|s| {
+                        // MySQL names the column with its database: 'db.t.c'.
+                        let col = &s.columns[p - s.offset].0;
+                        if s.db.is_empty() {
+                            format!("{}.{col}", s.name)
+                        } else {
+                            format!("{}.{}.{col}", s.db, s.name)
+                        }
+                    })
                     .unwrap_or_default();
                 return Err(if group.is_empty() {
-                    SqlError::new(ER_MIX_OF_GROUP_FUNC_AND_FIELDS, &[&1, &name])
+                    SqlError::new(ER_MIX_OF_GROUP_FUNC_AND_FIELDS, &[&item, &name])
                 } else {
-                    SqlError::new(ER_WRONG_FIELD_WITH_GROUP, &[&1, &"SELECT list", &name])
+                    SqlError::new(ER_WRONG_FIELD_WITH_GROUP, &[&item, &"SELECT list", &name])
                 });
             }
         }
