@@ -1072,3 +1072,35 @@ fn doubles_keep_mysql_fixed_decimals() {
         .collect();
     assert_eq!(got, ["1.00", "1.000000", "1.00", "3"]);
 }
+
+#[test]
+fn parameters_take_the_type_of_their_value() {
+    let s = start();
+    let mut c = connect(&s);
+    // An integer parameter makes `? + 1` a BIGINT, a double a DOUBLE, a string a DOUBLE
+    // (MySQL 8.0); the statement is planned again when the types change.
+    let st = c.prep("SELECT ? + 1, ?").unwrap();
+    let r: Option<(i64, i64)> = c.exec_first(&st, (2, 5)).unwrap();
+    assert_eq!(r, Some((3, 5)));
+    let r: Option<(f64, f64)> = c.exec_first(&st, (2.5, 1.25)).unwrap();
+    assert_eq!(r, Some((3.5, 1.25)));
+    let r: Option<(f64, String)> = c.exec_first(&st, ("7", "x")).unwrap();
+    assert_eq!(r, Some((8.0, "x".to_string())));
+    let r: Option<(i64, i64)> = c.exec_first(&st, (4, 4)).unwrap();
+    assert_eq!(r, Some((5, 4)));
+    // A string column compared with an integer parameter compares as numbers, as with an
+    // integer literal.
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.s (id INT PRIMARY KEY, c VARCHAR(10))")
+        .unwrap();
+    c.query_drop("INSERT INTO d.s VALUES (1, '05'), (2, '5'), (3, 'x')")
+        .unwrap();
+    let ids: Vec<i32> = c
+        .exec("SELECT id FROM d.s WHERE c = ? ORDER BY id", (5,))
+        .unwrap();
+    assert_eq!(ids, vec![1, 2]);
+    let ids: Vec<i32> = c
+        .exec("SELECT id FROM d.s WHERE c = ? ORDER BY id", ("5",))
+        .unwrap();
+    assert_eq!(ids, vec![2]);
+}

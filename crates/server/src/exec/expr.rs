@@ -473,6 +473,20 @@ pub trait Context {
     ) -> Result<Option<(CExpr, EType)>, SqlError>;
     fn info(&mut self, what: &str) -> Result<Datum, SqlError>;
     fn collation(&self) -> Collation;
+    /// The type of the value bound to parameter `i` of the statement being compiled (None:
+    /// not bound yet).
+    fn param_type(&self, i: usize) -> Option<EType>;
+}
+
+/// The type a bound parameter value gives its `?` (MySQL 8.0: a parameter takes the type
+/// of its value; NULL stays a string, as an untyped parameter).
+pub fn param_type_of(d: &Datum, coll: Collation) -> EType {
+    match d {
+        Datum::Null => EType::Str { coll },
+        Datum::DateTime(t) => EType::DateTime { fsp: t.fsp },
+        Datum::Time(t) => EType::Time { fsp: t.fsp },
+        d => datum_type(d, coll),
+    }
 }
 
 pub struct Compiler<'a> {
@@ -573,9 +587,9 @@ impl<'a> Compiler<'a> {
             }
             Expr::Param(i) => (
                 CExpr::Param(*i),
-                EType::Str {
+                cx.param_type(*i).unwrap_or(EType::Str {
                     coll: cx.collation(),
-                },
+                }),
             ),
             Expr::UserVar(n) => {
                 let d = cx.user_var(n);

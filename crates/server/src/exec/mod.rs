@@ -1035,6 +1035,13 @@ fn var_datum(v: VarValue) -> Datum {
 }
 
 impl Context for Session {
+    fn param_type(&self, i: usize) -> Option<EType> {
+        let coll = Context::collation(self);
+        self.stmt_params
+            .get(i)
+            .map(|d| expr::param_type_of(d, coll))
+    }
+
     fn sys_var(&mut self, scope: VarScope, name: &str) -> Result<Datum, SqlError> {
         self.folds += 1;
         Ok(var_datum(self.server.vars.get(&self.vars, name, scope)?))

@@ -28,7 +28,8 @@
 //!   nested-loop join keeps the first table's row order.
 //! - P3: a kept plan runs again only if its compilation folded no session value
 //!   (`Session::folds` unchanged, no warning, base tables only) and `plan_valid` finds the
-//!   same sql_mode, database and collation, the privileges still held and each table the
+//!   same sql_mode, database and collation, parameters bound with the same types (a `?` is
+//!   typed by its value), the privileges still held and each table the
 //!   same `Arc<SqlTable>` the catalog hands out (DDL replaces it).
 
 use std::cmp::Ordering;
@@ -1029,6 +1030,10 @@ impl Session {
             db: self.db.clone(),
             sql_mode: self.vars.sql_mode(),
             collation: super::expr::Context::collation(self),
+            param_types: params
+                .iter()
+                .map(|d| super::expr::param_type_of(d, super::expr::Context::collation(self)))
+                .collect(),
             cacheable,
         })
     }
@@ -1538,7 +1543,7 @@ impl Session {
         let kept = self.stmt_plan.take();
         let (columns, mut rows) = if q.unions.is_empty() && !self.describing() {
             let plan = match kept.clone().flatten() {
-                Some(p) if self.plan_valid(&p)? => p,
+                Some(p) if self.plan_valid(&p, params)? => p,
                 _ => {
                     self.profiler.stage("optimizing");
                     let p = Arc::new(self.compile_select(q, params)?);
@@ -1567,11 +1572,24 @@ impl Session {
     /// True if `plan` may run again as it is: the session still compiles the same way and
     /// every table is the one it was made for (else DDL changed it: Com_stmt_reprepare);
     /// the privileges are checked again, as each execution does.
-    fn plan_valid(&mut self, plan: &SelectPlan) -> Result<bool, SqlError> {
+    fn plan_valid(&mut self, plan: &SelectPlan, params: &[Datum]) -> Result<bool, SqlError> {
         if plan.sql_mode != self.vars.sql_mode()
             || plan.db != self.db
             || plan.collation != super::expr::Context::collation(self)
         {
+            return Ok(false);
+        }
+        // Parameters bound with other types than the plan was typed for: made again, as
+        // mysqld re-prepares (Com_stmt_reprepare).
+        let coll = super::expr::Context::collation(self);
+        if params.len() != plan.param_types.len()
+            || params
+                .iter()
+                .zip(&plan.param_types)
+                .any(|(d, t)| super::expr::param_type_of(d, coll) != *t)
+        {
+            self.status
+                .command(&self.server.status, crate::status::COM_STMT_REPREPARE);
             return Ok(false);
         }
         let bases = plan.sources.iter().filter_map(|s| match s {
@@ -1670,6 +1688,8 @@ pub(crate) struct SelectPlan {
     db: Option<String>,
     sql_mode: types::SqlMode,
     collation: Collation,
+    /// The type of each parameter's value when compiled (`?` takes its value's type).
+    param_types: Vec<EType>,
     /// Nothing of the session was folded in and every source is a base table.
     cacheable: bool,
 }
