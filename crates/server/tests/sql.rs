@@ -1104,3 +1104,39 @@ fn parameters_take_the_type_of_their_value() {
         .unwrap();
     assert_eq!(ids, vec![2]);
 }
+
+#[test]
+fn extract_takes_compound_units() {
+    let s = start();
+    let mut c = connect(&s);
+    let cases = [
+        ("YEAR_MONTH", 201907i64),
+        ("DAY_HOUR", 201),
+        ("DAY_MINUTE", 20102),
+        ("DAY_SECOND", 2010203),
+        ("DAY_MICROSECOND", 2010203000004),
+        ("HOUR_MINUTE", 102),
+        ("HOUR_SECOND", 10203),
+        ("HOUR_MICROSECOND", 10203000004),
+        ("MINUTE_SECOND", 203),
+        ("MINUTE_MICROSECOND", 203000004),
+        ("second_microsecond", 3000004),
+        ("MONTH", 7),
+    ];
+    for (unit, want) in cases {
+        let got: Option<i64> = c
+            .query_first(format!(
+                "SELECT EXTRACT({unit} FROM '2019-07-02 01:02:03.000004')"
+            ))
+            .unwrap();
+        assert_eq!(got, Some(want), "{unit}");
+    }
+    // A compound INTERVAL in the same statement still works.
+    let d: Option<String> = c
+        .query_first(
+            "SELECT CONCAT(EXTRACT(DAY_HOUR FROM '2019-07-02 01:00:00'), ' ', \
+             '2019-07-02 01:00:00' + INTERVAL '1 2' DAY_HOUR)",
+        )
+        .unwrap();
+    assert_eq!(d.as_deref(), Some("201 2019-07-03 03:00:00"));
+}

@@ -222,13 +222,14 @@ impl Ctx<'_> {
                 }
                 _ => return Err(unsupported("this INTERVAL")),
             },
-            E::Extract { field, expr, .. } => func(
-                "extract",
-                vec![
-                    str_lit(&field.to_string().to_ascii_lowercase()),
-                    self.expr(*expr)?,
-                ],
-            ),
+            E::Extract { field, expr, .. } => {
+                // A compound unit (YEAR_MONTH, DAY_HOUR ...) was rewritten to a single one for
+                // sqlparser: the unit extracted is the one written.
+                let unit = self
+                    .compound_before_from(expr.span())
+                    .unwrap_or_else(|| field.to_string().to_ascii_lowercase());
+                func("extract", vec![str_lit(&unit), self.expr(*expr)?])
+            }
             E::Substring {
                 expr,
                 substring_from,
@@ -429,6 +430,23 @@ impl Ctx<'_> {
                         g.chars()
                             .all(|c| c.is_whitespace() || matches!(c, '\'' | '"' | ')'))
                     })
+            })
+            .map(|(_, name)| name.clone())
+    }
+
+    /// The compound unit written right before `FROM <expression spanning span>` (EXTRACT), if
+    /// the rewrite replaced one there.
+    fn compound_before_from(&self, span: sqlparser::tokenizer::Span) -> Option<String> {
+        let start = self.offset_at(span.start)?;
+        self.compound_units
+            .iter()
+            .find(|(at, name)| {
+                let end = at + name.len();
+                end <= start
+                    && self
+                        .sql
+                        .get(end..start)
+                        .is_some_and(|g| g.trim().eq_ignore_ascii_case("from"))
             })
             .map(|(_, name)| name.clone())
     }
