@@ -1140,3 +1140,40 @@ fn extract_takes_compound_units() {
         .unwrap();
     assert_eq!(d.as_deref(), Some("201 2019-07-03 03:00:00"));
 }
+
+#[test]
+fn order_by_limit_keeps_only_the_first_rows_in_order() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("CREATE TABLE o (id INT PRIMARY KEY, v INT, w VARCHAR(8))")
+        .unwrap();
+    let mut q = String::from("INSERT INTO o VALUES ");
+    for i in 1..=5000 {
+        if i > 1 {
+            q.push(',');
+        }
+        q.push_str(&format!("({i}, {}, 'w{}')", i % 7, i % 13));
+    }
+    c.query_drop(q).unwrap();
+    // Ties keep the order rows are read in (the primary key here), as a stable sort would.
+    let ids: Vec<i32> = c
+        .query("SELECT id FROM o ORDER BY v LIMIT 10 OFFSET 5")
+        .unwrap();
+    assert_eq!(ids, (6..16).map(|k| k * 7).collect::<Vec<i32>>());
+    let ids: Vec<i32> = c
+        .query("SELECT id FROM o ORDER BY v DESC, w LIMIT 3")
+        .unwrap();
+    let mut all: Vec<(i32, i32, String)> = (1..=5000)
+        .map(|i| (i, i % 7, format!("w{}", i % 13)))
+        .collect();
+    all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
+    assert_eq!(ids, all.iter().take(3).map(|r| r.0).collect::<Vec<_>>());
+    let none: Vec<i32> = c.query("SELECT id FROM o ORDER BY v LIMIT 0").unwrap();
+    assert!(none.is_empty());
+    let n: Vec<i32> = c
+        .query("SELECT id FROM o ORDER BY v LIMIT 100000 OFFSET 4998")
+        .unwrap();
+    assert_eq!(n.len(), 2);
+}

@@ -1423,7 +1423,37 @@ impl Session {
                 _ => None,
             })
             .collect();
-        let mut result: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::with_capacity(out.len());
+        // (projection, ORDER BY keys not in it, arrival number).
+        let mut result: Vec<(Vec<Datum>, Vec<Datum>, usize)> = Vec::with_capacity(out.len());
+        let dirs: Vec<(bool, Collation)> = order.iter().map(|o| (o.1, o.2)).collect();
+        // ORDER BY keys, then arrival (so ties keep the order rows came in, as a stable sort).
+        type Out = (Vec<Datum>, Vec<Datum>, usize);
+        // A key that is a selected column is read from the projection.
+        fn sort_key(r: &Out, src: Option<usize>, i: usize) -> &Datum {
+            match src {
+                Some(j) => &r.0[j],
+                None => &r.1[i],
+            }
+        }
+        let cmp = |a: &Out, b: &Out| {
+            for (i, (desc, coll)) in dirs.iter().enumerate() {
+                let (x, y) = (sort_key(a, order_src[i], i), sort_key(b, order_src[i], i));
+                let o = cmp_nulls_first(x, y, *coll);
+                let o = if *desc { o.reverse() } else { o };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            a.2.cmp(&b.2)
+        };
+        // ORDER BY ... LIMIT: only the first offset + limit rows in order are kept; the rest
+        // are dropped as rows come (a partial selection whenever twice as many are held).
+        let top = match limit {
+            Some(l) if !order.is_empty() && !sorted && !distinct => {
+                Some(usize::try_from(offset.saturating_add(l)).unwrap_or(usize::MAX))
+            }
+            _ => None,
+        };
         // Window functions see the rows HAVING keeps (W1 in window.rs): HAVING goes first.
         let mut having = having.as_ref();
         let mut wins: Vec<Vec<Datum>> = Vec::new();
@@ -1499,11 +1529,19 @@ impl Session {
                     }
                 }
             }
-            result.push((proj, keys));
+            result.push((proj, keys, i));
+            if let Some(k) = top {
+                if k == 0 {
+                    result.clear();
+                } else if result.len() >= k.saturating_mul(2).max(1024) {
+                    result.select_nth_unstable_by(k - 1, cmp);
+                    result.truncate(k);
+                }
+            }
         }
         if distinct {
             let mut seen = HashSet::new();
-            result.retain(|(p, _)| {
+            result.retain(|(p, _, _)| {
                 let mut k = Vec::new();
                 for v in p {
                     group_key(v, Collation::Utf8mb40900AiCi, &mut k);
@@ -1512,16 +1550,7 @@ impl Session {
             });
         }
         if !order.is_empty() && !sorted {
-            let dirs: Vec<(bool, Collation)> = order.iter().map(|o| (o.1, o.2)).collect();
-            // A key that is a selected column is read from the projection.
-            sort_by_keys(
-                &mut result,
-                |r, i| match order_src[i] {
-                    Some(j) => &r.0[j],
-                    None => &r.1[i],
-                },
-                &dirs,
-            );
+            result.sort_unstable_by(cmp);
         }
         let rows: Vec<Vec<Datum>> = result
             .into_iter()
