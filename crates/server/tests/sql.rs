@@ -1177,3 +1177,75 @@ fn order_by_limit_keeps_only_the_first_rows_in_order() {
         .unwrap();
     assert_eq!(n.len(), 2);
 }
+
+#[test]
+fn range_frames_with_offsets() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE w").unwrap();
+    c.query_drop("USE w").unwrap();
+    c.query_drop("CREATE TABLE r (id INT PRIMARY KEY, g INT, x INT, d DATE, f DOUBLE)")
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO r VALUES (1,1,1,'2024-01-01',0.5),(2,1,2,'2024-01-02',1.5), \
+         (3,1,4,'2024-01-05',1.75),(4,1,5,'2024-01-06',NULL),(5,1,NULL,NULL,3.0), \
+         (6,2,10,'2024-02-01',2.25),(7,2,13,'2024-02-10',2.75),(8,2,NULL,'2024-02-11',4.5), \
+         (9,1,7,'2024-01-09',5.5)",
+    )
+    .unwrap();
+    // Results as MariaDB 10.11 gives them (it has no INTERVAL offsets: column c is MySQL's
+    // rule, the dates within 3 days before to 1 day after).
+    let rows: Vec<mysql::Row> = c
+        .query(
+            "SELECT id, \
+             SUM(x) OVER (PARTITION BY g ORDER BY x RANGE BETWEEN 2 PRECEDING AND CURRENT ROW), \
+             COUNT(*) OVER (ORDER BY x DESC RANGE BETWEEN 1 PRECEDING AND 3 FOLLOWING), \
+             COUNT(*) OVER (ORDER BY d RANGE BETWEEN INTERVAL 3 DAY PRECEDING \
+                            AND INTERVAL 1 DAY FOLLOWING), \
+             SUM(f) OVER (ORDER BY f RANGE BETWEEN 1.0 PRECEDING AND 0.5 FOLLOWING), \
+             COUNT(*) OVER (PARTITION BY g ORDER BY x RANGE BETWEEN 1 FOLLOWING AND 5 FOLLOWING), \
+             MAX(x) OVER (ORDER BY x DESC RANGE BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) \
+             FROM r ORDER BY id",
+        )
+        .unwrap();
+    let text = |v: &mysql::Value| match v {
+        mysql::Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        mysql::Value::NULL => "NULL".into(),
+        other => format!("{other:?}"),
+    };
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.clone()
+                .unwrap()
+                .iter()
+                .map(text)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "1 1 2 2 0.5 3 13",
+            "2 3 2 2 3.75 3 13",
+            "3 6 4 3 5.5 2 13",
+            "4 9 3 2 NULL 1 13",
+            "5 NULL 2 1 8 1 13",
+            "6 10 2 1 8.25 1 13",
+            "7 13 2 2 9.75 0 NULL",
+            "8 NULL 2 2 4.5 1 13",
+            "9 12 3 2 10 0 13",
+        ]
+    );
+    // RANGE with an offset needs one numeric or temporal ORDER BY value.
+    for q in [
+        "SELECT SUM(x) OVER (ORDER BY x, id RANGE 2 PRECEDING) FROM r",
+        "SELECT SUM(x) OVER (RANGE 2 PRECEDING) FROM r",
+    ] {
+        match c.query_drop(q).unwrap_err() {
+            mysql::Error::MySqlError(e) => assert_eq!(e.code, 3587, "{q}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

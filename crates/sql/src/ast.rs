@@ -590,7 +590,7 @@ pub struct IndexColumn {
     pub desc: bool,
 }
 
-/// ROWS or RANGE BETWEEN start AND end (RANGE with CURRENT ROW and UNBOUNDED bounds only).
+/// ROWS or RANGE BETWEEN start AND end.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowFrame {
     pub rows: bool,
@@ -598,13 +598,25 @@ pub struct WindowFrame {
     pub end: FrameBound,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FrameBound {
     UnboundedPreceding,
+    /// ROWS: this many rows before.
     Preceding(u64),
     CurrentRow,
     Following(u64),
     UnboundedFollowing,
+    /// RANGE: the rows whose ORDER BY value is within this much before the current one's.
+    ValuePreceding(RangeOffset),
+    ValueFollowing(RangeOffset),
+}
+
+/// A RANGE frame's offset: a number as written, or (`unit` set) a count of an INTERVAL unit
+/// for a temporal ORDER BY.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangeOffset {
+    pub value: String,
+    pub unit: Option<IntervalUnit>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -161,6 +161,7 @@ codes! {
     ER_WINDOW_NO_CHILD_PARTITIONING = 3581, "HY000", "A window which depends on another cannot define partitioning.";
     ER_WINDOW_NO_INHERIT_FRAME = 3582, "HY000", "Window '%s' has a frame definition, so cannot be referenced by another window.";
     ER_WINDOW_NO_REDEFINE_ORDER_BY = 3583, "HY000", "Window '%s' cannot inherit '%s' since both contain an ORDER BY clause.";
+    ER_WINDOW_RANGE_FRAME_ORDER_TYPE = 3587, "HY000", "Window '%s' with RANGE N PRECEDING/FOLLOWING frame requires exactly one ORDER BY expression, of numeric or temporal type";
     ER_WINDOW_NO_SUCH_WINDOW = 3579, "HY000", "Window name '%s' is not defined.";
     ER_WINDOW_INVALID_WINDOW_FUNC_USE = 3593, "HY000", "You cannot use the window function '%s' in this context.'";
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", "Incorrect parameter count in the call to native function '%s'";

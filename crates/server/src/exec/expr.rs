@@ -23,7 +23,8 @@ use parking_lot::Mutex;
 
 use innoxide_engine::Collation;
 use innoxide_sql::ast::{
-    BinaryOp, CastType, Expr, IntervalUnit, Literal, OrderItem, Select, UnaryOp, VarScope,
+    BinaryOp, CastType, Expr, FrameBound, IntervalUnit, Literal, OrderItem, Select, UnaryOp,
+    VarScope,
 };
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, SqlType, Warnings};
@@ -1270,15 +1271,17 @@ impl<'a> Compiler<'a> {
                 partition.push(self.compile(p, cx)?.0);
             }
             let mut order = Vec::with_capacity(order_by.len());
+            let mut order_types = Vec::with_capacity(order_by.len());
             for o in order_by {
                 let (c, t) = self.compile(&o.expr, cx)?;
                 let (c, t) = enum_as_number(c, t);
                 order.push((c, o.desc, t.collation()));
+                order_types.push(t);
             }
-            Ok::<_, SqlError>((cargs, types, partition, order))
+            Ok::<_, SqlError>((cargs, types, partition, order, order_types))
         })();
         self.in_window = false;
-        let (cargs, types, partition, order) = r?;
+        let (cargs, types, partition, order, order_types) = r?;
         let exprs = cargs
             .iter()
             .chain(&partition)
@@ -1309,6 +1312,22 @@ impl<'a> Compiler<'a> {
             .windows
             .as_mut()
             .ok_or_else(|| SqlError::new(ER_WINDOW_INVALID_WINDOW_FUNC_USE, &[name]))?;
+        // RANGE with an offset measures along one numeric or temporal ORDER BY value (3587).
+        if let Some(f) = frame {
+            let by_value = |b: &FrameBound| {
+                matches!(
+                    b,
+                    FrameBound::ValuePreceding(_) | FrameBound::ValueFollowing(_)
+                )
+            };
+            let numeric_or_temporal = order.len() == 1 && !order_types[0].is_string();
+            if (by_value(&f.start) || by_value(&f.end)) && !numeric_or_temporal {
+                return Err(SqlError::new(
+                    ER_WINDOW_RANGE_FRAME_ORDER_TYPE,
+                    &[&"<unnamed window>"],
+                ));
+            }
+        }
         windows.push(WinSpec {
             func: wf,
             args: cargs,
@@ -1316,8 +1335,8 @@ impl<'a> Compiler<'a> {
             order,
             frame: frame.map(|f| Frame {
                 rows: f.rows,
-                start: f.start,
-                end: f.end,
+                start: f.start.clone(),
+                end: f.end.clone(),
             }),
         });
         Ok((CExpr::Win(windows.len() - 1), ty))

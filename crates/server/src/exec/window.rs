@@ -11,13 +11,16 @@
 //!   partition without one; ranking functions and LAG/LEAD ignore frames, as in MySQL.
 //! - W3: an aggregate whose frame starts at UNBOUNDED PRECEDING is computed incrementally
 //!   (frame ends never move back); any other frame is aggregated row by row.
+//! - W4: a RANGE bound with an offset (N or INTERVAL n unit, PRECEDING or FOLLOWING) is found
+//!   by binary search on the one ORDER BY value (the compiler refuses others: 3587), among the
+//!   non-NULL values; a NULL current value's bound is its peer group, as in MySQL.
 //!
 //! Latch order: none (the statement's rows only).
 
 use std::cmp::Ordering;
 
 use innoxide_engine::Collation;
-use innoxide_sql::ast::FrameBound;
+use innoxide_sql::ast::{FrameBound, RangeOffset};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
@@ -239,23 +242,49 @@ impl Partition<'_> {
     }
 
     /// The frame of position `k` as positions `lo..hi` (empty when lo >= hi).
-    fn frame(&self, k: usize, f: &Option<Frame>, ordered: bool) -> (usize, usize) {
+    fn frame(
+        &self,
+        k: usize,
+        spec: &WinSpec,
+        ordered: bool,
+        cx: &Ctx<'_>,
+        w: &mut Warnings,
+    ) -> Result<(usize, usize), SqlError> {
         let n = self.rows.len();
-        let (rows, start, end) = match f {
-            Some(f) => (f.rows, f.start, f.end),
+        let (rows, start, end) = match &spec.frame {
+            Some(f) => (f.rows, &f.start, &f.end),
             None if ordered => (
                 false,
-                FrameBound::UnboundedPreceding,
-                FrameBound::CurrentRow,
+                &FrameBound::UnboundedPreceding,
+                &FrameBound::CurrentRow,
             ),
             None => (
                 true,
-                FrameBound::UnboundedPreceding,
-                FrameBound::UnboundedFollowing,
+                &FrameBound::UnboundedPreceding,
+                &FrameBound::UnboundedFollowing,
             ),
         };
-        let at = |b: FrameBound, is_start: bool| -> usize {
-            match b {
+        let mut at = |b: &FrameBound, is_start: bool| -> Result<usize, SqlError> {
+            Ok(match b {
+                FrameBound::ValuePreceding(off) => {
+                    self.by_value(k, spec, off, true, is_start, cx, w)?
+                }
+                FrameBound::ValueFollowing(off) => {
+                    self.by_value(k, spec, off, false, is_start, cx, w)?
+                }
+                b => self.by_rows(k, b, rows, is_start),
+            })
+        };
+        let lo = at(start, true)?.min(n);
+        let hi = at(end, false)?.min(n);
+        Ok((lo, hi))
+    }
+
+    /// A ROWS bound, or UNBOUNDED / CURRENT ROW of a RANGE frame.
+    fn by_rows(&self, k: usize, b: &FrameBound, rows: bool, is_start: bool) -> usize {
+        let n = self.rows.len();
+        {
+            match *b {
                 FrameBound::UnboundedPreceding => 0,
                 FrameBound::UnboundedFollowing => n,
                 FrameBound::Preceding(m) => {
@@ -271,9 +300,93 @@ impl Partition<'_> {
                 FrameBound::CurrentRow if rows => k + usize::from(!is_start),
                 FrameBound::CurrentRow if is_start => self.first[k],
                 FrameBound::CurrentRow => self.last[k] + 1,
+                // Handled by `by_value`.
+                FrameBound::ValuePreceding(_) | FrameBound::ValueFollowing(_) => k,
+            }
+        }
+    }
+
+    /// A RANGE bound with an offset: the first position (start) or the position after the
+    /// last (end) whose ORDER BY value lies within `off` before (`preceding`) or after the
+    /// current row's, in the window's order. A NULL value's bound is its peer group.
+    #[allow(clippy::too_many_arguments)]
+    fn by_value(
+        &self,
+        k: usize,
+        spec: &WinSpec,
+        off: &RangeOffset,
+        preceding: bool,
+        is_start: bool,
+        cx: &Ctx<'_>,
+        w: &mut Warnings,
+    ) -> Result<usize, SqlError> {
+        let (desc, coll) = match spec.order.first() {
+            Some((_, desc, coll)) => (*desc, *coll),
+            None => return Ok(if is_start { 0 } else { self.rows.len() }),
+        };
+        let key = |j: usize| &self.inputs[self.rows[j]].keys[0];
+        let cur = key(k);
+        if cur.is_null() {
+            return Ok(if is_start {
+                self.first[k]
+            } else {
+                self.last[k] + 1
+            });
+        }
+        // Toward smaller values: PRECEDING in ascending order, FOLLOWING in descending.
+        let down = preceding != desc;
+        let target = match off.unit {
+            None => {
+                let d = Datum::from_literal_number(&off.value);
+                if down {
+                    types::sub(cur, &d, cx.mode, w)?
+                } else {
+                    types::add(cur, &d, cx.mode, w)?
+                }
+            }
+            Some(unit) => {
+                let n: i64 = off
+                    .value
+                    .trim()
+                    .parse()
+                    .map_err(|_| SqlError::new(ER_WRONG_ARGUMENTS, &[&"RANGE ... INTERVAL"]))?;
+                let Some(dt) = types::to_datetime(cur, w) else {
+                    return Ok(if is_start {
+                        self.first[k]
+                    } else {
+                        self.last[k] + 1
+                    });
+                };
+                let moved = types::add_interval(&dt, if down { -n } else { n }, unit);
+                match (moved, cur) {
+                    (Some(m), Datum::Date(_)) => Datum::Date(m.date),
+                    (Some(m), _) => Datum::DateTime(m),
+                    (None, _) => Datum::Null,
+                }
             }
         };
-        (at(start, true).min(n), at(end, false).min(n))
+        // Position of a value relative to the target, in the window's order.
+        let ord = |j: usize| {
+            let o = cmp_nulls_first(key(j), &target, coll);
+            if desc {
+                o.reverse()
+            } else {
+                o
+            }
+        };
+        // NULL values (first ascending, last descending) are never in a range around a
+        // number: the search runs over the non-NULL positions only.
+        let n = self.rows.len();
+        let (lo, hi) = if desc {
+            (0, first_where(0, n, |j| key(j).is_null()))
+        } else {
+            (first_where(0, n, |j| !key(j).is_null()), n)
+        };
+        Ok(if is_start {
+            first_where(lo, hi, |j| ord(j) != Ordering::Less)
+        } else {
+            first_where(lo, hi, |j| ord(j) == Ordering::Greater)
+        })
     }
 
     fn fill(
@@ -333,7 +446,7 @@ impl Partition<'_> {
                     }
                 }
                 WinFunc::FirstValue | WinFunc::LastValue | WinFunc::NthValue => {
-                    let (lo, hi) = self.frame(k, &spec.frame, ordered);
+                    let (lo, hi) = self.frame(k, spec, ordered, cx, w)?;
                     let at = match spec.func {
                         WinFunc::FirstValue => Some(lo),
                         WinFunc::LastValue => hi.checked_sub(1),
@@ -348,7 +461,7 @@ impl Partition<'_> {
                     }
                 }
                 WinFunc::Agg(a) => {
-                    let (lo, hi) = self.frame(k, &spec.frame, ordered);
+                    let (lo, hi) = self.frame(k, spec, ordered, cx, w)?;
                     let value = |j: usize| match spec.args.first() {
                         Some(_) => self.arg(j, 0).clone(),
                         None => Datum::Int(1),
@@ -374,4 +487,18 @@ impl Partition<'_> {
         }
         Ok(())
     }
+}
+
+/// The first position in `lo..hi` where `pred` holds (`hi` if none), for a `pred` that is
+/// false then true along the range.
+fn first_where(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }

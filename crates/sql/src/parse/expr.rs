@@ -872,22 +872,53 @@ pub fn column_type(t: &sp::DataType) -> R<ColumnType> {
     Ok(ct)
 }
 
-/// A frame bound: UNBOUNDED, CURRENT ROW, or a number of rows (ROWS frames only).
+/// A frame bound: UNBOUNDED, CURRENT ROW, a number of rows (ROWS), or a number or an
+/// INTERVAL (RANGE).
 fn frame_bound(b: sp::WindowFrameBound, rows: bool) -> R<FrameBound> {
     let n = |e: Box<sp::Expr>| -> R<u64> {
         match *e {
-            sp::Expr::Value(v) if rows => match v.value {
+            sp::Expr::Value(v) => match v.value {
                 sp::Value::Number(n, _) => n.parse().map_err(|_| unsupported("this frame bound")),
                 _ => Err(unsupported("this frame bound")),
             },
-            _ => Err(unsupported("RANGE frames with an offset")),
+            _ => Err(unsupported("this frame bound")),
+        }
+    };
+    let offset = |e: Box<sp::Expr>| -> R<RangeOffset> {
+        let text = |v: &sp::Expr| match v {
+            sp::Expr::Value(v) => match &v.value {
+                sp::Value::Number(n, _) => Some(n.clone()),
+                sp::Value::SingleQuotedString(s) => Some(s.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match *e {
+            sp::Expr::Interval(iv) if iv.last_field.is_none() => {
+                let unit = interval_unit(
+                    iv.leading_field
+                        .as_ref()
+                        .ok_or_else(|| unsupported("this frame bound"))?,
+                )?;
+                let value = text(&iv.value).ok_or_else(|| unsupported("this frame bound"))?;
+                Ok(RangeOffset {
+                    value,
+                    unit: Some(unit),
+                })
+            }
+            other => Ok(RangeOffset {
+                value: text(&other).ok_or_else(|| unsupported("this frame bound"))?,
+                unit: None,
+            }),
         }
     };
     Ok(match b {
         sp::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
         sp::WindowFrameBound::Preceding(None) => FrameBound::UnboundedPreceding,
         sp::WindowFrameBound::Following(None) => FrameBound::UnboundedFollowing,
-        sp::WindowFrameBound::Preceding(Some(e)) => FrameBound::Preceding(n(e)?),
-        sp::WindowFrameBound::Following(Some(e)) => FrameBound::Following(n(e)?),
+        sp::WindowFrameBound::Preceding(Some(e)) if rows => FrameBound::Preceding(n(e)?),
+        sp::WindowFrameBound::Following(Some(e)) if rows => FrameBound::Following(n(e)?),
+        sp::WindowFrameBound::Preceding(Some(e)) => FrameBound::ValuePreceding(offset(e)?),
+        sp::WindowFrameBound::Following(Some(e)) => FrameBound::ValueFollowing(offset(e)?),
     })
 }
