@@ -606,7 +606,8 @@ impl Conn {
                         r,
                         Ok(Statement::Show(Show::Profiles | Show::Profile { .. }))
                     );
-                    let r = r.and_then(|st| self.execute_timed(&st, &[], sql));
+                    let more = i + 1 < n;
+                    let r = r.and_then(|st| self.execute_timed(&st, &[], sql, more, false));
                     let failed = r.is_err();
                     self.session().profiler.stage("Sending data");
                     self.respond(r, i + 1 < n, false);
@@ -801,12 +802,45 @@ impl Conn {
         stmt: &Statement,
         params: &[Datum],
         sql: &str,
+        more: bool,
+        binary: bool,
     ) -> Result<Output, SqlError> {
         self.diagnostics = matches!(stmt, Statement::Show(Show::Warnings { .. }));
         let start = Instant::now();
         let rows0 = innoxide_engine::monitor::thread_rows_read();
         let lock0 = innoxide_engine::monitor::thread_lock_wait();
+        // A SELECT's rows may go out as they are made: the session gets the socket for the
+        // statement (`Streamer`) and gives it back.
+        let streams = matches!(stmt, Statement::Select(_) | Statement::Execute { .. });
+        if streams {
+            let status = self.status(more);
+            let results = self.session().vars.results_charset();
+            let sink = Streamer {
+                io: std::mem::replace(&mut self.io, Link::Closed),
+                out: std::mem::take(&mut self.out),
+                seq: self.seq,
+                results,
+                binary,
+                deprecate: self.caps & CLIENT_DEPRECATE_EOF != 0,
+                status,
+                enc: None,
+                buf: Vec::with_capacity(256),
+                written: 0,
+            };
+            self.session().sink = Some(Box::new(sink));
+        }
         let r = self.session().execute(stmt, params);
+        if let Some(sink) = self.session().sink.take() {
+            if let Ok(st) = sink.into_any().downcast::<Streamer>() {
+                let st = *st;
+                self.io = st.io;
+                self.out = st.out;
+                self.seq = st.seq;
+                if let Some(s) = &self.session {
+                    s.status.sent(&self.server.status, st.written);
+                }
+            }
+        }
         let elapsed = start.elapsed();
         let s = self
             .session
@@ -830,6 +864,7 @@ impl Conn {
                     - elapsed.as_secs_f64();
                 let rows_sent = match &r {
                     Ok(Output::Rows { rows, .. }) => rows.len() as u64,
+                    Ok(Output::Streamed { rows }) => *rows,
                     _ => 0,
                 };
                 srv.slow_log.write(
@@ -971,7 +1006,7 @@ impl Conn {
                     s.profiler.begin(&ps.sql);
                 }
                 s.stmt_plan = Some(ps.plan.take());
-                let r = self.execute_timed(&ps.stmt, &params, &ps.sql);
+                let r = self.execute_timed(&ps.stmt, &params, &ps.sql, false, true);
                 ps.plan = self.session().stmt_plan.take().flatten();
                 r
             }
@@ -1004,110 +1039,19 @@ impl Conn {
                 self.send(&result::ok_packet(affected, last_insert_id, st, w, &info));
             }
             Ok(Output::Rows { columns, rows }) => {
-                self.send(&result::column_count(columns.len() as u64));
                 let results = self.session().vars.results_charset();
-                let defs: Vec<proto::ColumnDef> =
-                    columns.iter().map(|c| column_def(c, results)).collect();
-                // Text columns go out in character_set_results: latin1 is converted from
-                // the server's UTF-8 here (a character latin1 lacks becomes '?').
-                let latin1: Vec<bool> = defs
-                    .iter()
-                    .map(|d| results.is_some_and(|r| r.charset == "latin1") && d.charset != 63)
-                    .collect();
-                for d in &defs {
-                    let mut b = Vec::with_capacity(64);
-                    d.encode_into(&mut b);
-                    self.send(&b);
-                }
+                let mut enc = RowEncoder::new(&columns, results, binary);
+                enc.header(&mut self.out, &mut self.seq);
                 if !deprecate {
                     let st = self.status(more);
                     self.send(&result::eof_or_ok_terminator(st, 0, false));
                 }
-                // Table columns are sent as their type shows them (ZEROFILL padding, YEAR's
-                // four digits, FLOAT(M,D)'s D places); the binary protocol sends the numbers.
-                let typed: Vec<Option<&types::SqlType>> = columns
-                    .iter()
-                    .map(|c| match &c.ety {
-                        EType::Column(ty) => Some(&**ty),
-                        _ => None,
-                    })
-                    .collect();
-                // ZEROFILL, YEAR and BIT columns show integers their own way.
-                let plain_int: Vec<bool> = typed
-                    .iter()
-                    .map(|ty| {
-                        ty.is_none_or(|t| {
-                            !t.zerofill && !matches!(t.name, TypeName::Year | TypeName::Bit)
-                        })
-                    })
-                    .collect();
-                // Each row is encoded straight into one buffer: strings and integers with no
-                // conversion to make are copied from the value, the rest rendered first.
                 let mut buf = Vec::with_capacity(256);
-                let mut digits = itoa::Buffer::new();
                 for r in &rows {
                     buf.clear();
-                    if binary {
-                        let bitmap = result::binary_row_begin(&mut buf, defs.len());
-                        let cols = r.iter().zip(&defs).zip(&latin1).zip(&typed);
-                        for (i, (((d, c), &l), ty)) in cols.enumerate() {
-                            let v = match d {
-                                Datum::Bytes(b) if !l && is_lenenc_type(c.column_type) => {
-                                    put_lenenc_bytes(&mut buf, b);
-                                    continue;
-                                }
-                                // A BIT column's value goes out as its bytes, as in text rows.
-                                Datum::UInt(_) if ty.is_some_and(|t| t.name == TypeName::Bit) => {
-                                    match ty.and_then(|t| t.render(d)) {
-                                        Some(b) => put_lenenc_bytes(&mut buf, &b),
-                                        None => result::binary_row_null(&mut buf, bitmap, i),
-                                    }
-                                    continue;
-                                }
-                                _ => match bin_value(d, c.column_type) {
-                                    proto::Value::Bytes(b) if l => {
-                                        proto::Value::Bytes(types::utf8_to_latin1(&b).0)
-                                    }
-                                    v => v,
-                                },
-                            };
-                            if let proto::Value::Null = v {
-                                result::binary_row_null(&mut buf, bitmap, i);
-                            } else if let Err(e) = encode_binary(&mut buf, c.column_type, &v) {
-                                let e = SqlError::new(ER_INTERNAL_ERROR, &[&e]);
-                                self.send_error(&e);
-                                return;
-                            }
-                        }
-                    } else {
-                        let cols = r.iter().zip(&typed).zip(&latin1).zip(&plain_int);
-                        for (((d, ty), &l), &plain_int) in cols {
-                            match d {
-                                Datum::Null => buf.push(0xFB),
-                                Datum::Bytes(b) if !l && ty.is_none_or(|t| !t.zerofill) => {
-                                    put_lenenc_bytes(&mut buf, b)
-                                }
-                                Datum::Int(v) if plain_int => {
-                                    put_lenenc_bytes(&mut buf, digits.format(*v).as_bytes())
-                                }
-                                Datum::UInt(v) if plain_int => {
-                                    put_lenenc_bytes(&mut buf, digits.format(*v).as_bytes())
-                                }
-                                _ => {
-                                    let t = match ty {
-                                        Some(ty) => ty.render(d),
-                                        None => d.to_text(),
-                                    };
-                                    match t {
-                                        Some(t) if l => {
-                                            put_lenenc_bytes(&mut buf, &types::utf8_to_latin1(&t).0)
-                                        }
-                                        Some(t) => put_lenenc_bytes(&mut buf, &t),
-                                        None => buf.push(0xFB),
-                                    }
-                                }
-                            }
-                        }
+                    if let Err(e) = enc.encode(&mut buf, r) {
+                        self.send_error(&e);
+                        return;
                     }
                     proto::write_packets(&mut self.out, &mut self.seq, &buf);
                 }
@@ -1115,7 +1059,214 @@ impl Conn {
                 let w = self.warning_count();
                 self.send(&result::eof_or_ok_terminator(st, w, deprecate));
             }
+            // The columns and rows went out while the statement ran (`Streamer`).
+            Ok(Output::Streamed { .. }) => {
+                let st = self.status(more);
+                let w = self.warning_count();
+                self.send(&result::eof_or_ok_terminator(st, w, deprecate));
+            }
         }
+    }
+}
+
+/// Encodes the rows of one result set, text or binary protocol, as a client is sent them.
+struct RowEncoder {
+    defs: Vec<proto::ColumnDef>,
+    /// Text columns go out in character_set_results: latin1 is converted from the server's
+    /// UTF-8 here (a character latin1 lacks becomes '?').
+    latin1: Vec<bool>,
+    /// Table columns are sent as their type shows them (ZEROFILL padding, YEAR's four digits,
+    /// FLOAT(M,D)'s D places); the binary protocol sends the numbers.
+    typed: Vec<Option<types::SqlType>>,
+    /// ZEROFILL, YEAR and BIT columns show integers their own way.
+    plain_int: Vec<bool>,
+    binary: bool,
+    digits: itoa::Buffer,
+}
+
+impl RowEncoder {
+    fn new(
+        columns: &[Column],
+        results: Option<&'static types::CollationInfo>,
+        binary: bool,
+    ) -> RowEncoder {
+        let defs: Vec<proto::ColumnDef> = columns.iter().map(|c| column_def(c, results)).collect();
+        let latin1 = defs
+            .iter()
+            .map(|d| results.is_some_and(|r| r.charset == "latin1") && d.charset != 63)
+            .collect();
+        let typed: Vec<Option<types::SqlType>> = columns
+            .iter()
+            .map(|c| match &c.ety {
+                EType::Column(ty) => Some((**ty).clone()),
+                _ => None,
+            })
+            .collect();
+        let plain_int = typed
+            .iter()
+            .map(|ty| {
+                ty.as_ref().is_none_or(|t| {
+                    !t.zerofill && !matches!(t.name, TypeName::Year | TypeName::Bit)
+                })
+            })
+            .collect();
+        RowEncoder {
+            defs,
+            latin1,
+            typed,
+            plain_int,
+            binary,
+            digits: itoa::Buffer::new(),
+        }
+    }
+
+    /// The column count and the column definitions.
+    fn header(&self, out: &mut Vec<u8>, seq: &mut u8) {
+        proto::write_packets(out, seq, &result::column_count(self.defs.len() as u64));
+        let mut b = Vec::with_capacity(64);
+        for d in &self.defs {
+            b.clear();
+            d.encode_into(&mut b);
+            proto::write_packets(out, seq, &b);
+        }
+    }
+
+    /// One row's payload, straight into `buf`: strings and integers with no conversion to
+    /// make are copied from the value, the rest rendered first.
+    fn encode(&mut self, buf: &mut Vec<u8>, r: &[Datum]) -> Result<(), SqlError> {
+        if self.binary {
+            let bitmap = result::binary_row_begin(buf, self.defs.len());
+            let cols = r.iter().zip(&self.defs).zip(&self.latin1).zip(&self.typed);
+            for (i, (((d, c), &l), ty)) in cols.enumerate() {
+                let v = match d {
+                    Datum::Bytes(b) if !l && is_lenenc_type(c.column_type) => {
+                        put_lenenc_bytes(buf, b);
+                        continue;
+                    }
+                    // A BIT column's value goes out as its bytes, as in text rows.
+                    Datum::UInt(_) if ty.as_ref().is_some_and(|t| t.name == TypeName::Bit) => {
+                        match ty.as_ref().and_then(|t| t.render(d)) {
+                            Some(b) => put_lenenc_bytes(buf, &b),
+                            None => result::binary_row_null(buf, bitmap, i),
+                        }
+                        continue;
+                    }
+                    _ => match bin_value(d, c.column_type) {
+                        proto::Value::Bytes(b) if l => {
+                            proto::Value::Bytes(types::utf8_to_latin1(&b).0)
+                        }
+                        v => v,
+                    },
+                };
+                if let proto::Value::Null = v {
+                    result::binary_row_null(buf, bitmap, i);
+                } else if let Err(e) = encode_binary(buf, c.column_type, &v) {
+                    return Err(SqlError::new(ER_INTERNAL_ERROR, &[&e]));
+                }
+            }
+            return Ok(());
+        }
+        let cols = r
+            .iter()
+            .zip(&self.typed)
+            .zip(&self.latin1)
+            .zip(&self.plain_int);
+        for (((d, ty), &l), &plain_int) in cols {
+            match d {
+                Datum::Null => buf.push(0xFB),
+                Datum::Bytes(b) if !l && ty.as_ref().is_none_or(|t| !t.zerofill) => {
+                    put_lenenc_bytes(buf, b)
+                }
+                Datum::Int(v) if plain_int => {
+                    put_lenenc_bytes(buf, self.digits.format(*v).as_bytes())
+                }
+                Datum::UInt(v) if plain_int => {
+                    put_lenenc_bytes(buf, self.digits.format(*v).as_bytes())
+                }
+                _ => {
+                    let t = match ty {
+                        Some(ty) => ty.render(d),
+                        None => d.to_text(),
+                    };
+                    match t {
+                        Some(t) if l => put_lenenc_bytes(buf, &types::utf8_to_latin1(&t).0),
+                        Some(t) => put_lenenc_bytes(buf, &t),
+                        None => buf.push(0xFB),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes a top-level SELECT's result to the client while the statement runs (exec's
+/// `RowSink`): the connection lends it its socket, output buffer and sequence number for the
+/// statement and takes them back after (`Conn::execute_timed`). The buffer is written out
+/// whenever it passes `STREAM_FLUSH` bytes, so a result is never held whole.
+struct Streamer {
+    io: Link,
+    out: Vec<u8>,
+    seq: u8,
+    results: Option<&'static types::CollationInfo>,
+    binary: bool,
+    /// CLIENT_DEPRECATE_EOF: no EOF after the column definitions.
+    deprecate: bool,
+    /// Server status for the EOF after the column definitions.
+    status: u16,
+    enc: Option<RowEncoder>,
+    buf: Vec<u8>,
+    /// Bytes written to the socket (Bytes_sent).
+    written: u64,
+}
+
+const STREAM_FLUSH: usize = 64 * 1024;
+
+impl Streamer {
+    fn flush(&mut self) -> Result<(), SqlError> {
+        if self.out.is_empty() {
+            return Ok(());
+        }
+        let r = self.io.write_all(&self.out).and_then(|()| self.io.flush());
+        self.written += self.out.len() as u64;
+        self.out.clear();
+        r.map_err(|_| SqlError::new(ER_NET_ERROR_ON_WRITE, &[]))
+    }
+}
+
+impl crate::exec::RowSink for Streamer {
+    fn begin(&mut self, columns: &[Column]) -> Result<(), SqlError> {
+        let enc = RowEncoder::new(columns, self.results, self.binary);
+        enc.header(&mut self.out, &mut self.seq);
+        if !self.deprecate {
+            proto::write_packets(
+                &mut self.out,
+                &mut self.seq,
+                &result::eof_or_ok_terminator(self.status, 0, false),
+            );
+        }
+        self.enc = Some(enc);
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Datum]) -> Result<(), SqlError> {
+        let Some(enc) = self.enc.as_mut() else {
+            return Err(SqlError::new(
+                ER_INTERNAL_ERROR,
+                &[&"result row before its columns"],
+            ));
+        };
+        self.buf.clear();
+        enc.encode(&mut self.buf, row)?;
+        proto::write_packets(&mut self.out, &mut self.seq, &self.buf);
+        if self.out.len() >= STREAM_FLUSH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
     }
 }
 

@@ -24,6 +24,7 @@ macro_rules! codes {
 
 codes! {
     ER_CON_COUNT_ERROR = 1040, "08004", "Too many connections";
+    ER_NET_ERROR_ON_WRITE = 1160, "08S01", "Got an error writing communication packets";
     ER_HANDSHAKE_ERROR = 1043, "08S01", "Bad handshake";
     ER_DBACCESS_DENIED_ERROR = 1044, "42000", "Access denied for user '%s'@'%s' to database '%s'";
     ER_ACCESS_DENIED_ERROR = 1045, "28000", "Access denied for user '%s'@'%s' (using password: %s)";

@@ -163,6 +163,20 @@ pub enum Output {
         columns: Vec<Column>,
         rows: Vec<Vec<Datum>>,
     },
+    /// A result set already written through the session's `sink` as it was made: its
+    /// column definitions and this many rows (the end of the result is still to send).
+    Streamed { rows: u64 },
+}
+
+/// Where a top-level SELECT's rows go as they are made, instead of being collected first
+/// (conn.rs's `Streamer` writes them to the client as they come, so a result is never held
+/// whole). `select_output` uses it when the plan allows (select.rs S6).
+pub trait RowSink: Send {
+    /// Before the first row: the result's columns.
+    fn begin(&mut self, columns: &[Column]) -> Result<(), SqlError>;
+    fn row(&mut self, row: &[Datum]) -> Result<(), SqlError>;
+    /// The sink back as what its owner made (to take its parts back).
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
 
 impl Output {
@@ -225,6 +239,8 @@ pub struct Session {
     /// Session values compilation folded into constants (variables, DATABASE(), NOW(), the
     /// result of an uncorrelated subquery): a plan whose compilation changed it is not reused.
     pub(crate) folds: u64,
+    /// Set by the connection around a statement whose result may be streamed (`RowSink`).
+    pub sink: Option<Box<dyn RowSink>>,
     savepoints: Vec<(String, u64)>,
     /// KILL CONNECTION: the connection ends after the statement.
     pub killed: Arc<AtomicBool>,
@@ -331,6 +347,7 @@ impl Session {
             cte_work: Vec::new(),
             stmt_plan: None,
             folds: 0,
+            sink: None,
             savepoints: Vec::new(),
             killed,
             interrupt,

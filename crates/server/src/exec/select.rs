@@ -19,6 +19,10 @@
 //!   the one reading the fewest estimated rows is taken (`cheapest`), the estimates coming
 //!   from the table statistics and the ends of each key range (innoxide_engine::stats); with a
 //!   single clustered-index path no estimate is made. By S1 any choice returns the same rows.
+//! - S6: a top-level SELECT whose rows need no complete input first (no grouping, DISTINCT,
+//!   sort, window, HAVING or subquery) sends each row to the session's `RowSink` as the last
+//!   table produces it, after OFFSET and up to LIMIT (and sql_select_limit): the result is
+//!   never held whole. Earlier tables of a join are still held per level.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -47,6 +51,43 @@ use super::expr::{enum_as_number, AggKind, AggSpec, CExpr, Compiler, EType, Env,
 use super::window::{self, WinSpec};
 use super::{Column, Output, Session};
 use crate::catalog::{engine_error, SqlTable};
+
+/// S6: a result on its way to a `RowSink`: OFFSET rows still to skip, rows still wanted.
+struct Stream<'a> {
+    sink: &'a mut (dyn super::RowSink + 'static),
+    skip: u64,
+    left: u64,
+    sent: u64,
+}
+
+impl Stream<'_> {
+    /// Projects a row that passed WHERE and sends it; false once LIMIT is reached.
+    fn send(
+        &mut self,
+        row: &[Datum],
+        items: &[(CExpr, Column)],
+        params: &[Datum],
+        mode: types::SqlMode,
+        w: &mut Warnings,
+    ) -> Result<bool, SqlError> {
+        if self.left == 0 {
+            return Ok(false);
+        }
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Ok(true);
+        }
+        let env = Env::new(row, params, mode);
+        let proj = items
+            .iter()
+            .map(|(c, _)| c.eval(&env, w))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.sink.row(&proj)?;
+        self.sent += 1;
+        self.left -= 1;
+        Ok(self.left > 0)
+    }
+}
 
 /// How one table is read.
 #[derive(Debug, Clone)]
@@ -1107,6 +1148,18 @@ impl Session {
         plan: &SelectPlan,
         params: &[Datum],
     ) -> Result<Vec<Vec<Datum>>, SqlError> {
+        Ok(self.run_select_to(plan, params, None)?.0)
+    }
+
+    /// `run_select`, sending the rows to `sink` as they are made when the plan allows it
+    /// (S6; `cap`: at most this many rows, sql_select_limit). Returns the rows collected, or
+    /// none and the number sent.
+    pub(crate) fn run_select_to(
+        &mut self,
+        plan: &SelectPlan,
+        params: &[Datum],
+        sink: Option<(&mut (dyn super::RowSink + 'static), u64)>,
+    ) -> Result<(Vec<Vec<Datum>>, Option<u64>), SqlError> {
         let SelectPlan {
             lock,
             scope,
@@ -1203,6 +1256,30 @@ impl Session {
         // held whole, unless a subquery has to be bound per row first.
         let mut grouper = grouped.then(|| Grouper::new(group, aggs));
         let streamed = grouped && where_sub.is_none() && !group_subs;
+        // S6: rows go to the sink as the last table produces them when nothing has to see
+        // them all first (grouping, DISTINCT, a sort, windows, HAVING, subqueries).
+        let mut stream = match sink {
+            Some((sink, cap))
+                if n_sources > 0
+                    && !grouped
+                    && !distinct
+                    && windows.is_empty()
+                    && having.is_none()
+                    && where_sub.is_none()
+                    && (order.is_empty() || sorted)
+                    && !items.iter().any(|(c, _)| c.has_sub()) =>
+            {
+                let columns: Vec<Column> = items.iter().map(|i| i.1.clone()).collect();
+                sink.begin(&columns)?;
+                Some(Stream {
+                    sink,
+                    skip: offset,
+                    left: limit.unwrap_or(u64::MAX).min(cap),
+                    sent: 0,
+                })
+            }
+            _ => None,
+        };
         for (si, (src, on_c)) in sources.iter().zip(on_cs).enumerate() {
             let st = &scope[si];
             let last = si + 1 == n_sources;
@@ -1214,8 +1291,9 @@ impl Session {
             // Offers a joined row (`on_ok`: it satisfied ON); true while more are wanted.
             let mut offer = |row: Vec<Datum>, w: &mut Warnings| -> Result<bool, SqlError> {
                 if pass(where_here, &row, params, mode, w)? {
-                    match grouper.as_mut() {
-                        Some(g) if last && streamed => g.add(row, params, mode, w)?,
+                    match (grouper.as_mut(), stream.as_mut()) {
+                        (Some(g), _) if last && streamed => g.add(row, params, mode, w)?,
+                        (_, Some(s)) if last => return s.send(&row, items, params, mode, w),
                         _ => next.push(row),
                     }
                 }
@@ -1367,6 +1445,10 @@ impl Session {
                 }
             }
             rows = next;
+        }
+        if let Some(s) = stream {
+            self.warnings.extend(w.0);
+            return Ok((Vec::new(), Some(s.sent)));
         }
         if let Some(ws) = &where_sub {
             let mut kept = Vec::with_capacity(rows.len());
@@ -1559,7 +1641,7 @@ impl Session {
             .map(|r| r.0)
             .collect();
         self.warnings.extend(w.0);
-        Ok(rows)
+        Ok((rows, None))
     }
 
     pub(crate) fn select_output(
@@ -1580,9 +1662,22 @@ impl Session {
                     p
                 }
             };
-            let rows = self.run_select(&plan, params)?;
+            // sql_select_limit: an implicit LIMIT on what a top-level SELECT returns.
+            let cap = if q.limit.is_none() {
+                self.vars.sql_select_limit()
+            } else {
+                u64::MAX
+            };
+            let mut sink = self.sink.take();
+            let r = self.run_select_to(&plan, params, sink.as_deref_mut().map(|s| (s, cap)));
+            self.sink = sink;
+            let (rows, sent) = r?;
             if kept.is_some() {
                 self.stmt_plan = Some(plan.cacheable.then(|| plan.clone()));
+            }
+            if let Some(n) = sent {
+                self.found_rows = n;
+                return Ok(Output::Streamed { rows: n });
             }
             (plan.columns(), rows)
         } else {
