@@ -1,5 +1,6 @@
-//! Large results go to the client as they are made (select.rs S6): the server's peak memory
-//! does not grow with the result, in the text and the binary protocol; OFFSET, LIMIT and
+//! Large results go to the client as they are made (select.rs S6) and ORDER BY ... LIMIT
+//! keeps only the rows that can still make it: the server's peak memory does not grow with
+//! the result, in the text and the binary protocol; OFFSET, LIMIT and
 //! sql_select_limit still hold; results that need all rows first (ORDER BY, GROUP BY) are
 //! still right.
 
@@ -60,6 +61,11 @@ fn large_results_stream_without_holding_them() {
         m += 1;
     }
     assert_eq!(m, ROWS / 10);
+    // ORDER BY ... LIMIT keeps only the rows that can still make it.
+    let ids: Vec<i64> = c
+        .query("SELECT id FROM t ORDER BY k DESC, pad, id DESC LIMIT 3 OFFSET 1")
+        .unwrap();
+    assert_eq!(ids, vec![ROWS - 11, ROWS - 21, ROWS - 31]);
     let grown = peak_kb(s.pid()).saturating_sub(before);
     // 150,000 rows of over 200 bytes: held whole they take well over 30 MB.
     assert!(grown < 20_000, "peak memory grew by {grown} kB");

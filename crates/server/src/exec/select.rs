@@ -89,6 +89,48 @@ impl Stream<'_> {
     }
 }
 
+/// Keeps the first `k` of `rows` in ORDER BY order (ties: the earlier row), in the order
+/// they came: what a sort followed by LIMIT k would keep, for the final sort to order.
+fn keep_first(
+    rows: &mut Vec<Vec<Datum>>,
+    k: usize,
+    order: &[(CExpr, bool, Collation)],
+    params: &[Datum],
+    mode: types::SqlMode,
+    w: &mut Warnings,
+) -> Result<(), SqlError> {
+    if rows.len() <= k {
+        return Ok(());
+    }
+    let mut keyed = Vec::with_capacity(rows.len());
+    for (i, r) in rows.drain(..).enumerate() {
+        let env = Env::new(&r, params, mode);
+        let keys = order
+            .iter()
+            .map(|o| o.0.eval(&env, w))
+            .collect::<Result<Vec<_>, _>>()?;
+        keyed.push((keys, i, r));
+    }
+    let cmp = |a: &(Vec<Datum>, usize, Vec<Datum>), b: &(Vec<Datum>, usize, Vec<Datum>)| {
+        for (j, (_, desc, coll)) in order.iter().enumerate() {
+            let o = cmp_nulls_first(&a.0[j], &b.0[j], *coll);
+            let o = if *desc { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        a.1.cmp(&b.1)
+    };
+    if k == 0 {
+        return Ok(());
+    }
+    keyed.select_nth_unstable_by(k - 1, cmp);
+    keyed.truncate(k);
+    keyed.sort_unstable_by_key(|e| e.1);
+    rows.extend(keyed.into_iter().map(|e| e.2));
+    Ok(())
+}
+
 /// How one table is read.
 #[derive(Debug, Clone)]
 pub enum Access {
@@ -1245,6 +1287,23 @@ impl Session {
             }
             _ => None,
         };
+        // ORDER BY ... LIMIT without grouping: the last table's rows are cut down to the
+        // first offset + limit in order as they come, so the input is never held whole.
+        let top_n = match limit {
+            Some(l)
+                if !grouped
+                    && !order.is_empty()
+                    && !sorted
+                    && !distinct
+                    && where_sub.is_none()
+                    && windows.is_empty()
+                    && having.is_none()
+                    && !order.iter().any(|o| o.0.has_sub()) =>
+            {
+                Some(usize::try_from(l.saturating_add(offset)).unwrap_or(usize::MAX))
+            }
+            _ => None,
+        };
         if n_sources == 0 && !pass(where_c, &[], params, mode, &mut w)? {
             rows.clear();
         }
@@ -1295,6 +1354,11 @@ impl Session {
                         (Some(g), _) if last && streamed => g.add(row, params, mode, w)?,
                         (_, Some(s)) if last => return s.send(&row, items, params, mode, w),
                         _ => next.push(row),
+                    }
+                    if let Some(k) = top_n.filter(|_| last) {
+                        if next.len() >= k.saturating_mul(2).max(1024) {
+                            keep_first(&mut next, k, order, params, mode, w)?;
+                        }
                     }
                 }
                 Ok(!(last && need.is_some_and(|n| next.len() as u64 >= n)))
