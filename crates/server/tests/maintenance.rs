@@ -43,10 +43,8 @@ fn fill(c: &mut mysql::Conn, table: &str, from: u32, to: u32) {
     c.query_drop(q).unwrap();
 }
 
-#[test]
-fn statistics_count_rows_and_distinct_keys() {
-    let s = start();
-    let mut c = connect(&s);
+/// Database d and its table t: a primary key, a plain, a unique and a two-column index.
+fn table_t(c: &mut mysql::Conn) {
     c.query_drop("CREATE DATABASE d").unwrap();
     c.query_drop("USE d").unwrap();
     c.query_drop(
@@ -54,6 +52,13 @@ fn statistics_count_rows_and_distinct_keys() {
          KEY k_1 (k), UNIQUE KEY uc (c), KEY kg (k, g))",
     )
     .unwrap();
+}
+
+#[test]
+fn statistics_count_rows_and_distinct_keys() {
+    let s = start();
+    let mut c = connect(&s);
+    table_t(&mut c);
     // An empty table: no rows, one root page per index.
     let (rows, data, index) = sizes(&mut c, "t");
     assert_eq!(rows, 0);
@@ -152,13 +157,7 @@ fn statistics_count_rows_and_distinct_keys() {
 fn check_table_verifies_the_table_once_no_change_is_uncommitted() {
     let s = start();
     let mut c = connect(&s);
-    c.query_drop("CREATE DATABASE d").unwrap();
-    c.query_drop("USE d").unwrap();
-    c.query_drop(
-        "CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, c VARCHAR(40), g INT, \
-         KEY k_1 (k), UNIQUE KEY uc (c), KEY kg (k, g))",
-    )
-    .unwrap();
+    table_t(&mut c);
     fill(&mut c, "t", 1, 3000);
     c.query_drop("DELETE FROM t WHERE id % 3 = 0").unwrap();
     c.query_drop("UPDATE t SET c = CONCAT(c, 'x'), k = k + 1 WHERE id % 5 = 0")

@@ -1019,6 +1019,17 @@ fn only_full_group_by_names_the_select_item() {
     }
 }
 
+/// A text-protocol row's values as the text the server sent ("NULL" for NULL).
+fn texts(row: &mysql::Row) -> Vec<String> {
+    (0..row.len())
+        .map(|i| match row.as_ref(i) {
+            Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+            Some(mysql::Value::NULL) => "NULL".into(),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
 #[test]
 fn doubles_keep_mysql_fixed_decimals() {
     let s = start();
@@ -1035,12 +1046,7 @@ fn doubles_keep_mysql_fixed_decimals() {
         )
         .unwrap()
         .unwrap();
-    let got: Vec<String> = (0..row.len())
-        .map(|i| match row.as_ref(i) {
-            Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
-            other => format!("{other:?}"),
-        })
-        .collect();
+    let got = texts(&row);
     assert_eq!(
         got,
         [
@@ -1064,12 +1070,7 @@ fn doubles_keep_mysql_fixed_decimals() {
         .query_first("SELECT SUM(d), AVG(d), MAX(d), AVG(e) FROM d.x")
         .unwrap()
         .unwrap();
-    let got: Vec<String> = (0..agg.len())
-        .map(|i| match agg.as_ref(i) {
-            Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
-            other => format!("{other:?}"),
-        })
-        .collect();
+    let got = texts(&agg);
     assert_eq!(got, ["1.00", "1.000000", "1.00", "3"]);
 }
 
@@ -1208,22 +1209,7 @@ fn range_frames_with_offsets() {
              FROM r ORDER BY id",
         )
         .unwrap();
-    let text = |v: &mysql::Value| match v {
-        mysql::Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        mysql::Value::NULL => "NULL".into(),
-        other => format!("{other:?}"),
-    };
-    let got: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            r.clone()
-                .unwrap()
-                .iter()
-                .map(text)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let got: Vec<String> = rows.iter().map(|r| texts(r).join(" ")).collect();
     assert_eq!(
         got,
         [

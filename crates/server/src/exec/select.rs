@@ -17,8 +17,9 @@
 //!   column of the pair is still reachable qualified.
 //! - S5: among several usable key paths (or a secondary index range against the full scan),
 //!   the one reading the fewest estimated rows is taken (`cheapest`), the estimates coming
-//!   from the table statistics and the ends of each key range (innoxide_engine::stats); with a
-//!   single clustered-index path no estimate is made. By S1 any choice returns the same rows.
+//!   from the table statistics (equalities) and the ends of each key range (ranges;
+//!   innoxide_engine::stats); a single path that is not a secondary-index range is taken with
+//!   no estimate. By S1 any choice returns the same rows.
 //! - S6: a top-level SELECT whose rows need no complete input first (no grouping, DISTINCT,
 //!   sort, window, HAVING or subquery) sends each row to the session's `RowSink` as the last
 //!   table produces it, after OFFSET and up to LIMIT (and sql_select_limit): the result is
@@ -463,19 +464,23 @@ impl Session {
             to: KeyBound::Unbounded,
             forward: true,
         };
-        let has_secondary = usable
-            .iter()
-            .any(|(_, a)| matches!(a, Access::Range { index: Some(_), .. }));
-        if usable.len() >= 2 || has_secondary {
+        // One key alone is taken as it is, unless it is a secondary-index range (which may
+        // cover most of the table): an equality lookup costs no estimate.
+        let secondary_range = usable.iter().any(
+            |(_, a)| matches!(a, Access::Range { index: Some(_), from, to, .. } if from != to),
+        );
+        if usable.len() >= 2 || secondary_range {
             return self.cheapest(t, usable, scan);
         }
         Ok(usable.pop().map_or(scan, |b| b.1))
     }
 
-    /// The cheapest of several usable paths (S5), by the rows each reads as the engine
-    /// estimates them from the two ends of its key range: a row through a secondary index
-    /// costs two (the entry and the clustered lookup), a row of the clustered index one, and
-    /// the full scan reads every row at one. Ties go to the longer key prefix (the score).
+    /// The cheapest of several usable paths (S5), by the rows each reads: for an equality on
+    /// a key prefix the table's rows over the prefix's distinct values (the statistics, as
+    /// MySQL's ref access), for a range what the engine estimates from its two ends. A row
+    /// through a secondary index costs two (the entry and the clustered lookup), a row of the
+    /// clustered index one, and the full scan reads every row at one. Ties go to the longer
+    /// key prefix (the score).
     fn cheapest(
         &mut self,
         t: &SqlTable,
@@ -500,9 +505,15 @@ impl Session {
             let Some(ist) = ist else {
                 continue;
             };
-            let rows = engine
-                .estimate_range(&t.table, index.as_deref(), from, to, ist)
-                .map_err(engine_error)?;
+            let rows = match (from, to) {
+                (KeyBound::Included(v), KeyBound::Included(w)) if v == w && !v.is_empty() => {
+                    let distinct = ist.n_diff.get(v.len() - 1).copied().unwrap_or(1);
+                    st.n_rows.div_ceil(distinct.max(1))
+                }
+                _ => engine
+                    .estimate_range(&t.table, index.as_deref(), from, to, ist)
+                    .map_err(engine_error)?,
+            };
             let cost = rows.saturating_mul(if index.is_some() { 2 } else { 1 });
             let better = best
                 .as_ref()
