@@ -1235,3 +1235,51 @@ fn range_frames_with_offsets() {
         }
     }
 }
+
+#[test]
+fn latin1_values_show_their_own_bytes() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("SET NAMES utf8mb4").unwrap();
+    c.query_drop("CREATE DATABASE l").unwrap();
+    c.query_drop(
+        "CREATE TABLE l.t (c VARCHAR(10) CHARACTER SET latin1, \
+         u VARCHAR(10) CHARACTER SET utf8mb4)",
+    )
+    .unwrap();
+    c.query_drop("INSERT INTO l.t VALUES ('é', 'é')").unwrap();
+    // As MariaDB 10.11 (and MySQL 8.0) answer.
+    let row: mysql::Row = c
+        .query_first(
+            "SELECT LENGTH(c), HEX(c), CHAR_LENGTH(c), LENGTH(CONVERT('é' USING latin1)), \
+             CHARSET(CONVERT('a' USING latin1)), HEX(CONVERT('é' USING latin1)), MD5(c), \
+             CRC32(c), ASCII(c), ORD(c), TO_BASE64(c), BIT_LENGTH(c), LENGTH(u), HEX(u), \
+             ORD(u) FROM l.t",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        texts(&row),
+        [
+            "1",
+            "E9",
+            "1",
+            "1",
+            "latin1",
+            "E9",
+            "3406877694691ddd1dfb0aca54681407",
+            "198489425",
+            "233",
+            "233",
+            "6Q==",
+            "8",
+            "2",
+            "C3A9",
+            "50089"
+        ]
+    );
+    match c.query_drop("SELECT CONVERT('a' USING nope)").unwrap_err() {
+        mysql::Error::MySqlError(e) => assert_eq!(e.code, 1115),
+        other => panic!("{other:?}"),
+    }
+}

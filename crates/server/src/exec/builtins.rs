@@ -402,14 +402,19 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
     let f64_ = |i: usize, w: &mut Warnings| v[i].to_f64(w);
     Ok(match f {
         B::Ascii => Datum::Int(bytes(&v[0]).first().map_or(0, |&b| i64::from(b))),
+        // The first character's bytes as a number; bytes that are no UTF-8 (a latin1
+        // value's) are one-byte characters.
         B::Ord => {
-            let t = text(&v[0]);
-            let n = t.chars().next().map_or(0, |c| {
-                let mut buf = [0u8; 4];
-                c.encode_utf8(&mut buf)
-                    .bytes()
-                    .fold(0u64, |a, b| (a << 8) | u64::from(b))
-            });
+            let b = bytes(&v[0]);
+            let n = match std::str::from_utf8(&b) {
+                Ok(t) => t.chars().next().map_or(0, |c| {
+                    let mut buf = [0u8; 4];
+                    c.encode_utf8(&mut buf)
+                        .bytes()
+                        .fold(0u64, |a, b| (a << 8) | u64::from(b))
+                }),
+                Err(_) => b.first().map_or(0, |&x| u64::from(x)),
+            };
             Datum::UInt(n)
         }
         B::Char => {

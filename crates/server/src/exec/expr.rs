@@ -367,6 +367,8 @@ pub enum Func {
     EnumIndex,
     /// The functions of `builtins`.
     B(Builtin),
+    /// A latin1 value's bytes (from the UTF-8 the executor holds).
+    Latin1Bytes,
     /// A JSON function (json.rs).
     Json(super::json::JsonFn),
 }
@@ -865,6 +867,12 @@ impl<'a> Compiler<'a> {
                         scale: s.unwrap_or(0).min(30) as u8,
                     },
                     CastType::Double => EType::Double,
+                    // CONVERT(x USING cs): the character set's default collation.
+                    CastType::Char(_, Some(cs)) => EType::Str {
+                        coll: types::default_collation(cs)
+                            .ok_or_else(|| SqlError::new(ER_UNKNOWN_CHARACTER_SET, &[cs]))?
+                            .engine,
+                    },
                     CastType::Char(..) | CastType::Json => EType::Str {
                         coll: cx.collation(),
                     },
@@ -1533,6 +1541,35 @@ impl<'a> Compiler<'a> {
             let (c, t) = self.compile(a, cx)?;
             cargs.push(c);
             types_.push(t);
+        }
+        // Functions of a string's bytes see a latin1 value's latin1 bytes (values are held
+        // in UTF-8): LENGTH(latin1 'é') is 1, HEX of it E9, as in MySQL.
+        if matches!(
+            name,
+            "length"
+                | "octet_length"
+                | "bit_length"
+                | "hex"
+                | "md5"
+                | "sha1"
+                | "sha"
+                | "sha2"
+                | "crc32"
+                | "to_base64"
+                | "ascii"
+                | "ord"
+        ) {
+            if let (Some(c), Some(t)) = (cargs.first_mut(), types_.first()) {
+                if t.is_string()
+                    && matches!(
+                        t.collation(),
+                        Collation::Latin1SwedishCi | Collation::Latin1Bin
+                    )
+                {
+                    let inner = std::mem::replace(c, CExpr::Const(Datum::Null));
+                    *c = CExpr::Func(Func::Latin1Bytes, vec![inner]);
+                }
+            }
         }
         let coll = cx.collation();
         let s = EType::Str { coll };

@@ -105,6 +105,7 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
         Func::Lower => s(t(0).to_lowercase()),
         Func::Upper => s(t(0).to_uppercase()),
         Func::Length => Datum::Int(v[0].to_text().map_or(0, |b| b.len()) as i64),
+        Func::Latin1Bytes => Datum::Bytes(types::utf8_to_latin1(&v[0].to_bytes()).0),
         Func::CharLength => Datum::Int(t(0).chars().count() as i64),
         Func::Substring => {
             let chars: Vec<char> = t(0).chars().collect();
