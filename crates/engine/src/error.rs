@@ -22,6 +22,11 @@ pub enum Error {
     /// A row lock could not be had within innodb_lock_wait_timeout (MySQL 1205).
     #[error("Lock wait timeout exceeded; try restarting transaction")]
     LockWaitTimeout,
+    /// A locking read with NOWAIT met a row another transaction holds (MySQL 3572).
+    #[error(
+        "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set."
+    )]
+    LockNowait,
     /// The transaction was chosen as a deadlock victim and has been rolled back (MySQL 1213).
     #[error("Deadlock found when trying to get lock; try restarting transaction")]
     Deadlock,

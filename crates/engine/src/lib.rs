@@ -66,7 +66,7 @@ pub use lock::Mode as LockMode;
 pub use row::lock::LockRead;
 pub use row::scan::KeyBound;
 pub use startup::OpenReport;
-pub use trx::Isolation;
+pub use trx::{Isolation, WaitPolicy};
 
 use engine::Inner;
 
@@ -613,6 +613,12 @@ impl Trx {
     /// transaction); the server turns this off for an autocommit SELECT.
     pub fn set_serializable_reads_lock(&mut self, on: bool) {
         self.serializable_reads_lock = on;
+    }
+
+    /// NOWAIT or SKIP LOCKED for the locking reads of the current statement (reset to
+    /// waiting when the statement ends).
+    pub fn set_lock_wait_policy(&mut self, p: WaitPolicy) {
+        self.state.wait_policy = p;
     }
 
     fn reads_lock(&self) -> bool {

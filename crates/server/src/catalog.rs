@@ -186,6 +186,7 @@ pub fn engine_error(e: innoxide_engine::Error) -> SqlError {
         E::RowTooLarge(_) => SqlError::new(ER_TOO_BIG_ROWSIZE, &[&8126]),
         E::LockWaitTimeout => SqlError::new(ER_LOCK_WAIT_TIMEOUT, &[]),
         E::Deadlock => SqlError::new(ER_LOCK_DEADLOCK, &[]),
+        E::LockNowait => SqlError::new(ER_LOCK_NOWAIT, &[]),
         E::RecordChanged(t) => SqlError::new(ER_CHECKREAD, &[&t.replace('/', ".")]),
         E::TableExists(t) => SqlError::new(ER_TABLE_EXISTS_ERROR, &[&short_name(&t)]),
         E::NoSuchTable(t) => {

@@ -193,10 +193,20 @@ fn explain_shows_the_path_run() {
         explain(&mut c, "SELECT c FROM t ORDER BY k"),
         ("ALL".into(), None, "Using where; Using filesort".into())
     );
+    // A secondary index holds the primary key after its columns: k fixed, rows come in id
+    // order (no sort, as in MySQL), forward or backward.
     assert_eq!(
         explain(&mut c, "SELECT c FROM t WHERE k = 3 ORDER BY id"),
-        ("ref".into(), Some("k_1".into()), "Using filesort".into())
+        ("ref".into(), Some("k_1".into()), String::new())
     );
+    let ids: Vec<i64> = c
+        .query("SELECT id FROM t WHERE k = 3 ORDER BY id DESC LIMIT 3")
+        .unwrap();
+    assert_eq!(ids, vec![ROWS - 97, ROWS - 197, ROWS - 297]);
+    let ids: Vec<i64> = c
+        .query("SELECT id FROM t WHERE k = 3 ORDER BY id LIMIT 2")
+        .unwrap();
+    assert_eq!(ids, vec![3, 103]);
     // Joins: the inner table is looked up per row of the outer one, as run_select does.
     let join = |c: &mut mysql::Conn, sql: &str| -> Vec<(String, String, Option<String>)> {
         let rows: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).unwrap();

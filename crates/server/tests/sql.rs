@@ -1283,3 +1283,64 @@ fn latin1_values_show_their_own_bytes() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn locking_reads_nowait_and_skip_locked() {
+    let s = start();
+    let mut a = connect(&s);
+    let mut b = connect(&s);
+    a.query_drop("CREATE DATABASE q").unwrap();
+    a.query_drop("CREATE TABLE q.jobs (id INT PRIMARY KEY, state INT, KEY st (state))")
+        .unwrap();
+    a.query_drop("INSERT INTO q.jobs VALUES (1, 0), (2, 0), (3, 0), (4, 1)")
+        .unwrap();
+    a.query_drop("BEGIN").unwrap();
+    let got: Vec<i32> = a
+        .query("SELECT id FROM q.jobs WHERE state = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED")
+        .unwrap();
+    assert_eq!(got, vec![1]);
+    b.query_drop("SET SESSION innodb_lock_wait_timeout = 30")
+        .unwrap();
+    b.query_drop("BEGIN").unwrap();
+    // A second worker takes the next free job instead of waiting for the first one's.
+    let got: Vec<i32> = b
+        .query("SELECT id FROM q.jobs WHERE state = 0 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED")
+        .unwrap();
+    assert_eq!(got, vec![2]);
+    let got: Vec<i32> = b
+        .query("SELECT id FROM q.jobs FOR SHARE SKIP LOCKED")
+        .unwrap();
+    assert_eq!(got, vec![2, 3, 4]);
+    let got: Vec<i32> = b
+        .query("SELECT id FROM q.jobs WHERE id = 1 FOR UPDATE SKIP LOCKED")
+        .unwrap();
+    assert!(got.is_empty());
+    // NOWAIT: 3572 at once (not after innodb_lock_wait_timeout), the transaction goes on.
+    let t = std::time::Instant::now();
+    for q in [
+        "SELECT id FROM q.jobs WHERE id = 1 FOR UPDATE NOWAIT",
+        "SELECT id FROM q.jobs FOR SHARE NOWAIT",
+    ] {
+        match b.query_drop(q).unwrap_err() {
+            mysql::Error::MySqlError(e) => {
+                assert_eq!(e.code, 3572, "{q}");
+                assert_eq!(
+                    e.message,
+                    "Statement aborted because lock(s) could not be acquired immediately and \
+                     NOWAIT is set."
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    let got: Vec<i32> = b
+        .query("SELECT id FROM q.jobs WHERE id = 3 FOR UPDATE NOWAIT")
+        .unwrap();
+    assert_eq!(got, vec![3]);
+    b.query_drop("COMMIT").unwrap();
+    a.query_drop("COMMIT").unwrap();
+    // The policy is the statement's: a plain locking read waits again afterwards.
+    let got: Vec<i32> = b.query("SELECT id FROM q.jobs FOR UPDATE").unwrap();
+    assert_eq!(got, vec![1, 2, 3, 4]);
+}

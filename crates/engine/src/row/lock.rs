@@ -16,7 +16,9 @@
 //! record if the row is absent. READ COMMITTED and READ UNCOMMITTED lock records only, release
 //! the locks on rows that do not match, and, for UPDATE/DELETE, read the newest committed
 //! version of a row another transaction has locked instead of waiting, to see whether it
-//! matches at all (a semi-consistent read).
+//! matches at all (a semi-consistent read). With the transaction's `wait_policy` (the
+//! statement's NOWAIT or SKIP LOCKED) a lock that would wait fails at once (LockNowait) or
+//! its row is left out of the read; nothing is locked for a skipped row.
 //!
 //! LATCHING: the leaf and then its right siblings (S), left to right; none during waits.
 
@@ -34,7 +36,7 @@ use crate::page::index_page as ip;
 use crate::page::record::{self, Tuple};
 use crate::page::{self};
 use crate::row::vers;
-use crate::trx::{Isolation, TrxState};
+use crate::trx::{Isolation, TrxState, WaitPolicy};
 use crate::types::{PageId, TableId, FIL_NULL};
 
 /// The lock key of ordering fields `k` of index `idx` of table `table`.
@@ -202,7 +204,11 @@ pub fn get(
         };
         if trx.try_lock(inner, &want_key, how.mode(), kind)? == Outcome::MustWait {
             drop(mtr);
-            trx.wait_lock(inner, &want_key, how.mode(), kind)?;
+            match trx.wait_policy {
+                WaitPolicy::Wait => trx.wait_lock(inner, &want_key, how.mode(), kind)?,
+                WaitPolicy::NoWait => return Err(Error::LockNowait),
+                WaitPolicy::SkipLocked => return Ok(None),
+            }
             continue;
         }
         let Some(r) = rec.filter(|_| exact) else {
@@ -261,7 +267,11 @@ pub fn scan(
                 let sup = LockKey::supremum(t.id, idx.id);
                 if trx.try_lock(inner, &sup, how.mode(), Kind::Gap)? == Outcome::MustWait {
                     drop(mtr);
-                    trx.wait_lock(inner, &sup, how.mode(), Kind::Gap)?;
+                    match trx.wait_policy {
+                        WaitPolicy::Wait => trx.wait_lock(inner, &sup, how.mode(), Kind::Gap)?,
+                        WaitPolicy::NoWait => return Err(Error::LockNowait),
+                        WaitPolicy::SkipLocked => return Ok(out),
+                    }
                     continue;
                 }
             }
@@ -307,6 +317,20 @@ pub fn scan(
                     }
                 };
                 if skip {
+                    mtr.commit()?;
+                    pos = Some((Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false));
+                    continue;
+                }
+            }
+            match trx.wait_policy {
+                WaitPolicy::Wait => {}
+                WaitPolicy::NoWait => return Err(Error::LockNowait),
+                // A locked row is left out; past the range, the scan is over.
+                WaitPolicy::SkipLocked if beyond => {
+                    mtr.commit()?;
+                    return Ok(out);
+                }
+                WaitPolicy::SkipLocked => {
                     mtr.commit()?;
                     pos = Some((Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false));
                     continue;

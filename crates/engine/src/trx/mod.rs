@@ -373,6 +373,21 @@ pub struct TrxState {
     pub slot: admission::Slot,
     /// The XID once prepared (XA PREPARE), also when recovered in that state.
     pub xid: Option<Vec<u8>>,
+    /// What a locking read does about a row another transaction holds (FOR UPDATE / FOR
+    /// SHARE ... NOWAIT or SKIP LOCKED); back to `Wait` at the end of each statement.
+    pub wait_policy: WaitPolicy,
+}
+
+/// What a locking read does when a row it wants is locked by another transaction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaitPolicy {
+    /// Wait for it (up to innodb_lock_wait_timeout), as usual.
+    #[default]
+    Wait,
+    /// Fail at once (MySQL 3572).
+    NoWait,
+    /// Leave the row out of the result.
+    SkipLocked,
 }
 
 impl Default for TrxState {
@@ -395,6 +410,7 @@ impl TrxState {
             lock_wait_timeout: None,
             slot: admission::Slot::default(),
             xid: None,
+            wait_policy: WaitPolicy::Wait,
         }
     }
 
@@ -506,6 +522,7 @@ impl TrxState {
 
     pub fn end_statement(&mut self, inner: &Inner) {
         self.in_statement = false;
+        self.wait_policy = WaitPolicy::Wait;
         inner.trx.admission.exit(&mut self.slot);
     }
 

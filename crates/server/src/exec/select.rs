@@ -41,7 +41,7 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use innoxide_engine::{Collation, KeyBound, LockRead, Value};
+use innoxide_engine::{Collation, KeyBound, LockRead, Value, WaitPolicy};
 use innoxide_sql::ast::{
     self, BinaryOp, Expr, JoinKind, LockClause, OrderItem, SelectItem, TableRef,
 };
@@ -56,12 +56,22 @@ use crate::catalog::{engine_error, SqlTable};
 /// S6: a result on its way to a `RowSink`: OFFSET rows still to skip, rows still wanted.
 struct Stream<'a> {
     sink: &'a mut (dyn super::RowSink + 'static),
+    /// The columns, until they are sent: with the first row, or at the end for an empty
+    /// result, so an error before any row (a lock wait, NOWAIT) comes alone, not after them.
+    header: Option<Vec<Column>>,
     skip: u64,
     left: u64,
     sent: u64,
 }
 
 impl Stream<'_> {
+    fn start(&mut self) -> Result<(), SqlError> {
+        match self.header.take() {
+            Some(cols) => self.sink.begin(&cols),
+            None => Ok(()),
+        }
+    }
+
     /// Projects a row that passed WHERE and sends it; false once LIMIT is reached.
     fn send(
         &mut self,
@@ -83,6 +93,7 @@ impl Stream<'_> {
             .iter()
             .map(|(c, _)| c.eval(&env, w))
             .collect::<Result<Vec<_>, _>>()?;
+        self.start()?;
         self.sink.row(&proj)?;
         self.sent += 1;
         self.left -= 1;
@@ -729,6 +740,21 @@ impl Session {
             Some(LockClause::ForShare { .. }) => Some(LockRead::Shared),
             None => None,
         };
+        let wait_policy = match q.lock {
+            Some(
+                LockClause::ForUpdate { nowait: true, .. }
+                | LockClause::ForShare { nowait: true, .. },
+            ) => WaitPolicy::NoWait,
+            Some(
+                LockClause::ForUpdate {
+                    skip_locked: true, ..
+                }
+                | LockClause::ForShare {
+                    skip_locked: true, ..
+                },
+            ) => WaitPolicy::SkipLocked,
+            _ => WaitPolicy::Wait,
+        };
         // FROM: a list of tables joined left to right.
         let mut leaves: Vec<(TableRef, JoinKind, Option<Expr>)> = Vec::new();
         for (i, tr) in q.from.iter().enumerate() {
@@ -1099,6 +1125,7 @@ impl Session {
         let moved = moved_columns(&items, width);
         Ok(SelectPlan {
             lock,
+            wait_policy,
             scope,
             sources,
             tables,
@@ -1215,6 +1242,7 @@ impl Session {
     ) -> Result<(Vec<Vec<Datum>>, Option<u64>), SqlError> {
         let SelectPlan {
             lock,
+            wait_policy,
             scope,
             sources,
             where_conds,
@@ -1240,6 +1268,10 @@ impl Session {
         } = plan;
         let (lock, grouped, distinct, any_right, width) =
             (*lock, *grouped, *distinct, *any_right, *width);
+        if lock.is_some() && *wait_policy != WaitPolicy::Wait {
+            // For this statement's locking reads (the engine resets it at its end).
+            self.trx()?.set_lock_wait_policy(*wait_policy);
+        }
         let mode = self.vars.sql_mode();
         let mut w = Warnings::default();
         let limit = match limit {
@@ -1339,10 +1371,9 @@ impl Session {
                     && (order.is_empty() || sorted)
                     && !items.iter().any(|(c, _)| c.has_sub()) =>
             {
-                let columns: Vec<Column> = items.iter().map(|i| i.1.clone()).collect();
-                sink.begin(&columns)?;
                 Some(Stream {
                     sink,
+                    header: Some(items.iter().map(|i| i.1.clone()).collect()),
                     skip: offset,
                     left: limit.unwrap_or(u64::MAX).min(cap),
                     sent: 0,
@@ -1483,11 +1514,16 @@ impl Session {
                         };
                         let mut matched = false;
                         let mut more = true;
+                        // A single-table locking read (WHERE tested in the scan, below) stops
+                        // locking once LIMIT (+ OFFSET) rows are had, as InnoDB does.
+                        let limit = need
+                            .filter(|_| lock.is_some() && single)
+                            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
                         let how = ReadHow {
                             lock,
                             semi_consistent: false,
                             columns: Some(used_here),
-                            limit: None,
+                            limit,
                         };
                         // A single-table locking read tests WHERE inside the engine's
                         // scan, which then unlocks the rows that fail it at READ COMMITTED.
@@ -1521,7 +1557,8 @@ impl Session {
             }
             rows = next;
         }
-        if let Some(s) = stream {
+        if let Some(mut s) = stream {
+            s.start()?;
             self.warnings.extend(w.0);
             return Ok((Vec::new(), Some(s.sent)));
         }
@@ -1856,6 +1893,8 @@ enum Source {
 /// `Session::run_select` as often as wanted while `Session::plan_valid` holds (P3).
 pub(crate) struct SelectPlan {
     lock: Option<LockRead>,
+    /// FOR UPDATE / FOR SHARE ... NOWAIT or SKIP LOCKED.
+    wait_policy: WaitPolicy,
     scope: Vec<ScopeTable>,
     sources: Vec<Source>,
     /// (database, table) of each base table, for the checks before a reuse.
@@ -1937,23 +1976,34 @@ fn sample_value(t: &EType) -> Datum {
 /// equality on the key prefix may appear anywhere in `order`.
 fn scan_order(t: &SqlTable, access: &Access, order: &[(usize, bool)]) -> Option<bool> {
     let desc = order.first().is_some_and(|o| o.1);
-    let (cols, fixed): (&[usize], usize) = match access {
+    let (cols, fixed): (Vec<usize>, usize) = match access {
         Access::Points(keys) if keys.len() <= 1 => return Some(!desc),
         // Keys are sorted ascending on a one-column primary key.
-        Access::Points(_) => (t.pk(), 0),
+        Access::Points(_) => (t.pk().to_vec(), 0),
         Access::Range {
             index, from, to, ..
         } => {
             let cols = match index {
-                None => t.pk(),
-                Some(n) => t
-                    .table
-                    .def
-                    .indexes
-                    .iter()
-                    .find(|ix| &ix.name == n)?
-                    .columns
-                    .as_slice(),
+                None => t.pk().to_vec(),
+                // A secondary index is ordered by its columns, then the primary key's.
+                Some(n) => {
+                    let mut cols = t
+                        .table
+                        .def
+                        .indexes
+                        .iter()
+                        .find(|ix| &ix.name == n)?
+                        .columns
+                        .clone();
+                    if !t.has_hidden_pk() {
+                        for &c in t.pk() {
+                            if !cols.contains(&c) {
+                                cols.push(c);
+                            }
+                        }
+                    }
+                    cols
+                }
             };
             let fixed = match (from, to) {
                 (KeyBound::Included(a), KeyBound::Included(b)) => {
