@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Large results side by side: innoxide and a private MariaDB 10.11 with the same settings
+(tools/bench/servers.py) and the same dbSTRESS data (`innoxide-bench dbstress load`, HISTORY =
+20 x --objects rows), then each query run --repeat times, alternating servers. Reported per
+query and server: the client's wall time for the whole result (`mariadb --quick`, output
+discarded) and how much the server's peak resident memory (VmHWM) grew while it ran. Each
+result is checked: its row count must be the one expected, else the run fails.
+
+    python3 tools/bench/large_results.py --innoxide target/release/innoxide \\
+        --bench target/release/innoxide-bench --objects 50000 --repeat 2
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from servers import InnoxideServer, MariadbServer, Settings  # noqa: E402
+
+QUERIES = [
+    # (label, statement, expected rows as a function of --objects)
+    ("SELECT * FROM HISTORY", "SELECT * FROM HISTORY", lambda n: 20 * n),
+    (
+        "SELECT * FROM HISTORY ORDER BY CREATED DESC, REF_OBJECT LIMIT 10",
+        "SELECT * FROM HISTORY ORDER BY CREATED DESC, REF_OBJECT LIMIT 10",
+        lambda n: 10,
+    ),
+    (
+        "SELECT REF_OBJECT, HORDER FROM HISTORY WHERE REF_STAT < 100",
+        "SELECT REF_OBJECT, HORDER FROM HISTORY WHERE REF_STAT < 100",
+        None,
+    ),
+]
+
+
+def peak_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def run_query(server, statement):
+    """(seconds, rows, peak growth in MB) of one query read whole by the mariadb client."""
+    before = peak_kb(server.pid)
+    t0 = time.monotonic()
+    r = subprocess.run(
+        ["mariadb", "--no-defaults", "-S", server.socket, "-uroot", "-N", "-B", "--quick",
+         "dbstress", "-e", statement],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    elapsed = time.monotonic() - t0
+    if r.returncode != 0:
+        raise SystemExit("%s: %s failed: %s" % (server.name, statement, r.stderr.decode()))
+    rows = r.stdout.count(b"\n")
+    grown = (peak_kb(server.pid) - before) / 1024
+    return elapsed, rows, grown
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--innoxide", default="target/release/innoxide", help="innoxide binary")
+    ap.add_argument("--bench", default="target/release/innoxide-bench",
+                    help="innoxide-bench binary (loads the data)")
+    ap.add_argument("--objects", type=int, default=50000, help="dbSTRESS OBJECT rows")
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each query per server")
+    args = ap.parse_args()
+    settings = Settings()
+    servers = [InnoxideServer(args.innoxide, settings), MariadbServer(settings)]
+    try:
+        for s in servers:
+            s.start()
+            subprocess.run([args.bench, "dbstress", "load", "-S", s.socket,
+                            "--objects", str(args.objects)], check=True,
+                           stdout=subprocess.DEVNULL)
+            s.sql("SELECT COUNT(*) FROM dbstress.HISTORY")
+        print("| query | server | seconds | rows | server peak memory growth (MB) |")
+        print("|---|---|---|---:|---|")
+        for label, statement, want in QUERIES:
+            results = {s.name: [] for s in servers}
+            for i in range(args.repeat):
+                order = servers if i % 2 == 0 else servers[::-1]
+                for s in order:
+                    results[s.name].append(run_query(s, statement))
+            counts = {rows for runs in results.values() for _, rows, _ in runs}
+            expected = want(args.objects) if want else None
+            if len(counts) != 1 or (expected is not None and counts != {expected}):
+                raise SystemExit("%s: row counts differ: %s (expected %s)"
+                                 % (label, results, expected))
+            for s in servers:
+                runs = results[s.name]
+                print("| `%s` | %s | %s | %d | %s |" % (
+                    label, s.name,
+                    " / ".join("%.2f" % t for t, _, _ in runs),
+                    runs[0][1],
+                    " / ".join("%.0f" % g for _, _, g in runs)))
+    finally:
+        for s in servers:
+            s.stop()
+
+
+if __name__ == "__main__":
+    main()
