@@ -764,8 +764,26 @@ fn meta_of(t: &Table) -> TableMeta {
 }
 
 /// Replaces a table's cache entry after its definition changed (old handles become obsolete).
-fn republish(inner: &Inner, old: &Table, meta: &TableMeta) -> Result<Arc<Table>> {
-    let t = Arc::new(Table::from_meta(old.id, meta)?);
+/// Publishes a new table object for `meta`, replacing `old`. Indexes keep their
+/// `created_by`; `fresh` gives the one an index just built takes (index id, stamp).
+fn republish(
+    inner: &Inner,
+    old: &Table,
+    meta: &TableMeta,
+    fresh: Option<(u64, u64)>,
+) -> Result<Arc<Table>> {
+    let mut t = Table::from_meta(old.id, meta)?;
+    for s in &mut t.secondary {
+        s.created_by = match fresh {
+            Some((id, stamp)) if id == s.index.id => stamp,
+            _ => old
+                .secondary
+                .iter()
+                .find(|o| o.index.id == s.index.id)
+                .map_or(0, |o| o.created_by),
+        };
+    }
+    let t = Arc::new(t);
     old.dropped.store(true, Ordering::Release);
     inner.dict.insert(t.clone());
     Ok(t)
@@ -837,7 +855,9 @@ pub fn create_index(inner: &Inner, name: &str, spec: IndexSpec) -> Result<()> {
     }
     meta.secondary.last_mut().expect("new index").incomplete = false;
     write_meta(inner, &t, &meta)?;
-    republish(inner, &t, &meta)?;
+    // Views taken from now on see this id; older ones may miss rows through the index.
+    let stamp = inner.trx.new_id(inner)?;
+    republish(inner, &t, &meta, Some((id, stamp)))?;
     tracing::info!("InnoDB: created index {} on {name}", spec.name);
     Ok(())
 }
@@ -889,7 +909,7 @@ pub fn drop_index(inner: &Inner, name: &str, index: &str) -> Result<()> {
     meta.secondary.remove(i);
     set_pending_root(inner, t.space, idx.root, true)?;
     write_meta(inner, &t, &meta)?;
-    republish(inner, &t, &meta)?;
+    republish(inner, &t, &meta, None)?;
     drop_tree(inner, &idx)?;
     set_pending_root(inner, t.space, idx.root, false)?;
     tracing::info!("InnoDB: dropped index {index} on {name}");
@@ -1032,7 +1052,7 @@ pub fn finish_interrupted_ddl(inner: &Inner) -> Result<()> {
                 set_pending_root(inner, t.space, loc.root, true)?;
             }
             write_meta(inner, &t, &m)?;
-            let newt = republish(inner, &t, &m)?;
+            let newt = republish(inner, &t, &m, None)?;
             for (loc, _) in &dropped {
                 let idx = Index::new(
                     loc.id,

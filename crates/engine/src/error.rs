@@ -34,6 +34,10 @@ pub enum Error {
     /// the transaction has been rolled back (MySQL 1020).
     #[error("Record has changed since last read in table '{0}'")]
     RecordChanged(String),
+    /// A consistent read would go through an index created after its read view was taken
+    /// (MySQL 1412).
+    #[error("Table definition has changed, please retry transaction")]
+    TableDefChanged,
     /// The row to change does not exist.
     #[error("row not found")]
     RowNotFound,

@@ -400,6 +400,7 @@ impl Engine {
         if !self.inner.stats.bp_resize.claim() {
             return Err("Another buffer pool resize is already in progress.".into());
         }
+        buffer_pool::resize::begin(&self.inner, chunks);
         let inner = self.inner.clone();
         self.threads.lock().push(spawn("buf_resize", move || {
             buffer_pool::resize::run(&inner, chunks);

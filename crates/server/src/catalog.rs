@@ -188,6 +188,7 @@ pub fn engine_error(e: innoxide_engine::Error) -> SqlError {
         E::Deadlock => SqlError::new(ER_LOCK_DEADLOCK, &[]),
         E::LockNowait => SqlError::new(ER_LOCK_NOWAIT, &[]),
         E::RecordChanged(t) => SqlError::new(ER_CHECKREAD, &[&t.replace('/', ".")]),
+        E::TableDefChanged => SqlError::new(ER_TABLE_DEF_CHANGED, &[]),
         E::TableExists(t) => SqlError::new(ER_TABLE_EXISTS_ERROR, &[&short_name(&t)]),
         E::NoSuchTable(t) => {
             let (d, n) = t.split_once('/').unwrap_or(("", &t));

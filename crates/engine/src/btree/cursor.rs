@@ -41,6 +41,8 @@ pub struct Fetched {
     pub rec: Vec<u8>,
     /// (field number, full value) for every field stored off-page.
     pub externs: Vec<(usize, Vec<u8>)>,
+    /// PAGE_MAX_TRX_ID of the leaf the record came from (set by `Scan`; 0 elsewhere).
+    pub page_max_trx: u64,
 }
 
 impl Fetched {
@@ -82,7 +84,11 @@ pub fn fetch_rec(mtr: &mut Mtr<'_>, idx: &Index, rec: Vec<u8>) -> Result<Fetched
             }
         }
     }
-    Ok(Fetched { rec, externs })
+    Ok(Fetched {
+        rec,
+        externs,
+        page_max_trx: 0,
+    })
 }
 
 /// What a scan returns for a record (see the module comment).
@@ -140,7 +146,11 @@ impl Scan {
     /// loops record the last record examined on each leaf as the position.)
     fn take(&mut self, mtr: &mut Mtr<'_>, leaf: PageRef, slot: usize) -> Result<()> {
         let f = match &mut self.resolve {
-            None => fetch(mtr, &self.idx, leaf, slot)?,
+            None => {
+                let mut f = fetch(mtr, &self.idx, leaf, slot)?;
+                f.page_max_trx = ip::max_trx_id(mtr.page(leaf));
+                f
+            }
             Some(r) => match r(mtr.inner(), ip::rec(mtr.page(leaf), slot))? {
                 None => return Ok(()),
                 Some(v) => fetch_rec(mtr, &self.idx, v)?,

@@ -115,6 +115,7 @@ fn merge_into(
     let recs = page_recs(mtr.page(src));
     let refs: Vec<&[u8]> = recs.iter().map(Vec::as_slice).collect();
     let at = ip::n_recs(mtr.page(dst));
+    mtr.raise_max_trx_id(dst, ip::max_trx_id(mtr.page(src)));
     mtr.rec_insert_many(dst, at, &refs);
     if level == 0 {
         let dst_no = mtr.id(dst).page;
@@ -203,7 +204,9 @@ fn lift_root(
     let level = ip::level(mtr.page(child));
     let recs = page_recs(mtr.page(child));
     let refs: Vec<&[u8]> = recs.iter().map(Vec::as_slice).collect();
+    let max_trx = ip::max_trx_id(mtr.page(child));
     mtr.index_init(root, level, idx.id);
+    mtr.raise_max_trx_id(root, max_trx);
     mtr.rec_insert_many(root, 0, &refs);
     fsp::free(mtr, h, child)
 }

@@ -91,6 +91,7 @@ fn root_raise(mtr: &mut Mtr<'_>, idx: &Index, path: &mut Path, hdr: PageRef) -> 
     let cno = fsp::alloc(mtr, hdr, idx.space)?;
     let child = mtr.get_new(PageId::new(idx.space, cno))?;
     mtr.index_init(child, level, idx.id);
+    mtr.raise_max_trx_id(child, ip::max_trx_id(mtr.page(root)));
     let refs: Vec<&[u8]> = recs.iter().map(Vec::as_slice).collect();
     mtr.rec_insert_many(child, 0, &refs);
     let ptr = node_ptr(idx, &recs[0], level, cno, true);
@@ -197,6 +198,7 @@ fn split(
     let nno = fsp::alloc(mtr, hdr, idx.space)?;
     let np = mtr.get_new(PageId::new(idx.space, nno))?;
     mtr.index_init(np, level, idx.id);
+    mtr.raise_max_trx_id(np, ip::max_trx_id(mtr.page(p)));
     let refs: Vec<&[u8]> = right.iter().map(Vec::as_slice).collect();
     mtr.rec_insert_many(np, 0, &refs);
     if slot < k {

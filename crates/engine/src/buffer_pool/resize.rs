@@ -51,12 +51,28 @@ impl ResizeStatus {
     }
 }
 
-/// Resizes the pool to `chunks` chunks per instance, then releases the claim.
-pub fn run(inner: &Inner, chunks: u32) {
-    let st = &inner.stats.bp_resize;
+/// (current, wanted) pool bytes for `chunks` chunks per instance.
+fn sizes(inner: &Inner, chunks: u32) -> (u64, u64) {
     let from = inner.bp.n_frames() as u64 * inner.bp.page_size() as u64;
     let to =
         inner.bp.geometry().chunk_bytes() * u64::from(chunks) * inner.bp.instances().len() as u64;
+    (from, to)
+}
+
+/// Reports a claimed resize as started, before the statement that asked for it returns, so
+/// the status never shows an earlier resize's outcome as this one's.
+pub fn begin(inner: &Inner, chunks: u32) {
+    let (from, to) = sizes(inner, chunks);
+    let unit = inner.bp.geometry().chunk_bytes();
+    inner.stats.bp_resize.set(ResizePhase::Running(format!(
+        "Resizing buffer pool from {from} to {to} (unit={unit})."
+    )));
+}
+
+/// Resizes the pool to `chunks` chunks per instance, then releases the claim.
+pub fn run(inner: &Inner, chunks: u32) {
+    let st = &inner.stats.bp_resize;
+    let (from, to) = sizes(inner, chunks);
     if to == from {
         st.set(ResizePhase::Running(format!(
             "Size did not change (old size = new size = {to}. Nothing to do."

@@ -84,6 +84,10 @@ pub struct SecIndex {
     pub index: Arc<Index>,
     /// Source of each field of the index's leaf records.
     pub fields: Vec<FieldSrc>,
+    /// A transaction id handed out when CREATE INDEX finished in this run (0 for an index
+    /// older than the server): a read view that does not see it was taken before the index
+    /// had its entries, so it may not read through it (Error::TableDefChanged, MySQL 1412).
+    pub created_by: u64,
 }
 
 /// An open table.
@@ -200,6 +204,7 @@ impl Table {
                 spec: spec.clone(),
                 index,
                 fields: src,
+                created_by: 0,
             });
         }
         Ok(Table {

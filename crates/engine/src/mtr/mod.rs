@@ -221,6 +221,16 @@ impl<'a> Mtr<'a> {
         self.write(r, off, &b);
     }
 
+    /// Raises the page's PAGE_MAX_TRX_ID to `id` (nothing changes or is logged when it is
+    /// already there). Every transaction changing a secondary-index leaf stamps it, and records
+    /// moved to another page take their page's value along, so a consistent read may use a
+    /// leaf's records without the rows when the view sees every id up to it (row::scan).
+    pub fn raise_max_trx_id(&mut self, r: PageRef, id: u64) {
+        if index_page::max_trx_id(self.page(r)) < id {
+            self.write_u64(r, index_page::PAGE_MAX_TRX_ID, id);
+        }
+    }
+
     /// Inserts a record at `slot`; false (nothing changed or logged) if it does not fit.
     pub fn rec_insert(&mut self, r: PageRef, slot: usize, rec: &[u8]) -> bool {
         let id = self.id(r);

@@ -288,10 +288,6 @@ pub fn update(p: &mut [u8], slot: usize, rec: &[u8]) -> bool {
     true
 }
 
-pub fn set_max_trx_id(p: &mut [u8], v: u64) {
-    write_u64(p, PAGE_MAX_TRX_ID, v);
-}
-
 /// Structural self-check of the slot array and heap (record order is checked by the B-tree).
 pub fn check_structure(p: &[u8]) -> Result<(), String> {
     let n = n_recs(p);

@@ -812,10 +812,10 @@ fn update_locked(
         }
         if sec::same_place(s, &old_e, &new_e) {
             // Same place in the index (e.g. only the letter case changed): rewrite the bytes.
-            sec::set_entry(inner, s, &new_e, false)?;
+            sec::set_entry(inner, s, &new_e, false, trx.id)?;
         } else {
             sec::lock_unique(inner, trx, t, s, &old_e)?;
-            sec::set_mark(inner, s, &old_e, true)?;
+            sec::set_mark(inner, s, &old_e, true, trx.id)?;
             sec::insert(inner, trx, t, s, &new_e)?;
         }
     }
@@ -865,7 +865,7 @@ pub fn delete(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Resu
         for s in &t.secondary {
             let e = sec_entry(inner, t, s, &old_cr)?;
             sec::lock_unique(inner, trx, t, s, &e)?;
-            sec::set_mark(inner, s, &e, true)?;
+            sec::set_mark(inner, s, &e, true, trx.id)?;
         }
         Ok(true)
     })

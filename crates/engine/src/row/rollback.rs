@@ -96,13 +96,20 @@ fn undo_insert(inner: &Inner, t: &Table, trx_id: u64, key: &Tuple) -> Result<()>
 
 /// Removes entry `e` of `s` that the change being rolled back brought, or delete-marks it if a
 /// version from `old` back may still be read through it (purge I1).
-fn drop_entry(inner: &Inner, t: &Table, s: &SecIndex, e: &Tuple, old: &[u8]) -> Result<()> {
+fn drop_entry(
+    inner: &Inner,
+    t: &Table,
+    s: &SecIndex,
+    e: &Tuple,
+    old: &[u8],
+    trx_id: u64,
+) -> Result<()> {
     let needed = {
         let pv = inner.trx.purge_view.read();
         crate::purge::entry_needed(inner, t, s, e, old, &pv)?
     };
     if needed {
-        sec::set_entry(inner, s, e, true)?;
+        sec::set_entry(inner, s, e, true, trx_id)?;
     } else {
         sec::remove_if(inner, t.id, &s.index, e, &|_| true, None)?;
     }
@@ -123,25 +130,25 @@ fn undo_modify(inner: &Inner, t: &Table, trx_id: u64, old: &[u8], changed: &[u16
         match (o.deleted, cur.deleted) {
             // Delete mark undone: the entries this transaction marked come back.
             (false, true) => {
-                sec::set_mark(inner, s, &e_old, false)?;
+                sec::set_mark(inner, s, &e_old, false, trx_id)?;
             }
             // Update undone. An entry at the same place (bytes may differ under a collation)
             // gets the old bytes back; otherwise the new entry goes and the old one returns.
             (false, false) => {
                 if e_old == e_cur {
                 } else if sec::same_place(s, &e_old, &e_cur) {
-                    sec::set_entry(inner, s, &e_old, false)?;
+                    sec::set_entry(inner, s, &e_old, false, trx_id)?;
                 } else {
-                    drop_entry(inner, t, s, &e_cur, old)?;
-                    sec::set_mark(inner, s, &e_old, false)?;
+                    drop_entry(inner, t, s, &e_cur, old, trx_id)?;
+                    sec::set_mark(inner, s, &e_old, false, trx_id)?;
                 }
             }
             // Insert over a delete-marked record undone: its entries were marked before.
             (true, false) => {
                 if sec::same_place(s, &e_old, &e_cur) {
-                    sec::set_entry(inner, s, &e_old, true)?;
+                    sec::set_entry(inner, s, &e_old, true, trx_id)?;
                 } else {
-                    drop_entry(inner, t, s, &e_cur, old)?;
+                    drop_entry(inner, t, s, &e_cur, old, trx_id)?;
                 }
             }
             (true, true) => {}

@@ -6,11 +6,21 @@
 //! With a read view, a clustered scan returns the version of each record the view sees (row
 //! versions are rebuilt while the leaf is latched, vers R1) and a secondary scan also visits
 //! delete-marked entries: the version the view sees may still have them.
+//!
+//! A secondary scan whose reader uses only columns the index holds (its own and the primary
+//! key's) reads them from the entry instead of the row (InnoDB's covering read) when the entry
+//! is known to be what the reader would find through the row:
+//! - S1: with a view, when the leaf's PAGE_MAX_TRX_ID is below the view's `up_limit_id`: every
+//!   transaction that changed the leaf is one the view sees (Mtr::raise_max_trx_id), so an
+//!   unmarked entry is the seen version's and a delete-marked one was deleted for the view;
+//! - S2: without a view (READ UNCOMMITTED), when the entry is not delete-marked.
+//!
+//! Otherwise the row is looked up as above.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::btree::cursor::{Resolver, Scan, Start};
+use crate::btree::cursor::{self, Resolver, Scan, Start};
 use crate::dict::schema::{self, Value};
 use crate::dict::{FieldSrc, Table};
 use crate::engine::Inner;
@@ -41,6 +51,9 @@ pub struct RowScan {
     view: Option<(Arc<ReadView>, u64)>,
     /// The columns the reader uses (None = all), see `set_columns`.
     columns: Option<Vec<bool>>,
+    /// For a secondary scan whose reader uses only columns of the index: (column, field of
+    /// the entry) of each, for covering reads (S1, S2).
+    covered: Option<Vec<(usize, usize)>>,
 }
 
 /// Encodes bound values as a key prefix of the index (`index` None = clustered).
@@ -119,7 +132,13 @@ impl RowScan {
         }
         let idx = match index {
             None => t.clustered.clone(),
-            Some(i) => t.secondary[i].index.clone(),
+            Some(i) => {
+                let s = &t.secondary[i];
+                if matches!(&view, Some((v, own)) if !v.sees(s.created_by, *own)) {
+                    return Err(Error::TableDefChanged);
+                }
+                s.index.clone()
+            }
         };
         // `start` is where the scan begins in its direction, `stop` where it ends.
         let (start_b, stop_b) = if forward { (from, to) } else { (to, from) };
@@ -154,6 +173,7 @@ impl RowScan {
             done: false,
             view,
             columns: None,
+            covered: None,
         })
     }
 
@@ -177,7 +197,28 @@ impl RowScan {
     /// Only the columns marked in `wanted` need values: a scan of the clustered index returns
     /// NULL for the others without decoding them.
     pub fn set_columns(&mut self, wanted: Vec<bool>) {
+        self.covered = self.index.and_then(|i| {
+            let fields = &self.table.secondary[i].fields;
+            (0..self.table.def.columns.len())
+                .filter(|&c| wanted.get(c).copied().unwrap_or(true))
+                .map(|c| {
+                    let pos = fields.iter().position(|f| *f == FieldSrc::Col(c))?;
+                    Some((c, pos))
+                })
+                .collect()
+        });
         self.columns = Some(wanted);
+    }
+
+    /// The row of a covering read: the used columns from entry `rec`, NULL for the others.
+    fn row_of_entry(&self, i: usize, cols: &[(usize, usize)], f: &cursor::Fetched) -> Vec<Value> {
+        let t = &self.table;
+        let lay = &t.secondary[i].index.leaf;
+        let mut row = vec![Value::Null; t.def.columns.len()];
+        for &(c, pos) in cols {
+            row[c] = schema::decode(&t.def.columns[c], f.field(lay, pos));
+        }
+        row
     }
 
     pub fn next(&mut self, inner: &Inner) -> Result<Option<Vec<Value>>> {
@@ -200,6 +241,18 @@ impl RowScan {
                 let cols = self.columns.as_deref();
                 return Ok(Some(crate::row::decode_columns(&t, &f, cols)));
             };
+            if let Some(cols) = &self.covered {
+                let usable = match &self.view {
+                    Some((v, _)) => f.page_max_trx < v.up_limit_id,
+                    None => true,
+                };
+                if usable {
+                    if record::is_deleted(&f.rec) {
+                        continue;
+                    }
+                    return Ok(Some(self.row_of_entry(i, cols, &f)));
+                }
+            }
             let key = crate::row::lock::pk_of_sec_rec(&t, i, &f.rec);
             let mode = match &self.view {
                 Some((v, own)) => crate::row::ReadMode::View(v, *own),

@@ -111,7 +111,9 @@ pub fn lock_unique(
 }
 
 /// Inserts an entry. A transaction inserting first checks that no other transaction locks the
-/// gap (insert intention); an index build passes None (the table's DML is blocked).
+/// gap (insert intention) and stamps the leaf with its id (Mtr::raise_max_trx_id); an index
+/// build passes None (the table's DML is blocked) and stamps the next id to be handed out, so
+/// no view older than the build reads the new entries without their rows.
 pub fn insert_entry(
     inner: &Inner,
     t: &Table,
@@ -126,6 +128,9 @@ pub fn insert_entry(
         }
     }
     let idx = &s.index;
+    let stamp = trx
+        .as_deref()
+        .map_or_else(|| inner.trx.max_trx_id(), |t| t.id);
     let mut rec = Vec::new();
     record::build(
         &idx.leaf,
@@ -146,7 +151,7 @@ pub fn insert_entry(
             // An equal entry (possibly different bytes under a case-insensitive collation)
             // exists: the insert becomes an update of it to exactly the new bytes, unmarked.
             drop(mtr);
-            set_entry(inner, s, e, false)?;
+            set_entry(inner, s, e, false, stamp)?;
             return Ok(());
         }
         let mut succ = None;
@@ -164,7 +169,10 @@ pub fn insert_entry(
                 intent = Intent::TreeInsert;
                 continue;
             }
+            mtr.raise_max_trx_id(leaf, stamp);
         } else {
+            // Stamped first: a split hands the stamp on with the records it moves.
+            mtr.raise_max_trx_id(leaf, stamp);
             btree::tree_insert(&mut mtr, idx, &mut path, slot, &rec)?;
         }
         if let Some(k) = succ {
@@ -178,8 +186,9 @@ pub fn insert_entry(
     }
 }
 
-/// Sets or clears the delete mark of entry `e`. Returns false if the entry is absent.
-pub fn set_mark(inner: &Inner, s: &SecIndex, e: &Tuple, mark: bool) -> Result<bool> {
+/// Sets or clears the delete mark of entry `e` for transaction `stamp` (its id, stamped on the
+/// leaf). Returns false if the entry is absent.
+pub fn set_mark(inner: &Inner, s: &SecIndex, e: &Tuple, mark: bool, stamp: u64) -> Result<bool> {
     let idx = &s.index;
     inner.log_free_check()?;
     let mut mtr = Mtr::new(inner);
@@ -194,6 +203,7 @@ pub fn set_mark(inner: &Inner, s: &SecIndex, e: &Tuple, mark: bool) -> Result<bo
         let r = with_mark(old, mark);
         let ok = mtr.rec_update(leaf, slot - 1, &r);
         assert!(ok, "a delete mark keeps the length");
+        mtr.raise_max_trx_id(leaf, stamp);
     }
     mtr.commit()?;
     Ok(true)
@@ -208,8 +218,15 @@ pub fn same_place(s: &SecIndex, a: &Tuple, b: &Tuple) -> bool {
 }
 
 /// Rewrites the entry equal to `e` with exactly `e`'s bytes and the given delete mark (the
-/// stored bytes may differ under a case-insensitive collation). Returns false if absent.
-pub fn set_entry(inner: &Inner, s: &SecIndex, e: &Tuple, deleted: bool) -> Result<bool> {
+/// stored bytes may differ under a case-insensitive collation) for transaction `stamp`.
+/// Returns false if absent.
+pub fn set_entry(
+    inner: &Inner,
+    s: &SecIndex,
+    e: &Tuple,
+    deleted: bool,
+    stamp: u64,
+) -> Result<bool> {
     let idx = &s.index;
     let mut rec = Vec::new();
     let info = if deleted { REC_INFO_DELETED } else { 0 };
@@ -231,12 +248,14 @@ pub fn set_entry(inner: &Inner, s: &SecIndex, e: &Tuple, deleted: bool) -> Resul
             return Ok(true);
         }
         if mtr.rec_update(leaf, slot - 1, &rec) {
+            mtr.raise_max_trx_id(leaf, stamp);
             mtr.commit()?;
             return Ok(true);
         }
         if intent == Intent::ModifyLeaf {
             continue;
         }
+        mtr.raise_max_trx_id(leaf, stamp);
         mtr.rec_delete(leaf, slot - 1);
         btree::tree_insert(&mut mtr, idx, &mut path, slot - 1, &rec)?;
         mtr.commit()?;

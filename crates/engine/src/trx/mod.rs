@@ -220,6 +220,12 @@ impl TrxSys {
         Ok(id)
     }
 
+    /// An id no transaction will have: a view taken after this returns sees it, one taken
+    /// before does not (a marker for when a change to the dictionary became visible).
+    pub fn new_id(&self, inner: &Inner) -> Result<u64> {
+        Self::alloc_id(inner, &mut self.sys.write())
+    }
+
     /// A new transaction id, registered as active in the same step.
     pub fn start(&self, inner: &Inner, started: Instant) -> Result<u64> {
         let mut g = self.sys.write();

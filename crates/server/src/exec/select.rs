@@ -271,6 +271,7 @@ impl Session {
         single: bool,
         conds: &[Expr],
         params: &[Datum],
+        used: Option<&[bool]>,
     ) -> Result<Access, SqlError> {
         let mut sargs: HashMap<usize, Vec<Sarg>> = HashMap::new();
         for c in conds {
@@ -481,7 +482,7 @@ impl Session {
             |(_, a)| matches!(a, Access::Range { index: Some(_), from, to, .. } if from != to),
         );
         if usable.len() >= 2 || secondary_range {
-            return self.cheapest(t, usable, scan);
+            return self.cheapest(t, usable, scan, used);
         }
         Ok(usable.pop().map_or(scan, |b| b.1))
     }
@@ -489,14 +490,16 @@ impl Session {
     /// The cheapest of several usable paths (S5), by the rows each reads: for an equality on
     /// a key prefix the table's rows over the prefix's distinct values (the statistics, as
     /// MySQL's ref access), for a range what the engine estimates from its two ends. A row
-    /// through a secondary index costs two (the entry and the clustered lookup), a row of the
-    /// clustered index one, and the full scan reads every row at one. Ties go to the longer
-    /// key prefix (the score).
+    /// through a secondary index costs two (the entry and the clustered lookup) unless the
+    /// index holds every column in `used` (a covering read, one), a row of the clustered
+    /// index one, and the full scan reads every row at one. Ties go to the longer key prefix
+    /// (the score).
     fn cheapest(
         &mut self,
         t: &SqlTable,
         usable: Vec<(usize, Access)>,
         scan: Access,
+        used: Option<&[bool]>,
     ) -> Result<Access, SqlError> {
         let settings = self.server.vars.stats_settings();
         let st = self.server.catalog.table_stats(t, settings, false)?;
@@ -525,7 +528,12 @@ impl Session {
                     .estimate_range(&t.table, index.as_deref(), from, to, ist)
                     .map_err(engine_error)?,
             };
-            let cost = rows.saturating_mul(if index.is_some() { 2 } else { 1 });
+            let lookups = match (index, used) {
+                (Some(n), Some(u)) if !covers(t, n, u) => 2,
+                (Some(_), None) => 2,
+                _ => 1,
+            };
+            let cost = rows.saturating_mul(lookups);
             let better = best
                 .as_ref()
                 .is_none_or(|b| cost < b.0 || (cost == b.0 && score > b.1));
@@ -541,8 +549,9 @@ impl Session {
     }
 
     /// `plan_access`, aware of ORDER BY (`order`: columns of `t`, one direction): when the
-    /// path chosen, or a scan of the primary key, or (with a LIMIT) of a secondary index,
-    /// reads rows in that order, it is read so and the second value is true (P2).
+    /// path chosen, or a scan of the primary key, or (with a LIMIT, or holding every column in
+    /// `used`) of a secondary index, reads rows in that order, it is read so and the second
+    /// value is true (P2).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn plan_ordered(
         &mut self,
@@ -553,8 +562,9 @@ impl Session {
         params: &[Datum],
         order: Option<&[(usize, bool)]>,
         limited: bool,
+        used: Option<&[bool]>,
     ) -> Result<(Access, bool), SqlError> {
-        let access = self.plan_access(t, tname, single, conds, params)?;
+        let access = self.plan_access(t, tname, single, conds, params, used)?;
         let Some(order) = order else {
             return Ok((access, false));
         };
@@ -566,14 +576,19 @@ impl Session {
         }
         // A full scan and a sort, or the rows in order from an index: the clustered index
         // costs the same as the scan; a secondary index a lookup per row, worth it only when
-        // LIMIT stops the reading early.
+        // LIMIT stops the reading early, or none when it covers the statement.
         let mut paths: Vec<Option<String>> = Vec::new();
         if !t.has_hidden_pk() {
             paths.push(None);
         }
-        if limited {
-            paths.extend(t.table.def.indexes.iter().map(|ix| Some(ix.name.clone())));
-        }
+        paths.extend(
+            t.table
+                .def
+                .indexes
+                .iter()
+                .filter(|ix| limited || used.is_some_and(|u| covers(t, &ix.name, u)))
+                .map(|ix| Some(ix.name.clone())),
+        );
         for index in paths {
             let whole = Access::Range {
                 index,
@@ -1183,12 +1198,15 @@ impl Session {
                 conjuncts(o, &mut conds);
             }
             let name = plan.scope[si].name.clone();
+            let st = &plan.scope[si];
+            let used = &plan.used[st.offset..st.offset + st.columns.len()];
+            let cover = plan.lock.is_none().then_some(used);
             let mut per_row = false;
             let (access, sorted) = if si == 0 && *kind != JoinKind::Right {
                 let order = plan.first_order.as_deref();
-                self.plan_ordered(t, &name, single, &conds, params, order, limited)?
+                self.plan_ordered(t, &name, single, &conds, params, order, limited, cover)?
             } else {
-                let mut access = self.plan_access(t, &name, single, &conds, params)?;
+                let mut access = self.plan_access(t, &name, single, &conds, params, cover)?;
                 if access.is_full_scan() && *kind != JoinKind::Right {
                     let earlier = &plan.scope[..si];
                     let samples: Vec<Datum> = earlier
@@ -1202,7 +1220,7 @@ impl Session {
                         .collect();
                     let mut ext = params.to_vec();
                     ext.extend(refs.iter().map(|&p| samples[p].clone()));
-                    let joined = self.plan_access(t, &name, single, &bound, &ext)?;
+                    let joined = self.plan_access(t, &name, single, &bound, &ext, cover)?;
                     per_row = !joined.is_full_scan();
                     if per_row {
                         access = joined;
@@ -1210,9 +1228,12 @@ impl Session {
                 }
                 (access, false)
             };
+            let covering = plan.lock.is_none()
+                && matches!(&access, Access::Range { index: Some(n), .. } if covers(t, n, used));
             out.push(PathShown {
                 table: t.clone(),
                 name,
+                covering,
                 access,
                 filesort: si == 0 && !plan.order.is_empty() && !sorted,
                 ordered: si == 0 && !plan.order.is_empty() && sorted,
@@ -1301,14 +1322,17 @@ impl Session {
                     conjuncts(o, &mut conds);
                 }
                 let single = scope.len() == 1;
+                let st = &scope[0];
+                let used_here = &used[st.offset..st.offset + st.columns.len()];
                 let (access, in_order) = self.plan_ordered(
                     t,
-                    &scope[0].name,
+                    &st.name,
                     single,
                     &conds,
                     params,
                     first_order.as_deref(),
                     limit.is_some(),
+                    lock.is_none().then_some(used_here),
                 )?;
                 sorted = in_order;
                 first_access = Some(access);
@@ -1416,7 +1440,7 @@ impl Session {
             let whole: Vec<Vec<Datum>>;
             let data: Option<&[Vec<Datum>]> = match src {
                 Source::Table(t, JoinKind::Right, _) => {
-                    let access = self.plan_access(t, &st.name, false, &[], params)?;
+                    let access = self.plan_access(t, &st.name, false, &[], params, None)?;
                     let used_here = &used[st.offset..st.offset + st.columns.len()];
                     let how = ReadHow {
                         lock,
@@ -1509,7 +1533,8 @@ impl Session {
                             _ => {
                                 ext.truncate(params.len());
                                 ext.extend(refs.iter().map(|&p| left[p].clone()));
-                                self.plan_access(t, &st.name, single, &bound, &ext)?
+                                let cover = lock.is_none().then_some(used_here);
+                                self.plan_access(t, &st.name, single, &bound, &ext, cover)?
                             }
                         };
                         let mut matched = false;
@@ -1949,6 +1974,20 @@ pub(crate) struct PathShown {
     pub ordered: bool,
     /// The keys come from each row of the tables before (a join lookup: eq_ref, ref).
     pub per_row: bool,
+    /// A secondary index holds every column the statement uses from the table: the engine
+    /// reads them from its entries (row::scan S1), "Using index".
+    pub covering: bool,
+}
+
+/// True if index `index` of `t` (with the primary key's columns its entries carry) holds every
+/// column marked in `used`.
+fn covers(t: &SqlTable, index: &str, used: &[bool]) -> bool {
+    let Some(ix) = t.table.def.indexes.iter().find(|ix| ix.name == index) else {
+        return false;
+    };
+    used.iter()
+        .enumerate()
+        .all(|(c, &u)| !u || ix.columns.contains(&c) || t.pk().contains(&c))
 }
 
 /// A value of type `t` that converts exactly to the usual key column types (EXPLAIN's stand-in

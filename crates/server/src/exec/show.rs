@@ -1404,9 +1404,9 @@ impl Session {
                    name: &str,
                    t: &SqlTable,
                    access: &Access,
-                   how: (bool, bool, bool),
+                   how: (bool, bool, bool, bool),
                    est: u64| {
-            let (filesort, ordered, per_row) = how;
+            let (filesort, ordered, per_row, covering) = how;
             let (mut ty, mut key, possible) = access.describe(t);
             if per_row && ty == "const" {
                 // One primary-key row per row of the tables before.
@@ -1421,6 +1421,9 @@ impl Session {
                 _ => "",
             }
             .to_string();
+            if covering {
+                extra += "Using index";
+            }
             if filesort {
                 extra += if extra.is_empty() { "" } else { "; " };
                 extra += "Using filesort";
@@ -1456,7 +1459,7 @@ impl Session {
                         &p.name,
                         &p.table,
                         &p.access,
-                        (p.filesort, p.ordered, p.per_row),
+                        (p.filesort, p.ordered, p.per_row, p.covering),
                         est,
                     ));
                 }
@@ -1514,12 +1517,19 @@ impl Session {
         for (i, (name, alias)) in tables.iter().enumerate() {
             let db = self.db_of(name)?;
             let t = self.server.catalog.table(&db, &name.name)?;
-            let access = self.plan_access(&t, alias, single, &conds, params)?;
+            let access = self.plan_access(&t, alias, single, &conds, params, None)?;
             if matches!(&access, Access::Points(k) if k.is_empty()) {
                 return Ok(explain_output(vec![impossible_where()]));
             }
             let est = self.explain_rows(&t, &access, false)?;
-            rows.push(row(i, alias, &t, &access, (false, false, false), est));
+            rows.push(row(
+                i,
+                alias,
+                &t,
+                &access,
+                (false, false, false, false),
+                est,
+            ));
         }
         Ok(explain_output(rows))
     }
