@@ -481,7 +481,8 @@ impl Session {
         if let Some(wc) = selection {
             conjuncts(wc, &mut conds);
         }
-        let access = self.plan_access(&t, &name, true, &conds, params, None)?;
+        let needs = super::select::PathNeeds::ROWS;
+        let access = self.plan_access(&t, &name, true, &conds, params, needs)?;
         if self.vars.sql_safe_updates() && limit.is_none() && access.is_full_scan() {
             return Err(SqlError::new(ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, &[]));
         }

@@ -271,8 +271,9 @@ impl Session {
         single: bool,
         conds: &[Expr],
         params: &[Datum],
-        used: Option<&[bool]>,
+        needs: PathNeeds<'_>,
     ) -> Result<Access, SqlError> {
+        let hints = needs.hints;
         let mut sargs: HashMap<usize, Vec<Sarg>> = HashMap::new();
         for c in conds {
             let (col, s) = match c {
@@ -380,7 +381,7 @@ impl Session {
         };
         // Primary key: all columns equal, or IN lists over a one-column key.
         let pk = t.pk().to_vec();
-        if !pk.is_empty() && !t.has_hidden_pk() {
+        if !pk.is_empty() && !t.has_hidden_pk() && hints.allows(None) {
             let eqs: Vec<Option<Value>> = pk.iter().map(|&c| eq_of(c)).collect();
             if eqs.iter().all(Option::is_some) {
                 return Ok(Access::Points(vec![eqs.into_iter().flatten().collect()]));
@@ -410,11 +411,13 @@ impl Session {
         }
         // Otherwise the index with the longest usable prefix (primary key first on ties).
         let mut candidates: Vec<(Option<String>, Vec<usize>)> = Vec::new();
-        if !pk.is_empty() && !t.has_hidden_pk() {
+        if !pk.is_empty() && !t.has_hidden_pk() && hints.allows(None) {
             candidates.push((None, pk.clone()));
         }
         for ix in &t.table.def.indexes {
-            candidates.push((Some(ix.name.clone()), ix.columns.clone()));
+            if hints.allows(Some(&ix.name)) {
+                candidates.push((Some(ix.name.clone()), ix.columns.clone()));
+            }
         }
         let mut usable: Vec<(usize, Access)> = Vec::new();
         for (name, cols) in candidates {
@@ -482,7 +485,7 @@ impl Session {
             |(_, a)| matches!(a, Access::Range { index: Some(_), from, to, .. } if from != to),
         );
         if usable.len() >= 2 || secondary_range {
-            return self.cheapest(t, usable, scan, used);
+            return self.cheapest(t, usable, scan, needs);
         }
         Ok(usable.pop().map_or(scan, |b| b.1))
     }
@@ -492,15 +495,16 @@ impl Session {
     /// MySQL's ref access), for a range what the engine estimates from its two ends. A row
     /// through a secondary index costs two (the entry and the clustered lookup) unless the
     /// index holds every column in `used` (a covering read, one), a row of the clustered
-    /// index one, and the full scan reads every row at one. Ties go to the longer key prefix
-    /// (the score).
+    /// index one, and the full scan reads every row at one (FORCE INDEX: the scan only when
+    /// no key applies). Ties go to the longer key prefix (the score).
     fn cheapest(
         &mut self,
         t: &SqlTable,
         usable: Vec<(usize, Access)>,
         scan: Access,
-        used: Option<&[bool]>,
+        needs: PathNeeds<'_>,
     ) -> Result<Access, SqlError> {
+        let used = needs.used;
         let settings = self.server.vars.stats_settings();
         let st = self.server.catalog.table_stats(t, settings, false)?;
         let engine = &self.server.catalog.engine;
@@ -542,7 +546,7 @@ impl Session {
             }
         }
         Ok(match best {
-            Some((cost, _, a)) if cost <= st.n_rows.max(1) => a,
+            Some((cost, _, a)) if cost <= st.n_rows.max(1) || needs.hints.force => a,
             Some(_) => scan,
             None => scan,
         })
@@ -562,9 +566,9 @@ impl Session {
         params: &[Datum],
         order: Option<&[(usize, bool)]>,
         limited: bool,
-        used: Option<&[bool]>,
+        needs: PathNeeds<'_>,
     ) -> Result<(Access, bool), SqlError> {
-        let access = self.plan_access(t, tname, single, conds, params, used)?;
+        let access = self.plan_access(t, tname, single, conds, params, needs)?;
         let Some(order) = order else {
             return Ok((access, false));
         };
@@ -576,9 +580,11 @@ impl Session {
         }
         // A full scan and a sort, or the rows in order from an index: the clustered index
         // costs the same as the scan; a secondary index a lookup per row, worth it only when
-        // LIMIT stops the reading early, or none when it covers the statement.
+        // LIMIT stops the reading early, or none when it covers the statement (or FORCE
+        // INDEX names it).
+        let hints = needs.hints;
         let mut paths: Vec<Option<String>> = Vec::new();
-        if !t.has_hidden_pk() {
+        if !t.has_hidden_pk() && hints.allows(None) {
             paths.push(None);
         }
         paths.extend(
@@ -586,7 +592,10 @@ impl Session {
                 .def
                 .indexes
                 .iter()
-                .filter(|ix| limited || used.is_some_and(|u| covers(t, &ix.name, u)))
+                .filter(|ix| hints.allows(Some(&ix.name)))
+                .filter(|ix| {
+                    limited || hints.force || needs.used.is_some_and(|u| covers(t, &ix.name, u))
+                })
                 .map(|ix| Some(ix.name.clone())),
         );
         for index in paths {
@@ -786,6 +795,7 @@ impl Session {
         }
         let mut scope: Vec<ScopeTable> = Vec::new();
         let mut sources: Vec<Source> = Vec::new();
+        let mut index_use: Vec<IndexUse> = Vec::new();
         let mut width = 0;
         for (tr, kind, on) in &leaves {
             match tr {
@@ -804,9 +814,10 @@ impl Session {
                     let st = ScopeTable::of_result(shown, String::new(), &cols, width);
                     width += st.columns.len();
                     sources.push(Source::Rows(rows, *kind, on.clone()));
+                    index_use.push(IndexUse::default());
                     scope.push(st);
                 }
-                TableRef::Table { name, alias, .. } => {
+                TableRef::Table { name, alias, hints } => {
                     let db = self.db_of(name)?;
                     if db.eq_ignore_ascii_case("information_schema")
                         || db.eq_ignore_ascii_case("performance_schema")
@@ -816,11 +827,14 @@ impl Session {
                         let st = ScopeTable::of_result(shown, db.clone(), &cols, width);
                         width += st.columns.len();
                         sources.push(Source::Rows(rows, *kind, on.clone()));
+                        index_use.push(IndexUse::default());
                         scope.push(st);
                         continue;
                     }
                     self.check_table(&db, &name.name, crate::privs::SELECT)?;
                     let t = self.server.catalog.table(&db, &name.name)?;
+                    let shown = alias.as_deref().unwrap_or(&name.name);
+                    index_use.push(IndexUse::resolve(&t, hints, shown)?);
                     tables.push((db, name.name.clone()));
                     let st =
                         ScopeTable::of_table(&t, alias.as_deref().unwrap_or(&name.name), width);
@@ -841,6 +855,7 @@ impl Session {
                     let st = ScopeTable::of_result(alias.clone(), String::new(), &cols, width);
                     width += st.columns.len();
                     sources.push(Source::Rows(rows, *kind, on.clone()));
+                    index_use.push(IndexUse::default());
                     scope.push(st);
                 }
                 TableRef::Join { .. } => unreachable!("flattened"),
@@ -1162,6 +1177,7 @@ impl Session {
             any_right,
             on_cs,
             used,
+            index_use,
             width,
             db: self.db.clone(),
             sql_mode: self.vars.sql_mode(),
@@ -1200,13 +1216,16 @@ impl Session {
             let name = plan.scope[si].name.clone();
             let st = &plan.scope[si];
             let used = &plan.used[st.offset..st.offset + st.columns.len()];
-            let cover = plan.lock.is_none().then_some(used);
+            let needs = PathNeeds {
+                used: plan.lock.is_none().then_some(used),
+                hints: &plan.index_use[si],
+            };
             let mut per_row = false;
             let (access, sorted) = if si == 0 && *kind != JoinKind::Right {
                 let order = plan.first_order.as_deref();
-                self.plan_ordered(t, &name, single, &conds, params, order, limited, cover)?
+                self.plan_ordered(t, &name, single, &conds, params, order, limited, needs)?
             } else {
-                let mut access = self.plan_access(t, &name, single, &conds, params, cover)?;
+                let mut access = self.plan_access(t, &name, single, &conds, params, needs)?;
                 if access.is_full_scan() && *kind != JoinKind::Right {
                     let earlier = &plan.scope[..si];
                     let samples: Vec<Datum> = earlier
@@ -1220,7 +1239,7 @@ impl Session {
                         .collect();
                     let mut ext = params.to_vec();
                     ext.extend(refs.iter().map(|&p| samples[p].clone()));
-                    let joined = self.plan_access(t, &name, single, &bound, &ext, cover)?;
+                    let joined = self.plan_access(t, &name, single, &bound, &ext, needs)?;
                     per_row = !joined.is_full_scan();
                     if per_row {
                         access = joined;
@@ -1234,6 +1253,7 @@ impl Session {
                 table: t.clone(),
                 name,
                 covering,
+                conditions: !conds.is_empty(),
                 access,
                 filesort: si == 0 && !plan.order.is_empty() && !sorted,
                 ordered: si == 0 && !plan.order.is_empty() && sorted,
@@ -1284,6 +1304,7 @@ impl Session {
             any_right,
             on_cs,
             used,
+            index_use,
             width,
             ..
         } = plan;
@@ -1332,7 +1353,10 @@ impl Session {
                     params,
                     first_order.as_deref(),
                     limit.is_some(),
-                    lock.is_none().then_some(used_here),
+                    PathNeeds {
+                        used: lock.is_none().then_some(used_here),
+                        hints: &index_use[0],
+                    },
                 )?;
                 sorted = in_order;
                 first_access = Some(access);
@@ -1440,7 +1464,11 @@ impl Session {
             let whole: Vec<Vec<Datum>>;
             let data: Option<&[Vec<Datum>]> = match src {
                 Source::Table(t, JoinKind::Right, _) => {
-                    let access = self.plan_access(t, &st.name, false, &[], params, None)?;
+                    let needs = PathNeeds {
+                        used: None,
+                        hints: &index_use[si],
+                    };
+                    let access = self.plan_access(t, &st.name, false, &[], params, needs)?;
                     let used_here = &used[st.offset..st.offset + st.columns.len()];
                     let how = ReadHow {
                         lock,
@@ -1533,8 +1561,11 @@ impl Session {
                             _ => {
                                 ext.truncate(params.len());
                                 ext.extend(refs.iter().map(|&p| left[p].clone()));
-                                let cover = lock.is_none().then_some(used_here);
-                                self.plan_access(t, &st.name, single, &bound, &ext, cover)?
+                                let needs = PathNeeds {
+                                    used: lock.is_none().then_some(used_here),
+                                    hints: &index_use[si],
+                                };
+                                self.plan_access(t, &st.name, single, &bound, &ext, needs)?
                             }
                         };
                         let mut matched = false;
@@ -1946,6 +1977,8 @@ pub(crate) struct SelectPlan {
     any_right: bool,
     on_cs: Vec<Option<CExpr>>,
     used: Vec<bool>,
+    /// Each source's index hints (no hint for a derived table).
+    index_use: Vec<IndexUse>,
     width: usize,
     /// What the compilation depended on besides the tables.
     db: Option<String>,
@@ -1977,6 +2010,88 @@ pub(crate) struct PathShown {
     /// A secondary index holds every column the statement uses from the table: the engine
     /// reads them from its entries (row::scan S1), "Using index".
     pub covering: bool,
+    /// Conditions (WHERE, ON) apply to the table's rows.
+    pub conditions: bool,
+}
+
+/// One table's USE / FORCE / IGNORE INDEX (MySQL's index hints), checked against its indexes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IndexUse {
+    /// The indexes the planner may use (None: any); "PRIMARY" is the clustered index.
+    only: Option<Vec<String>>,
+    ignored: Vec<String>,
+    /// FORCE INDEX: a table scan only when none of the indexes applies.
+    force: bool,
+}
+
+/// No index hint.
+pub(crate) static NO_HINTS: IndexUse = IndexUse {
+    only: None,
+    ignored: Vec::new(),
+    force: false,
+};
+
+impl IndexUse {
+    /// The hints of a reference to `t` named `shown`; error 1176 for a name that is not an
+    /// index of `t`.
+    fn resolve(t: &SqlTable, hints: &[ast::IndexHint], shown: &str) -> Result<IndexUse, SqlError> {
+        let mut u = IndexUse::default();
+        for h in hints {
+            let (names, force) = match h {
+                ast::IndexHint::Use(n) => (n, false),
+                ast::IndexHint::Force(n) => (n, true),
+                ast::IndexHint::Ignore(n) => (n, false),
+            };
+            for n in names {
+                let known = if n.eq_ignore_ascii_case("PRIMARY") {
+                    !t.pk().is_empty() && !t.has_hidden_pk()
+                } else {
+                    t.table
+                        .def
+                        .indexes
+                        .iter()
+                        .any(|ix| ix.name.eq_ignore_ascii_case(n))
+                };
+                if !known {
+                    return Err(SqlError::new(ER_KEY_DOES_NOT_EXITS, &[n, &shown]));
+                }
+            }
+            match h {
+                ast::IndexHint::Ignore(_) => u.ignored.extend(names.iter().cloned()),
+                _ => {
+                    u.only
+                        .get_or_insert_with(Vec::new)
+                        .extend(names.iter().cloned());
+                    u.force |= force;
+                }
+            }
+        }
+        Ok(u)
+    }
+
+    /// Whether the planner may use index `name` (None: the clustered index).
+    fn allows(&self, name: Option<&str>) -> bool {
+        let n = name.unwrap_or("PRIMARY");
+        let is = |x: &String| x.eq_ignore_ascii_case(n);
+        self.only.as_ref().is_none_or(|o| o.iter().any(is)) && !self.ignored.iter().any(is)
+    }
+}
+
+/// What an access path must serve besides the conditions.
+#[derive(Clone, Copy)]
+pub(crate) struct PathNeeds<'a> {
+    /// The columns the statement uses from the table (None: all of them, or a locking read,
+    /// which reads the rows).
+    pub used: Option<&'a [bool]>,
+    pub hints: &'a IndexUse,
+}
+
+impl PathNeeds<'static> {
+    /// Rows with every column, no index hint.
+    pub(crate) const ROWS: PathNeeds<'static> = PathNeeds {
+        used: None,
+        hints: &NO_HINTS,
+    };
 }
 
 /// True if index `index` of `t` (with the primary key's columns its entries carry) holds every

@@ -1404,9 +1404,9 @@ impl Session {
                    name: &str,
                    t: &SqlTable,
                    access: &Access,
-                   how: (bool, bool, bool, bool),
+                   how: (bool, bool, bool, bool, bool),
                    est: u64| {
-            let (filesort, ordered, per_row, covering) = how;
+            let (filesort, ordered, per_row, covering, conditions) = how;
             let (mut ty, mut key, possible) = access.describe(t);
             if per_row && ty == "const" {
                 // One primary-key row per row of the tables before.
@@ -1417,7 +1417,7 @@ impl Session {
                 (ty, key) = ("index".into(), "PRIMARY".into());
             }
             let mut extra = match access {
-                Access::Range { .. } if ty == "ALL" => "Using where",
+                Access::Range { .. } if ty == "ALL" && conditions => "Using where",
                 _ => "",
             }
             .to_string();
@@ -1459,7 +1459,7 @@ impl Session {
                         &p.name,
                         &p.table,
                         &p.access,
-                        (p.filesort, p.ordered, p.per_row, p.covering),
+                        (p.filesort, p.ordered, p.per_row, p.covering, p.conditions),
                         est,
                     ));
                 }
@@ -1517,7 +1517,8 @@ impl Session {
         for (i, (name, alias)) in tables.iter().enumerate() {
             let db = self.db_of(name)?;
             let t = self.server.catalog.table(&db, &name.name)?;
-            let access = self.plan_access(&t, alias, single, &conds, params, None)?;
+            let needs = super::select::PathNeeds::ROWS;
+            let access = self.plan_access(&t, alias, single, &conds, params, needs)?;
             if matches!(&access, Access::Points(k) if k.is_empty()) {
                 return Ok(explain_output(vec![impossible_where()]));
             }
@@ -1527,7 +1528,7 @@ impl Session {
                 alias,
                 &t,
                 &access,
-                (false, false, false, false),
+                (false, false, false, false, !conds.is_empty()),
                 est,
             ));
         }
