@@ -65,6 +65,9 @@ pub enum Command {
     },
     SetOption(u16),
     ResetConnection,
+    /// COM_SHUTDOWN (deprecated, sent by mariadb-admin shutdown); its level byte is ignored,
+    /// as mysqld does.
+    Shutdown,
     /// Any other command byte (COM_SLEEP, COM_BINLOG_DUMP, ...): answer error 1047.
     Unknown(u8),
 }
@@ -116,6 +119,7 @@ impl Command {
             },
             COM_SET_OPTION => Command::SetOption(r.u16()?),
             COM_RESET_CONNECTION => Command::ResetConnection,
+            COM_SHUTDOWN => Command::Shutdown,
             other => Command::Unknown(other),
         })
     }

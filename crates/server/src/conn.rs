@@ -548,6 +548,7 @@ impl Conn {
             Command::Refresh(_) => Some((status::COM_FLUSH, true)),
             Command::Ping => Some((status::COM_ADMIN, false)),
             Command::ProcessKill(_) => Some((status::COM_KILL, true)),
+            Command::Shutdown => Some((status::COM_SHUTDOWN, true)),
             Command::Debug
             | Command::SetOption(_)
             | Command::ResetConnection
@@ -692,6 +693,11 @@ impl Conn {
                     )),
                     query_only: false,
                 };
+                let r = self.session().execute(&st, &[]);
+                self.respond(r, false, false);
+            }
+            Command::Shutdown => {
+                let st = innoxide_sql::ast::Statement::Shutdown;
                 let r = self.session().execute(&st, &[]);
                 self.respond(r, false, false);
             }

@@ -145,6 +145,7 @@ fn main() -> anyhow::Result<()> {
         slow_log: slowlog::SlowLog::new(opts.port, &opts.socket),
         flushes: AtomicU64::new(0),
         tls,
+        stop: stop.clone(),
         status: Default::default(),
         named_locks: Default::default(),
         table_locks: Default::default(),
@@ -178,9 +179,7 @@ fn main() -> anyhow::Result<()> {
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));
     }
-    tracing::info!(
-        "received a shutdown signal: closing listeners, flushing and writing a checkpoint"
-    );
+    tracing::info!("shutting down: closing listeners, flushing and writing a checkpoint");
     for l in listeners {
         let _ = l.join();
     }

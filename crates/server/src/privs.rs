@@ -71,6 +71,7 @@ pub const DELETE: u64 = bit("DELETE");
 pub const CREATE: u64 = bit("CREATE");
 pub const DROP: u64 = bit("DROP");
 pub const RELOAD: u64 = bit("RELOAD");
+pub const SHUTDOWN: u64 = bit("SHUTDOWN");
 pub const PROCESS: u64 = bit("PROCESS");
 pub const INDEX: u64 = bit("INDEX");
 pub const ALTER: u64 = bit("ALTER");

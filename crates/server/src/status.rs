@@ -93,6 +93,7 @@ pub const COM_NAMES: &[&str] = &[
     "Com_show_triggers",
     "Com_show_variables",
     "Com_show_warnings",
+    "Com_shutdown",
     "Com_stmt_close",
     "Com_stmt_execute",
     "Com_stmt_fetch",
@@ -138,6 +139,7 @@ pub const COM_CHANGE_DB: usize = com("Com_change_db");
 pub const COM_SHOW_FIELDS: usize = com("Com_show_fields");
 pub const COM_SHOW_STATUS: usize = com("Com_show_status");
 pub const COM_FLUSH: usize = com("Com_flush");
+pub const COM_SHUTDOWN: usize = com("Com_shutdown");
 pub const COM_STMT_CLOSE: usize = com("Com_stmt_close");
 pub const COM_STMT_EXECUTE: usize = com("Com_stmt_execute");
 pub const COM_STMT_FETCH: usize = com("Com_stmt_fetch");
@@ -195,6 +197,7 @@ pub fn com_index(st: &Statement) -> usize {
         Statement::Explain(inner) => com_index(inner),
         Statement::Kill { .. } => COM_KILL,
         Statement::Do(_) => com("Com_do"),
+        Statement::Shutdown => COM_SHUTDOWN,
         Statement::Flush(_) => com("Com_flush"),
         Statement::CreateUser { .. } => com("Com_create_user"),
         Statement::AlterUser { .. } => com("Com_alter_user"),

@@ -316,3 +316,68 @@ fn mariadb_dump_round_trip() {
         assert_eq!(t.last_insert_id(), 4);
     }
 }
+
+/// SHUTDOWN (the statement, MySQL 8.0) and COM_SHUTDOWN (`mariadb-admin shutdown`) stop the
+/// server cleanly, as SIGTERM does; an account without the SHUTDOWN privilege gets 1227.
+#[test]
+fn shutdown_by_statement_and_by_mariadb_admin() {
+    use mysql::prelude::*;
+    let mut s = start_with(false, &[]);
+    let mut c = common::connect_port(s.port);
+    c.query_drop("CREATE USER plain@localhost").unwrap();
+    c.query_drop("GRANT ALL ON test.* TO plain@localhost")
+        .unwrap();
+    let opts = mysql::OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(s.port)
+        .user(Some("plain"));
+    let mut p = mysql::Conn::new(opts).unwrap();
+    match p.query_drop("SHUTDOWN").unwrap_err() {
+        mysql::Error::MySqlError(e) => assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                1227,
+                "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this \
+                 operation"
+            )
+        ),
+        other => panic!("{other}"),
+    }
+    assert!(s.alive());
+    c.query_drop("SHUTDOWN").unwrap();
+    let st = s
+        .exited_within(Duration::from_secs(60))
+        .expect("the server stops");
+    assert!(st.success(), "{st}");
+    assert!(
+        s.log_lines()
+            .iter()
+            .any(|l| l.contains("Received SHUTDOWN from user root")),
+        "{:#?}",
+        s.log_lines()
+    );
+
+    if !available(
+        "mariadb-admin",
+        Command::new("mariadb-admin").arg("--version"),
+        "apt-get install mariadb-client",
+    ) {
+        return;
+    }
+    drop(s);
+    let mut s = start_with(false, &[]);
+    let out = Command::new("mariadb-admin")
+        .args(["--no-defaults", "-h127.0.0.1", "-uroot", "--skip-ssl"])
+        .args(["-P", &s.port.to_string(), "shutdown"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let st = s
+        .exited_within(Duration::from_secs(60))
+        .expect("the server stops");
+    assert!(st.success(), "{st}");
+}

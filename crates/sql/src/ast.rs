@@ -122,6 +122,8 @@ pub enum Statement {
     },
     /// DO expr, ...
     Do(Vec<Expr>),
+    /// SHUTDOWN: stop the server as SIGTERM does.
+    Shutdown,
     /// FLUSH ... (accepted: tables, privileges, logs, status)
     Flush(Vec<String>),
 

@@ -204,6 +204,7 @@ impl Session {
                 }
             }
             Statement::Flush(_) => return self.check_global(privs::RELOAD, "RELOAD"),
+            Statement::Shutdown => return self.check_global(privs::SHUTDOWN, "SHUTDOWN"),
             // LOCK TABLES on the database and SELECT on each table (not the LOCK TABLES rules:
             // the statement replaces the session's locks).
             Statement::LockTables(list) => {

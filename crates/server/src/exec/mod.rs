@@ -74,6 +74,9 @@ pub struct Server {
     pub table_locks: tablelock::TableLocks,
     /// TLS offered to clients (ssl_cert and ssl_key set).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Set to stop the server (SIGTERM, SIGINT, SHUTDOWN): main closes the listeners, then
+    /// flushes and writes a checkpoint.
+    pub stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub struct SessionInfo {
@@ -638,6 +641,15 @@ impl Session {
             }
             Statement::Show(s) => self.show(s, params),
             Statement::Explain(inner) => self.explain(inner, params),
+            Statement::Shutdown => {
+                tracing::info!(
+                    "Received SHUTDOWN from user {}@{}: shutting down",
+                    self.user,
+                    self.host
+                );
+                self.server.stop.store(true, Ordering::Release);
+                Ok(Output::ok(0))
+            }
             Statement::Do(exprs) => {
                 for e in exprs {
                     self.const_value(e, params)?;

@@ -310,6 +310,7 @@ pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<
         "OPTIMIZE" => p.maintenance(MaintenanceOp::Optimize),
         "CHECK" => p.maintenance(MaintenanceOp::Check),
         "KILL" => p.kill(),
+        "SHUTDOWN" => p.done(Statement::Shutdown),
         "RENAME" => p.rename(),
         "FLUSH" => p.flush(),
         "DO" => p.expr_list().map(Statement::Do),
