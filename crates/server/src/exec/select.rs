@@ -24,6 +24,10 @@
 //!   sort, window, HAVING or subquery) sends each row to the session's `RowSink` as the last
 //!   table produces it, after OFFSET and up to LIMIT (and sql_select_limit): the result is
 //!   never held whole. Earlier tables of a join are still held per level.
+//! - S7: ORDER BY ... LIMIT over one table read without locks scans only the primary key and
+//!   the columns WHERE and ORDER BY use, keeps the first offset + limit rows, then reads
+//!   those again whole by their key (`fetch_whole`) in the same read view, so they are the
+//!   versions the scan saw (READ UNCOMMITTED, which has no view, tests WHERE again).
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -488,6 +492,39 @@ impl Session {
             return self.cheapest(t, usable, scan, needs);
         }
         Ok(usable.pop().map_or(scan, |b| b.1))
+    }
+
+    /// The rows of `t` whose primary-key columns `partial` holds (S7), read again whole (the
+    /// columns in `used`) in the statement's view. READ UNCOMMITTED reads the newest versions,
+    /// so a row is checked against WHERE again and left out if it is gone or no longer passes.
+    fn fetch_whole(
+        &mut self,
+        t: &SqlTable,
+        partial: Vec<Vec<Datum>>,
+        used: &[bool],
+        where_c: &Option<CExpr>,
+        params: &[Datum],
+        w: &mut Warnings,
+    ) -> Result<Vec<Vec<Datum>>, SqlError> {
+        let mode = self.vars.sql_mode();
+        let mut out = Vec::with_capacity(partial.len());
+        for r in partial {
+            let mut key = Vec::with_capacity(t.pk().len());
+            for &c in t.pk() {
+                let ty = &t.columns[c].ty;
+                let mut ignored = Warnings::default();
+                key.push(types::store(&r[c], ty, mode, ("", ""), 1, &mut ignored)?);
+            }
+            let Some(v) = self.trx()?.get(&t.table, &key).map_err(engine_error)? else {
+                continue;
+            };
+            let mut row = Vec::with_capacity(used.len());
+            load_used(t, v, used, &mut row);
+            if pass(where_c, &row, params, mode, w)? {
+                out.push(row);
+            }
+        }
+        Ok(out)
     }
 
     /// The cheapest of several usable paths (S5), by the rows each reads: for an equality on
@@ -1395,6 +1432,28 @@ impl Session {
             }
             _ => None,
         };
+        // Top-N over one table (S7): the scan reads only the primary key and what WHERE and
+        // ORDER BY use; the rows that make the cut are read whole afterwards by their key.
+        let deferred: Option<Vec<bool>> = match (&sources[..], top_n) {
+            ([Source::Table(t, _, _)], Some(_))
+                if lock.is_none() && !t.has_hidden_pk() && !t.pk().is_empty() =>
+            {
+                let all = &used[..t.columns.len()];
+                let mut narrow = vec![false; all.len()];
+                if let Some(wc) = where_c {
+                    mark_columns(wc, &mut narrow);
+                }
+                for (o, _, _) in order.iter() {
+                    mark_columns(o, &mut narrow);
+                }
+                let narrow: Vec<bool> = (0..all.len())
+                    .map(|c| narrow[c] && all[c] || t.pk().contains(&c))
+                    .collect();
+                let saves = all.iter().zip(&narrow).any(|(u, n)| *u && !*n);
+                saves.then_some(narrow)
+            }
+            _ => None,
+        };
         if n_sources == 0 && !pass(where_c, &[], params, mode, &mut w)? {
             rows.clear();
         }
@@ -1547,6 +1606,7 @@ impl Session {
                     }
                     let single = scope.len() == 1;
                     let used_here = &used[st.offset..st.offset + st.columns.len()];
+                    let read_here = deferred.as_deref().unwrap_or(used_here);
                     // The conditions are bound to each outer row through parameters past the
                     // statement's own: `ext` is `params` then the outer values `refs` names.
                     let mut refs = Vec::new();
@@ -1578,7 +1638,7 @@ impl Session {
                         let how = ReadHow {
                             lock,
                             semi_consistent: false,
-                            columns: Some(used_here),
+                            columns: Some(read_here),
                             limit,
                         };
                         // A single-table locking read tests WHERE inside the engine's
@@ -1594,7 +1654,7 @@ impl Session {
                         };
                         self.read_rows(t, &access, how, &mut lock_pred, &mut |r| {
                             let mut row = left.clone();
-                            load_used(t, r, used_here, &mut row);
+                            load_used(t, r, read_here, &mut row);
                             if !pass(on_c, &row, params, mode, &mut w)? {
                                 return Ok(true);
                             }
@@ -1612,6 +1672,12 @@ impl Session {
                 }
             }
             rows = next;
+        }
+        if let (Some(k), Some(Source::Table(t, _, _)), true) =
+            (top_n, sources.first(), deferred.is_some())
+        {
+            keep_first(&mut rows, k, order, params, mode, &mut w)?;
+            rows = self.fetch_whole(t, rows, &used[..t.columns.len()], where_c, params, &mut w)?;
         }
         if let Some(mut s) = stream {
             s.start()?;

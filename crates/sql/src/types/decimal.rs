@@ -524,8 +524,14 @@ impl Decimal {
             if u64::from(val) >= 10u64.pow(len as u32) {
                 return None;
             }
-            let s = format!("{val:0len$}");
-            be.extend(s.bytes().map(|c| c - b'0'));
+            // The group's digits, most significant first (`len` <= 9).
+            let mut digits = [0u8; 9];
+            let mut v = val;
+            for d in digits[..len].iter_mut().rev() {
+                *d = (v % 10) as u8;
+                v /= 10;
+            }
+            be.extend_from_slice(&digits[..len]);
         }
         be.reverse();
         Some(Decimal::new(neg, be, d))
