@@ -142,6 +142,7 @@ fn main() -> anyhow::Result<()> {
         connections: AtomicU64::new(0),
         prepared: AtomicU64::new(0),
         slow_queries: AtomicU64::new(0),
+        sort_merge_passes: Arc::default(),
         slow_log: slowlog::SlowLog::new(opts.port, &opts.socket),
         flushes: AtomicU64::new(0),
         tls,

@@ -92,6 +92,7 @@ const DATADIR: usize = idx("datadir");
 const BIND_ADDRESS: usize = idx("bind_address");
 const PORT: usize = idx("port");
 const SOCKET: usize = idx("socket");
+const TMPDIR: usize = idx("tmpdir");
 const SSL_CERT: usize = idx("ssl_cert");
 const SSL_KEY: usize = idx("ssl_key");
 const MAX_ALLOWED_PACKET: usize = idx("max_allowed_packet");
@@ -136,6 +137,8 @@ pub struct Options {
     pub bind_address: String,
     pub port: u16,
     pub socket: String,
+    /// Where sorts write their runs (tmpdir): $TMPDIR or /tmp, as mysqld.
+    pub tmpdir: PathBuf,
     pub ssl_cert: Option<PathBuf>,
     pub ssl_key: Option<PathBuf>,
     /// The arguments in the order applied: option files' then the command line's.
@@ -352,6 +355,9 @@ pub fn startup_default(i: usize) -> Option<VarValue> {
         BIND_ADDRESS => Some(VarValue::Str(DEFAULT_BIND_ADDRESS.into())),
         PORT => u(DEFAULT_PORT),
         SOCKET => Some(VarValue::Str(DEFAULT_SOCKET.into())),
+        TMPDIR => Some(VarValue::Str(
+            std::env::temp_dir().to_string_lossy().into_owned(),
+        )),
         SSL_CERT | SSL_KEY => Some(VarValue::Str(String::new())),
         PAGE_SIZE => u(e.page_size as u64),
         BUFFER_POOL_SIZE => u(e.buffer_pool_size),
@@ -465,6 +471,7 @@ impl Options {
             bind_address: String::new(),
             port: 0,
             socket: String::new(),
+            tmpdir: PathBuf::new(),
             ssl_cert: None,
             ssl_key: None,
             args: all.clone(),
@@ -707,6 +714,7 @@ impl Options {
         self.datadir = PathBuf::from(s(self, DATADIR));
         self.bind_address = s(self, BIND_ADDRESS);
         self.socket = s(self, SOCKET);
+        self.tmpdir = PathBuf::from(s(self, TMPDIR));
         self.port = match self.effective(PORT) {
             Some(VarValue::UInt(p)) => u16::try_from(p).unwrap_or(u16::MAX),
             _ => 0,

@@ -459,6 +459,7 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
         ("Queries", n(questions)),
         ("Questions", n(questions)),
         ("Slow_queries", n(load(&srv.slow_queries))),
+        ("Sort_merge_passes", n(load(&srv.sort_merge_passes))),
         (
             "Ssl_cipher",
             s.tls.as_ref().map_or(String::new(), |t| t.cipher.clone()),

@@ -450,8 +450,9 @@ pub const VARS: &[VarDef] = &[
     // Set at start to <datadir>/<hostname>-slow.log, as mysqld; DEFAULT ('') means that file.
     v("slow_query_log_file", G, TEXT, true, Def::Str("")),
     v("socket", G, TEXT, false, Def::Startup),
-    // Sorts happen in memory with no buffer limit: the largest value is what is in force.
-    v("sort_buffer_size", Both, RO_U, false, Def::UInt(u64::MAX)),
+    // exec/sort.rs: an ORDER BY without LIMIT keeps this many bytes of rows in memory, then
+    // writes sorted runs to tmpdir and merges them (Sort_merge_passes).
+    v("sort_buffer_size", Both, u(32768, u64::MAX), true, Def::UInt(262_144)),
     // Only OFF is implemented (`supported` refuses ON): `WHERE auto_inc_col IS NULL` is
     // plain SQL. Clients set it to 0 on connect.
     v("sql_auto_is_null", Both, Kind::Bool, true, Def::Bool(false)),
@@ -488,6 +489,8 @@ pub const VARS: &[VarDef] = &[
     v("tls_version", G, TEXT, false, Def::Str("TLSv1.2,TLSv1.3")),
     // SQL layer: internal temporary tables (sysbench sets it); stored and read back.
     v("tmp_table_size", Both, u(1024, u64::MAX), true, Def::UInt(16 << 20)),
+    // exec/sort.rs: the directory of sort runs (created and unlinked at once).
+    v("tmpdir", G, TEXT, false, Def::Startup),
     // Global: Tunables::set_isolation (new transactions' level); session: SQL layer calls
     // Trx::set_isolation(SessionVars::isolation()) at each transaction start.
     eng("transaction_isolation", Both, Kind::Enum(ISOLATION_NAMES), true, Def::Str("REPEATABLE-READ"), Tun::Isolation),
@@ -556,6 +559,8 @@ const COLLATION_DATABASE: usize = idx("collation_database");
 const COLLATION_SERVER: usize = idx("collation_server");
 const DATADIR: usize = idx("datadir");
 const GROUP_CONCAT_MAX_LEN: usize = idx("group_concat_max_len");
+const SORT_BUFFER_SIZE: usize = idx("sort_buffer_size");
+const TMPDIR: usize = idx("tmpdir");
 const CTE_MAX_RECURSION_DEPTH: usize = idx("cte_max_recursion_depth");
 const HAVE_OPENSSL: usize = idx("have_openssl");
 const HAVE_SSL: usize = idx("have_ssl");
@@ -1244,6 +1249,7 @@ impl Registry {
             (INNODB_VERSION, VarValue::Str(version_number.into())),
             (PORT, VarValue::UInt(opts.port.into())),
             (SOCKET, VarValue::Str(opts.socket.clone())),
+            (TMPDIR, VarValue::Str(opts.tmpdir.display().to_string())),
             (SYSTEM_TIME_ZONE, VarValue::Str("UTC".into())),
             (
                 VERSION_COMPILE_MACHINE,
@@ -1531,6 +1537,14 @@ impl Registry {
         as_u64(&self.globals.read()[i])
     }
 
+    /// Where sorts write their runs (tmpdir).
+    pub fn tmpdir(&self) -> std::path::PathBuf {
+        match &self.globals.read()[TMPDIR] {
+            VarValue::Str(d) => d.into(),
+            _ => std::env::temp_dir(),
+        }
+    }
+
     /// The slow query log file, when slow_query_log is ON.
     pub fn slow_query_log_file(&self) -> Option<String> {
         let g = self.globals.read();
@@ -1659,6 +1673,10 @@ impl SessionVars {
     }
     pub fn group_concat_max_len(&self) -> u64 {
         self.n(GROUP_CONCAT_MAX_LEN)
+    }
+    /// Bytes of rows a sort keeps in memory before it writes runs (exec/sort.rs).
+    pub fn sort_buffer_size(&self) -> u64 {
+        self.n(SORT_BUFFER_SIZE)
     }
     /// The rounds a recursive CTE may run (3636 after them).
     pub fn cte_max_recursion_depth(&self) -> u64 {

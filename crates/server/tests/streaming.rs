@@ -1,8 +1,8 @@
 //! Large results go to the client as they are made (select.rs S6) and ORDER BY ... LIMIT
 //! keeps only the rows that can still make it: the server's peak memory does not grow with
 //! the result, in the text and the binary protocol; OFFSET, LIMIT and
-//! sql_select_limit still hold; results that need all rows first (ORDER BY, GROUP BY) are
-//! still right.
+//! sql_select_limit still hold; a whole ORDER BY beyond sort_buffer_size sorts in runs on
+//! disk; results that need all rows first (GROUP BY) are still right.
 
 mod common;
 
@@ -66,6 +66,35 @@ fn large_results_stream_without_holding_them() {
         .query("SELECT id FROM t ORDER BY k DESC, pad, id DESC LIMIT 3 OFFSET 1")
         .unwrap();
     assert_eq!(ids, vec![ROWS - 11, ROWS - 21, ROWS - 31]);
+    // A whole sort beyond sort_buffer_size (256 KiB): sorted runs in tmpdir, merged as the
+    // rows go out (select.rs S8, sort.rs), in the same order as ever.
+    let passes = |c: &mut mysql::Conn| -> u64 {
+        let v: (String, u64) = c
+            .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
+            .unwrap()
+            .unwrap();
+        v.1
+    };
+    let passes_before = passes(&mut c);
+    let mut last: Option<(i64, i64)> = None;
+    let mut n = 0;
+    for row in c
+        .query_iter("SELECT k, id, pad FROM t ORDER BY k DESC, id")
+        .unwrap()
+    {
+        let (k, id, p): (i64, i64, String) = mysql::from_row(row.unwrap());
+        assert_eq!((k, p.len()), (id % 10, 200));
+        if let Some((lk, lid)) = last {
+            assert!(
+                lk > k || (lk == k && lid < id),
+                "({lk}, {lid}) before ({k}, {id})"
+            );
+        }
+        last = Some((k, id));
+        n += 1;
+    }
+    assert_eq!(n, ROWS);
+    assert!(passes(&mut c) > passes_before, "the sort spilled");
     let grown = peak_kb(s.pid()).saturating_sub(before);
     // 150,000 rows of over 200 bytes: held whole they take well over 30 MB.
     assert!(grown < 20_000, "peak memory grew by {grown} kB");
@@ -100,5 +129,69 @@ fn large_results_stream_without_holding_them() {
         .unwrap()
         .unwrap();
     assert!(sent.1 > (ROWS as u64) * 200, "{sent:?}");
+    assert!(s.panics().is_empty());
+}
+
+/// sort_buffer_size is a session variable with MySQL's default and minimum; a small sort stays
+/// in memory (no merge pass), and one through a derived table or INSERT ... SELECT (rows
+/// collected, not sent) is still in order.
+#[test]
+fn sort_buffer_size_bounds_the_sort_in_memory() {
+    let s = start();
+    let mut c = connect(&s);
+    let def: u64 = c
+        .query_first("SELECT @@global.sort_buffer_size")
+        .unwrap()
+        .unwrap();
+    assert_eq!(def, 262_144);
+    c.query_drop("SET SESSION sort_buffer_size = 100").unwrap();
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].1, 1292, "{w:?}");
+    let v: u64 = c.query_first("SELECT @@sort_buffer_size").unwrap().unwrap();
+    assert_eq!(v, 32_768);
+    let tmp: String = c.query_first("SELECT @@tmpdir").unwrap().unwrap();
+    assert!(!tmp.is_empty());
+
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, pad VARCHAR(100))")
+        .unwrap();
+    c.query_drop("CREATE TABLE s (seq INT AUTO_INCREMENT PRIMARY KEY, id INT)")
+        .unwrap();
+    let rows: Vec<String> = (1..=5000)
+        .map(|i| format!("({i}, {}, REPEAT('p', 100))", (i * 7919) % 1000))
+        .collect();
+    c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
+        .unwrap();
+    let mut want: Vec<(i64, i64)> = (1..=5000).map(|i| ((i * 7919) % 1000, i)).collect();
+    want.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let want_ids: Vec<i64> = want.iter().map(|r| r.1).collect();
+
+    let passes = |c: &mut mysql::Conn| -> u64 {
+        let v: (String, u64) = c
+            .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
+            .unwrap()
+            .unwrap();
+        v.1
+    };
+    // 5,000 rows of 100 bytes in 32 KiB: runs.
+    let p0 = passes(&mut c);
+    let ids: Vec<i64> = c.query("SELECT id FROM t ORDER BY k DESC, pad").unwrap();
+    assert_eq!(ids, want_ids);
+    let p1 = passes(&mut c);
+    assert!(p1 > p0);
+    // Collected rather than sent: an IN subquery's table, INSERT ... SELECT.
+    c.query_drop("INSERT INTO s (id) SELECT id FROM t ORDER BY k DESC, pad")
+        .unwrap();
+    let ids: Vec<i64> = c.query("SELECT id FROM s ORDER BY seq").unwrap();
+    assert_eq!(ids, want_ids);
+    // A large buffer: the same sort in memory, no pass.
+    c.query_drop("SET SESSION sort_buffer_size = 64 * 1024 * 1024")
+        .unwrap();
+    let p2 = passes(&mut c);
+    let ids: Vec<i64> = c.query("SELECT id FROM t ORDER BY k DESC, pad").unwrap();
+    assert_eq!(ids, want_ids);
+    assert_eq!(passes(&mut c), p2);
     assert!(s.panics().is_empty());
 }

@@ -179,6 +179,9 @@ codes! {
     ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress";
     ER_LOCK_NOWAIT = 3572, "HY000", "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.";
     ER_TABLE_DEF_CHANGED = 1412, "HY000", "Table definition has changed, please retry transaction";
+    ER_CANT_CREATE_FILE = 1004, "HY000", "Can't create file '%s' (errno: %d - %s)";
+    ER_ERROR_ON_READ = 1024, "HY000", "Error reading file '%s' (errno: %d - %s)";
+    ER_ERROR_ON_WRITE = 1026, "HY000", "Error writing file '%s' (errno: %d - %s)";
     ER_CHECKREAD = 1020, "HY000", "Record has changed since last read in table '%s'";
     ER_GET_ERRNO = 1030, "HY000", "Got error %d - '%s' from storage engine";
     ER_ILLEGAL_HA = 1031, "HY000", "Table storage engine for '%s' doesn't have this option";

@@ -27,6 +27,7 @@ mod prepared;
 pub mod recursive;
 pub mod select;
 pub mod show;
+mod sort;
 pub mod tablelock;
 pub mod typeinfo;
 pub mod userlock;
@@ -62,6 +63,8 @@ pub struct Server {
     pub prepared: std::sync::atomic::AtomicU64,
     /// Statements that took longer than long_query_time (Slow_queries).
     pub slow_queries: std::sync::atomic::AtomicU64,
+    /// Merge passes of sorts that outgrew sort_buffer_size (Sort_merge_passes, sort.rs).
+    pub sort_merge_passes: Arc<std::sync::atomic::AtomicU64>,
     /// The slow query log file (slow_query_log, slow_query_log_file).
     pub slow_log: crate::slowlog::SlowLog,
     /// FLUSH TABLES statements (Flush_commands).

@@ -28,6 +28,10 @@
 //!   the columns WHERE and ORDER BY use, keeps the first offset + limit rows, then reads
 //!   those again whole by their key (`fetch_whole`) in the same read view, so they are the
 //!   versions the scan saw (READ UNCOMMITTED, which has no view, tests WHERE again).
+//! - S8: ORDER BY without LIMIT, when nothing else needs the rows whole (no grouping,
+//!   DISTINCT, window, HAVING or subquery), sorts the last table's rows as they come with a
+//!   `sort::Sorter` (sort_buffer_size in memory, sorted runs in tmpdir beyond it) and sends
+//!   them to the session's sink as the merge yields them.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -97,8 +101,25 @@ impl Stream<'_> {
             .iter()
             .map(|(c, _)| c.eval(&env, w))
             .collect::<Result<Vec<_>, _>>()?;
+        self.emit(&proj)
+    }
+
+    /// Sends a row already projected (a sorted one, S8), after OFFSET; false once LIMIT
+    /// (sql_select_limit) is reached.
+    fn send_projected(&mut self, proj: Vec<Datum>) -> Result<bool, SqlError> {
+        if self.left == 0 {
+            return Ok(false);
+        }
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Ok(true);
+        }
+        self.emit(&proj)
+    }
+
+    fn emit(&mut self, proj: &[Datum]) -> Result<bool, SqlError> {
         self.start()?;
-        self.sink.row(&proj)?;
+        self.sink.row(proj)?;
         self.sent += 1;
         self.left -= 1;
         Ok(self.left > 0)
@@ -1465,8 +1486,29 @@ impl Session {
         // held whole, unless a subquery has to be bound per row first.
         let mut grouper = grouped.then(|| Grouper::new(group, aggs));
         let streamed = grouped && where_sub.is_none() && !group_subs;
+        // S8: a sort that needs nothing else of the rows takes them as they come.
+        let mut sorter = (n_sources > 0
+            && !grouped
+            && !distinct
+            && windows.is_empty()
+            && having.is_none()
+            && where_sub.is_none()
+            && limit.is_none()
+            && !order.is_empty()
+            && !sorted
+            && !items.iter().any(|(c, _)| c.has_sub())
+            && !order.iter().any(|o| o.0.has_sub()))
+        .then(|| {
+            super::sort::Sorter::new(
+                order.iter().map(|o| (o.1, o.2)).collect(),
+                self.vars.sort_buffer_size(),
+                self.server.vars.tmpdir(),
+                self.server.sort_merge_passes.clone(),
+            )
+        });
         // S6: rows go to the sink as the last table produces them when nothing has to see
-        // them all first (grouping, DISTINCT, a sort, windows, HAVING, subqueries).
+        // them all first (grouping, DISTINCT, a sort, windows, HAVING, subqueries); after
+        // the sort that S8 makes.
         let mut stream = match sink {
             Some((sink, cap))
                 if n_sources > 0
@@ -1475,7 +1517,7 @@ impl Session {
                     && windows.is_empty()
                     && having.is_none()
                     && where_sub.is_none()
-                    && (order.is_empty() || sorted)
+                    && (order.is_empty() || sorted || sorter.is_some())
                     && !items.iter().any(|(c, _)| c.has_sub()) =>
             {
                 Some(Stream {
@@ -1499,6 +1541,19 @@ impl Session {
             // Offers a joined row (`on_ok`: it satisfied ON); true while more are wanted.
             let mut offer = |row: Vec<Datum>, w: &mut Warnings| -> Result<bool, SqlError> {
                 if pass(where_here, &row, params, mode, w)? {
+                    if let (Some(so), true) = (sorter.as_mut(), last) {
+                        let env = Env::new(&row, params, mode);
+                        let proj = items
+                            .iter()
+                            .map(|(c, _)| c.eval(&env, w))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let keys = order
+                            .iter()
+                            .map(|o| o.0.eval(&env, w))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        so.push(proj, keys)?;
+                        return Ok(true);
+                    }
                     match (grouper.as_mut(), stream.as_mut()) {
                         (Some(g), _) if last && streamed => g.add(row, params, mode, w)?,
                         (_, Some(s)) if last => return s.send(&row, items, params, mode, w),
@@ -1678,6 +1733,28 @@ impl Session {
         {
             keep_first(&mut rows, k, order, params, mode, &mut w)?;
             rows = self.fetch_whole(t, rows, &used[..t.columns.len()], where_c, params, &mut w)?;
+        }
+        if let Some(so) = sorter {
+            let mut sorted_rows = so.finish()?;
+            let mut kept = Vec::new();
+            while let Some(p) = sorted_rows.next_proj()? {
+                match stream.as_mut() {
+                    Some(s) => {
+                        if !s.send_projected(p)? {
+                            break;
+                        }
+                    }
+                    None => kept.push(p),
+                }
+            }
+            self.warnings.extend(w.0);
+            return Ok(match stream {
+                Some(mut s) => {
+                    s.start()?;
+                    (Vec::new(), Some(s.sent))
+                }
+                None => (kept, None),
+            });
         }
         if let Some(mut s) = stream {
             s.start()?;
