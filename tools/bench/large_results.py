@@ -4,7 +4,8 @@
 20 x --objects rows), then each query run --repeat times, alternating servers. Reported per
 query and server: the client's wall time for the whole result (`mariadb --quick`, output
 discarded) and how much the server's peak resident memory (VmHWM) grew while it ran. Each
-result is checked: its row count must be the one expected, else the run fails.
+result is checked: its row count must be the one expected, and a sorted result must come in
+its order, else the run fails.
 
     python3 tools/bench/large_results.py --innoxide target/release/innoxide \\
         --bench target/release/innoxide-bench --objects 50000 --repeat 2
@@ -19,9 +20,28 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from servers import InnoxideServer, MariadbServer, Settings  # noqa: E402
 
+def sorted_by_created_desc(out):
+    """True if the rows (REF_OBJECT, HORDER, REF_STAT, VALUE, NOTE, CREATED) come in
+    CREATED DESC, REF_OBJECT, HORDER order."""
+    prev = None
+    for line in out.splitlines():
+        f = line.split(b"\t")
+        key = (f[5], -int(f[0]), -int(f[1]))
+        if prev is not None and key > prev:
+            return False
+        prev = key
+    return True
+
+
 QUERIES = [
-    # (label, statement, expected rows as a function of --objects)
+    # (label, statement, expected rows as a function of --objects[, check of the output])
     ("SELECT * FROM HISTORY", "SELECT * FROM HISTORY", lambda n: 20 * n),
+    (
+        "SELECT * FROM HISTORY ORDER BY CREATED DESC, REF_OBJECT, HORDER",
+        "SELECT * FROM HISTORY ORDER BY CREATED DESC, REF_OBJECT, HORDER",
+        lambda n: 20 * n,
+        sorted_by_created_desc,
+    ),
     (
         "SELECT * FROM HISTORY ORDER BY CREATED DESC, REF_OBJECT LIMIT 10",
         "SELECT * FROM HISTORY ORDER BY CREATED DESC, REF_OBJECT LIMIT 10",
@@ -43,8 +63,9 @@ def peak_kb(pid):
     return 0
 
 
-def run_query(server, statement):
-    """(seconds, rows, peak growth in MB) of one query read whole by the mariadb client."""
+def run_query(server, statement, check=None):
+    """(seconds, rows, peak growth in MB) of one query read whole by the mariadb client;
+    `check` (if any) must accept the output."""
     before = peak_kb(server.pid)
     t0 = time.monotonic()
     r = subprocess.run(
@@ -58,6 +79,8 @@ def run_query(server, statement):
         raise SystemExit("%s: %s failed: %s" % (server.name, statement, r.stderr.decode()))
     rows = r.stdout.count(b"\n")
     grown = (peak_kb(server.pid) - before) / 1024
+    if check is not None and not check(r.stdout):
+        raise SystemExit("%s: %s: the rows are not in order" % (server.name, statement))
     return elapsed, rows, grown
 
 
@@ -80,12 +103,12 @@ def main():
             s.sql("SELECT COUNT(*) FROM dbstress.HISTORY")
         print("| query | server | seconds | rows | server peak memory growth (MB) |")
         print("|---|---|---|---:|---|")
-        for label, statement, want in QUERIES:
+        for label, statement, want, *check in QUERIES:
             results = {s.name: [] for s in servers}
             for i in range(args.repeat):
                 order = servers if i % 2 == 0 else servers[::-1]
                 for s in order:
-                    results[s.name].append(run_query(s, statement))
+                    results[s.name].append(run_query(s, statement, *check))
             counts = {rows for runs in results.values() for _, rows, _ in runs}
             expected = want(args.objects) if want else None
             if len(counts) != 1 or (expected is not None and counts != {expected}):

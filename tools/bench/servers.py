@@ -2,7 +2,7 @@
 
 Each server gets its own temporary data directory, TCP port and Unix socket; nothing touches a
 system service. `Settings` holds what must be equal on both sides of a comparison (buffer pool,
-redo log capacity, innodb_flush_log_at_trx_commit, doublewrite, page size), and each server class
+redo log capacity, innodb_flush_log_at_trx_commit, doublewrite, page size, sort buffer), and each server class
 turns it into its own command-line options:
 
     with InnoxideServer("target/release/innoxide", Settings(buffer_pool="1G")) as s:
@@ -35,6 +35,8 @@ class Settings:
     doublewrite: bool = True
     page_size: str = "16K"
     max_connections: int = 2000
+    # MySQL 8.0's default (MariaDB's is 2M): both sort in the same memory.
+    sort_buffer_size: int = 262144
 
 
 class ServerError(Exception):
@@ -179,6 +181,7 @@ class InnoxideServer(_Server):
             "--innodb-doublewrite=" + ("ON" if s.doublewrite else "OFF"),
             "--innodb-page-size=" + s.page_size,
             "--max-connections=%d" % s.max_connections,
+            "--sort-buffer-size=%d" % s.sort_buffer_size,
         ] + self.extra
 
 
@@ -233,6 +236,7 @@ class MariadbServer(_Server):
             "--innodb-doublewrite=%d" % (1 if s.doublewrite else 0),
             "--innodb-page-size=" + s.page_size,
             "--max-connections=%d" % s.max_connections,
+            "--sort-buffer-size=%d" % s.sort_buffer_size,
         ]
         if self.mysql_defaults:
             cmd += [

@@ -5,7 +5,7 @@
 //! until their estimated size passes sort_buffer_size; then the buffer is sorted and written
 //! to a run file in tmpdir (docs/format/sort-run.md), and the buffer starts again. At the end a
 //! sort that wrote no run is sorted in memory; otherwise the last buffer becomes a run too,
-//! runs are merged FANIN at a time until at most FANIN remain, and those are merged as the
+//! runs are merged FANIN (64) at a time until at most FANIN remain, and those are merged as the
 //! rows are read. Memory stays within sort_buffer_size plus a read window per run merged.
 //!
 //! INVARIANTS
@@ -32,7 +32,7 @@ use innoxide_sql::types::{Date, DateTime, Datum, Decimal, Time};
 use super::select::cmp_nulls_first;
 
 /// Runs merged at once.
-const FANIN: usize = 16;
+const FANIN: usize = 64;
 /// The read window of each run being merged.
 const WINDOW: usize = 32 * 1024;
 /// Bytes gathered before a run's records are written.
@@ -446,11 +446,13 @@ impl RunReader {
     }
 }
 
-/// A merge of sorted runs: the smallest head first (at most FANIN heads compared).
+/// A merge of sorted runs: a binary heap of the runs by their head rows, smallest on top.
 pub(crate) struct Merge {
     dirs: Vec<(bool, Collation)>,
     readers: Vec<RunReader>,
     heads: Vec<Option<SortRow>>,
+    /// Indexes of the runs that still have a head, as a min-heap by head.
+    heap: Vec<usize>,
 }
 
 impl Merge {
@@ -468,33 +470,75 @@ impl Merge {
         for r in &mut readers {
             heads.push(r.next_row()?);
         }
-        Ok(Merge {
+        let mut m = Merge {
             dirs,
             readers,
             heads,
-        })
+            heap: Vec::new(),
+        };
+        for i in 0..m.heads.len() {
+            if m.heads[i].is_some() {
+                m.heap.push(i);
+                m.sift_up(m.heap.len() - 1);
+            }
+        }
+        Ok(m)
+    }
+
+    /// Whether run `a`'s head goes before run `b`'s (both have one).
+    fn before(&self, a: usize, b: usize) -> bool {
+        match (&self.heads[a], &self.heads[b]) {
+            (Some(x), Some(y)) => cmp_rows(&self.dirs, x, y) == Ordering::Less,
+            _ => unreachable!("runs in the heap have a head"),
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !self.before(self.heap[i], self.heap[parent]) {
+                break;
+            }
+            self.heap.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut top = i;
+            if l < self.heap.len() && self.before(self.heap[l], self.heap[top]) {
+                top = l;
+            }
+            if r < self.heap.len() && self.before(self.heap[r], self.heap[top]) {
+                top = r;
+            }
+            if top == i {
+                return;
+            }
+            self.heap.swap(i, top);
+            i = top;
+        }
     }
 
     fn next_row(&mut self) -> Result<Option<SortRow>, SqlError> {
-        let mut best: Option<usize> = None;
-        for (i, h) in self.heads.iter().enumerate() {
-            let Some(h) = h else { continue };
-            let better = match best {
-                None => true,
-                Some(b) => {
-                    let cur = self.heads[b].as_ref().expect("best is a head");
-                    cmp_rows(&self.dirs, h, cur) == Ordering::Less
-                }
-            };
-            if better {
-                best = Some(i);
-            }
-        }
-        let Some(b) = best else {
+        let Some(&b) = self.heap.first() else {
             return Ok(None);
         };
         let next = self.readers[b].next_row()?;
-        Ok(std::mem::replace(&mut self.heads[b], next))
+        let exhausted = next.is_none();
+        let row = std::mem::replace(&mut self.heads[b], next);
+        if exhausted {
+            let last = self.heap.pop().expect("the heap has the run");
+            if !self.heap.is_empty() {
+                self.heap[0] = last;
+            }
+        }
+        if !self.heap.is_empty() {
+            self.sift_down(0);
+        }
+        Ok(row)
     }
 }
 

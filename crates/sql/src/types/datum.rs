@@ -257,6 +257,12 @@ impl Datum {
         use Datum as D;
         match (self, other) {
             (D::Null, _) | (_, D::Null) => None,
+            // Same kinds compare directly (sorts and joins compare these most).
+            (D::Int(a), D::Int(b)) => Some(a.cmp(b)),
+            (D::UInt(a), D::UInt(b)) => Some(a.cmp(b)),
+            (D::DateTime(a), D::DateTime(b)) => Some(dt_key(a).cmp(&dt_key(b))),
+            (D::Date(a), D::Date(b)) => Some(a.cmp(b)),
+            (D::Decimal(a), D::Decimal(b)) => Some(a.cmp(b)),
             (D::Int(_) | D::UInt(_), D::Int(_) | D::UInt(_)) => {
                 Some(self.to_i128(w).cmp(&other.to_i128(w)))
             }
