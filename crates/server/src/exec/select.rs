@@ -1500,7 +1500,14 @@ impl Session {
             && !order.iter().any(|o| o.0.has_sub()))
         .then(|| {
             super::sort::Sorter::new(
-                order.iter().map(|o| (o.1, o.2)).collect(),
+                order
+                    .iter()
+                    .map(|(c, desc, coll)| super::sort::SortKey {
+                        desc: *desc,
+                        coll: *coll,
+                        from_proj: projected_column(c, items),
+                    })
+                    .collect(),
                 self.vars.sort_buffer_size(),
                 self.server.vars.tmpdir(),
                 self.server.sort_merge_passes.clone(),
@@ -1549,6 +1556,7 @@ impl Session {
                             .collect::<Result<Vec<_>, _>>()?;
                         let keys = order
                             .iter()
+                            .filter(|o| projected_column(&o.0, items).is_none())
                             .map(|o| o.0.eval(&env, w))
                             .collect::<Result<Vec<_>, _>>()?;
                         so.push(proj, keys)?;
@@ -1809,12 +1817,7 @@ impl Session {
         // position) is not evaluated twice.
         let order_src: Vec<Option<usize>> = order
             .iter()
-            .map(|(c, _, _)| match c {
-                CExpr::Col(p) => items
-                    .iter()
-                    .position(|(ic, _)| matches!(ic, CExpr::Col(q) if q == p)),
-                _ => None,
-            })
+            .map(|(c, _, _)| projected_column(c, items))
             .collect();
         // (projection, ORDER BY keys not in it, arrival number).
         let mut result: Vec<(Vec<Datum>, Vec<Datum>, usize)> = Vec::with_capacity(out.len());
@@ -2155,6 +2158,17 @@ pub(crate) struct PathShown {
     pub covering: bool,
     /// Conditions (WHERE, ON) apply to the table's rows.
     pub conditions: bool,
+}
+
+/// The position in the projection `items` of ORDER BY key `c` when it is a selected column
+/// (read from there, not evaluated or kept twice).
+fn projected_column(c: &CExpr, items: &[(CExpr, Column)]) -> Option<usize> {
+    match c {
+        CExpr::Col(p) => items
+            .iter()
+            .position(|(ic, _)| matches!(ic, CExpr::Col(q) if q == p)),
+        _ => None,
+    }
 }
 
 /// One table's USE / FORCE / IGNORE INDEX (MySQL's index hints), checked against its indexes.

@@ -11,9 +11,10 @@
 //! INVARIANTS
 //! - X1: the rows come out in the order the in-memory sort gives: the keys compared with
 //!   `cmp_nulls_first` in each key's direction and collation, ties by arrival number.
-//! - X2: a run file is unlinked as soon as it is created: the open handle is the only way to
-//!   it, so it goes with the statement (or with the process) and nothing reads it after a
-//!   crash. No run is ever synced.
+//! - X2: runs go one after another into one file per merge level, unlinked as soon as it is
+//!   created: the open handles are the only way to it, so it goes with the statement (or
+//!   with the process; a level's file as soon as the next level is written) and nothing
+//!   reads it after a crash. No run is ever synced.
 //! - X3: an I/O error ends the statement with MySQL's error (1004 creating, 1026 writing, 1024
 //!   reading) naming the file; the server goes on.
 //!
@@ -38,6 +39,15 @@ const WINDOW: usize = 32 * 1024;
 /// Bytes gathered before a run's records are written.
 const WRITE_CHUNK: usize = 64 * 1024;
 
+/// One ORDER BY key: its direction and collation, and where its value is: a column of the
+/// projection (not stored twice), or the next of the row's own key values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SortKey {
+    pub desc: bool,
+    pub coll: Collation,
+    pub from_proj: Option<usize>,
+}
+
 /// One row being sorted.
 pub(crate) struct SortRow {
     proj: Vec<Datum>,
@@ -60,20 +70,46 @@ fn row_bytes(r: &SortRow) -> usize {
 
 /// A sort in progress (module comment).
 pub(crate) struct Sorter {
-    dirs: Vec<(bool, Collation)>,
+    dirs: Vec<SortKey>,
     buf: Vec<SortRow>,
     bytes: usize,
     cap: usize,
     runs: Vec<Run>,
+    /// The file the buffer's runs go to, once one was written.
+    file: Option<RunFile>,
     tmpdir: PathBuf,
     seq: u64,
     passes: Arc<AtomicU64>,
 }
 
-/// A sorted run in a file.
+/// A file holding runs one after another (one per merge level, X2).
+struct RunFile {
+    file: Arc<dyn File>,
+    path: PathBuf,
+    /// Where the next run starts.
+    end: u64,
+}
+
+impl RunFile {
+    fn create(tmpdir: &Path) -> Result<RunFile, SqlError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, AtomicOrdering::Relaxed);
+        let path = tmpdir.join(format!("innoxide-sort-{}-{n}", std::process::id()));
+        let fs = OsFs;
+        let file = fs
+            .create(&path)
+            .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
+        fs.remove(&path)
+            .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
+        Ok(RunFile { file, path, end: 0 })
+    }
+}
+
+/// A sorted run: `len` bytes of a run file from `start`.
 struct Run {
     file: Arc<dyn File>,
     path: PathBuf,
+    start: u64,
     len: u64,
 }
 
@@ -83,10 +119,10 @@ fn io_error(code: ErrorCode, path: &Path, e: &std::io::Error) -> SqlError {
 }
 
 impl Sorter {
-    /// A sort of keys in directions `dirs` (descending, collation) keeping at most `cap`
-    /// bytes of rows in memory, spilling to `tmpdir`; merge passes are counted in `passes`.
+    /// A sort by `dirs` keeping at most `cap` bytes of rows in memory, spilling to `tmpdir`;
+    /// merge passes are counted in `passes`.
     pub(crate) fn new(
-        dirs: Vec<(bool, Collation)>,
+        dirs: Vec<SortKey>,
         cap: u64,
         tmpdir: PathBuf,
         passes: Arc<AtomicU64>,
@@ -97,6 +133,7 @@ impl Sorter {
             bytes: 0,
             cap: usize::try_from(cap).unwrap_or(usize::MAX),
             runs: Vec::new(),
+            file: None,
             tmpdir,
             seq: 0,
             passes,
@@ -107,7 +144,7 @@ impl Sorter {
         cmp_rows(&self.dirs, a, b)
     }
 
-    /// Adds a row: its projection and its ORDER BY keys.
+    /// Adds a row: its projection and the values of its ORDER BY keys not taken from it.
     pub(crate) fn push(&mut self, proj: Vec<Datum>, keys: Vec<Datum>) -> Result<(), SqlError> {
         let r = SortRow {
             proj,
@@ -128,7 +165,11 @@ impl Sorter {
         let mut buf = std::mem::take(&mut self.buf);
         self.bytes = 0;
         buf.sort_unstable_by(|a, b| self.cmp(a, b));
-        let mut w = RunWriter::create(&self.tmpdir)?;
+        let file = match &mut self.file {
+            Some(f) => f,
+            None => self.file.insert(RunFile::create(&self.tmpdir)?),
+        };
+        let mut w = RunWriter::new(file);
         for r in &buf {
             w.put(r)?;
         }
@@ -146,26 +187,46 @@ impl Sorter {
         if !self.buf.is_empty() {
             self.spill()?;
         }
+        // Each level merges its runs FANIN at a time into one new file; the level's file
+        // goes when its last run is merged.
         while self.runs.len() > FANIN {
-            let group: Vec<Run> = self.runs.drain(..FANIN).collect();
-            let mut m = Merge::new(self.dirs.clone(), group)?;
-            let mut w = RunWriter::create(&self.tmpdir)?;
-            while let Some(r) = m.next_row()? {
-                w.put(&r)?;
+            let mut next = RunFile::create(&self.tmpdir)?;
+            let mut merged = Vec::new();
+            let mut runs = std::mem::take(&mut self.runs).into_iter();
+            loop {
+                let group: Vec<Run> = runs.by_ref().take(FANIN).collect();
+                if group.is_empty() {
+                    break;
+                }
+                let mut m = Merge::new(self.dirs.clone(), group)?;
+                let mut w = RunWriter::new(&mut next);
+                while let Some(r) = m.next_row()? {
+                    w.put(&r)?;
+                }
+                merged.push(w.finish()?);
+                self.passes.fetch_add(1, AtomicOrdering::Relaxed);
             }
-            self.runs.push(w.finish()?);
-            self.passes.fetch_add(1, AtomicOrdering::Relaxed);
+            self.runs = merged;
         }
+        self.file = None;
         self.passes.fetch_add(1, AtomicOrdering::Relaxed);
         let runs = std::mem::take(&mut self.runs);
         Ok(Sorted::Merged(Merge::new(self.dirs.clone(), runs)?))
     }
 }
 
-fn cmp_rows(dirs: &[(bool, Collation)], a: &SortRow, b: &SortRow) -> Ordering {
-    for (i, (desc, coll)) in dirs.iter().enumerate() {
-        let o = cmp_nulls_first(&a.keys[i], &b.keys[i], *coll);
-        let o = if *desc { o.reverse() } else { o };
+fn cmp_rows(dirs: &[SortKey], a: &SortRow, b: &SortRow) -> Ordering {
+    let mut own = 0;
+    for k in dirs {
+        let (x, y) = match k.from_proj {
+            Some(j) => (&a.proj[j], &b.proj[j]),
+            None => {
+                own += 1;
+                (&a.keys[own - 1], &b.keys[own - 1])
+            }
+        };
+        let o = cmp_nulls_first(x, y, k.coll);
+        let o = if k.desc { o.reverse() } else { o };
         if o != Ordering::Equal {
             return o;
         }
@@ -190,30 +251,20 @@ impl Sorted {
 }
 
 /// Writes one run (X2: unlinked at creation).
-struct RunWriter {
-    file: Arc<dyn File>,
-    path: PathBuf,
+struct RunWriter<'f> {
+    to: &'f mut RunFile,
+    start: u64,
     out: Vec<u8>,
-    len: u64,
 }
 
-impl RunWriter {
-    fn create(tmpdir: &Path) -> Result<RunWriter, SqlError> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, AtomicOrdering::Relaxed);
-        let path = tmpdir.join(format!("innoxide-sort-{}-{n}", std::process::id()));
-        let fs = OsFs;
-        let file = fs
-            .create(&path)
-            .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
-        fs.remove(&path)
-            .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
-        Ok(RunWriter {
-            file,
-            path,
+impl<'f> RunWriter<'f> {
+    /// A run appended to `to`.
+    fn new(to: &'f mut RunFile) -> RunWriter<'f> {
+        RunWriter {
+            start: to.end,
+            to,
             out: Vec::with_capacity(WRITE_CHUNK),
-            len: 0,
-        })
+        }
     }
 
     fn put(&mut self, r: &SortRow) -> Result<(), SqlError> {
@@ -239,10 +290,11 @@ impl RunWriter {
         if self.out.is_empty() {
             return Ok(());
         }
-        self.file
-            .write_at(&self.out, self.len)
-            .map_err(|e| io_error(ER_ERROR_ON_WRITE, &self.path, &e))?;
-        self.len += self.out.len() as u64;
+        let f = &mut *self.to;
+        f.file
+            .write_at(&self.out, f.end)
+            .map_err(|e| io_error(ER_ERROR_ON_WRITE, &f.path, &e))?;
+        f.end += self.out.len() as u64;
         self.out.clear();
         Ok(())
     }
@@ -250,9 +302,10 @@ impl RunWriter {
     fn finish(mut self) -> Result<Run, SqlError> {
         self.flush()?;
         Ok(Run {
-            file: self.file,
-            path: self.path,
-            len: self.len,
+            file: self.to.file.clone(),
+            path: self.to.path.clone(),
+            start: self.start,
+            len: self.to.end - self.start,
         })
     }
 }
@@ -391,7 +444,7 @@ impl Cursor<'_> {
 /// Reads a run's records through a window.
 struct RunReader {
     run: Run,
-    /// File offset of `window[0]`.
+    /// Offset in the run of `window[0]`.
     base: u64,
     window: Vec<u8>,
     at: usize,
@@ -419,7 +472,7 @@ impl RunReader {
         self.window.resize(want, 0);
         self.run
             .file
-            .read_at(&mut self.window, pos)
+            .read_at(&mut self.window, self.run.start + pos)
             .map_err(|e| io_error(ER_ERROR_ON_READ, &self.run.path, &e))?;
         self.base = pos;
         self.at = 0;
@@ -448,7 +501,7 @@ impl RunReader {
 
 /// A merge of sorted runs: a binary heap of the runs by their head rows, smallest on top.
 pub(crate) struct Merge {
-    dirs: Vec<(bool, Collation)>,
+    dirs: Vec<SortKey>,
     readers: Vec<RunReader>,
     heads: Vec<Option<SortRow>>,
     /// Indexes of the runs that still have a head, as a min-heap by head.
@@ -456,7 +509,7 @@ pub(crate) struct Merge {
 }
 
 impl Merge {
-    fn new(dirs: Vec<(bool, Collation)>, runs: Vec<Run>) -> Result<Merge, SqlError> {
+    fn new(dirs: Vec<SortKey>, runs: Vec<Run>) -> Result<Merge, SqlError> {
         let mut readers: Vec<RunReader> = runs
             .into_iter()
             .map(|run| RunReader {
@@ -576,7 +629,7 @@ mod tests {
             Datum::Double(i as f64 / 3.0),
             Datum::Int(-(i as i64)),
         ];
-        let keys = vec![Datum::Int(k as i64), Datum::Date(Date::default())];
+        let keys = vec![Datum::Int(k as i64)];
         (proj, keys)
     }
 
@@ -585,10 +638,14 @@ mod tests {
     #[test]
     fn spilled_sort_matches_the_in_memory_sort() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let dirs = vec![
-            (true, Collation::Utf8mb40900AiCi),
-            (false, Collation::Utf8mb40900AiCi),
-        ];
+        let key = |desc, from_proj| SortKey {
+            desc,
+            coll: Collation::Utf8mb40900AiCi,
+            from_proj,
+        };
+        // The first key is a column of the projection, the second the row's own value, the
+        // third the projection's string (never reached: the arrival number decides ties).
+        let dirs = vec![key(true, None), key(false, Some(6)), key(false, Some(1))];
         let n = 20_000u64;
         let passes = Arc::new(AtomicU64::new(0));
         let mut small = Sorter::new(dirs.clone(), 32 * 1024, dir.path().into(), passes.clone());
