@@ -23,7 +23,7 @@
 //! - S6: a top-level SELECT whose rows need no complete input first (no grouping, DISTINCT,
 //!   sort, window, HAVING or subquery) sends each row to the session's `RowSink` as the last
 //!   table produces it, after OFFSET and up to LIMIT (and sql_select_limit): the result is
-//!   never held whole. Earlier tables of a join are still held per level.
+//!   never held whole.
 //! - S7: ORDER BY ... LIMIT over one table read without locks scans only the primary key and
 //!   the columns WHERE and ORDER BY use, keeps the first offset + limit rows, then reads
 //!   those again whole by their key (`fetch_whole`) in the same read view, so they are the
@@ -32,6 +32,11 @@
 //!   DISTINCT, window, HAVING or subquery), sorts the last table's rows as they come with a
 //!   `sort::Sorter` (sort_buffer_size in memory, sorted runs in tmpdir beyond it) and sends
 //!   them to the session's sink as the merge yields them.
+//! - S9: the nested-loop join is pipelined: each level pulls its table's rows one at a time
+//!   (`open_rows`, `pull_row`) and hands the joined rows to the next level in batches of
+//!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level, which needs every
+//!   row before it, takes them all at once, and a locking range read holds the rows it
+//!   locked.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -515,6 +520,215 @@ impl Session {
         Ok(usable.pop().map_or(scan, |b| b.1))
     }
 
+    /// One level of the nested-loop join (S9): joins each row of `rows` (the tables before
+    /// `si`) with table `si` and hands the joined rows to the next level in batches of
+    /// JOIN_BATCH (or, from the last table, to `out`). Returns false once `out` wants no more.
+    fn join_level(
+        &mut self,
+        j: &JoinPlan<'_>,
+        si: usize,
+        rows: Vec<Vec<Datum>>,
+        out: &mut JoinOut<'_, '_>,
+        w: &mut Warnings,
+    ) -> Result<bool, SqlError> {
+        let (params, mode, lock) = (j.params, j.mode, j.lock);
+        let (src, on_c, st) = (&j.sources[si], &j.on_cs[si], &j.scope[si]);
+        let last = si + 1 == j.sources.len();
+        let (kind, on) = match src {
+            Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on),
+        };
+        let where_here = if last { out.where_c } else { &None };
+        // A RIGHT JOIN level needs every row before it at once.
+        let batch = if j.any_right { usize::MAX } else { JOIN_BATCH };
+        let mut next: Vec<Vec<Datum>> = Vec::new();
+        let width = st.columns.len();
+        let null_extended = |left: &Vec<Datum>| {
+            let mut row = left.clone();
+            row.extend(std::iter::repeat_n(Datum::Null, width));
+            row
+        };
+        // RIGHT JOIN: every row of this table, with the matching rows so far or NULLs;
+        // a table is read whole first (no condition of earlier tables applies to it).
+        let whole: Vec<Vec<Datum>>;
+        let data: Option<&[Vec<Datum>]> = match src {
+            Source::Table(t, JoinKind::Right, _) => {
+                let needs = PathNeeds {
+                    used: None,
+                    hints: &j.index_use[si],
+                };
+                let access = self.plan_access(t, &st.name, false, &[], params, needs)?;
+                let used_here = &j.used[st.offset..st.offset + st.columns.len()];
+                let how = ReadHow {
+                    lock,
+                    semi_consistent: false,
+                    columns: Some(used_here),
+                    limit: None,
+                };
+                let mut data = Vec::new();
+                self.read_rows(t, &access, how, &mut |_| true, &mut |r| {
+                    let mut row = Vec::with_capacity(r.len());
+                    load_used(t, r, used_here, &mut row);
+                    data.push(row);
+                    Ok(true)
+                })?;
+                whole = data;
+                Some(&whole)
+            }
+            Source::Rows(data, _, _) => Some(data),
+            Source::Table(..) => None,
+        };
+        match (data, src) {
+            (Some(data), _) if kind == JoinKind::Right => {
+                for r in data {
+                    let mut matched = false;
+                    for left in &rows {
+                        let mut row = left.clone();
+                        row.extend(r.iter().cloned());
+                        if pass(on_c, &row, params, mode, w)? {
+                            matched = true;
+                            if !give(last, out, &mut next, row, w)? {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                    if !matched {
+                        let mut row = vec![Datum::Null; st.offset];
+                        row.extend(r.iter().cloned());
+                        if !give(last, out, &mut next, row, w)? {
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+            (Some(data), _) => {
+                for left in &rows {
+                    let mut matched = false;
+                    for r in data {
+                        let mut row = left.clone();
+                        row.extend(r.iter().cloned());
+                        if pass(on_c, &row, params, mode, w)? {
+                            matched = true;
+                            if !give(last, out, &mut next, row, w)? {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                    if !matched
+                        && kind == JoinKind::Left
+                        && !give(last, out, &mut next, null_extended(left), w)?
+                    {
+                        return Ok(false);
+                    }
+                    if next.len() >= batch
+                        && !self.join_level(j, si + 1, std::mem::take(&mut next), out, w)?
+                    {
+                        return Ok(false);
+                    }
+                }
+            }
+            (None, Source::Rows(..)) => unreachable!("rows are data"),
+            (None, Source::Table(t, _, _)) => {
+                // Conditions usable for this table: WHERE conjuncts (inner joins) and ON
+                // conjuncts, with the columns of earlier tables bound per outer row.
+                let mut conds = Vec::new();
+                // (Not when a later RIGHT JOIN may NULL-extend this table's side.)
+                if kind != JoinKind::Left && !j.any_right {
+                    conds.extend(j.plan_where.iter().cloned());
+                }
+                if let Some(o) = on {
+                    conjuncts(o, &mut conds);
+                }
+                let single = j.scope.len() == 1;
+                let used_here = &j.used[st.offset..st.offset + st.columns.len()];
+                let read_here = j.deferred.unwrap_or(used_here);
+                // The conditions are bound to each outer row through parameters past the
+                // statement's own: `ext` is `params` then the outer values `refs` names.
+                let mut refs = Vec::new();
+                let bound: Vec<Expr> = conds
+                    .iter()
+                    .map(|c| param_outer(c, &j.scope[..si], params.len(), &mut refs))
+                    .collect();
+                let mut ext = params.to_vec();
+                for left in &rows {
+                    let access = match (si, j.first_access) {
+                        (0, Some(a)) => a.clone(),
+                        _ => {
+                            ext.truncate(params.len());
+                            ext.extend(refs.iter().map(|&p| left[p].clone()));
+                            let needs = PathNeeds {
+                                used: lock.is_none().then_some(used_here),
+                                hints: &j.index_use[si],
+                            };
+                            self.plan_access(t, &st.name, single, &bound, &ext, needs)?
+                        }
+                    };
+                    let mut matched = false;
+                    let mut more = true;
+                    // A single-table locking read (WHERE tested in the scan, below) stops
+                    // locking once LIMIT (+ OFFSET) rows are had, as InnoDB does.
+                    let limit = j
+                        .need
+                        .filter(|_| lock.is_some() && single)
+                        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+                    let how = ReadHow {
+                        lock,
+                        semi_consistent: false,
+                        columns: Some(read_here),
+                        limit,
+                    };
+                    // A single-table locking read tests WHERE inside the engine's
+                    // scan, which then unlocks the rows that fail it at READ COMMITTED.
+                    let mut lock_pred = |r: &[Value]| -> bool {
+                        if lock.is_none() || !single {
+                            return true;
+                        }
+                        let mut row = left.clone();
+                        load_used(t, r.to_vec(), used_here, &mut row);
+                        pass(where_here, &row, params, mode, &mut Warnings::default())
+                            .unwrap_or(true)
+                    };
+                    let mut cur = self.open_rows(t, &access, how, &mut lock_pred)?;
+                    while let Some(r) = self.pull_row(&mut cur)? {
+                        if !lock_pred(&r) {
+                            continue;
+                        }
+                        let mut row = left.clone();
+                        load_used(t, r, read_here, &mut row);
+                        if !pass(on_c, &row, params, mode, w)? {
+                            continue;
+                        }
+                        matched = true;
+                        more = give(last, out, &mut next, row, w)?;
+                        if !more {
+                            break;
+                        }
+                        // The rows so far go on to the next table while this one is read.
+                        if next.len() >= batch
+                            && !self.join_level(j, si + 1, std::mem::take(&mut next), out, w)?
+                        {
+                            return Ok(false);
+                        }
+                    }
+                    if more && !matched && kind == JoinKind::Left {
+                        more = give(last, out, &mut next, null_extended(left), w)?;
+                    }
+                    if !more {
+                        return Ok(false);
+                    }
+                    if next.len() >= batch
+                        && !self.join_level(j, si + 1, std::mem::take(&mut next), out, w)?
+                    {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        if last || next.is_empty() {
+            return Ok(true);
+        }
+        self.join_level(j, si + 1, next, out, w)
+    }
+
     /// The rows of `t` whose primary-key columns `partial` holds (S7), read again whole (the
     /// columns in `used`) in the statement's view. READ UNCOMMITTED reads the newest versions,
     /// so a row is checked against WHERE again and left out if it is gone or no longer passes.
@@ -681,100 +895,107 @@ impl Session {
         pred: &mut dyn FnMut(&[Value]) -> bool,
         sink: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
     ) -> Result<(), SqlError> {
-        let deadline = self.deadline;
-        let interrupt = self.interrupt.clone();
-        let mut n = self.scan_ticks;
-        let mut take = |r: Vec<Value>| -> Result<bool, SqlError> {
-            n = n.wrapping_add(1);
-            if n.is_multiple_of(256) {
-                if interrupt.load(std::sync::atomic::Ordering::Acquire) {
-                    return Err(SqlError::new(ER_QUERY_INTERRUPTED, &[]));
-                }
-                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                    return Err(SqlError::new(ER_QUERY_TIMEOUT, &[]));
-                }
+        let mut cur = self.open_rows(t, access, how, pred)?;
+        while let Some(r) = self.pull_row(&mut cur)? {
+            if pred(&r) && !sink(r)? {
+                break;
             }
-            sink(r)
-        };
-        let trx = self.trx()?;
-        let et = &t.table;
-        let r = Self::feed(trx, et, access, how, pred, &mut take);
-        self.scan_ticks = n;
-        r
+        }
+        Ok(())
     }
 
-    fn feed(
-        trx: &mut innoxide_engine::Trx,
-        et: &Arc<innoxide_engine::Table>,
+    /// Starts reading the rows of `t` through `access`, to be pulled with `pull_row`, so the
+    /// caller may read other tables between two rows (S9). A locking range read takes its
+    /// rows and locks here, testing `pred` in the engine (which unlocks at READ COMMITTED
+    /// the rows it rejects); the caller tests `pred` on every row pulled.
+    pub(crate) fn open_rows(
+        &mut self,
+        t: &Arc<SqlTable>,
         access: &Access,
         how: ReadHow<'_>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
-        take: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
-    ) -> Result<(), SqlError> {
+    ) -> Result<RowCursor, SqlError> {
         let ReadHow {
             lock,
             semi_consistent,
             columns,
             limit,
         } = how;
-        match access {
-            Access::Points(keys) => {
-                for k in keys {
-                    let r = match lock {
-                        Some(how) => trx.get_locking(et, k, how),
-                        None => trx.get(et, k),
-                    }
-                    .map_err(engine_error)?;
-                    if let Some(r) = r.filter(|r| pred(r)) {
-                        if !take(r)? {
-                            break;
-                        }
-                    }
-                }
-            }
+        let et = t.table.clone();
+        let trx = self.trx()?;
+        Ok(match access {
+            Access::Points(keys) => RowCursor::Points {
+                table: et,
+                keys: keys.clone().into_iter(),
+                lock,
+            },
             Access::Range {
                 index,
                 from,
                 to,
                 forward,
             } => match lock {
-                Some(how) => {
-                    let rows = trx
-                        .scan_locking_limit(
-                            et,
-                            index.as_deref(),
-                            from.clone(),
-                            to.clone(),
-                            *forward,
-                            how,
-                            semi_consistent,
-                            limit,
-                            pred,
-                        )
-                        .map_err(engine_error)?;
-                    for r in rows {
-                        if !take(r)? {
-                            break;
-                        }
-                    }
-                }
+                Some(how) => RowCursor::Rows(
+                    trx.scan_locking_limit(
+                        &et,
+                        index.as_deref(),
+                        from.clone(),
+                        to.clone(),
+                        *forward,
+                        how,
+                        semi_consistent,
+                        limit,
+                        pred,
+                    )
+                    .map_err(engine_error)?
+                    .into_iter(),
+                ),
                 None => {
                     let mut rows = trx
-                        .scan(et, index.as_deref(), from.clone(), to.clone(), *forward)
+                        .scan(&et, index.as_deref(), from.clone(), to.clone(), *forward)
                         .map_err(engine_error)?;
                     if let Some(c) = columns {
                         rows = rows.with_columns(c.to_vec());
                     }
-                    for r in rows {
-                        let r = r.map_err(engine_error)?;
-                        if pred(&r) && !take(r)? {
-                            break;
-                        }
-                    }
+                    RowCursor::Scan(rows)
                 }
             },
+        })
+    }
+
+    /// The next row of `cur`, or None at the end. Error 1317 on KILL QUERY, 3024 past
+    /// max_execution_time (tested every 256 rows).
+    pub(crate) fn pull_row(&mut self, cur: &mut RowCursor) -> Result<Option<Vec<Value>>, SqlError> {
+        self.scan_ticks = self.scan_ticks.wrapping_add(1);
+        if self.scan_ticks.is_multiple_of(256) {
+            if self.interrupt.load(std::sync::atomic::Ordering::Acquire) {
+                return Err(SqlError::new(ER_QUERY_INTERRUPTED, &[]));
+            }
+            if self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return Err(SqlError::new(ER_QUERY_TIMEOUT, &[]));
+            }
         }
-        Ok(())
+        match cur {
+            RowCursor::Points { table, keys, lock } => {
+                let trx = self.trx()?;
+                for k in keys.by_ref() {
+                    let r = match lock {
+                        Some(how) => trx.get_locking(table, &k, *how),
+                        None => trx.get(table, &k),
+                    }
+                    .map_err(engine_error)?;
+                    if r.is_some() {
+                        return Ok(r);
+                    }
+                }
+                Ok(None)
+            }
+            RowCursor::Scan(rows) => rows.next().transpose().map_err(engine_error),
+            RowCursor::Rows(rows) => Ok(rows.next()),
+        }
     }
 
     pub(crate) fn select(
@@ -1484,10 +1705,10 @@ impl Session {
             .any(CExpr::has_sub);
         // GROUP BY and aggregates take the joined rows as they come, so the input is never
         // held whole, unless a subquery has to be bound per row first.
-        let mut grouper = grouped.then(|| Grouper::new(group, aggs));
+        let grouper = grouped.then(|| Grouper::new(group, aggs));
         let streamed = grouped && where_sub.is_none() && !group_subs;
         // S8: a sort that needs nothing else of the rows takes them as they come.
-        let mut sorter = (n_sources > 0
+        let sorter = (n_sources > 0
             && !grouped
             && !distinct
             && windows.is_empty()
@@ -1516,7 +1737,7 @@ impl Session {
         // S6: rows go to the sink as the last table produces them when nothing has to see
         // them all first (grouping, DISTINCT, a sort, windows, HAVING, subqueries); after
         // the sort that S8 makes.
-        let mut stream = match sink {
+        let stream = match sink {
             Some((sink, cap))
                 if n_sources > 0
                     && !grouped
@@ -1537,205 +1758,42 @@ impl Session {
             }
             _ => None,
         };
-        for (si, (src, on_c)) in sources.iter().zip(on_cs).enumerate() {
-            let st = &scope[si];
-            let last = si + 1 == n_sources;
-            let (kind, on) = match src {
-                Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on),
+        let mut out = JoinOut {
+            where_c,
+            items,
+            order,
+            top_n,
+            need,
+            streamed,
+            params,
+            mode,
+            grouper,
+            stream,
+            sorter,
+            rows: Vec::new(),
+        };
+        if n_sources > 0 {
+            let j = JoinPlan {
+                sources,
+                on_cs,
+                scope,
+                used,
+                index_use,
+                plan_where: &plan_where,
+                first_access: first_access.as_ref(),
+                deferred: deferred.as_deref(),
+                lock,
+                any_right,
+                need,
+                params,
+                mode,
             };
-            let where_here = if last { where_c } else { &None };
-            let mut next: Vec<Vec<Datum>> = Vec::new();
-            // Offers a joined row (`on_ok`: it satisfied ON); true while more are wanted.
-            let mut offer = |row: Vec<Datum>, w: &mut Warnings| -> Result<bool, SqlError> {
-                if pass(where_here, &row, params, mode, w)? {
-                    if let (Some(so), true) = (sorter.as_mut(), last) {
-                        let env = Env::new(&row, params, mode);
-                        let proj = items
-                            .iter()
-                            .map(|(c, _)| c.eval(&env, w))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        let keys = order
-                            .iter()
-                            .filter(|o| projected_column(&o.0, items).is_none())
-                            .map(|o| o.0.eval(&env, w))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        so.push(proj, keys)?;
-                        return Ok(true);
-                    }
-                    match (grouper.as_mut(), stream.as_mut()) {
-                        (Some(g), _) if last && streamed => g.add(row, params, mode, w)?,
-                        (_, Some(s)) if last => return s.send(&row, items, params, mode, w),
-                        _ => next.push(row),
-                    }
-                    if let Some(k) = top_n.filter(|_| last) {
-                        if next.len() >= k.saturating_mul(2).max(1024) {
-                            keep_first(&mut next, k, order, params, mode, w)?;
-                        }
-                    }
-                }
-                Ok(!(last && need.is_some_and(|n| next.len() as u64 >= n)))
-            };
-            let width = st.columns.len();
-            let null_extended = |left: &Vec<Datum>| {
-                let mut row = left.clone();
-                row.extend(std::iter::repeat_n(Datum::Null, width));
-                row
-            };
-            // RIGHT JOIN: every row of this table, with the matching rows so far or NULLs;
-            // a table is read whole first (no condition of earlier tables applies to it).
-            let whole: Vec<Vec<Datum>>;
-            let data: Option<&[Vec<Datum>]> = match src {
-                Source::Table(t, JoinKind::Right, _) => {
-                    let needs = PathNeeds {
-                        used: None,
-                        hints: &index_use[si],
-                    };
-                    let access = self.plan_access(t, &st.name, false, &[], params, needs)?;
-                    let used_here = &used[st.offset..st.offset + st.columns.len()];
-                    let how = ReadHow {
-                        lock,
-                        semi_consistent: false,
-                        columns: Some(used_here),
-                        limit: None,
-                    };
-                    let mut data = Vec::new();
-                    self.read_rows(t, &access, how, &mut |_| true, &mut |r| {
-                        let mut row = Vec::with_capacity(r.len());
-                        load_used(t, r, used_here, &mut row);
-                        data.push(row);
-                        Ok(true)
-                    })?;
-                    whole = data;
-                    Some(&whole)
-                }
-                Source::Rows(data, _, _) => Some(data),
-                Source::Table(..) => None,
-            };
-            match (data, src) {
-                (Some(data), _) if kind == JoinKind::Right => {
-                    'right: for r in data {
-                        let mut matched = false;
-                        for left in &rows {
-                            let mut row = left.clone();
-                            row.extend(r.iter().cloned());
-                            if pass(on_c, &row, params, mode, &mut w)? {
-                                matched = true;
-                                if !offer(row, &mut w)? {
-                                    break 'right;
-                                }
-                            }
-                        }
-                        if !matched {
-                            let mut row = vec![Datum::Null; st.offset];
-                            row.extend(r.iter().cloned());
-                            if !offer(row, &mut w)? {
-                                break;
-                            }
-                        }
-                    }
-                }
-                (Some(data), _) => {
-                    'outer: for left in &rows {
-                        let mut matched = false;
-                        for r in data {
-                            let mut row = left.clone();
-                            row.extend(r.iter().cloned());
-                            if pass(on_c, &row, params, mode, &mut w)? {
-                                matched = true;
-                                if !offer(row, &mut w)? {
-                                    break 'outer;
-                                }
-                            }
-                        }
-                        if !matched
-                            && kind == JoinKind::Left
-                            && !offer(null_extended(left), &mut w)?
-                        {
-                            break;
-                        }
-                    }
-                }
-                (None, Source::Rows(..)) => unreachable!("rows are data"),
-                (None, Source::Table(t, _, _)) => {
-                    // Conditions usable for this table: WHERE conjuncts (inner joins) and ON
-                    // conjuncts, with the columns of earlier tables bound per outer row.
-                    let mut conds = Vec::new();
-                    // (Not when a later RIGHT JOIN may NULL-extend this table's side.)
-                    if kind != JoinKind::Left && !any_right {
-                        conds.extend(plan_where.iter().cloned());
-                    }
-                    if let Some(o) = on {
-                        conjuncts(o, &mut conds);
-                    }
-                    let single = scope.len() == 1;
-                    let used_here = &used[st.offset..st.offset + st.columns.len()];
-                    let read_here = deferred.as_deref().unwrap_or(used_here);
-                    // The conditions are bound to each outer row through parameters past the
-                    // statement's own: `ext` is `params` then the outer values `refs` names.
-                    let mut refs = Vec::new();
-                    let bound: Vec<Expr> = conds
-                        .iter()
-                        .map(|c| param_outer(c, &scope[..si], params.len(), &mut refs))
-                        .collect();
-                    let mut ext = params.to_vec();
-                    for left in &rows {
-                        let access = match (si, &first_access) {
-                            (0, Some(a)) => a.clone(),
-                            _ => {
-                                ext.truncate(params.len());
-                                ext.extend(refs.iter().map(|&p| left[p].clone()));
-                                let needs = PathNeeds {
-                                    used: lock.is_none().then_some(used_here),
-                                    hints: &index_use[si],
-                                };
-                                self.plan_access(t, &st.name, single, &bound, &ext, needs)?
-                            }
-                        };
-                        let mut matched = false;
-                        let mut more = true;
-                        // A single-table locking read (WHERE tested in the scan, below) stops
-                        // locking once LIMIT (+ OFFSET) rows are had, as InnoDB does.
-                        let limit = need
-                            .filter(|_| lock.is_some() && single)
-                            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-                        let how = ReadHow {
-                            lock,
-                            semi_consistent: false,
-                            columns: Some(read_here),
-                            limit,
-                        };
-                        // A single-table locking read tests WHERE inside the engine's
-                        // scan, which then unlocks the rows that fail it at READ COMMITTED.
-                        let mut lock_pred = |r: &[Value]| -> bool {
-                            if lock.is_none() || !single {
-                                return true;
-                            }
-                            let mut row = left.clone();
-                            load_used(t, r.to_vec(), used_here, &mut row);
-                            pass(where_here, &row, params, mode, &mut Warnings::default())
-                                .unwrap_or(true)
-                        };
-                        self.read_rows(t, &access, how, &mut lock_pred, &mut |r| {
-                            let mut row = left.clone();
-                            load_used(t, r, read_here, &mut row);
-                            if !pass(on_c, &row, params, mode, &mut w)? {
-                                return Ok(true);
-                            }
-                            matched = true;
-                            more = offer(row, &mut w)?;
-                            Ok(more)
-                        })?;
-                        if more && !matched && kind == JoinKind::Left {
-                            more = offer(null_extended(left), &mut w)?;
-                        }
-                        if !more {
-                            break;
-                        }
-                    }
-                }
-            }
-            rows = next;
+            self.join_level(&j, 0, rows, &mut out, &mut w)?;
+        } else {
+            out.rows = rows;
         }
+        let (grouper, mut stream, sorter) = (out.grouper, out.stream, out.sorter);
+        let mut rows = out.rows;
         if let (Some(k), Some(Source::Table(t, _, _)), true) =
             (top_n, sources.first(), deferred.is_some())
         {
@@ -2158,6 +2216,110 @@ pub(crate) struct PathShown {
     pub covering: bool,
     /// Conditions (WHERE, ON) apply to the table's rows.
     pub conditions: bool,
+}
+
+/// Rows of one table being read (`Session::open_rows`, `Session::pull_row`).
+pub(crate) enum RowCursor {
+    /// Primary-key lookups still to make.
+    Points {
+        table: Arc<innoxide_engine::Table>,
+        keys: std::vec::IntoIter<Vec<Value>>,
+        lock: Option<LockRead>,
+    },
+    /// A consistent read of a range, read as it is pulled.
+    Scan(innoxide_engine::RowIter),
+    /// A locking read's rows, read and locked when it was opened.
+    Rows(std::vec::IntoIter<Vec<Value>>),
+}
+
+/// Joined rows handed on at once from one level of a join to the next (S9).
+const JOIN_BATCH: usize = 1024;
+
+/// What every level of a nested-loop join reads (S9).
+struct JoinPlan<'p> {
+    sources: &'p [Source],
+    on_cs: &'p [Option<CExpr>],
+    scope: &'p [ScopeTable],
+    used: &'p [bool],
+    index_use: &'p [IndexUse],
+    plan_where: &'p [Expr],
+    first_access: Option<&'p Access>,
+    /// The narrower columns the first table is scanned for (S7).
+    deferred: Option<&'p [bool]>,
+    lock: Option<LockRead>,
+    any_right: bool,
+    need: Option<u64>,
+    params: &'p [Datum],
+    mode: types::SqlMode,
+}
+
+/// Where the last table's joined rows go: WHERE first, then a sort (S8), the grouping, the
+/// client (S6), or the rows kept for the final stage (cut to the first N as they come).
+struct JoinOut<'p, 's> {
+    where_c: &'p Option<CExpr>,
+    items: &'p [(CExpr, Column)],
+    order: &'p [(CExpr, bool, Collation)],
+    top_n: Option<usize>,
+    need: Option<u64>,
+    streamed: bool,
+    params: &'p [Datum],
+    mode: types::SqlMode,
+    grouper: Option<Grouper<'p>>,
+    stream: Option<Stream<'s>>,
+    sorter: Option<super::sort::Sorter>,
+    rows: Vec<Vec<Datum>>,
+}
+
+impl JoinOut<'_, '_> {
+    /// Takes a joined row; false once no more are wanted (LIMIT).
+    fn offer(&mut self, row: Vec<Datum>, w: &mut Warnings) -> Result<bool, SqlError> {
+        let (params, mode) = (self.params, self.mode);
+        if pass(self.where_c, &row, params, mode, w)? {
+            if let Some(so) = self.sorter.as_mut() {
+                let env = Env::new(&row, params, mode);
+                let proj = self
+                    .items
+                    .iter()
+                    .map(|(c, _)| c.eval(&env, w))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let keys = self
+                    .order
+                    .iter()
+                    .filter(|o| projected_column(&o.0, self.items).is_none())
+                    .map(|o| o.0.eval(&env, w))
+                    .collect::<Result<Vec<_>, _>>()?;
+                so.push(proj, keys)?;
+                return Ok(true);
+            }
+            match (self.grouper.as_mut(), self.stream.as_mut()) {
+                (Some(g), _) if self.streamed => g.add(row, params, mode, w)?,
+                (_, Some(s)) => return s.send(&row, self.items, params, mode, w),
+                _ => self.rows.push(row),
+            }
+            if let Some(k) = self.top_n {
+                if self.rows.len() >= k.saturating_mul(2).max(1024) {
+                    keep_first(&mut self.rows, k, self.order, params, mode, w)?;
+                }
+            }
+        }
+        Ok(!self.need.is_some_and(|n| self.rows.len() as u64 >= n))
+    }
+}
+
+/// Hands a joined row on: to `out` from the last table, else to the next level's batch.
+fn give(
+    last: bool,
+    out: &mut JoinOut<'_, '_>,
+    next: &mut Vec<Vec<Datum>>,
+    row: Vec<Datum>,
+    w: &mut Warnings,
+) -> Result<bool, SqlError> {
+    if last {
+        out.offer(row, w)
+    } else {
+        next.push(row);
+        Ok(true)
+    }
 }
 
 /// The position in the projection `items` of ORDER BY key `c` when it is a selected column
