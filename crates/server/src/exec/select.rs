@@ -2302,7 +2302,7 @@ impl JoinOut<'_, '_> {
                 }
             }
         }
-        Ok(!self.need.is_some_and(|n| self.rows.len() as u64 >= n))
+        Ok(self.need.is_none_or(|n| (self.rows.len() as u64) < n))
     }
 }
 
