@@ -674,9 +674,9 @@ impl Trx {
         )
     }
 
-    /// `scan_locking` that stops after `limit` rows of a forward scan, as InnoDB does for
-    /// `UPDATE/DELETE ... [ORDER BY key] LIMIT n` (no lock on the rows after them). A
-    /// backward scan reads its whole range (the limit is applied by the caller).
+    /// `scan_locking` that stops after `limit` rows, in either direction, as InnoDB does for
+    /// `UPDATE/DELETE ... [ORDER BY key] LIMIT n` and `SELECT ... ORDER BY key DESC LIMIT n
+    /// FOR UPDATE` (no lock on the rows after them).
     #[allow(clippy::too_many_arguments)]
     pub fn scan_locking_limit(
         &mut self,
@@ -690,27 +690,24 @@ impl Trx {
         limit: Option<usize>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
     ) -> Result<Vec<Vec<Value>>> {
-        let limit = limit.filter(|_| forward);
         self.with_table(t, |s, t| {
             s.table_lock(t, intention(how))?;
             let i = index_no(t, index)?;
             let lo = row::scan::bound_key(t, i, &from)?;
             let hi = row::scan::bound_key(t, i, &to)?;
-            let mut rows = row::lock::scan(
+            let rows = row::lock::scan(
                 &s.inner,
                 &mut s.state,
                 t,
                 i,
                 lo,
                 hi,
+                forward,
                 how,
                 semi_consistent,
                 limit,
                 pred,
             )?;
-            if !forward {
-                rows.reverse();
-            }
             s.inner.stats.rows_read(&t.name, rows.len() as u64);
             Ok(rows)
         })

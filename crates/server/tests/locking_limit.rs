@@ -1,8 +1,10 @@
 //! `UPDATE/DELETE ... [ORDER BY key] LIMIT n` lock only the rows they change, as InnoDB's
 //! scans stop at the limit: another transaction can change the next rows of the same key
 //! prefix at once (dbSTRESS's DEL deletes the oldest HISTORY row of an object while other
-//! sessions touch the same object). (An ORDER BY the forward scan cannot follow, such as
-//! DESC, still reads and locks the whole range before sorting: InnoDB would scan backwards.)
+//! sessions touch the same object). `SELECT ... ORDER BY key DESC LIMIT n FOR UPDATE` scans
+//! backwards and locks the gap above the range and the n rows it returns, as InnoDB does (the
+//! "take the newest row" pattern). (An ORDER BY DESC of UPDATE/DELETE still reads and locks
+//! its whole range before sorting.)
 
 mod common;
 
@@ -43,5 +45,74 @@ fn limit_stops_the_locking_scan() {
     }
     let n: u64 = a.query_first("SELECT COUNT(*) FROM d.h").unwrap().unwrap();
     assert_eq!(n, 5, "every change was rolled back");
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
+/// A backward locking read with LIMIT (REPEATABLE READ): the gap above the range and the
+/// rows returned are locked (inserts above the largest key and changes to those rows wait);
+/// the rows below are not (changing them goes through at once). MariaDB 10.11 gives the
+/// same outcomes.
+#[test]
+fn a_backward_locking_read_stops_at_its_limit() {
+    let s = start();
+    let mut a = connect(&s);
+    let mut b = connect(&s);
+    a.query_drop("CREATE DATABASE d").unwrap();
+    a.query_drop("CREATE TABLE d.q (id INT PRIMARY KEY, k INT, v INT, KEY k (k))")
+        .unwrap();
+    a.query_drop("INSERT INTO d.q VALUES (1,1,0),(2,2,0),(3,3,0),(4,4,0),(5,5,0)")
+        .unwrap();
+    b.query_drop("SET SESSION innodb_lock_wait_timeout = 1")
+        .unwrap();
+    let waits = |b: &mut mysql::Conn, sql: &str| -> bool {
+        match b.query_drop(sql) {
+            Ok(()) => false,
+            Err(mysql::Error::MySqlError(e)) if e.code == 1205 => true,
+            Err(e) => panic!("{sql}: {e}"),
+        }
+    };
+    for (read, by) in [
+        (
+            "SELECT id FROM d.q ORDER BY id DESC LIMIT 2 FOR UPDATE",
+            "id",
+        ),
+        (
+            "SELECT id FROM d.q WHERE k <= 4 ORDER BY k DESC LIMIT 2 FOR UPDATE",
+            "k",
+        ),
+    ] {
+        a.query_drop("BEGIN").unwrap();
+        let got: Vec<i64> = a.query(read).unwrap();
+        let want = if by == "id" { vec![5, 4] } else { vec![4, 3] };
+        assert_eq!(got, want, "{read}");
+        // The rows below the ones returned are free.
+        assert!(
+            !waits(&mut b, "UPDATE d.q SET v = v + 1 WHERE id = 1"),
+            "{read}"
+        );
+        assert!(
+            !waits(&mut b, "UPDATE d.q SET v = v + 1 WHERE id = 2"),
+            "{read}"
+        );
+        // The rows returned are locked.
+        let top = want[0];
+        assert!(
+            waits(
+                &mut b,
+                &format!("UPDATE d.q SET v = v + 1 WHERE id = {top}")
+            ),
+            "{read}"
+        );
+        a.query_drop("ROLLBACK").unwrap();
+    }
+    // The gap above the largest key is locked: an insert there waits.
+    a.query_drop("BEGIN").unwrap();
+    let got: Vec<i64> = a
+        .query("SELECT id FROM d.q ORDER BY id DESC LIMIT 1 FOR UPDATE")
+        .unwrap();
+    assert_eq!(got, vec![5]);
+    assert!(waits(&mut b, "INSERT INTO d.q VALUES (9, 9, 0)"));
+    assert!(!waits(&mut b, "UPDATE d.q SET v = v + 1 WHERE id = 4"));
+    a.query_drop("ROLLBACK").unwrap();
     assert_eq!(s.panics(), Vec::<String>::new());
 }

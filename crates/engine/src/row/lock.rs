@@ -101,6 +101,58 @@ pub fn record_at_or_after(
     Ok(None)
 }
 
+/// The record before `slot` of `leaf` (in the leaves to its left if `slot` is 0), with the
+/// leaf now holding it latched, or None at the start of the index. Leaves are latched only
+/// left to right: to step left, `leaf` is released first and the left neighbour checked to
+/// still be it; if the tree changed meanwhile, the search starts again from the key of the
+/// first record seen.
+fn record_before(
+    mtr: &mut Mtr<'_>,
+    idx: &Index,
+    mut leaf: PageRef,
+    slot: usize,
+) -> Result<Option<Vec<u8>>> {
+    if slot > 0 {
+        return Ok(Some(ip::rec(mtr.page(leaf), slot - 1).to_vec()));
+    }
+    loop {
+        let p = mtr.page(leaf);
+        let key = (ip::n_recs(p) > 0)
+            .then(|| Tuple::from_rec(&idx.leaf, ip::rec(p, 0), idx.leaf.n_order));
+        let here = mtr.id(leaf).page;
+        let prev = page::prev(p);
+        if prev == FIL_NULL {
+            return Ok(None);
+        }
+        mtr.release(leaf);
+        let pl = mtr.get(PageId::new(idx.space, prev), LatchMode::S)?;
+        let pp = mtr.page(pl);
+        let consistent = page::page_type(pp) == Some(page::PageType::Index)
+            && ip::index_id(pp) == idx.id
+            && ip::is_leaf(pp)
+            && page::next(pp) == here;
+        if consistent {
+            let n = ip::n_recs(pp);
+            if n > 0 {
+                return Ok(Some(ip::rec(pp, n - 1).to_vec()));
+            }
+            leaf = pl;
+            continue;
+        }
+        mtr.release(pl);
+        let Some(key) = key else {
+            // An empty leaf that changed under us: nothing to anchor a new search on.
+            return Ok(None);
+        };
+        let path = btree::descend(mtr, idx, &key, Bound::Lower, Intent::Read)?;
+        let (l2, s2) = (path.leaf().page, path.leaf().slot);
+        if s2 > 0 {
+            return Ok(Some(ip::rec(mtr.page(l2), s2 - 1).to_vec()));
+        }
+        leaf = l2;
+    }
+}
+
 /// The lock key of the record at or after `slot` (the gap an insert at `slot` goes into).
 pub fn successor_key(
     mtr: &mut Mtr<'_>,
@@ -226,11 +278,17 @@ pub fn get(
     }
 }
 
-/// A locking range scan (forward) of the clustered index (`index` None) or a secondary index
-/// between key prefixes `from` and `to` (each with its inclusiveness; None = unbounded),
-/// returning the rows `pred` accepts, locked. `semi_consistent` allows READ COMMITTED's
-/// semi-consistent read (UPDATE and DELETE). With `limit`, the scan stops once that many rows
-/// are returned, locking nothing after them.
+/// A locking range scan of the clustered index (`index` None) or a secondary index between
+/// key prefixes `from` and `to` (each with its inclusiveness; None = unbounded), forward or
+/// backward, returning the rows `pred` accepts, locked, in scan order. `semi_consistent`
+/// allows READ COMMITTED's semi-consistent read (UPDATE and DELETE). With `limit`, the scan
+/// stops once that many rows are returned, locking nothing after them.
+///
+/// With gap locking a forward scan takes next-key locks on the records it reads, the first
+/// one past the range included (covering the gap up to it). A backward scan first locks the
+/// gap above the range (before the record after it, or the supremum), then takes next-key
+/// locks downwards; the gap below the lowest record it locks is that lock's own, so the
+/// record past the lower end is not locked (InnoDB's descending scan).
 #[allow(clippy::too_many_arguments)]
 pub fn scan(
     inner: &Inner,
@@ -239,6 +297,7 @@ pub fn scan(
     index: Option<usize>,
     from: Option<(Tuple, bool)>,
     to: Option<(Tuple, bool)>,
+    forward: bool,
     how: LockRead,
     semi_consistent: bool,
     limit: Option<usize>,
@@ -251,19 +310,55 @@ pub fn scan(
     let gap = gap_locking(trx);
     let kind = if gap { Kind::NextKey } else { Kind::RecNotGap };
     let mut out = Vec::new();
-    // Position: (key, inclusive).
-    let mut pos: Option<(Tuple, bool)> = from;
+    // Position: (key, inclusive), from where the scan goes on in its direction.
+    let (start, stop) = if forward { (from, to) } else { (to, from) };
+    let mut pos: Option<(Tuple, bool)> = start;
+    // A backward scan locks the gap above its range once, before its first record.
+    let mut above_locked = forward || !gap;
+    let sc = Scanned {
+        t,
+        index,
+        idx: &idx,
+        how,
+        kind,
+        gap,
+        semi_consistent,
+    };
     loop {
         let mut mtr = Mtr::new(inner);
-        let (k, bound) = match &pos {
-            None => (Tuple::new(), Bound::Lower),
-            Some((k, true)) => (k.clone(), Bound::Lower),
-            Some((k, false)) => (k.clone(), Bound::Upper),
+        let (k, bound) = match (&pos, forward) {
+            (None, true) => (Tuple::new(), Bound::Lower),
+            (Some((k, true)), true) => (k.clone(), Bound::Lower),
+            (Some((k, false)), true) => (k.clone(), Bound::Upper),
+            // Backward: the slot after the records at or below (or below) the position.
+            (None, false) => (Tuple::new(), Bound::Upper),
+            (Some((k, true)), false) => (k.clone(), Bound::Upper),
+            (Some((k, false)), false) => (k.clone(), Bound::Lower),
         };
         let path = btree::descend(&mut mtr, &idx, &k, bound, Intent::Read)?;
         let (leaf, slot) = (path.leaf().page, path.leaf().slot);
-        let Some(rec) = record_at_or_after(&mut mtr, &idx, leaf, slot, true)? else {
-            if gap {
+        if !above_locked {
+            let above = successor_key(&mut mtr, t.id, &idx, leaf, slot)?;
+            if trx.try_lock(inner, &above, how.mode(), Kind::Gap)? == Outcome::MustWait {
+                drop(mtr);
+                match trx.wait_policy {
+                    WaitPolicy::Wait => trx.wait_lock(inner, &above, how.mode(), Kind::Gap)?,
+                    WaitPolicy::NoWait => return Err(Error::LockNowait),
+                    // Only a gap: no row is left out for not having it.
+                    WaitPolicy::SkipLocked => above_locked = true,
+                }
+                continue;
+            }
+            above_locked = true;
+        }
+        let found = if forward {
+            record_at_or_after(&mut mtr, &idx, leaf, slot, true)?
+        } else {
+            record_before(&mut mtr, &idx, leaf, slot)?
+        };
+        let Some(rec) = found else {
+            // The end of the index: a forward scan locks the gap before the supremum.
+            if gap && forward {
                 let sup = LockKey::supremum(t.id, idx.id);
                 if trx.try_lock(inner, &sup, how.mode(), Kind::Gap)? == Outcome::MustWait {
                     drop(mtr);
@@ -278,20 +373,87 @@ pub fn scan(
             mtr.commit()?;
             return Ok(out);
         };
-        let rk = key_of_rec(t.id, &idx, &rec);
-        let beyond = to.as_ref().is_some_and(|(stop, incl)| {
-            let o = record::cmp_tuple_rec(&idx.leaf, stop, &rec);
-            if *incl {
-                o.is_lt()
-            } else {
-                o.is_le()
+        let beyond = stop.as_ref().is_some_and(|(end, incl)| {
+            let o = record::cmp_tuple_rec(&idx.leaf, end, &rec);
+            match (forward, *incl) {
+                (true, true) => o.is_lt(),
+                (true, false) => o.is_le(),
+                (false, true) => o.is_gt(),
+                (false, false) => o.is_ge(),
             }
         });
-        if beyond && !gap {
+        if beyond {
+            // Forward with gap locking: the record past the range is locked too, for the
+            // gap before it. Backward: the last next-key lock already covers the gap.
+            if gap && forward {
+                let rk = key_of_rec(t.id, &idx, &rec);
+                if index.is_none() {
+                    convert_implicit(inner, trx, t, &rk, &rec);
+                }
+                if trx.try_lock(inner, &rk, how.mode(), kind)? == Outcome::MustWait {
+                    drop(mtr);
+                    match trx.wait_policy {
+                        WaitPolicy::Wait => trx.wait_lock(inner, &rk, how.mode(), kind)?,
+                        WaitPolicy::NoWait => return Err(Error::LockNowait),
+                        WaitPolicy::SkipLocked => return Ok(out),
+                    }
+                    continue;
+                }
+            }
             mtr.commit()?;
             return Ok(out);
         }
-        let is_clustered = index.is_none();
+        match sc.take(inner, trx, mtr, rec, pred)? {
+            Step::Again => {}
+            Step::Skip(next) => pos = Some(next),
+            Step::Row(next, row) => {
+                out.push(row);
+                if limit.is_some_and(|n| out.len() >= n) {
+                    return Ok(out);
+                }
+                pos = Some(next);
+            }
+        }
+    }
+}
+
+/// What a locking scan does with a record in its range (`Scanned::take`).
+enum Step {
+    /// It waited for a lock: look again from the same position.
+    Again,
+    /// No row (deleted, rejected, skipped): go on after the record (the position given).
+    Skip((Tuple, bool)),
+    /// A row, locked: go on after the record.
+    Row((Tuple, bool), Vec<Value>),
+}
+
+/// The fixed parts of one locking scan.
+struct Scanned<'a> {
+    t: &'a Arc<Table>,
+    index: Option<usize>,
+    idx: &'a Index,
+    how: LockRead,
+    kind: Kind,
+    gap: bool,
+    semi_consistent: bool,
+}
+
+impl Scanned<'_> {
+    /// Locks record `rec` of the range (its leaf latched by `mtr`, which this ends) and
+    /// reads its row: waits if another transaction holds it (then Again), or skips it as
+    /// the wait policy or READ COMMITTED's semi-consistent read says.
+    fn take(
+        &self,
+        inner: &Inner,
+        trx: &mut TrxState,
+        mut mtr: Mtr<'_>,
+        rec: Vec<u8>,
+        pred: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> Result<Step> {
+        let (t, idx, how, kind, gap) = (self.t, self.idx, self.how, self.kind, self.gap);
+        let rk = key_of_rec(t.id, idx, &rec);
+        let next = (Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false);
+        let is_clustered = self.index.is_none();
         if is_clustered {
             convert_implicit(inner, trx, t, &rk, &rec);
         }
@@ -299,7 +461,7 @@ pub fn scan(
             // READ COMMITTED UPDATE: skip a locked row whose newest committed version does not
             // match, without waiting. MariaDB's rules with innodb_snapshot_isolation: none at
             // READ COMMITTED; READ UNCOMMITTED judges the newest, uncommitted version.
-            if semi_consistent && !gap && is_clustered && !beyond {
+            if self.semi_consistent && !gap && is_clustered {
                 let si = snapshot_isolation(inner);
                 let judged = match (trx.isolation, si) {
                     (_, false) => Some(vers::last_committed(inner, t, &rec)?),
@@ -312,38 +474,27 @@ pub fn scan(
                     None => false,
                     Some(None) => true,
                     Some(Some(v)) => {
-                        let f = cursor::fetch_rec(&mut mtr, &idx, v)?;
+                        let f = cursor::fetch_rec(&mut mtr, idx, v)?;
                         !pred(&super::decode_row(t, &f))
                     }
                 };
                 if skip {
                     mtr.commit()?;
-                    pos = Some((Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false));
-                    continue;
+                    return Ok(Step::Skip(next));
                 }
             }
             match trx.wait_policy {
                 WaitPolicy::Wait => {}
                 WaitPolicy::NoWait => return Err(Error::LockNowait),
-                // A locked row is left out; past the range, the scan is over.
-                WaitPolicy::SkipLocked if beyond => {
-                    mtr.commit()?;
-                    return Ok(out);
-                }
+                // A locked row is left out.
                 WaitPolicy::SkipLocked => {
                     mtr.commit()?;
-                    pos = Some((Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false));
-                    continue;
+                    return Ok(Step::Skip(next));
                 }
             }
             drop(mtr);
             trx.wait_lock(inner, &rk, how.mode(), kind)?;
-            continue;
-        }
-        let next_pos = Some((Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false));
-        if beyond {
-            mtr.commit()?;
-            return Ok(out);
+            return Ok(Step::Again);
         }
         if is_clustered {
             check_snapshot(inner, trx, t, &rec)?;
@@ -351,31 +502,30 @@ pub fn scan(
         if record::is_deleted(&rec) {
             mtr.commit()?;
             release_unmatched(inner, trx, gap, &rk);
-            pos = next_pos;
-            continue;
+            return Ok(Step::Skip(next));
         }
         let row = if is_clustered {
-            let f = cursor::fetch_rec(&mut mtr, &idx, rec.clone())?;
+            let f = cursor::fetch_rec(&mut mtr, idx, rec.clone())?;
             mtr.commit()?;
             Some(super::decode_row(t, &f))
         } else {
             mtr.commit()?;
             // Lock the row in the clustered index, then check that its newest version still
             // has this entry.
-            let pk = pk_of_sec_rec(t, index.expect("secondary"), &rec);
+            let i = self.index.expect("secondary");
+            let pk = pk_of_sec_rec(t, i, &rec);
             match get(inner, trx, t, &pk, how)? {
-                Some(row) if sec_matches(t, index.expect("secondary"), &row, &rec)? => Some(row),
+                Some(row) if sec_matches(t, i, &row, &rec)? => Some(row),
                 _ => None,
             }
         };
         match row {
-            Some(r) if pred(&r) => out.push(r),
-            _ => release_unmatched(inner, trx, gap, &rk),
+            Some(r) if pred(&r) => Ok(Step::Row(next, r)),
+            _ => {
+                release_unmatched(inner, trx, gap, &rk);
+                Ok(Step::Skip(next))
+            }
         }
-        if limit.is_some_and(|n| out.len() >= n) {
-            return Ok(out);
-        }
-        pos = next_pos;
     }
 }
 
