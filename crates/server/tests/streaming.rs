@@ -9,6 +9,15 @@ mod common;
 use common::{connect, start};
 use mysql::prelude::*;
 
+/// Sort_merge_passes so far.
+fn passes(c: &mut mysql::Conn) -> u64 {
+    let v: (String, u64) = c
+        .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
+        .unwrap()
+        .unwrap();
+    v.1
+}
+
 /// The server's peak resident memory (VmHWM), kB.
 fn peak_kb(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -106,13 +115,6 @@ fn large_results_stream_without_holding_them() {
     assert_eq!((n, nulls), (ROWS, ROWS / 10));
     // A whole sort beyond sort_buffer_size (256 KiB): sorted runs in tmpdir, merged as the
     // rows go out (select.rs S8, sort.rs), in the same order as ever.
-    let passes = |c: &mut mysql::Conn| -> u64 {
-        let v: (String, u64) = c
-            .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
-            .unwrap()
-            .unwrap();
-        v.1
-    };
     let passes_before = passes(&mut c);
     let mut last: Option<(i64, i64)> = None;
     let mut n = 0;
@@ -206,13 +208,6 @@ fn sort_buffer_size_bounds_the_sort_in_memory() {
     want.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let want_ids: Vec<i64> = want.iter().map(|r| r.1).collect();
 
-    let passes = |c: &mut mysql::Conn| -> u64 {
-        let v: (String, u64) = c
-            .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
-            .unwrap()
-            .unwrap();
-        v.1
-    };
     // 5,000 rows of 100 bytes in 32 KiB: runs.
     let p0 = passes(&mut c);
     let ids: Vec<i64> = c.query("SELECT id FROM t ORDER BY k DESC, pad").unwrap();

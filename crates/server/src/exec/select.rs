@@ -582,13 +582,10 @@ impl Session {
                 for r in data {
                     let mut matched = false;
                     for left in &rows {
-                        let mut row = left.clone();
-                        row.extend(r.iter().cloned());
-                        if pass(on_c, &row, params, mode, w)? {
-                            matched = true;
-                            if !give(last, out, &mut next, row, w)? {
-                                return Ok(false);
-                            }
+                        match pair(left, r, on_c, j, (last, out, &mut next), w)? {
+                            Some(false) => return Ok(false),
+                            Some(true) => matched = true,
+                            None => {}
                         }
                     }
                     if !matched {
@@ -604,13 +601,10 @@ impl Session {
                 for left in &rows {
                     let mut matched = false;
                     for r in data {
-                        let mut row = left.clone();
-                        row.extend(r.iter().cloned());
-                        if pass(on_c, &row, params, mode, w)? {
-                            matched = true;
-                            if !give(last, out, &mut next, row, w)? {
-                                return Ok(false);
-                            }
+                        match pair(left, r, on_c, j, (last, out, &mut next), w)? {
+                            Some(false) => return Ok(false),
+                            Some(true) => matched = true,
+                            None => {}
                         }
                     }
                     if !matched
@@ -2304,6 +2298,25 @@ impl JoinOut<'_, '_> {
         }
         Ok(self.need.is_none_or(|n| (self.rows.len() as u64) < n))
     }
+}
+
+/// Joins `left` with row `r` of a derived table and hands the row on (`give`) if ON holds:
+/// None if it does not, else whether more rows are wanted.
+fn pair(
+    left: &[Datum],
+    r: &[Datum],
+    on_c: &Option<CExpr>,
+    j: &JoinPlan<'_>,
+    to: (bool, &mut JoinOut<'_, '_>, &mut Vec<Vec<Datum>>),
+    w: &mut Warnings,
+) -> Result<Option<bool>, SqlError> {
+    let mut row = left.to_vec();
+    row.extend(r.iter().cloned());
+    if !pass(on_c, &row, j.params, j.mode, w)? {
+        return Ok(None);
+    }
+    let (last, out, next) = to;
+    give(last, out, next, row, w).map(Some)
 }
 
 /// Hands a joined row on: to `out` from the last table, else to the next level's batch.
