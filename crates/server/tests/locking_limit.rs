@@ -3,8 +3,7 @@
 //! prefix at once (dbSTRESS's DEL deletes the oldest HISTORY row of an object while other
 //! sessions touch the same object). `SELECT ... ORDER BY key DESC LIMIT n FOR UPDATE` scans
 //! backwards and locks the gap above the range and the n rows it returns, as InnoDB does (the
-//! "take the newest row" pattern). (An ORDER BY DESC of UPDATE/DELETE still reads and locks
-//! its whole range before sorting.)
+//! "take the newest row" pattern), and so do `UPDATE/DELETE ... ORDER BY key DESC LIMIT n`.
 
 mod common;
 
@@ -114,5 +113,47 @@ fn a_backward_locking_read_stops_at_its_limit() {
     assert!(waits(&mut b, "INSERT INTO d.q VALUES (9, 9, 0)"));
     assert!(!waits(&mut b, "UPDATE d.q SET v = v + 1 WHERE id = 4"));
     a.query_drop("ROLLBACK").unwrap();
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
+/// `UPDATE/DELETE ... ORDER BY key DESC LIMIT n` read the key range from its top and lock only
+/// the n rows they change; outcomes as MariaDB 10.11 gives them.
+#[test]
+fn descending_changes_with_limit_lock_only_their_rows() {
+    let s = start();
+    let mut a = connect(&s);
+    let mut b = connect(&s);
+    a.query_drop("CREATE DATABASE d").unwrap();
+    a.query_drop("CREATE TABLE d.h (obj INT, horder INT, v INT, PRIMARY KEY (obj, horder))")
+        .unwrap();
+    a.query_drop("INSERT INTO d.h VALUES (1,1,0),(1,2,0),(1,3,0),(2,1,0),(2,2,0)")
+        .unwrap();
+    b.query_drop("SET SESSION innodb_lock_wait_timeout = 1")
+        .unwrap();
+    for (stmt, changed, locked) in [
+        (
+            "DELETE FROM d.h WHERE obj = 1 ORDER BY horder DESC LIMIT 1",
+            1,
+            [false, false, true, false],
+        ),
+        (
+            "UPDATE d.h SET v = 9 WHERE obj = 1 ORDER BY horder DESC LIMIT 2",
+            2,
+            [false, true, true, false],
+        ),
+    ] {
+        a.query_drop("BEGIN").unwrap();
+        a.query_drop(stmt).unwrap();
+        assert_eq!(a.affected_rows(), changed, "{stmt}");
+        for ((obj, horder), want) in [(1, 1), (1, 2), (1, 3), (2, 1)].into_iter().zip(locked) {
+            let r = b.query_drop(format!(
+                "UPDATE d.h SET v = v + 1 WHERE obj = {obj} AND horder = {horder}"
+            ));
+            let waited = matches!(&r, Err(mysql::Error::MySqlError(e)) if e.code == 1205);
+            assert!(r.is_ok() || waited, "{r:?}");
+            assert_eq!(waited, want, "after `{stmt}`, row ({obj},{horder})");
+        }
+        a.query_drop("ROLLBACK").unwrap();
+    }
     assert_eq!(s.panics(), Vec::<String>::new());
 }

@@ -482,7 +482,7 @@ impl Session {
             conjuncts(wc, &mut conds);
         }
         let needs = super::select::PathNeeds::ROWS;
-        let access = self.plan_access(&t, &name, true, &conds, params, needs)?;
+        let mut access = self.plan_access(&t, &name, true, &conds, params, needs)?;
         if self.vars.sql_safe_updates() && limit.is_none() && access.is_full_scan() {
             return Err(SqlError::new(ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, &[]));
         }
@@ -502,7 +502,12 @@ impl Session {
                 let n = self
                     .const_value(l, params)?
                     .to_u64(&mut Warnings::default());
-                limit_in_scan_order(&t, &access, order_by).then_some(n as usize)
+                let dir = limit_scan_direction(&t, &access, order_by);
+                // ORDER BY key DESC: the range is read (and locked) from its top down.
+                if let (Some(false), Access::Range { forward, .. }) = (dir, &mut access) {
+                    *forward = false;
+                }
+                dir.map(|_| n as usize)
             }
             _ => None,
         };
@@ -732,16 +737,22 @@ fn eval_for_change(
     Ok(d)
 }
 
-/// True if a scan along `access` returns rows in ORDER BY order (or there is no ORDER BY), so
-/// that `UPDATE/DELETE ... LIMIT n` may stop after n rows and lock nothing after them, as
-/// InnoDB does: a single primary-key point, or a forward clustered-index range whose ORDER BY
-/// is the key columns after those fixed by equality, ascending.
-fn limit_in_scan_order(t: &SqlTable, access: &Access, order_by: &[ast::OrderItem]) -> bool {
+/// The direction (Some(true) forward, Some(false) backward) in which a scan along `access`
+/// returns rows in ORDER BY order (forward if there is no ORDER BY), so that
+/// `UPDATE/DELETE ... LIMIT n` may stop after n rows and lock nothing after them, as InnoDB
+/// does; None if no direction does. A single primary-key point, or a clustered-index range
+/// whose ORDER BY is the key columns after those fixed by equality, all ascending (forward) or
+/// all descending (backward).
+fn limit_scan_direction(
+    t: &SqlTable,
+    access: &Access,
+    order_by: &[ast::OrderItem],
+) -> Option<bool> {
     if order_by.is_empty() {
-        return true;
+        return Some(true);
     }
     match access {
-        Access::Points(keys) => keys.len() <= 1,
+        Access::Points(keys) => (keys.len() <= 1).then_some(true),
         Access::Range {
             index: None,
             from,
@@ -755,13 +766,15 @@ fn limit_in_scan_order(t: &SqlTable, access: &Access, order_by: &[ast::OrderItem
                 _ => 0,
             };
             let pk = &t.table.pk_cols;
-            order_by.len() <= pk.len().saturating_sub(fixed)
+            let desc = order_by[0].desc;
+            let follows = order_by.len() <= pk.len().saturating_sub(fixed)
                 && order_by.iter().zip(&pk[fixed..]).all(|(o, &c)| {
-                    !o.desc
+                    o.desc == desc
                         && matches!(&o.expr, Expr::Column { name, .. }
                             if t.column(name) == Some(c))
-                })
+                });
+            follows.then_some(!desc)
         }
-        _ => false,
+        _ => None,
     }
 }
