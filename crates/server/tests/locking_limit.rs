@@ -10,11 +10,11 @@ mod common;
 use common::{connect, start};
 use mysql::prelude::Queryable;
 
-#[test]
-fn limit_stops_the_locking_scan() {
-    let s = start();
-    let mut a = connect(&s);
-    let mut b = connect(&s);
+/// Two sessions on a HISTORY-like table d.h (objects 1 and 2 with 3 and 2 rows); the second
+/// waits at most a second for a lock.
+fn history(s: &common::Server) -> (mysql::Conn, mysql::Conn) {
+    let mut a = connect(s);
+    let mut b = connect(s);
     a.query_drop("CREATE DATABASE d").unwrap();
     a.query_drop("CREATE TABLE d.h (obj INT, horder INT, v INT, PRIMARY KEY (obj, horder))")
         .unwrap();
@@ -22,6 +22,13 @@ fn limit_stops_the_locking_scan() {
         .unwrap();
     b.query_drop("SET SESSION innodb_lock_wait_timeout = 1")
         .unwrap();
+    (a, b)
+}
+
+#[test]
+fn limit_stops_the_locking_scan() {
+    let s = start();
+    let (mut a, mut b) = history(&s);
     for (stmt, free) in [
         // Only (obj, 1) is locked.
         ("DELETE FROM d.h WHERE obj = 1 ORDER BY horder LIMIT 1", 2),
@@ -121,15 +128,7 @@ fn a_backward_locking_read_stops_at_its_limit() {
 #[test]
 fn descending_changes_with_limit_lock_only_their_rows() {
     let s = start();
-    let mut a = connect(&s);
-    let mut b = connect(&s);
-    a.query_drop("CREATE DATABASE d").unwrap();
-    a.query_drop("CREATE TABLE d.h (obj INT, horder INT, v INT, PRIMARY KEY (obj, horder))")
-        .unwrap();
-    a.query_drop("INSERT INTO d.h VALUES (1,1,0),(1,2,0),(1,3,0),(2,1,0),(2,2,0)")
-        .unwrap();
-    b.query_drop("SET SESSION innodb_lock_wait_timeout = 1")
-        .unwrap();
+    let (mut a, mut b) = history(&s);
     for (stmt, changed, locked) in [
         (
             "DELETE FROM d.h WHERE obj = 1 ORDER BY horder DESC LIMIT 1",

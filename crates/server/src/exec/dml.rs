@@ -528,7 +528,7 @@ impl Session {
         let mut rows = Vec::new();
         self.read_rows(
             &t,
-            &access,
+            access,
             ReadHow {
                 lock: Some(LockRead::Exclusive),
                 semi_consistent,

@@ -565,7 +565,7 @@ impl Session {
                     limit: None,
                 };
                 let mut data = Vec::new();
-                self.read_rows(t, &access, how, &mut |_| true, &mut |r| {
+                self.read_rows(t, access, how, &mut |_| true, &mut |r| {
                     let mut row = Vec::with_capacity(r.len());
                     load_used(t, r, used_here, &mut row);
                     data.push(row);
@@ -681,9 +681,9 @@ impl Session {
                         pass(where_here, &row, params, mode, &mut Warnings::default())
                             .unwrap_or(true)
                     };
-                    let mut cur = self.open_rows(t, &access, how, &mut lock_pred)?;
+                    let mut cur = self.open_rows(t, access, how, &mut lock_pred)?;
                     while let Some(r) = self.pull_row(&mut cur)? {
-                        if !lock_pred(&r) {
+                        if !cur.tested() && !lock_pred(&r) {
                             continue;
                         }
                         let mut row = left.clone();
@@ -884,14 +884,14 @@ impl Session {
     pub(crate) fn read_rows(
         &mut self,
         t: &Arc<SqlTable>,
-        access: &Access,
+        access: Access,
         how: ReadHow<'_>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
         sink: &mut dyn FnMut(Vec<Value>) -> Result<bool, SqlError>,
     ) -> Result<(), SqlError> {
         let mut cur = self.open_rows(t, access, how, pred)?;
         while let Some(r) = self.pull_row(&mut cur)? {
-            if pred(&r) && !sink(r)? {
+            if (cur.tested() || pred(&r)) && !sink(r)? {
                 break;
             }
         }
@@ -901,11 +901,12 @@ impl Session {
     /// Starts reading the rows of `t` through `access`, to be pulled with `pull_row`, so the
     /// caller may read other tables between two rows (S9). A locking range read takes its
     /// rows and locks here, testing `pred` in the engine (which unlocks at READ COMMITTED
-    /// the rows it rejects); the caller tests `pred` on every row pulled.
+    /// the rows it rejects); the caller tests `pred` on the rows of other cursors
+    /// (`RowCursor::tested`).
     pub(crate) fn open_rows(
         &mut self,
         t: &Arc<SqlTable>,
-        access: &Access,
+        access: Access,
         how: ReadHow<'_>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
     ) -> Result<RowCursor, SqlError> {
@@ -920,7 +921,7 @@ impl Session {
         Ok(match access {
             Access::Points(keys) => RowCursor::Points {
                 table: et,
-                keys: keys.clone().into_iter(),
+                keys: keys.into_iter(),
                 lock,
             },
             Access::Range {
@@ -933,9 +934,9 @@ impl Session {
                     trx.scan_locking_limit(
                         &et,
                         index.as_deref(),
-                        from.clone(),
-                        to.clone(),
-                        *forward,
+                        from,
+                        to,
+                        forward,
                         how,
                         semi_consistent,
                         limit,
@@ -946,7 +947,7 @@ impl Session {
                 ),
                 None => {
                     let mut rows = trx
-                        .scan(&et, index.as_deref(), from.clone(), to.clone(), *forward)
+                        .scan(&et, index.as_deref(), from, to, forward)
                         .map_err(engine_error)?;
                     if let Some(c) = columns {
                         rows = rows.with_columns(c.to_vec());
@@ -2226,6 +2227,14 @@ pub(crate) enum RowCursor {
     Rows(std::vec::IntoIter<Vec<Value>>),
 }
 
+impl RowCursor {
+    /// Whether the rows were already tested by the predicate given to `open_rows` (a
+    /// locking range read tests it in the engine).
+    pub(crate) fn tested(&self) -> bool {
+        matches!(self, RowCursor::Rows(_))
+    }
+}
+
 /// Joined rows handed on at once from one level of a join to the next (S9).
 const JOIN_BATCH: usize = 1024;
 
@@ -2279,8 +2288,9 @@ impl JoinOut<'_, '_> {
                 let keys = self
                     .order
                     .iter()
-                    .filter(|o| projected_column(&o.0, self.items).is_none())
-                    .map(|o| o.0.eval(&env, w))
+                    .zip(so.keys())
+                    .filter(|(_, k)| k.from_proj.is_none())
+                    .map(|(o, _)| o.0.eval(&env, w))
                     .collect::<Result<Vec<_>, _>>()?;
                 so.push(proj, keys)?;
                 return Ok(true);

@@ -140,6 +140,11 @@ impl Sorter {
         }
     }
 
+    /// The ORDER BY keys, in order (which of them the projection holds).
+    pub(crate) fn keys(&self) -> &[SortKey] {
+        &self.dirs
+    }
+
     fn cmp(&self, a: &SortRow, b: &SortRow) -> Ordering {
         cmp_rows(&self.dirs, a, b)
     }
