@@ -52,6 +52,26 @@ QUERIES = [
         "SELECT REF_OBJECT, HORDER FROM HISTORY WHERE REF_STAT < 100",
         None,
     ),
+    (
+        "GROUP BY REF_OBJECT (OBJECT groups)",
+        "SELECT REF_OBJECT, COUNT(*), MAX(CREATED) FROM HISTORY GROUP BY REF_OBJECT",
+        lambda n: n,
+    ),
+    (
+        "GROUP BY REF_STAT (1,000 groups)",
+        "SELECT REF_STAT, COUNT(*), SUM(VALUE) FROM HISTORY GROUP BY REF_STAT",
+        None,
+    ),
+    (
+        "GROUP BY REF_OBJECT, HORDER (a group per row)",
+        "SELECT REF_OBJECT, HORDER, COUNT(*) FROM HISTORY GROUP BY REF_OBJECT, HORDER",
+        lambda n: 20 * n,
+    ),
+    (
+        "SELECT DISTINCT REF_OBJECT, REF_STAT",
+        "SELECT DISTINCT REF_OBJECT, REF_STAT FROM HISTORY",
+        None,
+    ),
 ]
 
 
@@ -91,6 +111,8 @@ def main():
                     help="innoxide-bench binary (loads the data)")
     ap.add_argument("--objects", type=int, default=50000, help="dbSTRESS OBJECT rows")
     ap.add_argument("--repeat", type=int, default=2, help="runs of each query per server")
+    ap.add_argument("--match", default="",
+                    help="run only the queries whose label contains this text")
     args = ap.parse_args()
     settings = Settings()
     servers = [InnoxideServer(args.innoxide, settings), MariadbServer(settings)]
@@ -104,6 +126,8 @@ def main():
         print("| query | server | seconds | rows | server peak memory growth (MB) |")
         print("|---|---|---|---:|---|")
         for label, statement, want, *check in QUERIES:
+            if args.match not in label:
+                continue
             results = {s.name: [] for s in servers}
             for i in range(args.repeat):
                 order = servers if i % 2 == 0 else servers[::-1]

@@ -143,6 +143,8 @@ fn main() -> anyhow::Result<()> {
         prepared: AtomicU64::new(0),
         slow_queries: AtomicU64::new(0),
         sort_merge_passes: Arc::default(),
+        tmp_tables: AtomicU64::new(0),
+        tmp_disk_tables: AtomicU64::new(0),
         slow_log: slowlog::SlowLog::new(opts.port, &opts.socket),
         flushes: AtomicU64::new(0),
         tls,

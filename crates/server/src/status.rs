@@ -451,6 +451,8 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
             n(load(&g.max_connection_errors)),
         ),
         ("Connections", n(load(&srv.connections))),
+        ("Created_tmp_disk_tables", n(load(&srv.tmp_disk_tables))),
+        ("Created_tmp_tables", n(load(&srv.tmp_tables))),
         ("Flush_commands", n(load(&srv.flushes))),
         ("Max_used_connections", n(load(&g.max_used_connections))),
         ("Open_tables", n(srv.catalog.open_tables() as u64)),

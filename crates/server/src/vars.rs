@@ -560,6 +560,8 @@ const COLLATION_SERVER: usize = idx("collation_server");
 const DATADIR: usize = idx("datadir");
 const GROUP_CONCAT_MAX_LEN: usize = idx("group_concat_max_len");
 const SORT_BUFFER_SIZE: usize = idx("sort_buffer_size");
+const TMP_TABLE_SIZE: usize = idx("tmp_table_size");
+const MAX_HEAP_TABLE_SIZE: usize = idx("max_heap_table_size");
 const TMPDIR: usize = idx("tmpdir");
 const CTE_MAX_RECURSION_DEPTH: usize = idx("cte_max_recursion_depth");
 const HAVE_OPENSSL: usize = idx("have_openssl");
@@ -1677,6 +1679,13 @@ impl SessionVars {
     /// Bytes of rows a sort keeps in memory before it writes runs (exec/sort.rs).
     pub fn sort_buffer_size(&self) -> u64 {
         self.n(SORT_BUFFER_SIZE)
+    }
+    /// The in-memory budget of an internal temporary table (group.rs, finish.rs).
+    pub fn tmp_table_size(&self) -> u64 {
+        self.n(TMP_TABLE_SIZE)
+    }
+    pub fn max_heap_table_size(&self) -> u64 {
+        self.n(MAX_HEAP_TABLE_SIZE)
     }
     /// The rounds a recursive CTE may run (3636 after them).
     pub fn cte_max_recursion_depth(&self) -> u64 {

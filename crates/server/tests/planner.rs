@@ -656,3 +656,94 @@ fn join_lookups_take_outer_values_of_every_type() {
         .unwrap();
     assert_eq!(got, vec![(4, None)]);
 }
+
+/// GROUP BY over columns an index keeps in order reads the rows in that order and finishes
+/// each group as the next begins (select.rs P4, group.rs G4): no temporary table, the same
+/// groups as hashing them, and a LIMIT in the grouping order stops the reading. Grouping
+/// follows the column's collation (utf8mb4_bin here, PAD SPACE as in MySQL 8.0).
+#[test]
+fn grouping_in_index_order_needs_no_temporary_table() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    c.query_drop("ALTER TABLE t ADD COLUMN b VARCHAR(10) COLLATE utf8mb4_bin, ADD KEY b_1 (b)")
+        .unwrap();
+    c.query_drop("UPDATE t SET b = CASE id % 3 WHEN 0 THEN 'x' WHEN 1 THEN 'X' ELSE 'x ' END")
+        .unwrap();
+    c.query_drop("CREATE TABLE u (id INT PRIMARY KEY, w INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO u SELECT id, id % 7 FROM t")
+        .unwrap();
+    let tmp = |c: &mut mysql::Conn| com(c, "Created_tmp_tables");
+    // (grouping an index keeps in order, the same with that index ignored: hashed)
+    let pairs = [
+        (
+            "SELECT k, COUNT(*), MIN(id), MAX(id), GROUP_CONCAT(id ORDER BY id) FROM t \
+             GROUP BY k",
+            "SELECT k, COUNT(*), MIN(id), MAX(id), GROUP_CONCAT(id ORDER BY id) FROM t \
+             IGNORE INDEX (k_1) GROUP BY k",
+        ),
+        (
+            "SELECT b, COUNT(*) FROM t GROUP BY b",
+            "SELECT b, COUNT(*) FROM t IGNORE INDEX (b_1) GROUP BY b",
+        ),
+        (
+            "SELECT t.k, COUNT(*), SUM(u.w) FROM t STRAIGHT_JOIN u ON u.id = t.id GROUP BY t.k",
+            "SELECT t.k, COUNT(*), SUM(u.w) FROM t IGNORE INDEX (k_1) STRAIGHT_JOIN u \
+             ON u.id = t.id GROUP BY t.k",
+        ),
+    ];
+    for (ordered, hashed) in pairs {
+        let (_, _, extra) = explain(&mut c, ordered);
+        assert!(!extra.contains("Using temporary"), "{ordered}: {extra}");
+        let (_, _, extra) = explain(&mut c, hashed);
+        assert!(extra.contains("Using temporary"), "{hashed}: {extra}");
+        let t0 = tmp(&mut c);
+        let mut a: Vec<mysql::Row> = c.query(ordered).unwrap();
+        assert_eq!(tmp(&mut c), t0, "{ordered}");
+        let mut b: Vec<mysql::Row> = c.query(hashed).unwrap();
+        assert_eq!(tmp(&mut c), t0 + 1, "{hashed}");
+        let key = |r: &mysql::Row| format!("{:?}", r.get::<mysql::Value, _>(0));
+        a.sort_by_key(key);
+        b.sort_by_key(key);
+        assert_eq!(a, b, "{ordered}");
+    }
+    // 'x' and 'x ' are one group under utf8mb4_bin (PAD SPACE), 'X' another.
+    let groups: Vec<(String, i64)> = c
+        .query("SELECT b, COUNT(*) FROM t GROUP BY b ORDER BY b")
+        .unwrap();
+    let third = ROWS / 3;
+    assert_eq!(
+        groups,
+        vec![
+            ("X".to_string(), third + 1),
+            ("x ".to_string(), ROWS - third - 1)
+        ],
+        "the first row of a group names it"
+    );
+    // The grouping order is the ORDER BY's: LIMIT stops the scan.
+    let q = "SELECT id, COUNT(*) FROM t GROUP BY id ORDER BY id DESC LIMIT 3";
+    let (ty, key, extra) = explain(&mut c, q);
+    assert_eq!(
+        (ty.as_str(), key.as_deref(), extra.as_str()),
+        ("index", Some("PRIMARY"), "")
+    );
+    let before = rows_read(&mut c);
+    let got: Vec<(i64, i64)> = c.query(q).unwrap();
+    assert_eq!(got, vec![(ROWS, 1), (ROWS - 1, 1), (ROWS - 2, 1)]);
+    assert!(
+        rows_read(&mut c) - before < 10,
+        "the scan stopped at the third group"
+    );
+    // An ORDER BY on an aggregate still sorts the groups, read in order.
+    let q = "SELECT k, SUM(id) FROM t GROUP BY k ORDER BY SUM(id) DESC, k LIMIT 2";
+    let (_, _, extra) = explain(&mut c, q);
+    assert_eq!(extra, "Using index; Using filesort");
+    let got: Vec<(i64, i64)> = c.query(q).unwrap();
+    let mut want: Vec<(i64, i64)> = (0..100)
+        .map(|k| (k, (1..=ROWS).filter(|i| i % 100 == k).sum()))
+        .collect();
+    want.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    assert_eq!(got, want[..2]);
+    assert!(s.panics().is_empty());
+}

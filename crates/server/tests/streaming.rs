@@ -2,7 +2,8 @@
 //! keeps only the rows that can still make it: the server's peak memory does not grow with
 //! the result, in the text and the binary protocol; OFFSET, LIMIT and
 //! sql_select_limit still hold; joins go row by row; a whole ORDER BY beyond sort_buffer_size
-//! sorts in runs on disk; results that need all rows first (GROUP BY) are still right.
+//! sorts in runs on disk; GROUP BY and DISTINCT beyond the temporary-table budget
+//! (tmp_table_size) go on in a sort on disk and give the same results.
 
 mod common;
 
@@ -13,6 +14,15 @@ use mysql::prelude::*;
 fn passes(c: &mut mysql::Conn) -> u64 {
     let v: (String, u64) = c
         .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
+        .unwrap()
+        .unwrap();
+    v.1
+}
+
+/// A global status counter.
+fn status(c: &mut mysql::Conn, name: &str) -> u64 {
+    let v: (String, u64) = c
+        .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
         .unwrap()
         .unwrap();
     v.1
@@ -135,6 +145,33 @@ fn large_results_stream_without_holding_them() {
     }
     assert_eq!(n, ROWS);
     assert!(passes(&mut c) > passes_before, "the sort spilled");
+    // 150,000 groups and 150,000 distinct rows of over 200 bytes, beyond a 2 MB temporary
+    // table: the rest of the groups go on in a sort on disk (group.rs, finish.rs).
+    c.query_drop("SET SESSION tmp_table_size = 2 * 1024 * 1024")
+        .unwrap();
+    let disk_before = status(&mut c, "Created_tmp_disk_tables");
+    let (mut n, mut sum) = (0i64, 0i64);
+    for row in c
+        .query_iter("SELECT id, pad, COUNT(*), SUM(k) FROM t GROUP BY id, pad")
+        .unwrap()
+    {
+        let (id, p, count, k): (i64, String, i64, i64) = mysql::from_row(row.unwrap());
+        assert_eq!((p.len(), count, k), (200, 1, id % 10));
+        n += 1;
+        sum += id;
+    }
+    assert_eq!((n, sum), (ROWS, ROWS * (ROWS + 1) / 2));
+    let (mut n, mut sum) = (0i64, 0i64);
+    for row in c.query_iter("SELECT DISTINCT pad, id FROM t").unwrap() {
+        let (p, id): (String, i64) = mysql::from_row(row.unwrap());
+        assert_eq!(p.len(), 200);
+        n += 1;
+        sum += id;
+    }
+    assert_eq!((n, sum), (ROWS, ROWS * (ROWS + 1) / 2));
+    assert!(status(&mut c, "Created_tmp_disk_tables") >= disk_before + 2);
+    c.query_drop("SET SESSION tmp_table_size = DEFAULT")
+        .unwrap();
     let grown = peak_kb(s.pid()).saturating_sub(before);
     // 150,000 rows of over 200 bytes: held whole they take well over 30 MB.
     assert!(grown < 20_000, "peak memory grew by {grown} kB");
@@ -226,5 +263,106 @@ fn sort_buffer_size_bounds_the_sort_in_memory() {
     let ids: Vec<i64> = c.query("SELECT id FROM t ORDER BY k DESC, pad").unwrap();
     assert_eq!(ids, want_ids);
     assert_eq!(passes(&mut c), p2);
+    assert!(s.panics().is_empty());
+}
+
+/// GROUP BY and DISTINCT give the same results whether their temporary table stays in memory
+/// or outgrows tmp_table_size and goes on in a sort on disk (group.rs G1-G3, finish.rs F3):
+/// aggregates, each group's first row, GROUP_CONCAT order, HAVING, ORDER BY and LIMIT after
+/// grouping, case-insensitive grouping, COUNT(DISTINCT).
+#[test]
+fn group_by_and_distinct_beyond_tmp_table_size() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("SET SESSION sql_mode = ''").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, g INT, s VARCHAR(20), v INT)")
+        .unwrap();
+    for chunk in 0..20 {
+        let rows: Vec<String> = (1..=1000)
+            .map(|i| {
+                let id = chunk * 1000 + i;
+                let g = (id * 7919) % 5000;
+                // The same word in two cases: one group under utf8mb4_0900_ai_ci.
+                let word = format!("w{}", id % 300);
+                let word = if id % 2 == 0 {
+                    word.to_uppercase()
+                } else {
+                    word
+                };
+                format!("({id}, {g}, '{word}', {})", id % 97)
+            })
+            .collect();
+        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
+            .unwrap();
+    }
+    // (query, whether its row order is defined)
+    let queries = [
+        (
+            "SELECT g, COUNT(*), SUM(v), MIN(s), MAX(v), GROUP_CONCAT(id ORDER BY id), \
+             COUNT(DISTINCT v % 7), AVG(v) FROM t GROUP BY g",
+            false,
+        ),
+        ("SELECT g, id, s, GROUP_CONCAT(v) FROM t GROUP BY g", false),
+        ("SELECT s, COUNT(*), MIN(id) FROM t GROUP BY s", false),
+        (
+            "SELECT g, COUNT(*) AS n, SUM(v) FROM t GROUP BY g HAVING n > 3 AND SUM(v) > 200 \
+             ORDER BY SUM(v) DESC, g LIMIT 20 OFFSET 3",
+            true,
+        ),
+        ("SELECT DISTINCT g % 1000, s FROM t", false),
+        (
+            "SELECT DISTINCT v, s FROM t ORDER BY s DESC, v LIMIT 7 OFFSET 2",
+            true,
+        ),
+        ("SELECT COUNT(*) FROM (SELECT DISTINCT g FROM t) AS x", true),
+        ("SELECT g FROM t GROUP BY g ORDER BY g DESC LIMIT 3", true),
+    ];
+    type Row = Vec<Option<String>>;
+    let run = |c: &mut mysql::Conn, q: &str| -> Vec<Row> {
+        c.query_map(q, |r: mysql::Row| {
+            (0..r.len())
+                .map(|i| r.get_opt::<Option<String>, _>(i).unwrap().unwrap())
+                .collect::<Row>()
+        })
+        .unwrap()
+    };
+    let mut in_memory = Vec::new();
+    let disk0 = status(&mut c, "Created_tmp_disk_tables");
+    let tmp0 = status(&mut c, "Created_tmp_tables");
+    for (q, _) in queries {
+        in_memory.push(run(&mut c, q));
+    }
+    assert_eq!(status(&mut c, "Created_tmp_disk_tables"), disk0);
+    assert!(status(&mut c, "Created_tmp_tables") >= tmp0 + queries.len() as u64);
+    c.query_drop("SET SESSION tmp_table_size = 1024").unwrap();
+    for ((q, ordered), want) in queries.iter().zip(&in_memory) {
+        let got = run(&mut c, q);
+        let (mut a, mut b) = (got.clone(), want.clone());
+        if !*ordered {
+            a.sort();
+            b.sort();
+        }
+        assert_eq!(a, b, "{q}");
+        assert!(!got.is_empty(), "{q}");
+    }
+    // Every query but the one-row count spilled.
+    let spilled = status(&mut c, "Created_tmp_disk_tables") - disk0;
+    assert!(spilled >= queries.len() as u64 - 1, "{spilled} spilled");
+    // Checks of the in-memory results themselves.
+    let g: &Row = in_memory[0]
+        .iter()
+        .find(|r| r[0].as_deref() == Some("0"))
+        .unwrap();
+    let ids: Vec<i64> = (1..=20_000).filter(|i| (i * 7919) % 5000 == 0).collect();
+    assert_eq!(g[1].as_deref(), Some(ids.len().to_string().as_str()));
+    let concat: Vec<String> = ids.iter().map(i64::to_string).collect();
+    assert_eq!(g[5].as_deref(), Some(concat.join(",").as_str()));
+    assert_eq!(in_memory[2].len(), 300, "w0..w299 in either case");
+    assert_eq!(in_memory[3].len(), 20);
+    assert_eq!(in_memory[5].len(), 7);
+    assert_eq!(in_memory[6], vec![vec![Some("5000".to_string())]]);
+    assert_eq!(in_memory[7][0][0].as_deref(), Some("4999"));
     assert!(s.panics().is_empty());
 }

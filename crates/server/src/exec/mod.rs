@@ -21,7 +21,9 @@ pub mod builtins;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
+mod finish;
 pub mod func;
+pub mod group;
 pub mod json;
 mod prepared;
 pub mod recursive;
@@ -65,6 +67,10 @@ pub struct Server {
     pub slow_queries: std::sync::atomic::AtomicU64,
     /// Merge passes of sorts that outgrew sort_buffer_size (Sort_merge_passes, sort.rs).
     pub sort_merge_passes: Arc<std::sync::atomic::AtomicU64>,
+    /// Temporary tables made for GROUP BY and DISTINCT (Created_tmp_tables), and those of
+    /// them that outgrew the in-memory budget (Created_tmp_disk_tables; group.rs, finish.rs).
+    pub tmp_tables: std::sync::atomic::AtomicU64,
+    pub tmp_disk_tables: std::sync::atomic::AtomicU64,
     /// The slow query log file (slow_query_log, slow_query_log_file).
     pub slow_log: crate::slowlog::SlowLog,
     /// FLUSH TABLES statements (Flush_commands).
@@ -1018,7 +1024,7 @@ impl Session {
     fn sub_rows(&mut self, p: &SubPlan, row: &[Datum]) -> Result<expr::SubRows, SqlError> {
         let mut key = Vec::new();
         for &r in &p.refs {
-            select::group_key(
+            group::group_key(
                 row.get(r).unwrap_or(&Datum::Null),
                 Collation::Binary,
                 &mut key,

@@ -16,21 +16,12 @@
 
 use std::collections::HashSet;
 
-use innoxide_engine::Collation;
 use innoxide_sql::ast::RecursiveCte;
 use innoxide_sql::error::*;
 use innoxide_sql::types::Datum;
 
-use super::select::group_key;
+use super::group::row_key;
 use super::{Column, Session};
-
-fn row_key(r: &[Datum]) -> Vec<u8> {
-    let mut k = Vec::new();
-    for v in r {
-        group_key(v, Collation::Utf8mb40900AiCi, &mut k);
-    }
-    k
-}
 
 impl Session {
     /// The rows of recursive CTE `cte` (R1-R3).
@@ -42,7 +33,7 @@ impl Session {
         let (cols, mut all) = self.select(&cte.anchor, params)?;
         let mut seen = HashSet::new();
         if cte.distinct {
-            all.retain(|r| seen.insert(row_key(r)));
+            all.retain(|r| seen.insert(row_key(r, &[])));
         }
         let mut work = all.clone();
         let max = self.vars.cte_max_recursion_depth();
@@ -74,7 +65,7 @@ impl Session {
                 return Err(e);
             }
             if cte.distinct {
-                added.retain(|r| seen.insert(row_key(r)));
+                added.retain(|r| seen.insert(row_key(r, &[])));
             }
             all.extend(added.iter().cloned());
             work = added;

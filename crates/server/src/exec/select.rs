@@ -20,18 +20,20 @@
 //!   from the table statistics (equalities) and the ends of each key range (ranges;
 //!   innoxide_engine::stats); a single path that is not a secondary-index range is taken with
 //!   no estimate. By S1 any choice returns the same rows.
-//! - S6: a top-level SELECT whose rows need no complete input first (no grouping, DISTINCT,
-//!   sort, window, HAVING or subquery) sends each row to the session's `RowSink` as the last
-//!   table produces it, after OFFSET and up to LIMIT (and sql_select_limit): the result is
-//!   never held whole.
+//! - S6: a top-level SELECT sends its rows to the session's `RowSink` as the last stage
+//!   (finish.rs: HAVING, projection, DISTINCT, ORDER BY, LIMIT) makes them, after OFFSET and
+//!   up to LIMIT (and sql_select_limit). When nothing needs the joined rows all first (no
+//!   grouping, window, correlated subquery, or S7 cut), they go to the last stage as the last
+//!   table produces them: the result is never held whole.
 //! - S7: ORDER BY ... LIMIT over one table read without locks scans only the primary key and
 //!   the columns WHERE and ORDER BY use, keeps the first offset + limit rows, then reads
 //!   those again whole by their key (`fetch_whole`) in the same read view, so they are the
 //!   versions the scan saw (READ UNCOMMITTED, which has no view, tests WHERE again).
-//! - S8: ORDER BY without LIMIT, when nothing else needs the rows whole (no grouping,
-//!   DISTINCT, window, HAVING or subquery), sorts the last table's rows as they come with a
-//!   `sort::Sorter` (sort_buffer_size in memory, sorted runs in tmpdir beyond it) and sends
-//!   them to the session's sink as the merge yields them.
+//! - S8: ORDER BY sorts with a `sort::Sorter` (sort_buffer_size in memory, sorted runs in
+//!   tmpdir beyond it; under LIMIT only the first offset + limit rows are kept), GROUP BY and
+//!   DISTINCT hold at most the temporary-table budget and spill to a sort beyond it
+//!   (group.rs G2, finish.rs F1): no input size makes a SELECT hold its rows in memory, except
+//!   for window functions and a RIGHT JOIN level (S9).
 //! - S9: the nested-loop join is pipelined: each level pulls its table's rows one at a time
 //!   (`open_rows`, `pull_row`) and hands the joined rows to the next level in batches of
 //!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level, which needs every
@@ -49,9 +51,16 @@
 //!   same sql_mode, database and collation, parameters bound with the same types (a `?` is
 //!   typed by its value), the privileges still held and each table the
 //!   same `Arc<SqlTable>` the catalog hands out (DDL replaces it).
+//! - P4: GROUP BY over columns of the first table only (nothing to bind per row, no window)
+//!   asks for the first table's rows in the grouping columns' order, ORDER BY's first when it
+//!   names only grouping columns. When an index gives that order, a group's rows come one
+//!   after another (a join keeps the first table's order) and each group is finished as the
+//!   next begins, with no table of groups (group.rs G4); then LIMIT stops the reading when
+//!   the ORDER BY is that order too, or absent.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 
 use innoxide_engine::{Collation, KeyBound, LockRead, Value, WaitPolicy};
@@ -59,77 +68,15 @@ use innoxide_sql::ast::{
     self, BinaryOp, Expr, JoinKind, LockClause, OrderItem, SelectItem, TableRef,
 };
 use innoxide_sql::error::*;
-use innoxide_sql::types::{self, json, Datum, Warnings};
+use innoxide_sql::types::{self, Datum, Warnings};
 
-use super::expr::{enum_as_number, AggKind, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
+use super::expr::{enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
+use super::finish::{Finish, Out, Shape, TmpArea};
+use super::group::{row_key, Group, GroupCtx, Grouper, Groups};
+use super::sort::SortArea;
 use super::window::{self, WinSpec};
 use super::{Column, Output, Session};
 use crate::catalog::{engine_error, SqlTable};
-
-/// S6: a result on its way to a `RowSink`: OFFSET rows still to skip, rows still wanted.
-struct Stream<'a> {
-    sink: &'a mut (dyn super::RowSink + 'static),
-    /// The columns, until they are sent: with the first row, or at the end for an empty
-    /// result, so an error before any row (a lock wait, NOWAIT) comes alone, not after them.
-    header: Option<Vec<Column>>,
-    skip: u64,
-    left: u64,
-    sent: u64,
-}
-
-impl Stream<'_> {
-    fn start(&mut self) -> Result<(), SqlError> {
-        match self.header.take() {
-            Some(cols) => self.sink.begin(&cols),
-            None => Ok(()),
-        }
-    }
-
-    /// Projects a row that passed WHERE and sends it; false once LIMIT is reached.
-    fn send(
-        &mut self,
-        row: &[Datum],
-        items: &[(CExpr, Column)],
-        params: &[Datum],
-        mode: types::SqlMode,
-        w: &mut Warnings,
-    ) -> Result<bool, SqlError> {
-        if self.left == 0 {
-            return Ok(false);
-        }
-        if self.skip > 0 {
-            self.skip -= 1;
-            return Ok(true);
-        }
-        let env = Env::new(row, params, mode);
-        let proj = items
-            .iter()
-            .map(|(c, _)| c.eval(&env, w))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.emit(&proj)
-    }
-
-    /// Sends a row already projected (a sorted one, S8), after OFFSET; false once LIMIT
-    /// (sql_select_limit) is reached.
-    fn send_projected(&mut self, proj: Vec<Datum>) -> Result<bool, SqlError> {
-        if self.left == 0 {
-            return Ok(false);
-        }
-        if self.skip > 0 {
-            self.skip -= 1;
-            return Ok(true);
-        }
-        self.emit(&proj)
-    }
-
-    fn emit(&mut self, proj: &[Datum]) -> Result<bool, SqlError> {
-        self.start()?;
-        self.sink.row(proj)?;
-        self.sent += 1;
-        self.left -= 1;
-        Ok(self.left > 0)
-    }
-}
 
 /// Keeps the first `k` of `rows` in ORDER BY order (ties: the earlier row), in the order
 /// they came: what a sort followed by LIMIT k would keep, for the final sort to order.
@@ -1286,15 +1233,16 @@ impl Session {
             .map(|(c, col)| (col.name.clone(), c.clone(), col.ety.clone()))
             .collect();
         // GROUP BY expressions.
-        let mut group: Vec<CExpr> = Vec::new();
+        // Each with the collation its values are grouped under.
+        let mut group: Vec<(CExpr, Collation)> = Vec::new();
         let mut group_cols: Vec<usize> = Vec::new();
         for g in &q.group_by {
             if let Expr::Literal(ast::Literal::Number(n)) = g {
                 let i: usize = n.parse().unwrap_or(0);
-                let Some((c, _)) = items.get(i.wrapping_sub(1)) else {
+                let Some((c, col)) = items.get(i.wrapping_sub(1)) else {
                     return Err(SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"group statement"]));
                 };
-                group.push(c.clone());
+                group.push((c.clone(), col.ety.collation()));
                 if let CExpr::Col(p) = c {
                     group_cols.push(*p);
                 }
@@ -1302,11 +1250,11 @@ impl Session {
             }
             let mut c = compiler("group statement");
             c.aliases = &aliases;
-            let (ce, _) = c.compile(g, self)?;
+            let (ce, ty) = c.compile(g, self)?;
             if let CExpr::Col(p) = ce {
                 group_cols.push(p);
             }
-            group.push(ce);
+            group.push((ce, ty.collation()));
         }
         let having = match &q.having {
             Some(h) => {
@@ -1397,7 +1345,8 @@ impl Session {
         let mut used = vec![false; width];
         {
             let aggs_args = aggs.iter().filter_map(|a| a.arg.as_ref());
-            let exprs = items.iter().map(|i| &i.0).chain(&group).chain(aggs_args);
+            let exprs = items.iter().map(|i| &i.0);
+            let exprs = exprs.chain(group.iter().map(|g| &g.0)).chain(aggs_args);
             let exprs = exprs.chain(order.iter().map(|o| &o.0));
             let exprs = exprs.chain(where_c.iter()).chain(having.iter());
             let exprs = exprs.chain(where_sub.iter());
@@ -1408,20 +1357,57 @@ impl Session {
             }
         }
         // ORDER BY columns of the first table only, in one direction: an index of that table
-        // may deliver the rows in order (P2).
-        let first_order = match (sources.first(), grouped || any_right) {
-            (Some(Source::Table(t, _, _)), false) if !order.is_empty() => order
-                .iter()
-                .map(|(c, desc, _)| match c {
-                    CExpr::Col(p) if *p < scope[0].columns.len() => {
-                        let ty = &t.columns[*p].ty;
-                        (!matches!(ty.data_type(), "enum" | "set")).then_some((*p, *desc))
-                    }
-                    _ => None,
-                })
-                .collect::<Option<Vec<_>>>()
-                .filter(|o| o.iter().all(|x| x.1 == o[0].1)),
+        // may deliver the rows in order (P2). Under GROUP BY, the grouping columns (P4).
+        let first_col = |c: &CExpr| match (c, sources.first()) {
+            (CExpr::Col(p), Some(Source::Table(t, _, _))) if *p < scope[0].columns.len() => {
+                let ty = &t.columns[*p].ty;
+                (!matches!(ty.data_type(), "enum" | "set")).then_some(*p)
+            }
             _ => None,
+        };
+        let order_cols = order
+            .iter()
+            .map(|(c, desc, _)| Some((first_col(c)?, *desc)))
+            .collect::<Option<Vec<_>>>()
+            .filter(|o| o.iter().all(|x| x.1 == o[0].1));
+        let late_subs = having.as_ref().is_some_and(CExpr::has_sub)
+            || items.iter().any(|(c, _)| c.has_sub())
+            || order.iter().any(|o| o.0.has_sub());
+        let group_subs = group
+            .iter()
+            .map(|g| &g.0)
+            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
+            .any(CExpr::has_sub);
+        let (first_order, order_follows) = if any_right {
+            (None, false)
+        } else if !grouped {
+            (order_cols.filter(|o| !o.is_empty()), true)
+        } else if group.is_empty()
+            || where_sub.is_some()
+            || group_subs
+            || late_subs
+            || !windows.is_empty()
+        {
+            (None, false)
+        } else {
+            match group
+                .iter()
+                .map(|g| first_col(&g.0))
+                .collect::<Option<Vec<_>>>()
+            {
+                None => (None, false),
+                Some(cols) => match order_cols {
+                    // ORDER BY only grouping columns: they lead, the others follow.
+                    Some(o) if o.iter().all(|(c, _)| cols.contains(c)) => {
+                        let dir = o.first().is_some_and(|x| x.1);
+                        let rest = cols.iter().filter(|c| !o.iter().any(|x| x.0 == **c));
+                        let mut v = o.clone();
+                        v.extend(rest.map(|&c| (c, dir)));
+                        (Some(v), true)
+                    }
+                    _ => (Some(cols.iter().map(|&c| (c, false)).collect()), false),
+                },
+            }
         };
         let cacheable = folds == self.folds
             && n_warnings == self.warnings.len()
@@ -1444,6 +1430,7 @@ impl Session {
             having,
             order,
             first_order,
+            order_follows,
             grouped,
             distinct: q.distinct,
             limit,
@@ -1473,7 +1460,7 @@ impl Session {
         plan: &SelectPlan,
         params: &[Datum],
     ) -> Result<Vec<PathShown>, SqlError> {
-        let limited = plan.limit.is_some();
+        let limited = plan.limit.is_some() && plan.order_follows;
         let single = plan.scope.len() == 1;
         let mut out = Vec::new();
         for (si, src) in plan.sources.iter().enumerate() {
@@ -1495,7 +1482,7 @@ impl Session {
                 hints: &plan.index_use[si],
             };
             let mut per_row = false;
-            let (access, sorted) = if si == 0 && *kind != JoinKind::Right {
+            let (access, in_order) = if si == 0 && *kind != JoinKind::Right {
                 let order = plan.first_order.as_deref();
                 self.plan_ordered(t, &name, single, &conds, params, order, limited, needs)?
             } else {
@@ -1521,6 +1508,7 @@ impl Session {
                 }
                 (access, false)
             };
+            let sorted = in_order && plan.order_follows;
             let covering = plan.lock.is_none()
                 && matches!(&access, Access::Range { index: Some(n), .. } if covers(t, n, used));
             out.push(PathShown {
@@ -1530,7 +1518,8 @@ impl Session {
                 conditions: !conds.is_empty(),
                 access,
                 filesort: si == 0 && !plan.order.is_empty() && !sorted,
-                ordered: si == 0 && !plan.order.is_empty() && sorted,
+                ordered: si == 0 && in_order,
+                temporary: si == 0 && (plan.distinct || !plan.group.is_empty() && !in_order),
                 per_row,
             });
         }
@@ -1571,6 +1560,7 @@ impl Session {
             having,
             order,
             first_order,
+            order_follows,
             grouped,
             distinct,
             limit,
@@ -1607,6 +1597,7 @@ impl Session {
             .collect();
         let mut first_access = None;
         let mut sorted = false;
+        let mut groups_in_order = false;
         if let Some(Source::Table(t, kind, on)) = sources.first() {
             if *kind != JoinKind::Right {
                 let mut conds = Vec::new();
@@ -1626,13 +1617,14 @@ impl Session {
                     &conds,
                     params,
                     first_order.as_deref(),
-                    limit.is_some(),
+                    limit.is_some() && *order_follows,
                     PathNeeds {
                         used: lock.is_none().then_some(used_here),
                         hints: &index_use[0],
                     },
                 )?;
-                sorted = in_order;
+                sorted = in_order && *order_follows;
+                groups_in_order = in_order && grouped;
                 first_access = Some(access);
             }
         }
@@ -1696,66 +1688,59 @@ impl Session {
         }
         let group_subs = group
             .iter()
+            .map(|g| &g.0)
             .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
             .any(CExpr::has_sub);
+        let late_subs = having.as_ref().is_some_and(CExpr::has_sub)
+            || items.iter().any(|(c, _)| c.has_sub())
+            || order.iter().any(|o| o.0.has_sub());
+        let tmp = self.tmp_area();
         // GROUP BY and aggregates take the joined rows as they come, so the input is never
         // held whole, unless a subquery has to be bound per row first.
-        let grouper = grouped.then(|| Grouper::new(group, aggs));
-        let streamed = grouped && where_sub.is_none() && !group_subs;
-        // S8: a sort that needs nothing else of the rows takes them as they come.
-        let sorter = (n_sources > 0
-            && !grouped
-            && !distinct
-            && windows.is_empty()
-            && having.is_none()
-            && where_sub.is_none()
-            && limit.is_none()
-            && !order.is_empty()
-            && !sorted
-            && !items.iter().any(|(c, _)| c.has_sub())
-            && !order.iter().any(|o| o.0.has_sub()))
-        .then(|| {
-            super::sort::Sorter::new(
-                order
-                    .iter()
-                    .map(|(c, desc, coll)| super::sort::SortKey {
-                        desc: *desc,
-                        coll: *coll,
-                        from_proj: projected_column(c, items),
-                    })
-                    .collect(),
-                self.vars.sort_buffer_size(),
-                self.server.vars.tmpdir(),
-                self.server.sort_merge_passes.clone(),
-            )
+        let grouper = grouped.then(|| {
+            let cx = GroupCtx {
+                params,
+                mode,
+                gc_max: self.vars.group_concat_max_len(),
+                budget: tmp.budget,
+                area: tmp.sort.clone(),
+            };
+            Grouper::new(group, aggs, cx, groups_in_order)
         });
-        // S6: rows go to the sink as the last table produces them when nothing has to see
-        // them all first (grouping, DISTINCT, a sort, windows, HAVING, subqueries); after
-        // the sort that S8 makes.
-        let stream = match sink {
-            Some((sink, cap))
-                if n_sources > 0
-                    && !grouped
-                    && !distinct
-                    && windows.is_empty()
-                    && having.is_none()
-                    && where_sub.is_none()
-                    && (order.is_empty() || sorted || sorter.is_some())
-                    && !items.iter().any(|(c, _)| c.has_sub()) =>
-            {
-                Some(Stream {
-                    sink,
-                    header: Some(items.iter().map(|i| i.1.clone()).collect()),
-                    skip: offset,
-                    left: limit.unwrap_or(u64::MAX).min(cap),
-                    sent: 0,
-                })
-            }
-            _ => None,
+        let streamed = grouped && where_sub.is_none() && !group_subs;
+        // The last stage (finish.rs): HAVING, projection, DISTINCT, ORDER BY, LIMIT, and the
+        // client (S6, S8). Window functions apply HAVING themselves, before them (W1).
+        let first_rows = limit.map(|l| l.saturating_add(offset));
+        let shape = Shape {
+            having: if windows.is_empty() {
+                having.as_ref()
+            } else {
+                None
+            },
+            items,
+            moved,
+            order,
+            sort: !sorted || distinct,
+            distinct,
+            first: first_rows,
         };
+        let cols = || items.iter().map(|i| i.1.clone()).collect();
+        let fin = Finish::new(
+            shape,
+            params,
+            mode,
+            &tmp,
+            Out::new(sink, cols, offset, limit),
+        );
+        // The joined rows go straight to the last stage when nothing needs them all first.
+        let direct = n_sources > 0
+            && !grouped
+            && windows.is_empty()
+            && where_sub.is_none()
+            && top_n.is_none()
+            && !late_subs;
         let mut out = JoinOut {
             where_c,
-            items,
             order,
             top_n,
             need,
@@ -1763,8 +1748,8 @@ impl Session {
             params,
             mode,
             grouper,
-            stream,
-            sorter,
+            fin,
+            direct,
             rows: Vec::new(),
         };
         if n_sources > 0 {
@@ -1787,40 +1772,13 @@ impl Session {
         } else {
             out.rows = rows;
         }
-        let (grouper, mut stream, sorter) = (out.grouper, out.stream, out.sorter);
+        let (grouper, mut fin) = (out.grouper, out.fin);
         let mut rows = out.rows;
         if let (Some(k), Some(Source::Table(t, _, _)), true) =
             (top_n, sources.first(), deferred.is_some())
         {
             keep_first(&mut rows, k, order, params, mode, &mut w)?;
             rows = self.fetch_whole(t, rows, &used[..t.columns.len()], where_c, params, &mut w)?;
-        }
-        if let Some(so) = sorter {
-            let mut sorted_rows = so.finish()?;
-            let mut kept = Vec::new();
-            while let Some(p) = sorted_rows.next_proj()? {
-                match stream.as_mut() {
-                    Some(s) => {
-                        if !s.send_projected(p)? {
-                            break;
-                        }
-                    }
-                    None => kept.push(p),
-                }
-            }
-            self.warnings.extend(w.0);
-            return Ok(match stream {
-                Some(mut s) => {
-                    s.start()?;
-                    (Vec::new(), Some(s.sent))
-                }
-                None => (kept, None),
-            });
-        }
-        if let Some(mut s) = stream {
-            s.start()?;
-            self.warnings.extend(w.0);
-            return Ok((Vec::new(), Some(s.sent)));
         }
         if let Some(ws) = &where_sub {
             let mut kept = Vec::with_capacity(rows.len());
@@ -1832,84 +1790,48 @@ impl Session {
             }
             rows = kept;
         }
-        // Grouping: (representative row, aggregate values).
-        let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
-        if let Some(mut grouper) = grouper {
-            // Rows not streamed (subqueries to bind first, or no table at all) go in now.
-            for r in rows {
-                if group_subs {
-                    for g in group
-                        .iter()
-                        .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
-                    {
-                        self.bind_subs(g, &r, &[], params)?;
+        let mut spilled = false;
+        // The rows, or the groups, with their aggregate values.
+        let mut groups = match grouper {
+            Some(mut grouper) => {
+                // Rows not streamed (subqueries to bind first, or no table at all) go in now.
+                for r in rows {
+                    if group_subs {
+                        for g in group
+                            .iter()
+                            .map(|g| &g.0)
+                            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
+                        {
+                            self.bind_subs(g, &r, &[], params)?;
+                        }
                     }
+                    grouper.add(r, &mut w)?;
                 }
-                grouper.add(r, params, mode, &mut w)?;
+                spilled = grouper.spilled();
+                Rows::Groups(Box::new(grouper.finish(width)?))
             }
-            let mut groups = grouper.groups;
-            if groups.is_empty() && group.is_empty() {
-                groups.push((
-                    vec![Datum::Null; width],
-                    aggs.iter().map(AggState::new).collect(),
-                ));
-            }
-            let gc_max = self.vars.group_concat_max_len();
-            for (gi, (r, st)) in groups.into_iter().enumerate() {
-                let vals: Vec<Datum> = st
-                    .into_iter()
-                    .zip(aggs)
-                    .map(|(s, a)| s.finish(a, mode, gc_max, gi + 1, &mut w))
-                    .collect::<Result<_, _>>()?;
-                out.push((r, vals));
+            None => Rows::Plain(rows.into_iter()),
+        };
+        let late: Vec<&CExpr> = having
+            .iter()
+            .chain(items.iter().map(|i| &i.0))
+            .chain(order.iter().map(|o| &o.0))
+            .filter(|e| e.has_sub())
+            .collect();
+        if windows.is_empty() {
+            while let Some((r, a)) = groups.next(&mut w)? {
+                for e in &late {
+                    self.bind_subs(e, &r, &a, params)?;
+                }
+                if !fin.take(r, &a, &[], &mut w)? {
+                    break;
+                }
             }
         } else {
-            out = rows.into_iter().map(|r| (r, Vec::new())).collect();
-        }
-        // HAVING, projection, order keys. An ORDER BY key that is a selected column (same row
-        // position) is not evaluated twice.
-        let order_src: Vec<Option<usize>> = order
-            .iter()
-            .map(|(c, _, _)| projected_column(c, items))
-            .collect();
-        // (projection, ORDER BY keys not in it, arrival number).
-        let mut result: Vec<(Vec<Datum>, Vec<Datum>, usize)> = Vec::with_capacity(out.len());
-        let dirs: Vec<(bool, Collation)> = order.iter().map(|o| (o.1, o.2)).collect();
-        // ORDER BY keys, then arrival (so ties keep the order rows came in, as a stable sort).
-        type Out = (Vec<Datum>, Vec<Datum>, usize);
-        // A key that is a selected column is read from the projection.
-        fn sort_key(r: &Out, src: Option<usize>, i: usize) -> &Datum {
-            match src {
-                Some(j) => &r.0[j],
-                None => &r.1[i],
-            }
-        }
-        let cmp = |a: &Out, b: &Out| {
-            for (i, (desc, coll)) in dirs.iter().enumerate() {
-                let (x, y) = (sort_key(a, order_src[i], i), sort_key(b, order_src[i], i));
-                let o = cmp_nulls_first(x, y, *coll);
-                let o = if *desc { o.reverse() } else { o };
-                if o != Ordering::Equal {
-                    return o;
-                }
-            }
-            a.2.cmp(&b.2)
-        };
-        // ORDER BY ... LIMIT: only the first offset + limit rows in order are kept; the rest
-        // are dropped as rows come (a partial selection whenever twice as many are held).
-        let top = match limit {
-            Some(l) if !order.is_empty() && !sorted && !distinct => {
-                Some(usize::try_from(offset.saturating_add(l)).unwrap_or(usize::MAX))
-            }
-            _ => None,
-        };
-        // Window functions see the rows HAVING keeps (W1 in window.rs): HAVING goes first.
-        let mut having = having.as_ref();
-        let mut wins: Vec<Vec<Datum>> = Vec::new();
-        if !windows.is_empty() {
-            if let Some(h) = having.take() {
-                let mut kept = Vec::with_capacity(out.len());
-                for (r, a) in out {
+            // Window functions see the rows HAVING keeps (W1 in window.rs), all at once.
+            let mut all = Vec::new();
+            while let Some((r, a)) = groups.next(&mut w)? {
+                if let Some(h) = having {
                     if h.has_sub() {
                         self.bind_subs(h, &r, &a, params)?;
                     }
@@ -1920,95 +1842,57 @@ impl Session {
                         params,
                         mode,
                     };
-                    if h.eval(&env, &mut w)?.truth() == Some(true) {
-                        kept.push((r, a));
+                    if h.eval(&env, &mut w)?.truth() != Some(true) {
+                        continue;
                     }
                 }
-                out = kept;
+                all.push((r, a));
             }
             let cx = window::Ctx {
                 params,
                 mode,
                 gc_max: self.vars.group_concat_max_len(),
             };
-            wins = window::compute(windows, &out, &cx, &mut w)?;
-        }
-        let late: Vec<&CExpr> = having
-            .into_iter()
-            .chain(items.iter().map(|i| &i.0))
-            .chain(order.iter().map(|o| &o.0))
-            .filter(|e| e.has_sub())
-            .collect();
-        // A `moved` column is taken out of its row, not copied: the ORDER BY keys are
-        // evaluated before the projection for that.
-        for (i, (mut r, a)) in out.into_iter().enumerate() {
-            for e in &late {
-                self.bind_subs(e, &r, &a, params)?;
-            }
-            let env = Env {
-                row: &r,
-                aggs: &a,
-                wins: wins.get(i).map_or(&[], Vec::as_slice),
-                params,
-                mode,
-            };
-            if let Some(h) = having {
-                if h.eval(&env, &mut w)?.truth() != Some(true) {
-                    continue;
+            let wins = window::compute(windows, &all, &cx, &mut w)?;
+            for ((r, a), wv) in all.into_iter().zip(wins) {
+                for e in &late {
+                    self.bind_subs(e, &r, &a, params)?;
                 }
-            }
-            let mut keys = Vec::with_capacity(order.len());
-            for ((c, _, _), src) in order.iter().zip(&order_src) {
-                keys.push(match src {
-                    Some(_) => Datum::Null,
-                    None => c.eval(&env, &mut w)?,
-                });
-            }
-            let mut proj = Vec::with_capacity(items.len());
-            for ((c, _), m) in items.iter().zip(moved) {
-                proj.push(match m {
-                    Some(_) => Datum::Null,
-                    None => c.eval(&env, &mut w)?,
-                });
-            }
-            for (slot, m) in proj.iter_mut().zip(moved) {
-                if let Some(p) = m {
-                    if let Some(v) = r.get_mut(*p) {
-                        *slot = std::mem::replace(v, Datum::Null);
-                    }
-                }
-            }
-            result.push((proj, keys, i));
-            if let Some(k) = top {
-                if k == 0 {
-                    result.clear();
-                } else if result.len() >= k.saturating_mul(2).max(1024) {
-                    result.select_nth_unstable_by(k - 1, cmp);
-                    result.truncate(k);
+                if !fin.take(r, &a, &wv, &mut w)? {
+                    break;
                 }
             }
         }
-        if distinct {
-            let mut seen = HashSet::new();
-            result.retain(|(p, _, _)| {
-                let mut k = Vec::new();
-                for v in p {
-                    group_key(v, Collation::Utf8mb40900AiCi, &mut k);
-                }
-                seen.insert(k)
-            });
+        let tmp_tables =
+            usize::from(grouped && !group.is_empty() && !groups_in_order) + usize::from(distinct);
+        self.server
+            .tmp_tables
+            .fetch_add(tmp_tables as u64, AtomicOrdering::Relaxed);
+        if spilled || fin.spilled() {
+            self.server
+                .tmp_disk_tables
+                .fetch_add(1, AtomicOrdering::Relaxed);
         }
-        if !order.is_empty() && !sorted {
-            result.sort_unstable_by(cmp);
-        }
-        let rows: Vec<Vec<Datum>> = result
-            .into_iter()
-            .skip(offset as usize)
-            .take(limit.map_or(usize::MAX, |l| l as usize))
-            .map(|r| r.0)
-            .collect();
+        let done = fin.end();
         self.warnings.extend(w.0);
-        Ok((rows, None))
+        done
+    }
+
+    /// Where this statement's temporary results go: the temporary-table budget
+    /// (min(tmp_table_size, max_heap_table_size), as MySQL's in-memory internal tables) and
+    /// the sort area.
+    fn tmp_area(&self) -> TmpArea {
+        TmpArea {
+            budget: self
+                .vars
+                .tmp_table_size()
+                .min(self.vars.max_heap_table_size()),
+            sort: SortArea {
+                cap: self.vars.sort_buffer_size(),
+                tmpdir: self.server.vars.tmpdir(),
+                passes: self.server.sort_merge_passes.clone(),
+            },
+        }
     }
 
     pub(crate) fn select_output(
@@ -2164,11 +2048,15 @@ pub(crate) struct SelectPlan {
     /// Per item, the row position it is moved from when it is a column no other item reads
     /// (the result takes the value instead of a copy).
     moved: Vec<Option<usize>>,
-    group: Vec<CExpr>,
+    group: Vec<(CExpr, Collation)>,
     having: Option<CExpr>,
     order: Vec<(CExpr, bool, Collation)>,
-    /// ORDER BY as (column of the first table, descending), when it is only that.
+    /// The order an index of the first table may deliver its rows in, as (column,
+    /// descending): ORDER BY's when it names only such columns; under GROUP BY, the grouping
+    /// columns' (P4).
     first_order: Option<Vec<(usize, bool)>>,
+    /// Rows read in `first_order` are in ORDER BY order (else a sort follows).
+    order_follows: bool,
     grouped: bool,
     distinct: bool,
     limit: Option<CExpr>,
@@ -2202,8 +2090,10 @@ pub(crate) struct PathShown {
     pub access: Access,
     /// The rows are sorted after reading (ORDER BY not delivered by the access path).
     pub filesort: bool,
-    /// The access path delivers the ORDER BY order.
+    /// The access path delivers the rows in the order asked (ORDER BY's, or GROUP BY's).
     pub ordered: bool,
+    /// GROUP BY or DISTINCT keep a temporary table (group.rs, finish.rs).
+    pub temporary: bool,
     /// The keys come from each row of the tables before (a join lookup: eq_ref, ref).
     pub per_row: bool,
     /// A secondary index holds every column the statement uses from the table: the engine
@@ -2256,11 +2146,10 @@ struct JoinPlan<'p> {
     mode: types::SqlMode,
 }
 
-/// Where the last table's joined rows go: WHERE first, then a sort (S8), the grouping, the
-/// client (S6), or the rows kept for the final stage (cut to the first N as they come).
+/// Where the last table's joined rows go: WHERE first, then the grouping, the last stage
+/// (`Finish`), or the rows kept for it (cut to the first N as they come).
 struct JoinOut<'p, 's> {
     where_c: &'p Option<CExpr>,
-    items: &'p [(CExpr, Column)],
     order: &'p [(CExpr, bool, Collation)],
     top_n: Option<usize>,
     need: Option<u64>,
@@ -2268,8 +2157,9 @@ struct JoinOut<'p, 's> {
     params: &'p [Datum],
     mode: types::SqlMode,
     grouper: Option<Grouper<'p>>,
-    stream: Option<Stream<'s>>,
-    sorter: Option<super::sort::Sorter>,
+    fin: Finish<'p, 's>,
+    /// Rows go to `fin` as they come.
+    direct: bool,
     rows: Vec<Vec<Datum>>,
 }
 
@@ -2278,26 +2168,14 @@ impl JoinOut<'_, '_> {
     fn offer(&mut self, row: Vec<Datum>, w: &mut Warnings) -> Result<bool, SqlError> {
         let (params, mode) = (self.params, self.mode);
         if pass(self.where_c, &row, params, mode, w)? {
-            if let Some(so) = self.sorter.as_mut() {
-                let env = Env::new(&row, params, mode);
-                let proj = self
-                    .items
-                    .iter()
-                    .map(|(c, _)| c.eval(&env, w))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let keys = self
-                    .order
-                    .iter()
-                    .zip(so.keys())
-                    .filter(|(_, k)| k.from_proj.is_none())
-                    .map(|(o, _)| o.0.eval(&env, w))
-                    .collect::<Result<Vec<_>, _>>()?;
-                so.push(proj, keys)?;
-                return Ok(true);
-            }
-            match (self.grouper.as_mut(), self.stream.as_mut()) {
-                (Some(g), _) if self.streamed => g.add(row, params, mode, w)?,
-                (_, Some(s)) => return s.send(&row, self.items, params, mode, w),
+            match self.grouper.as_mut() {
+                Some(g) if self.streamed => {
+                    // Groups read in order are done as the next one starts (P4).
+                    if let Some((r, a)) = g.add(row, w)? {
+                        return self.fin.take(r, &a, &[], w);
+                    }
+                }
+                _ if self.direct => return self.fin.take(row, &[], &[], w),
                 _ => self.rows.push(row),
             }
             if let Some(k) = self.top_n {
@@ -2307,6 +2185,22 @@ impl JoinOut<'_, '_> {
             }
         }
         Ok(self.need.is_none_or(|n| (self.rows.len() as u64) < n))
+    }
+}
+
+/// The input of the last stage: the joined rows, or the groups made of them.
+enum Rows<'p> {
+    Plain(std::vec::IntoIter<Vec<Datum>>),
+    Groups(Box<Groups<'p>>),
+}
+
+impl Rows<'_> {
+    /// The next row and its aggregate values.
+    fn next(&mut self, w: &mut Warnings) -> Result<Option<Group>, SqlError> {
+        match self {
+            Rows::Plain(it) => Ok(it.next().map(|r| (r, Vec::new()))),
+            Rows::Groups(g) => g.next(w),
+        }
     }
 }
 
@@ -2342,17 +2236,6 @@ fn give(
     } else {
         next.push(row);
         Ok(true)
-    }
-}
-
-/// The position in the projection `items` of ORDER BY key `c` when it is a selected column
-/// (read from there, not evaluated or kept twice).
-fn projected_column(c: &CExpr, items: &[(CExpr, Column)]) -> Option<usize> {
-    match c {
-        CExpr::Col(p) => items
-            .iter()
-            .position(|(ic, _)| matches!(ic, CExpr::Col(q) if q == p)),
-        _ => None,
     }
 }
 
@@ -2775,42 +2658,9 @@ fn pass(
     }
 }
 
-/// Appends a grouping key for `v`: equal under `coll` ⇔ equal bytes.
-pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
-    match v {
-        Datum::Null => out.push(0),
-        Datum::Bytes(b) => {
-            out.push(1);
-            let k = coll.sort_key(&types::comparable(coll, b));
-            out.extend((k.len() as u32).to_le_bytes());
-            out.extend(k);
-        }
-        other => {
-            out.push(2);
-            let mut w = Warnings::default();
-            let f = other.to_f64(&mut w);
-            let t = other.to_text().unwrap_or_default();
-            if matches!(
-                other,
-                Datum::Int(_) | Datum::UInt(_) | Datum::Decimal(_) | Datum::Double(_)
-            ) {
-                out.extend(f.to_bits().to_le_bytes());
-            }
-            out.extend((t.len() as u32).to_le_bytes());
-            out.extend(t);
-        }
-    }
-}
-
 fn dedup_rows(rows: &mut Vec<Vec<Datum>>) {
     let mut seen = HashSet::new();
-    rows.retain(|r| {
-        let mut k = Vec::new();
-        for v in r {
-            group_key(v, Collation::Utf8mb40900AiCi, &mut k);
-        }
-        seen.insert(k)
-    });
+    rows.retain(|r| seen.insert(row_key(r, &[])));
 }
 
 /// A row of engine values as datums.
@@ -2902,277 +2752,5 @@ fn cmp_values(a: &Value, b: &Value) -> Ordering {
         (Value::UInt(x), Value::UInt(y)) => x.cmp(y),
         (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
         _ => Ordering::Equal,
-    }
-}
-
-/// GROUP BY fed one row at a time: per group, in the order groups first appear, its first
-/// row and the states of the aggregates.
-struct Grouper<'p> {
-    group: &'p [CExpr],
-    aggs: &'p [AggSpec],
-    groups: Vec<(Vec<Datum>, Vec<AggState>)>,
-    index: HashMap<Vec<u8>, usize>,
-}
-
-impl<'p> Grouper<'p> {
-    fn new(group: &'p [CExpr], aggs: &'p [AggSpec]) -> Self {
-        Grouper {
-            group,
-            aggs,
-            groups: Vec::new(),
-            index: HashMap::new(),
-        }
-    }
-
-    fn add(
-        &mut self,
-        r: Vec<Datum>,
-        params: &[Datum],
-        mode: types::SqlMode,
-        w: &mut Warnings,
-    ) -> Result<(), SqlError> {
-        let env = Env::new(&r, params, mode);
-        let mut key = Vec::new();
-        for g in self.group {
-            let v = g.eval(&env, w)?;
-            group_key(&v, Collation::Utf8mb40900AiCi, &mut key);
-        }
-        let known = if self.group.is_empty() {
-            // One group: no key to look up.
-            (!self.groups.is_empty()).then_some(0)
-        } else {
-            self.index.get(&key).copied()
-        };
-        let gi = match known {
-            Some(i) => i,
-            None => {
-                let states = self.aggs.iter().map(AggState::new).collect();
-                self.groups.push((r.clone(), states));
-                self.index.insert(key, self.groups.len() - 1);
-                self.groups.len() - 1
-            }
-        };
-        for (a, st) in self.aggs.iter().zip(self.groups[gi].1.iter_mut()) {
-            let v = match &a.arg {
-                Some(e) => e.eval(&env, w)?,
-                None => Datum::Int(1),
-            };
-            let mut keys = Vec::with_capacity(a.order.len());
-            if !v.is_null() {
-                for (k, _, _) in &a.order {
-                    keys.push(k.eval(&env, w)?);
-                }
-            }
-            st.add(a, v, keys, mode, w)?;
-        }
-        Ok(())
-    }
-}
-
-/// Running state of one aggregate.
-#[derive(Clone)]
-pub struct AggState {
-    count: i64,
-    acc: Datum,
-    /// SUM/AVG of integer arguments not yet added to `acc` (exact: i128 holds 2^64 values of
-    /// 64 bits).
-    int_sum: i128,
-    seen: Option<HashSet<Vec<u8>>>,
-    /// GROUP_CONCAT: each value and its ORDER BY keys.
-    parts: Vec<(Vec<u8>, Vec<Datum>)>,
-    /// VARIANCE and friends: running mean and sum of squared deviations (Welford).
-    mean: f64,
-    m2: f64,
-}
-
-impl AggState {
-    pub(crate) fn new(a: &AggSpec) -> Self {
-        AggState {
-            count: 0,
-            acc: Datum::Null,
-            int_sum: 0,
-            seen: a.distinct.then(HashSet::new),
-            parts: Vec::new(),
-            mean: 0.0,
-            m2: 0.0,
-        }
-    }
-
-    pub(crate) fn add(
-        &mut self,
-        a: &AggSpec,
-        v: Datum,
-        keys: Vec<Datum>,
-        mode: types::SqlMode,
-        w: &mut Warnings,
-    ) -> Result<(), SqlError> {
-        if v.is_null() {
-            return Ok(());
-        }
-        if let Some(seen) = &mut self.seen {
-            let mut k = Vec::new();
-            group_key(&v, a.coll, &mut k);
-            if !seen.insert(k) {
-                return Ok(());
-            }
-        }
-        self.count += 1;
-        match a.kind {
-            AggKind::Count => {}
-            AggKind::Sum | AggKind::Avg => {
-                match v {
-                    Datum::Int(i) => self.int_sum += i128::from(i),
-                    Datum::UInt(u) => self.int_sum += i128::from(u),
-                    _ => {}
-                }
-                if matches!(v, Datum::Int(_) | Datum::UInt(_)) {
-                    if self.acc.is_null() {
-                        self.acc = Datum::Decimal(types::Decimal::zero(0));
-                    }
-                    return Ok(());
-                }
-                let v = match v {
-                    Datum::Int(_) | Datum::UInt(_) => Datum::Decimal(v.to_decimal(w)),
-                    Datum::Decimal(_) | Datum::Double(_) => v,
-                    other => Datum::Double(other.to_f64(w)),
-                };
-                self.acc = if self.acc.is_null() {
-                    v
-                } else {
-                    types::add(&self.acc, &v, mode, w)?
-                };
-            }
-            AggKind::Min | AggKind::Max => {
-                let better = self.acc.is_null() || {
-                    let o = v.compare(&self.acc, a.coll);
-                    if a.kind == AggKind::Min {
-                        o == Some(Ordering::Less)
-                    } else {
-                        o == Some(Ordering::Greater)
-                    }
-                };
-                if better {
-                    self.acc = v;
-                }
-            }
-            AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
-                let x = v.to_u64(w);
-                let cur = match self.acc {
-                    Datum::UInt(c) => c,
-                    _ => {
-                        if a.kind == AggKind::BitAnd {
-                            u64::MAX
-                        } else {
-                            0
-                        }
-                    }
-                };
-                self.acc = Datum::UInt(match a.kind {
-                    AggKind::BitAnd => cur & x,
-                    AggKind::BitOr => cur | x,
-                    _ => cur ^ x,
-                });
-            }
-            AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
-                self.parts.push((v.to_text().unwrap_or_default(), keys))
-            }
-            AggKind::Variance { .. } => {
-                let x = v.to_f64(w);
-                let delta = x - self.mean;
-                self.mean += delta / self.count as f64;
-                self.m2 += delta * (x - self.mean);
-            }
-        }
-        Ok(())
-    }
-
-    /// The aggregate's value for group number `group` (GROUP_CONCAT is cut at
-    /// group_concat_max_len bytes, on a character boundary, with warning 1260).
-    pub(crate) fn finish(
-        mut self,
-        a: &AggSpec,
-        mode: types::SqlMode,
-        gc_max: u64,
-        group: usize,
-        w: &mut Warnings,
-    ) -> Result<Datum, SqlError> {
-        if self.int_sum != 0 {
-            let ints = Datum::Decimal(types::Decimal::from_i128(self.int_sum));
-            self.acc = types::add(&self.acc, &ints, mode, w)?;
-        }
-        Ok(match a.kind {
-            AggKind::Count => Datum::Int(self.count),
-            AggKind::Avg => {
-                if self.count == 0 {
-                    Datum::Null
-                } else {
-                    types::div(&self.acc, &Datum::Int(self.count), mode, w)?
-                }
-            }
-            AggKind::Variance { sample, root } => {
-                let n = self.count - i64::from(sample);
-                if n <= 0 {
-                    Datum::Null
-                } else {
-                    let var = self.m2 / n as f64;
-                    Datum::Double(if root { var.sqrt() } else { var })
-                }
-            }
-            AggKind::BitAnd if self.count == 0 => Datum::UInt(u64::MAX),
-            AggKind::BitOr | AggKind::BitXor if self.count == 0 => Datum::UInt(0),
-            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg if self.count == 0 => Datum::Null,
-            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
-                // The parts are this server's own JSON text (one-element arrays or
-                // one-member objects), so they parse.
-                let mut items = Vec::with_capacity(self.parts.len());
-                let mut obj = json::Json::Object(Vec::new());
-                for (p, _) in &self.parts {
-                    match json::parse(p) {
-                        Ok(json::Json::Array(a)) => items.extend(a),
-                        Ok(json::Json::Object(m)) => {
-                            for (k, v) in m {
-                                obj.insert_member(k, v);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                let j = if a.kind == AggKind::JsonArrayAgg {
-                    json::Json::Array(items)
-                } else {
-                    obj
-                };
-                Datum::Bytes(j.to_text().into_bytes())
-            }
-            AggKind::GroupConcat => {
-                if self.count == 0 {
-                    Datum::Null
-                } else {
-                    if !a.order.is_empty() {
-                        let dirs: Vec<(bool, Collation)> =
-                            a.order.iter().map(|o| (o.1, o.2)).collect();
-                        sort_by_keys(&mut self.parts, |p, i| &p.1[i], &dirs);
-                    }
-                    let mut v = Vec::new();
-                    for (i, (p, _)) in self.parts.iter().enumerate() {
-                        if i > 0 {
-                            v.extend_from_slice(&a.separator);
-                        }
-                        v.extend_from_slice(p);
-                    }
-                    let max = usize::try_from(gc_max).unwrap_or(usize::MAX);
-                    if v.len() > max {
-                        let mut cut = max;
-                        while cut > 0 && (v[cut] & 0xC0) == 0x80 {
-                            cut -= 1;
-                        }
-                        v.truncate(cut);
-                        w.warn(ER_CUT_VALUE_GROUP_CONCAT, &[&group]);
-                    }
-                    Datum::Bytes(v)
-                }
-            }
-            _ => self.acc,
-        })
     }
 }

@@ -1394,19 +1394,23 @@ impl Session {
     }
 
     /// EXPLAIN: one row per table with the access path the planner chose.
+    ///
+    /// The Extra column's notes come from `How`.
     pub(crate) fn explain(
         &mut self,
         stmt: &Statement,
         params: &[Datum],
     ) -> Result<Output, SqlError> {
         let mut rows = Vec::new();
-        let row = |i: usize,
-                   name: &str,
-                   t: &SqlTable,
-                   access: &Access,
-                   how: (bool, bool, bool, bool, bool),
-                   est: u64| {
-            let (filesort, ordered, per_row, covering, conditions) = how;
+        let row = |i: usize, name: &str, t: &SqlTable, access: &Access, how: How, est: u64| {
+            let How {
+                filesort,
+                ordered,
+                per_row,
+                covering,
+                conditions,
+                temporary,
+            } = how;
             let (mut ty, mut key, possible) = access.describe(t);
             if per_row && ty == "const" {
                 // One primary-key row per row of the tables before.
@@ -1416,18 +1420,14 @@ impl Session {
                 // The whole clustered index, read for its order.
                 (ty, key) = ("index".into(), "PRIMARY".into());
             }
-            let mut extra = match access {
-                Access::Range { .. } if ty == "ALL" && conditions => "Using where",
-                _ => "",
-            }
-            .to_string();
-            if covering {
-                extra += "Using index";
-            }
-            if filesort {
-                extra += if extra.is_empty() { "" } else { "; " };
-                extra += "Using filesort";
-            }
+            let notes = [
+                (ty == "ALL" && conditions, "Using where"),
+                (covering, "Using index"),
+                (temporary, "Using temporary"),
+                (filesort, "Using filesort"),
+            ];
+            let extra: Vec<&str> = notes.iter().filter(|n| n.0).map(|n| n.1).collect();
+            let extra = extra.join("; ");
             vec![
                 n(i as u64 + 1),
                 s("SIMPLE"),
@@ -1459,7 +1459,14 @@ impl Session {
                         &p.name,
                         &p.table,
                         &p.access,
-                        (p.filesort, p.ordered, p.per_row, p.covering, p.conditions),
+                        How {
+                            filesort: p.filesort,
+                            ordered: p.ordered,
+                            per_row: p.per_row,
+                            covering: p.covering,
+                            conditions: p.conditions,
+                            temporary: p.temporary,
+                        },
                         est,
                     ));
                 }
@@ -1528,7 +1535,10 @@ impl Session {
                 alias,
                 &t,
                 &access,
-                (false, false, false, false, !conds.is_empty()),
+                How {
+                    conditions: !conds.is_empty(),
+                    ..How::default()
+                },
                 est,
             ));
         }
@@ -1830,4 +1840,20 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
         lines.join(",\n"),
         tail
     )
+}
+
+/// What EXPLAIN's Extra column says of a table's read.
+#[derive(Default)]
+struct How {
+    /// The rows are sorted after reading.
+    filesort: bool,
+    /// Read in the order asked for (a full scan then reads the primary key: "index").
+    ordered: bool,
+    /// Looked up for each row of the tables before.
+    per_row: bool,
+    covering: bool,
+    /// WHERE or ON conditions test its rows.
+    conditions: bool,
+    /// GROUP BY or DISTINCT keep a temporary table.
+    temporary: bool,
 }

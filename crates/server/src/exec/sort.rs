@@ -17,6 +17,9 @@
 //!   reads it after a crash. No run is ever synced.
 //! - X3: an I/O error ends the statement with MySQL's error (1004 creating, 1026 writing, 1024
 //!   reading) naming the file; the server goes on.
+//! - X4: a sort given a LIMIT k keeps, in memory and in each run, only the first k of the
+//!   rows it holds (a selection whenever the buffer reaches 2k rows): what X1 would put first
+//!   is never dropped.
 //!
 //! LOCKING: none (one statement's own state).
 
@@ -55,17 +58,29 @@ pub(crate) struct SortRow {
     seq: u64,
 }
 
-/// The memory a row takes, roughly (what sort_buffer_size limits).
+/// The memory a value takes, roughly (what sort_buffer_size and the temporary-table budget
+/// limit).
+pub(crate) fn datum_bytes(d: &Datum) -> usize {
+    std::mem::size_of::<Datum>()
+        + match d {
+            Datum::Bytes(b) => b.len(),
+            Datum::Decimal(_) => 16,
+            _ => 0,
+        }
+}
+
+/// The memory a row takes, roughly.
 fn row_bytes(r: &SortRow) -> usize {
-    let datum = |d: &Datum| {
-        std::mem::size_of::<Datum>()
-            + match d {
-                Datum::Bytes(b) => b.len(),
-                Datum::Decimal(_) => 16,
-                _ => 0,
-            }
-    };
-    64 + r.proj.iter().chain(&r.keys).map(datum).sum::<usize>()
+    64 + r.proj.iter().chain(&r.keys).map(datum_bytes).sum::<usize>()
+}
+
+/// Where a statement's sorts may go: sort_buffer_size in memory, tmpdir beyond it, and the
+/// counter of merge passes (Sort_merge_passes).
+#[derive(Clone)]
+pub(crate) struct SortArea {
+    pub cap: u64,
+    pub tmpdir: PathBuf,
+    pub passes: Arc<AtomicU64>,
 }
 
 /// A sort in progress (module comment).
@@ -80,6 +95,8 @@ pub(crate) struct Sorter {
     tmpdir: PathBuf,
     seq: u64,
     passes: Arc<AtomicU64>,
+    /// ORDER BY ... LIMIT: only the first this many rows are wanted (X4).
+    limit: Option<usize>,
 }
 
 /// A file holding runs one after another (one per merge level, X2).
@@ -119,30 +136,25 @@ fn io_error(code: ErrorCode, path: &Path, e: &std::io::Error) -> SqlError {
 }
 
 impl Sorter {
-    /// A sort by `dirs` keeping at most `cap` bytes of rows in memory, spilling to `tmpdir`;
-    /// merge passes are counted in `passes`.
-    pub(crate) fn new(
-        dirs: Vec<SortKey>,
-        cap: u64,
-        tmpdir: PathBuf,
-        passes: Arc<AtomicU64>,
-    ) -> Sorter {
+    /// A sort by `dirs` within `area`, of which only the first `limit` rows are wanted.
+    pub(crate) fn new(dirs: Vec<SortKey>, area: &SortArea, limit: Option<usize>) -> Sorter {
         Sorter {
             dirs,
             buf: Vec::new(),
             bytes: 0,
-            cap: usize::try_from(cap).unwrap_or(usize::MAX),
+            cap: usize::try_from(area.cap).unwrap_or(usize::MAX),
             runs: Vec::new(),
             file: None,
-            tmpdir,
+            tmpdir: area.tmpdir.clone(),
             seq: 0,
-            passes,
+            passes: area.passes.clone(),
+            limit,
         }
     }
 
-    /// The ORDER BY keys, in order (which of them the projection holds).
-    pub(crate) fn keys(&self) -> &[SortKey] {
-        &self.dirs
+    /// Whether rows went to runs in tmpdir.
+    pub(crate) fn spilled(&self) -> bool {
+        self.file.is_some()
     }
 
     fn cmp(&self, a: &SortRow, b: &SortRow) -> Ordering {
@@ -157,16 +169,38 @@ impl Sorter {
             seq: self.seq,
         };
         self.seq += 1;
+        if self.limit == Some(0) {
+            return Ok(());
+        }
         self.bytes += row_bytes(&r);
         self.buf.push(r);
+        if let Some(k) = self.limit {
+            if self.buf.len() >= k.saturating_mul(2).max(1024) || self.bytes > self.cap {
+                self.cut(k);
+            }
+        }
         if self.bytes > self.cap && self.buf.len() > 1 {
             self.spill()?;
         }
         Ok(())
     }
 
+    /// Keeps the first `k` rows of the buffer in order (X4).
+    fn cut(&mut self, k: usize) {
+        if self.buf.len() > k && k > 0 {
+            let dirs = &self.dirs;
+            self.buf
+                .select_nth_unstable_by(k - 1, |a, b| cmp_rows(dirs, a, b));
+            self.buf.truncate(k);
+            self.bytes = self.buf.iter().map(row_bytes).sum();
+        }
+    }
+
     /// Sorts the buffer and writes it as a run.
     fn spill(&mut self) -> Result<(), SqlError> {
+        if let Some(k) = self.limit {
+            self.cut(k);
+        }
         let mut buf = std::mem::take(&mut self.buf);
         self.bytes = 0;
         buf.sort_unstable_by(|a, b| self.cmp(a, b));
@@ -187,7 +221,10 @@ impl Sorter {
         if self.runs.is_empty() {
             let mut buf = std::mem::take(&mut self.buf);
             buf.sort_unstable_by(|a, b| self.cmp(a, b));
-            return Ok(Sorted::Memory(buf.into_iter()));
+            return Ok(Sorted {
+                rows: SortedRows::Memory(buf.into_iter()),
+                left: self.limit.unwrap_or(usize::MAX),
+            });
         }
         if !self.buf.is_empty() {
             self.spill()?;
@@ -216,7 +253,10 @@ impl Sorter {
         self.file = None;
         self.passes.fetch_add(1, AtomicOrdering::Relaxed);
         let runs = std::mem::take(&mut self.runs);
-        Ok(Sorted::Merged(Merge::new(self.dirs.clone(), runs)?))
+        Ok(Sorted {
+            rows: SortedRows::Merged(Merge::new(self.dirs.clone(), runs)?),
+            left: self.limit.unwrap_or(usize::MAX),
+        })
     }
 }
 
@@ -239,8 +279,14 @@ fn cmp_rows(dirs: &[SortKey], a: &SortRow, b: &SortRow) -> Ordering {
     a.seq.cmp(&b.seq)
 }
 
-/// The sorted rows (projections), from memory or merged from runs.
-pub(crate) enum Sorted {
+/// The sorted rows (projections), up to the sort's LIMIT.
+pub(crate) struct Sorted {
+    rows: SortedRows,
+    left: usize,
+}
+
+/// Sorted rows from memory or merged from runs.
+enum SortedRows {
     Memory(std::vec::IntoIter<SortRow>),
     Merged(Merge),
 }
@@ -248,9 +294,13 @@ pub(crate) enum Sorted {
 impl Sorted {
     /// The next row's projection, or None after the last.
     pub(crate) fn next_proj(&mut self) -> Result<Option<Vec<Datum>>, SqlError> {
-        Ok(match self {
-            Sorted::Memory(it) => it.next().map(|r| r.proj),
-            Sorted::Merged(m) => m.next_row()?.map(|r| r.proj),
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        Ok(match &mut self.rows {
+            SortedRows::Memory(it) => it.next().map(|r| r.proj),
+            SortedRows::Merged(m) => m.next_row()?.map(|r| r.proj),
         })
     }
 }
@@ -652,24 +702,57 @@ mod tests {
         // third the projection's string (never reached: the arrival number decides ties).
         let dirs = vec![key(true, None), key(false, Some(6)), key(false, Some(1))];
         let n = 20_000u64;
-        let passes = Arc::new(AtomicU64::new(0));
-        let mut small = Sorter::new(dirs.clone(), 32 * 1024, dir.path().into(), passes.clone());
-        let mut big = Sorter::new(dirs, u64::MAX, dir.path().into(), Arc::default());
+        let area = |cap| SortArea {
+            cap,
+            tmpdir: dir.path().into(),
+            passes: Arc::new(AtomicU64::new(0)),
+        };
+        let small_area = area(32 * 1024);
+        let mut small = Sorter::new(dirs.clone(), &small_area, None);
+        let mut big = Sorter::new(dirs.clone(), &area(u64::MAX), None);
+        // X4: the first 5,000 rows in order, from a sort that keeps no more than it must, in
+        // memory and in runs.
+        let mut top = Sorter::new(dirs.clone(), &area(32 * 1024), Some(5_000));
+        let mut top_mem = Sorter::new(dirs.clone(), &area(u64::MAX), Some(5_000));
+        // 50 rows fit in 32 KiB: never a run.
+        let mut top_small = Sorter::new(dirs, &area(32 * 1024), Some(50));
         for i in 0..n {
             let (p, k) = sample(i);
             small.push(p.clone(), k.clone()).expect("push");
+            top.push(p.clone(), k.clone()).expect("push");
+            top_mem.push(p.clone(), k.clone()).expect("push");
+            top_small.push(p.clone(), k.clone()).expect("push");
             big.push(p, k).expect("push");
         }
         assert!(small.runs.len() > FANIN, "{} runs", small.runs.len());
+        assert!(top.spilled());
+        assert!(top_mem.buf.len() <= 10_000 && !top_mem.spilled());
+        assert!(!top_small.spilled());
         let (mut a, mut b) = (small.finish().expect("merge"), big.finish().expect("sort"));
-        assert!(passes.load(AtomicOrdering::Relaxed) >= 2);
+        let (mut t, mut tm) = (
+            top.finish().expect("merge"),
+            top_mem.finish().expect("sort"),
+        );
+        let mut ts = top_small.finish().expect("sort");
+        assert!(small_area.passes.load(AtomicOrdering::Relaxed) >= 2);
         let mut count = 0;
         while let Some(x) = a.next_proj().expect("row") {
+            if count < 5_000 {
+                assert_eq!(Some(&x), t.next_proj().expect("row").as_ref());
+                assert_eq!(Some(&x), tm.next_proj().expect("row").as_ref());
+            }
+            if count < 50 {
+                assert_eq!(Some(&x), ts.next_proj().expect("row").as_ref());
+            }
             assert_eq!(Some(x), b.next_proj().expect("row"));
             count += 1;
         }
         assert_eq!(b.next_proj().expect("end"), None);
+        assert_eq!(t.next_proj().expect("end"), None);
+        assert_eq!(tm.next_proj().expect("end"), None);
+        assert_eq!(ts.next_proj().expect("end"), None);
         assert_eq!(count, n);
+        drop((t, tm, ts));
         // X2: nothing is left in the directory.
         assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
     }

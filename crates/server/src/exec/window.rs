@@ -25,7 +25,8 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{AggSpec, CExpr, Env};
-use super::select::{cmp_nulls_first, group_key, AggState};
+use super::group::{group_key, AggState};
+use super::select::cmp_nulls_first;
 
 /// What a window computes.
 #[derive(Clone, Debug)]

@@ -1,0 +1,527 @@
+//! GROUP BY: rows are aggregated as they come into a table of groups keyed by their
+//! grouping values (`group_key`), and the groups come out one at a time (`Groups`).
+//! (MySQL: an internal temporary table, in memory up to tmp_table_size, on disk beyond it.)
+//!
+//! INVARIANTS
+//! - G1: every row of a group is aggregated in one place, so no partial aggregate is ever
+//!   merged: a group created while the table was within its budget is in memory and every
+//!   later row of it finds it there; a row of any other group goes to the spill, a `Sorter`
+//!   keyed by the grouping key bytes, whose output brings each such group's rows together.
+//! - G2: the table holds about min(tmp_table_size, max_heap_table_size) bytes of groups
+//!   (first row, key, aggregate states when created); beyond that, new groups go to the spill
+//!   (sort_buffer_size in memory, runs in tmpdir), which is aggregated one group at a time.
+//!   A single group (no GROUP BY) never spills.
+//! - G3: the groups come out in the order they first appeared (those in memory), then the
+//!   spilled ones in key order; each group's rows are aggregated in arrival order (the sort
+//!   keeps arrival order among equal keys), so a group's first row and an unordered
+//!   GROUP_CONCAT are the same either way.
+//! - G4: rows that come in grouping order (select.rs P4) make no table: the group being
+//!   aggregated is finished and handed back when a row of another begins, in the order
+//!   the groups come.
+//! - G5: values are grouped under their expression's collation (`group_key`), so the groups
+//!   are the ones an index in that collation keeps together.
+//!
+//! LOCKING: none (one statement's own state).
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+use innoxide_engine::Collation;
+use innoxide_sql::error::*;
+use innoxide_sql::types::{self, json, Datum, Warnings};
+
+use super::expr::{AggKind, AggSpec, CExpr, Env};
+use super::select::sort_by_keys;
+use super::sort::{datum_bytes, SortArea, SortKey, Sorted, Sorter};
+
+/// Appends a grouping key for `v`: equal under `coll` ⇔ equal bytes.
+pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
+    match v {
+        Datum::Null => out.push(0),
+        Datum::Bytes(b) => {
+            out.push(1);
+            let k = coll.sort_key(&types::comparable(coll, b));
+            out.extend((k.len() as u32).to_le_bytes());
+            out.extend(k);
+        }
+        other => {
+            out.push(2);
+            let mut w = Warnings::default();
+            let f = other.to_f64(&mut w);
+            let t = other.to_text().unwrap_or_default();
+            if matches!(
+                other,
+                Datum::Int(_) | Datum::UInt(_) | Datum::Decimal(_) | Datum::Double(_)
+            ) {
+                out.extend(f.to_bits().to_le_bytes());
+            }
+            out.extend((t.len() as u32).to_le_bytes());
+            out.extend(t);
+        }
+    }
+}
+
+/// A group made: its first row and its aggregates' values.
+pub(crate) type Group = (Vec<Datum>, Vec<Datum>);
+
+/// What one statement's grouping needs besides its expressions.
+pub(crate) struct GroupCtx<'p> {
+    pub params: &'p [Datum],
+    pub mode: types::SqlMode,
+    /// group_concat_max_len.
+    pub gc_max: u64,
+    /// The in-memory table's budget in bytes (G2).
+    pub budget: u64,
+    pub area: SortArea,
+}
+
+/// A key equal for rows equal column by column (DISTINCT, UNION, recursive CTEs), each
+/// column compared under its collation in `colls` (utf8mb4_0900_ai_ci past its end).
+pub fn row_key(r: &[Datum], colls: &[Collation]) -> Vec<u8> {
+    let mut k = Vec::new();
+    for (i, v) in r.iter().enumerate() {
+        let coll = colls.get(i).copied().unwrap_or(Collation::Utf8mb40900AiCi);
+        group_key(v, coll, &mut k);
+    }
+    k
+}
+
+/// GROUP BY fed one row at a time (module comment).
+pub(crate) struct Grouper<'p> {
+    group: &'p [(CExpr, Collation)],
+    aggs: &'p [AggSpec],
+    cx: GroupCtx<'p>,
+    /// The rows come in grouping order (G4): the group being aggregated, with its key.
+    current: Option<(Vec<u8>, Vec<Datum>, Vec<AggState>)>,
+    ordered: bool,
+    /// Groups finished so far (a GROUP_CONCAT warning names its group).
+    done: usize,
+    /// Per group in memory, in the order groups first appear: its first row and the states
+    /// of the aggregates.
+    groups: Vec<(Vec<Datum>, Vec<AggState>)>,
+    index: HashMap<Vec<u8>, usize>,
+    bytes: u64,
+    /// Rows of the groups that did not fit, each with its key last (G1).
+    spill: Option<Sorter>,
+}
+
+impl<'p> Grouper<'p> {
+    /// A grouping by `group` computing `aggs`; `ordered`: the rows come in grouping order.
+    pub(crate) fn new(
+        group: &'p [(CExpr, Collation)],
+        aggs: &'p [AggSpec],
+        cx: GroupCtx<'p>,
+        ordered: bool,
+    ) -> Self {
+        Grouper {
+            group,
+            aggs,
+            cx,
+            current: None,
+            ordered,
+            done: 0,
+            groups: Vec::new(),
+            index: HashMap::new(),
+            bytes: 0,
+            spill: None,
+        }
+    }
+
+    /// Whether groups went to disk (Created_tmp_disk_tables).
+    pub(crate) fn spilled(&self) -> bool {
+        self.spill.as_ref().is_some_and(Sorter::spilled)
+    }
+
+    /// Takes a row; in grouping order (G4), returns the group it ended, finished: (first
+    /// row, aggregate values).
+    pub(crate) fn add(
+        &mut self,
+        r: Vec<Datum>,
+        w: &mut Warnings,
+    ) -> Result<Option<Group>, SqlError> {
+        let (params, mode) = (self.cx.params, self.cx.mode);
+        if self.group.is_empty() {
+            // One group: no key to look up.
+            if self.groups.is_empty() {
+                let states = self.aggs.iter().map(AggState::new).collect();
+                self.groups.push((r.clone(), states));
+            }
+            feed(self.aggs, &mut self.groups[0].1, &r, params, mode, w)?;
+            return Ok(None);
+        }
+        let mut key = Vec::new();
+        {
+            let env = Env::new(&r, params, mode);
+            for (g, coll) in self.group {
+                let v = g.eval(&env, w)?;
+                group_key(&v, *coll, &mut key);
+            }
+        }
+        if self.ordered {
+            if let Some((k, _, states)) = self.current.as_mut() {
+                if *k == key {
+                    feed(self.aggs, states, &r, params, mode, w)?;
+                    return Ok(None);
+                }
+            }
+            let mut states: Vec<AggState> = self.aggs.iter().map(AggState::new).collect();
+            feed(self.aggs, &mut states, &r, params, mode, w)?;
+            return match self.current.replace((key, r, states)) {
+                Some((_, row, states)) => {
+                    self.done += 1;
+                    let vals = finish_states(self.aggs, states, &self.cx, self.done, w)?;
+                    Ok(Some((row, vals)))
+                }
+                None => Ok(None),
+            };
+        }
+        if let Some(&gi) = self.index.get(&key) {
+            feed(self.aggs, &mut self.groups[gi].1, &r, params, mode, w)?;
+            return Ok(None);
+        }
+        if self.bytes >= self.cx.budget {
+            let mut row = r;
+            row.push(Datum::Bytes(key));
+            let width = row.len() - 1;
+            let area = &self.cx.area;
+            let spill = self.spill.get_or_insert_with(|| {
+                let by_key = SortKey {
+                    desc: false,
+                    coll: Collation::Binary,
+                    from_proj: Some(width),
+                };
+                Sorter::new(vec![by_key], area, None)
+            });
+            spill.push(row, Vec::new())?;
+            return Ok(None);
+        }
+        let mut states: Vec<AggState> = self.aggs.iter().map(AggState::new).collect();
+        feed(self.aggs, &mut states, &r, params, mode, w)?;
+        self.bytes += (r.iter().map(datum_bytes).sum::<usize>()
+            + 2 * key.len()
+            + 64
+            + states.len() * std::mem::size_of::<AggState>()) as u64;
+        self.index.insert(key, self.groups.len());
+        self.groups.push((r, states));
+        Ok(None)
+    }
+
+    /// The groups, to be read one at a time (G3); rows are `width` columns wide.
+    pub(crate) fn finish(mut self, width: usize) -> Result<Groups<'p>, SqlError> {
+        if self.groups.is_empty() && self.group.is_empty() {
+            // Aggregates over no rows: one group of NULL columns.
+            let states = self.aggs.iter().map(AggState::new).collect();
+            self.groups.push((vec![Datum::Null; width], states));
+        }
+        if let Some((_, row, states)) = self.current {
+            self.groups.push((row, states));
+        }
+        Ok(Groups {
+            aggs: self.aggs,
+            cx: self.cx,
+            mem: self.groups.into_iter(),
+            spilled: self.spill.map(Sorter::finish).transpose()?,
+            ahead: None,
+            n: self.done,
+        })
+    }
+}
+
+/// Adds row `r` to the states of a group's aggregates.
+fn feed(
+    aggs: &[AggSpec],
+    states: &mut [AggState],
+    r: &[Datum],
+    params: &[Datum],
+    mode: types::SqlMode,
+    w: &mut Warnings,
+) -> Result<(), SqlError> {
+    let env = Env::new(r, params, mode);
+    for (a, st) in aggs.iter().zip(states.iter_mut()) {
+        let v = match &a.arg {
+            Some(e) => e.eval(&env, w)?,
+            None => Datum::Int(1),
+        };
+        let mut keys = Vec::with_capacity(a.order.len());
+        if !v.is_null() {
+            for (k, _, _) in &a.order {
+                keys.push(k.eval(&env, w)?);
+            }
+        }
+        st.add(a, v, keys, mode, w)?;
+    }
+    Ok(())
+}
+
+/// The groups of a `Grouper`, one at a time: (first row, aggregate values).
+pub(crate) struct Groups<'p> {
+    aggs: &'p [AggSpec],
+    cx: GroupCtx<'p>,
+    mem: std::vec::IntoIter<(Vec<Datum>, Vec<AggState>)>,
+    spilled: Option<Sorted>,
+    /// The spilled row read past the end of the previous group (its key last).
+    ahead: Option<Vec<Datum>>,
+    /// Groups given so far (a GROUP_CONCAT warning names its group).
+    n: usize,
+}
+
+impl Groups<'_> {
+    pub(crate) fn next(&mut self, w: &mut Warnings) -> Result<Option<Group>, SqlError> {
+        let (params, mode) = (self.cx.params, self.cx.mode);
+        let (row, states) = match self.mem.next() {
+            Some(g) => g,
+            None => {
+                let Some(spilled) = self.spilled.as_mut() else {
+                    return Ok(None);
+                };
+                let first = match self.ahead.take() {
+                    Some(r) => r,
+                    None => match spilled.next_proj()? {
+                        Some(r) => r,
+                        None => return Ok(None),
+                    },
+                };
+                let mut first = first;
+                let key = first.pop();
+                let mut states: Vec<AggState> = self.aggs.iter().map(AggState::new).collect();
+                feed(self.aggs, &mut states, &first, params, mode, w)?;
+                while let Some(mut r) = spilled.next_proj()? {
+                    let k = r.pop();
+                    if k != key {
+                        r.extend(k);
+                        self.ahead = Some(r);
+                        break;
+                    }
+                    feed(self.aggs, &mut states, &r, params, mode, w)?;
+                }
+                (first, states)
+            }
+        };
+        self.n += 1;
+        let vals = finish_states(self.aggs, states, &self.cx, self.n, w)?;
+        Ok(Some((row, vals)))
+    }
+}
+
+/// The values of group number `n`'s aggregates.
+fn finish_states(
+    aggs: &[AggSpec],
+    states: Vec<AggState>,
+    cx: &GroupCtx<'_>,
+    n: usize,
+    w: &mut Warnings,
+) -> Result<Vec<Datum>, SqlError> {
+    states
+        .into_iter()
+        .zip(aggs)
+        .map(|(s, a)| s.finish(a, cx.mode, cx.gc_max, n, w))
+        .collect()
+}
+
+/// Running state of one aggregate.
+#[derive(Clone)]
+pub struct AggState {
+    count: i64,
+    acc: Datum,
+    /// SUM/AVG of integer arguments not yet added to `acc` (exact: i128 holds 2^64 values of
+    /// 64 bits).
+    int_sum: i128,
+    seen: Option<HashSet<Vec<u8>>>,
+    /// GROUP_CONCAT: each value and its ORDER BY keys.
+    parts: Vec<(Vec<u8>, Vec<Datum>)>,
+    /// VARIANCE and friends: running mean and sum of squared deviations (Welford).
+    mean: f64,
+    m2: f64,
+}
+
+impl AggState {
+    pub(crate) fn new(a: &AggSpec) -> Self {
+        AggState {
+            count: 0,
+            acc: Datum::Null,
+            int_sum: 0,
+            seen: a.distinct.then(HashSet::new),
+            parts: Vec::new(),
+            mean: 0.0,
+            m2: 0.0,
+        }
+    }
+
+    pub(crate) fn add(
+        &mut self,
+        a: &AggSpec,
+        v: Datum,
+        keys: Vec<Datum>,
+        mode: types::SqlMode,
+        w: &mut Warnings,
+    ) -> Result<(), SqlError> {
+        if v.is_null() {
+            return Ok(());
+        }
+        if let Some(seen) = &mut self.seen {
+            let mut k = Vec::new();
+            group_key(&v, a.coll, &mut k);
+            if !seen.insert(k) {
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        match a.kind {
+            AggKind::Count => {}
+            AggKind::Sum | AggKind::Avg => {
+                match v {
+                    Datum::Int(i) => self.int_sum += i128::from(i),
+                    Datum::UInt(u) => self.int_sum += i128::from(u),
+                    _ => {}
+                }
+                if matches!(v, Datum::Int(_) | Datum::UInt(_)) {
+                    if self.acc.is_null() {
+                        self.acc = Datum::Decimal(types::Decimal::zero(0));
+                    }
+                    return Ok(());
+                }
+                let v = match v {
+                    Datum::Int(_) | Datum::UInt(_) => Datum::Decimal(v.to_decimal(w)),
+                    Datum::Decimal(_) | Datum::Double(_) => v,
+                    other => Datum::Double(other.to_f64(w)),
+                };
+                self.acc = if self.acc.is_null() {
+                    v
+                } else {
+                    types::add(&self.acc, &v, mode, w)?
+                };
+            }
+            AggKind::Min | AggKind::Max => {
+                let better = self.acc.is_null() || {
+                    let o = v.compare(&self.acc, a.coll);
+                    if a.kind == AggKind::Min {
+                        o == Some(Ordering::Less)
+                    } else {
+                        o == Some(Ordering::Greater)
+                    }
+                };
+                if better {
+                    self.acc = v;
+                }
+            }
+            AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
+                let x = v.to_u64(w);
+                let cur = match self.acc {
+                    Datum::UInt(c) => c,
+                    _ => {
+                        if a.kind == AggKind::BitAnd {
+                            u64::MAX
+                        } else {
+                            0
+                        }
+                    }
+                };
+                self.acc = Datum::UInt(match a.kind {
+                    AggKind::BitAnd => cur & x,
+                    AggKind::BitOr => cur | x,
+                    _ => cur ^ x,
+                });
+            }
+            AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                self.parts.push((v.to_text().unwrap_or_default(), keys))
+            }
+            AggKind::Variance { .. } => {
+                let x = v.to_f64(w);
+                let delta = x - self.mean;
+                self.mean += delta / self.count as f64;
+                self.m2 += delta * (x - self.mean);
+            }
+        }
+        Ok(())
+    }
+
+    /// The aggregate's value for group number `group` (GROUP_CONCAT is cut at
+    /// group_concat_max_len bytes, on a character boundary, with warning 1260).
+    pub(crate) fn finish(
+        mut self,
+        a: &AggSpec,
+        mode: types::SqlMode,
+        gc_max: u64,
+        group: usize,
+        w: &mut Warnings,
+    ) -> Result<Datum, SqlError> {
+        if self.int_sum != 0 {
+            let ints = Datum::Decimal(types::Decimal::from_i128(self.int_sum));
+            self.acc = types::add(&self.acc, &ints, mode, w)?;
+        }
+        Ok(match a.kind {
+            AggKind::Count => Datum::Int(self.count),
+            AggKind::Avg => {
+                if self.count == 0 {
+                    Datum::Null
+                } else {
+                    types::div(&self.acc, &Datum::Int(self.count), mode, w)?
+                }
+            }
+            AggKind::Variance { sample, root } => {
+                let n = self.count - i64::from(sample);
+                if n <= 0 {
+                    Datum::Null
+                } else {
+                    let var = self.m2 / n as f64;
+                    Datum::Double(if root { var.sqrt() } else { var })
+                }
+            }
+            AggKind::BitAnd if self.count == 0 => Datum::UInt(u64::MAX),
+            AggKind::BitOr | AggKind::BitXor if self.count == 0 => Datum::UInt(0),
+            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg if self.count == 0 => Datum::Null,
+            AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                // The parts are this server's own JSON text (one-element arrays or
+                // one-member objects), so they parse.
+                let mut items = Vec::with_capacity(self.parts.len());
+                let mut obj = json::Json::Object(Vec::new());
+                for (p, _) in &self.parts {
+                    match json::parse(p) {
+                        Ok(json::Json::Array(a)) => items.extend(a),
+                        Ok(json::Json::Object(m)) => {
+                            for (k, v) in m {
+                                obj.insert_member(k, v);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let j = if a.kind == AggKind::JsonArrayAgg {
+                    json::Json::Array(items)
+                } else {
+                    obj
+                };
+                Datum::Bytes(j.to_text().into_bytes())
+            }
+            AggKind::GroupConcat => {
+                if self.count == 0 {
+                    Datum::Null
+                } else {
+                    if !a.order.is_empty() {
+                        let dirs: Vec<(bool, Collation)> =
+                            a.order.iter().map(|o| (o.1, o.2)).collect();
+                        sort_by_keys(&mut self.parts, |p, i| &p.1[i], &dirs);
+                    }
+                    let mut v = Vec::new();
+                    for (i, (p, _)) in self.parts.iter().enumerate() {
+                        if i > 0 {
+                            v.extend_from_slice(&a.separator);
+                        }
+                        v.extend_from_slice(p);
+                    }
+                    let max = usize::try_from(gc_max).unwrap_or(usize::MAX);
+                    if v.len() > max {
+                        let mut cut = max;
+                        while cut > 0 && (v[cut] & 0xC0) == 0x80 {
+                            cut -= 1;
+                        }
+                        v.truncate(cut);
+                        w.warn(ER_CUT_VALUE_GROUP_CONCAT, &[&group]);
+                    }
+                    Datum::Bytes(v)
+                }
+            }
+            _ => self.acc,
+        })
+    }
+}
