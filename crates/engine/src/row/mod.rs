@@ -329,19 +329,27 @@ fn decode_rec(
     externs: &[(usize, Vec<u8>)],
     wanted: Option<&[bool]>,
 ) -> Vec<Value> {
-    t.def
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(c, col)| {
-            if wanted.is_some_and(|w| !w.get(c).copied().unwrap_or(true)) {
-                Value::Null
-            } else {
-                let layout = &t.clustered.leaf;
+    let layout = &t.clustered.leaf;
+    let Some(wanted) = wanted else {
+        return t
+            .def
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(c, col)| {
                 schema::decode(col, cursor::field_of(layout, rec, externs, t.col_pos[c]))
-            }
-        })
-        .collect()
+            })
+            .collect();
+    };
+    // The NULLs go in at once, then the wanted values over them.
+    let mut row = Vec::with_capacity(t.def.columns.len());
+    row.resize_with(t.def.columns.len(), || Value::Null);
+    for (c, col) in t.def.columns.iter().enumerate() {
+        if wanted.get(c).copied().unwrap_or(true) {
+            row[c] = schema::decode(col, cursor::field_of(layout, rec, externs, t.col_pos[c]));
+        }
+    }
+    row
 }
 
 /// Moves long values off-page until the record fits (I3: called with no latch held). Columns

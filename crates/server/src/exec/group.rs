@@ -38,6 +38,9 @@ use super::sort::{datum_bytes, SortArea, SortKey, Sorted, Sorter};
 pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
     match v {
         Datum::Null => out.push(0),
+        // As the general case below gives, without making the text first.
+        Datum::Int(n) => int_key(*n as f64, itoa::Buffer::new().format(*n), out),
+        Datum::UInt(n) => int_key(*n as f64, itoa::Buffer::new().format(*n), out),
         Datum::Bytes(b) => {
             out.push(1);
             let k = coll.sort_key(&types::comparable(coll, b));
@@ -59,6 +62,14 @@ pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
             out.extend(t);
         }
     }
+}
+
+/// `group_key` of an integer: its value as a double, then its decimal text.
+fn int_key(f: f64, text: &str, out: &mut Vec<u8>) {
+    out.push(2);
+    out.extend(f.to_bits().to_le_bytes());
+    out.extend((text.len() as u32).to_le_bytes());
+    out.extend(text.as_bytes());
 }
 
 /// A group made: its first row and its aggregates' values.
@@ -96,6 +107,8 @@ pub(crate) struct Grouper<'p> {
     ordered: bool,
     /// Groups finished so far (a GROUP_CONCAT warning names its group).
     done: usize,
+    /// A buffer for the next row's key.
+    scratch: Vec<u8>,
     /// Per group in memory, in the order groups first appear: its first row and the states
     /// of the aggregates.
     groups: Vec<(Vec<Datum>, Vec<AggState>)>,
@@ -120,6 +133,7 @@ impl<'p> Grouper<'p> {
             current: None,
             ordered,
             done: 0,
+            scratch: Vec::new(),
             groups: Vec::new(),
             index: HashMap::new(),
             bytes: 0,
@@ -149,17 +163,22 @@ impl<'p> Grouper<'p> {
             feed(self.aggs, &mut self.groups[0].1, &r, params, mode, w)?;
             return Ok(None);
         }
-        let mut key = Vec::new();
+        // The key is made in a buffer kept between rows: only a new group keeps it.
+        let mut key = std::mem::take(&mut self.scratch);
+        key.clear();
         {
             let env = Env::new(&r, params, mode);
             for (g, coll) in self.group {
-                let v = g.eval(&env, w)?;
-                group_key(&v, *coll, &mut key);
+                match g {
+                    CExpr::Col(p) if *p < r.len() => group_key(&r[*p], *coll, &mut key),
+                    _ => group_key(&g.eval(&env, w)?, *coll, &mut key),
+                }
             }
         }
         if self.ordered {
             if let Some((k, _, states)) = self.current.as_mut() {
                 if *k == key {
+                    self.scratch = key;
                     feed(self.aggs, states, &r, params, mode, w)?;
                     return Ok(None);
                 }
@@ -176,6 +195,7 @@ impl<'p> Grouper<'p> {
             };
         }
         if let Some(&gi) = self.index.get(&key) {
+            self.scratch = key;
             feed(self.aggs, &mut self.groups[gi].1, &r, params, mode, w)?;
             return Ok(None);
         }
