@@ -7,9 +7,11 @@
 //! that needs its redo on disk calls `write_up_to(lsn, flush)`: one thread at a time (the writer
 //! mutex) takes the whole buffer, writes it and, if asked, syncs; the threads that arrive
 //! meanwhile do not queue on the writer mutex (they would be handed it one at a time, a context
-//! switch each, after every fsync) but wait on the progress condition, which the writer signals
-//! after releasing the mutex: they wake together, most find their LSN covered, and one of the
-//! rest becomes the next writer. One fsync makes many commits durable (group commit).
+//! switch each, after every fsync) but enter the waiter list with the LSN they need and sleep.
+//! After a write the writer wakes the waiters that needed only that write; after releasing the
+//! mutex, those whose LSN is now durable, and the first of the rest, which becomes the next
+//! writer: a waiter is woken once, when it can return or must write (W1). One fsync makes many
+//! commits durable (group commit).
 //!
 //! PROGRESS MARKERS (each only grows)
 //! - `lsn`: end of the last group appended to the buffer. Advanced by mtr commit (log mutex).
@@ -28,11 +30,17 @@
 //!   is that full it waits for a checkpoint (a sync flush), never overwrites.
 //! - I3: a commit with innodb_flush_log_at_trx_commit=1 returns only after
 //!   `flushed_lsn >= its commit LSN`.
+//! - W1: a waiter is in the list before it checks whether a writer is at work, and a writer
+//!   looks at the list only after releasing the writer mutex; so a waiter that goes to sleep
+//!   behind a writer is seen by that writer's wake-up (woken if covered, or made the next
+//!   writer if it is the first of those left). Sleeps are bounded (10 ms), so a lost wake-up
+//!   costs time, never a hang; an I/O failure wakes everyone (they return the error).
 //!
 //! LATCHING: writer mutex -> log mutex (the writer takes the buffer under both). The log mutex
 //! is held only to append or swap buffers; flush-list mutexes nest inside it. The checkpoint
-//! mutex is outermost and is never taken with the log mutex held. The progress mutex is a leaf:
-//! taken alone to wait or to signal (never while waiting for another latch).
+//! mutex is outermost and is never taken with the log mutex held. The progress mutex and the
+//! waiter list are leaves: taken alone to wait, enter or signal (never while waiting for
+//! another latch).
 //! Contended log mutex acquisitions count as `log_sys_mutex`; a `write_up_to` that waits for
 //! another thread's write/fsync counts once as `log_flush` (sync_stats).
 
@@ -121,6 +129,13 @@ impl Margins {
     }
 }
 
+/// A thread asleep in `write_up_to` until the log is written (or durable) up to `lsn`.
+struct Waiter {
+    lsn: Lsn,
+    flush: bool,
+    thread: std::thread::Thread,
+}
+
 pub struct Log {
     pub files: LogFiles,
     buf: WaitMutex<LogBuf>,
@@ -132,8 +147,10 @@ pub struct Log {
     checkpoint_lsn: AtomicU64,
     checkpoint_no: AtomicU64,
     checkpoint_mutex: Mutex<()>,
-    /// Signalled when a checkpoint advances or buffer space frees.
+    /// Signalled when a checkpoint advances (a writer waiting for room in the ring, I2).
     progress: (Mutex<()>, Condvar),
+    /// Threads waiting in `write_up_to` for another thread's write or fsync (W1).
+    waiters: Mutex<Vec<Waiter>>,
     pub margins: Margins,
     failed: Arc<AtomicBool>,
     pub stats: LogStats,
@@ -164,6 +181,7 @@ impl Log {
             checkpoint_no: AtomicU64::new(cp.no),
             checkpoint_mutex: Mutex::new(()),
             progress: (Mutex::new(()), Condvar::new()),
+            waiters: Mutex::new(Vec::new()),
             margins,
             failed,
             files,
@@ -263,13 +281,17 @@ impl Log {
             }
             let Some(mut w) = self.writer.try_lock() else {
                 waited.start();
-                // Another thread is writing: wait for its signal (sent after it releases the
-                // writer mutex, so seeing the mutex held under the progress mutex means the
-                // signal is still to come; the timeout only bounds a lost race).
-                let mut g = self.progress.0.lock();
-                if !done(self) && self.writer.is_locked() {
-                    self.progress.1.wait_for(&mut g, Duration::from_millis(10));
+                // Another thread is writing: sleep until it wakes us (W1).
+                let me = std::thread::current();
+                self.waiters.lock().push(Waiter {
+                    lsn,
+                    flush,
+                    thread: me.clone(),
+                });
+                if !done(self) && self.writer.is_locked() && !self.failed.load(Ordering::Acquire) {
+                    std::thread::park_timeout(Duration::from_millis(10));
                 }
+                self.waiters.lock().retain(|x| x.thread.id() != me.id());
                 continue;
             };
             if done(self) {
@@ -290,7 +312,7 @@ impl Log {
                 if let Err(e) = self.files.write(at, &w.pending[..n]) {
                     // Wake the waiters: they see `failed` (set by the files) and return.
                     drop(w);
-                    self.notify();
+                    self.wake(true);
                     return Err(e);
                 }
                 w.pending.drain(..n);
@@ -300,7 +322,8 @@ impl Log {
                 self.stats
                     .os_log_written
                     .fetch_add(n as u64, Ordering::Relaxed);
-                self.notify();
+                // Those that needed only the write (innodb_flush_log_at_trx_commit=2).
+                self.wake(false);
             }
             if flush && self.flushed_lsn() < self.written_lsn() {
                 let target = self.written_lsn();
@@ -308,7 +331,7 @@ impl Log {
                     Ok(n) => n,
                     Err(e) => {
                         drop(w);
-                        self.notify();
+                        self.wake(true);
                         return Err(e);
                     }
                 };
@@ -320,11 +343,11 @@ impl Log {
             if w.pending.is_empty() {
                 // Done with the files: release the writer mutex, then wake the waiters.
                 drop(w);
-                self.notify();
+                self.wake(true);
             } else {
                 // The ring is full: wait for a checkpoint instead of overwriting (I2).
                 drop(w);
-                self.notify();
+                self.wake(true);
                 if self.stats.full_waits.fetch_add(1, Ordering::Relaxed) == 0 {
                     tracing::warn!(
                         "InnoDB: the redo log is full (LSN {}, last checkpoint {}, capacity {}); \
@@ -335,6 +358,26 @@ impl Log {
                     );
                 }
                 self.wait_progress(Duration::from_millis(10));
+            }
+        }
+    }
+
+    /// Wakes the waiters whose LSN is now written (durable, for those that need it), or all
+    /// after an I/O failure; with `next`, also the first of the others, to write next (W1).
+    fn wake(&self, next: bool) {
+        let failed = self.failed.load(Ordering::Acquire);
+        let (written, flushed) = (self.written_lsn(), self.flushed_lsn());
+        let mut list = self.waiters.lock();
+        list.retain(|x| {
+            let covered = failed || x.lsn <= if x.flush { flushed } else { written };
+            if covered {
+                x.thread.unpark();
+            }
+            !covered
+        });
+        if next {
+            if let Some(x) = list.iter().min_by_key(|x| x.lsn) {
+                x.thread.unpark();
             }
         }
     }
