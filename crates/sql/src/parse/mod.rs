@@ -4,7 +4,8 @@
 //! parse or parses wrongly (SHOW, SET, transactions, XA, users, ...) and rewrites the few
 //! constructs it mis-handles inside otherwise normal statements (`a MOD b`, `LOCK IN SHARE
 //! MODE`) without moving any other character; everything else goes to sqlparser's MySQL
-//! dialect and is lowered by `lower` (statements) and `expr` (expressions, types).
+//! dialect and is lowered by `lower` (statements) and `expr` (expressions, types). `fast`
+//! reads INSERT ... VALUES with literal values straight from the tokens.
 //!
 //! INVARIANTS
 //! - No input panics; errors are `SqlError`s: 1065 for an empty query, 1064 with MySQL's
@@ -14,6 +15,7 @@
 
 mod cte;
 mod expr;
+mod fast;
 mod lexer;
 mod lower;
 mod special;
@@ -78,6 +80,14 @@ pub fn parse(sql: &str) -> Result<Statement, SqlError> {
     if let Some(t) = tokens.iter().find(|t| t.kind == Kind::Unterminated) {
         return Err(error_at(sql, t.start));
     }
+    if let Some(stmt) = fast::insert_values(tokens) {
+        return Ok(stmt);
+    }
+    parse_general(sql, tokens)
+}
+
+/// `parse` past the checks, without the short path (fast.rs FP1 compares the two).
+fn parse_general(sql: &str, tokens: &[Token]) -> Result<Statement, SqlError> {
     let rewritten = special::rewrite(sql, tokens);
     let mut ctx = lower::Ctx::new(sql, tokens);
     ctx.zerofill = rewritten.zerofill;

@@ -1807,3 +1807,62 @@ fn ctes_are_inlined_as_derived_tables() {
     };
     assert!(matches!(q.from.as_slice(), [TableRef::Table { .. }]));
 }
+
+/// fast.rs FP1/FP2: every statement the short path takes comes out as the general path makes
+/// it; what it must leave alone it leaves alone.
+#[test]
+fn insert_short_path_matches_the_general_parser() {
+    let taken = [
+        "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 50123, '83868641912-28773972837', '6736')",
+        "INSERT INTO t VALUES (1), (2), (3)",
+        "insert into T values (-1, -2.5, 3.25, 0.0, 18446744073709551615, 007)",
+        "INSERT IGNORE INTO `my table` (`a b`, c) VALUES ('x', \"dq\")",
+        "REPLACE INTO d.t (a) VALUES (NULL), (TRUE), (FALSE)",
+        "INSERT INTO `d`.`t` VALUES ('it''s', 'a\\'b', 'tab\\there', 'nl\\n', 'pct\\%_\\_', 'bs\\\\')",
+        "INSERT INTO t VALUES ('\\0\\Z\\b\\r', '', 'é ü 中文', \"a\"\"b\", 'a\\\"b')",
+        "INSERT INTO t (a, b) VALUES (?, ?), (?, -5)",
+        "INSERT INTO t VALUES (1.)",
+        "INSERT INTO t (id, name, value, status, user) VALUES (1, 'n', 2, 3, 'u')",
+        "INSERT INTO HISTORY (REF_OBJECT, HORDER, REF_STAT, VALUE, NOTE, CREATED) \
+         VALUES (1, 2, 3, 4.50, 'n', '2026-01-01 00:00:00')",
+    ];
+    for sql in taken {
+        let tokens = lexer::tokenize(sql);
+        let fast = fast::insert_values(&tokens).unwrap_or_else(|| panic!("not taken: {sql}"));
+        let general = parse_general(sql, &tokens).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(fast, general, "{sql}");
+        assert_eq!(parse(sql).expect("parses"), general, "{sql}");
+    }
+    let left = [
+        "INSERT INTO t VALUES (1 + 2)",
+        "INSERT INTO t VALUES (DEFAULT)",
+        "INSERT INTO t VALUES (1e5)",
+        "INSERT INTO t VALUES (.5)",
+        "INSERT INTO t VALUES (0x1F)",
+        "INSERT INTO t VALUES (X'1F')",
+        "INSERT INTO t VALUES (_utf8mb4'a')",
+        "INSERT INTO t VALUES ('a' 'b')",
+        "INSERT INTO t VALUES (+1)",
+        "INSERT INTO t VALUES (- -1)",
+        "INSERT INTO t VALUES (NOW())",
+        "INSERT INTO t VALUE (1)",
+        "INSERT t VALUES (1)",
+        "INSERT LOW_PRIORITY INTO t VALUES (1)",
+        "REPLACE IGNORE INTO t VALUES (1)",
+        "INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 1",
+        "INSERT INTO t SET a = 1",
+        "INSERT INTO t SELECT 1",
+        "INSERT INTO select VALUES (1)",
+        "INSERT INTO t (key) VALUES (1)",
+        "INSERT INTO t VALUES (1),",
+        "INSERT INTO t VALUES (1) (2)",
+        "INSERT INTO t VALUES ()",
+        "INSERT INTO t () VALUES (1)",
+        "INSERT INTO t VALUES (1",
+        "INSERT INTO t.u.v VALUES (1)",
+    ];
+    for sql in left {
+        let tokens = lexer::tokenize(sql);
+        assert_eq!(fast::insert_values(&tokens), None, "{sql}");
+    }
+}
