@@ -417,3 +417,62 @@ fn json_errors_have_mysql_numbers_and_messages() {
     // The server is still there.
     assert_eq!(one(&mut c, "SELECT JSON_ARRAY(1)").as_deref(), Some("[1]"));
 }
+
+/// JSON_VALUE (MySQL 8.0.21): the scalar at a path as text, NULL when the path finds nothing
+/// or an object or array (MySQL's NULL ON EMPTY / NULL ON ERROR defaults), RETURNING casts it;
+/// a wildcard path is refused (3149), and a column's document is read per row.
+#[test]
+fn json_value_extracts_scalars() {
+    let s = start();
+    let mut c = connect(&s);
+    let doc = r#"'{"a": {"b": [1, 2.50, "x"]}, "s": "it\\"s", "t": true, "n": null, "o": {}}'"#;
+    let cases = [
+        ("'$.a.b[0]'", Some("1")),
+        ("'$.a.b[1]'", Some("2.5")),
+        ("'$.a.b[2]'", Some("x")),
+        ("'$.s'", Some("it\"s")),
+        ("'$.t'", Some("true")),
+        ("'$.n'", None),
+        ("'$.o'", None),
+        ("'$.a.b'", None),
+        ("'$.missing'", None),
+        ("NULL", None),
+    ];
+    for (path, want) in cases {
+        let q = format!("SELECT JSON_VALUE({doc}, {path})");
+        assert_eq!(one(&mut c, &q).as_deref(), want, "{q}");
+    }
+    assert_eq!(one(&mut c, "SELECT JSON_VALUE(NULL, '$.a')"), None);
+    let n: Option<i64> = c
+        .query_first(format!(
+            "SELECT JSON_VALUE({doc}, '$.a.b[0]' RETURNING SIGNED) + 1"
+        ))
+        .unwrap()
+        .flatten();
+    assert_eq!(n, Some(2));
+    let d: Option<String> = c
+        .query_first(format!(
+            "SELECT JSON_VALUE({doc}, '$.a.b[1]' RETURNING DECIMAL(5, 1))"
+        ))
+        .unwrap()
+        .flatten();
+    assert_eq!(d.as_deref(), Some("2.5"));
+    assert_eq!(
+        err(&mut c, &format!("SELECT JSON_VALUE({doc}, '$.a.b[*]')")).0,
+        3149
+    );
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, j JSON)")
+        .unwrap();
+    c.query_drop(r#"INSERT INTO t VALUES (1, '{"k": 10}'), (2, '{"k": "v"}'), (3, '{}')"#)
+        .unwrap();
+    let rows: Vec<(i64, Option<String>)> = c
+        .query("SELECT id, JSON_VALUE(j, '$.k') FROM t ORDER BY id")
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![(1, Some("10".into())), (2, Some("v".into())), (3, None)]
+    );
+    assert!(s.panics().is_empty());
+}

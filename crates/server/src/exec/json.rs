@@ -1,4 +1,5 @@
-//! The JSON functions of MySQL 8.0: JSON_EXTRACT (and `->`, `->>`), JSON_UNQUOTE, JSON_QUOTE,
+//! The JSON functions of MySQL 8.0: JSON_EXTRACT (and `->`, `->>`), JSON_VALUE (its RETURNING
+//! type is a CAST around it, from the parser), JSON_UNQUOTE, JSON_QUOTE,
 //! JSON_OBJECT, JSON_ARRAY, JSON_VALID, JSON_TYPE, JSON_KEYS, JSON_LENGTH, JSON_DEPTH,
 //! JSON_CONTAINS, JSON_CONTAINS_PATH, JSON_SET, JSON_INSERT, JSON_REPLACE, JSON_REMOVE,
 //! JSON_ARRAY_APPEND, JSON_ARRAY_INSERT, JSON_MERGE_PATCH, JSON_MERGE_PRESERVE (and the
@@ -31,6 +32,9 @@ use innoxide_sql::ast::TypeName;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonOp {
     Extract,
+    /// JSON_VALUE: the scalar at a path, as text; NULL when there is none (NULL ON EMPTY) or
+    /// it is an object or array (NULL ON ERROR), MySQL's defaults.
+    Value,
     Unquote,
     Quote,
     Object,
@@ -142,6 +146,7 @@ pub fn lookup(
     let (op, t, range) = match name {
         "json_extract" => (J::Extract, json_type(), 2..=usize::MAX),
         "json_unquote" => (J::Unquote, text, 1..=1),
+        "json_value" => (J::Value, text, 2..=2),
         "json_quote" => (J::Quote, text, 1..=1),
         "json_object" => (
             J::Object,
@@ -199,6 +204,7 @@ impl JsonOp {
         match self {
             J::Extract => "json_extract",
             J::Unquote => "json_unquote",
+            J::Value => "json_value",
             J::Quote => "json_quote",
             J::Object => "json_object",
             J::Array => "json_array",
@@ -403,6 +409,17 @@ pub fn call(f: JsonFn, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError>
                 (_, 0) => Datum::Null,
                 (false, _) => out(&found[0]),
                 (true, _) => out(&Json::Array(found)),
+            }
+        }
+        J::Value => {
+            let d = doc!();
+            let Some(p) = a.path(1, false)? else {
+                return Ok(Datum::Null);
+            };
+            match p.select(&d).into_iter().next() {
+                None | Some(Json::Null | Json::Array(_) | Json::Object(_)) => Datum::Null,
+                Some(Json::Str(s)) => Datum::Bytes(s.clone().into_bytes()),
+                Some(other) => Datum::Bytes(other.to_text().into_bytes()),
             }
         }
         J::Type => out_text(doc!().type_name()),

@@ -370,6 +370,24 @@ impl Ctx<'_> {
             other => other,
         }
         .to_string();
+        // JSON_VALUE(doc, path RETURNING type): the value cast to the type.
+        if let sp::FunctionArguments::List(list) = &mut f.args {
+            if name == "json_value" {
+                let at = list
+                    .clauses
+                    .iter()
+                    .position(|c| matches!(c, sp::FunctionArgumentClause::JsonReturningClause(_)));
+                if let Some(sp::FunctionArgumentClause::JsonReturningClause(r)) =
+                    at.map(|i| list.clauses.remove(i))
+                {
+                    let ty = cast_type(&r.data_type)?;
+                    return Ok(Expr::Cast {
+                        expr: Box::new(self.function(f)?),
+                        ty,
+                    });
+                }
+            }
+        }
         let (args, distinct, star) = match f.args {
             sp::FunctionArguments::None => (vec![], false, false),
             sp::FunctionArguments::Subquery(_) => return Err(unsupported("this function call")),
