@@ -14,7 +14,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
-use common::{connect, start_with, Server};
+use common::{connect, global_status, start_with, Server};
 use innoxide_protocol::consts::*;
 use mysql::prelude::*;
 
@@ -634,14 +634,6 @@ fn rss_kib(pid: u32) -> u64 {
         .expect("VmRSS")
 }
 
-fn status_var(c: &mut mysql::Conn, name: &str) -> u64 {
-    let (_, v): (String, String) = c
-        .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
-        .unwrap()
-        .unwrap();
-    v.parse().unwrap()
-}
-
 /// Opens and drops `n` connections on `threads` threads: half closed during the handshake
 /// (before or after reading the greeting, or after half a response), half after logging in
 /// (some after a query).
@@ -690,7 +682,7 @@ fn churn(s: &Server, n: usize, threads: usize) {
 fn settle(c: &mut mysql::Conn) -> Duration {
     let start = Instant::now();
     loop {
-        let n = status_var(c, "Threads_connected");
+        let n = global_status(c, "Threads_connected");
         if n == 1 {
             return start.elapsed();
         }
@@ -716,12 +708,12 @@ fn ten_thousand_connections_opened_and_dropped() {
     settle(&mut c);
     std::thread::sleep(Duration::from_millis(500));
     let baseline = rss_kib(pid);
-    let conns_before = status_var(&mut c, "Connections");
+    let conns_before = global_status(&mut c, "Connections");
     let start = Instant::now();
     churn(&s, N, THREADS);
     let took = start.elapsed();
     let settled = settle(&mut c);
-    let conns = status_var(&mut c, "Connections") - conns_before;
+    let conns = global_status(&mut c, "Connections") - conns_before;
     assert!(conns >= N as u64, "Connections grew by {conns}");
     // Connection threads free their memory as they end: give them a moment.
     let deadline = Instant::now() + Duration::from_secs(10);

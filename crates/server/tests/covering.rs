@@ -8,16 +8,8 @@
 
 mod common;
 
-use common::{connect, start};
+use common::{connect, global_status as status, start};
 use mysql::prelude::*;
-
-fn status(c: &mut mysql::Conn, name: &str) -> u64 {
-    let v: (String, u64) = c
-        .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
-        .unwrap()
-        .unwrap();
-    v.1
-}
 
 /// `EXPLAIN sql`'s Extra column of its first row.
 fn extra(c: &mut mysql::Conn, sql: &str) -> String {

@@ -7,22 +7,13 @@
 
 mod common;
 
-use common::{connect, start};
+use common::{connect, global_status as status, start};
 use mysql::prelude::*;
 
 /// Sort_merge_passes so far.
 fn passes(c: &mut mysql::Conn) -> u64 {
     let v: (String, u64) = c
         .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
-        .unwrap()
-        .unwrap();
-    v.1
-}
-
-/// A global status counter.
-fn status(c: &mut mysql::Conn, name: &str) -> u64 {
-    let v: (String, u64) = c
-        .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
         .unwrap()
         .unwrap();
     v.1

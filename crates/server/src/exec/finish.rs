@@ -326,18 +326,7 @@ impl Dedup {
         }
         let mut row = proj;
         row.extend(keys);
-        row.push(Datum::Bytes(k));
-        let at = row.len() - 1;
-        let area = &self.area;
-        let spill = self.spill.get_or_insert_with(|| {
-            let by_key = SortKey {
-                desc: false,
-                coll: Collation::Binary,
-                from_proj: Some(at),
-            };
-            Sorter::new(vec![by_key], area, None)
-        });
-        spill.push(row, Vec::new())?;
+        Sorter::push_keyed(&mut self.spill, &self.area, row, k)?;
         Ok(None)
     }
 

@@ -32,7 +32,7 @@ use innoxide_sql::types::{self, json, Datum, Warnings};
 
 use super::expr::{AggKind, AggSpec, CExpr, Env};
 use super::select::sort_by_keys;
-use super::sort::{datum_bytes, SortArea, SortKey, Sorted, Sorter};
+use super::sort::{datum_bytes, SortArea, Sorted, Sorter};
 
 /// Appends a grouping key for `v`: equal under `coll` ⇔ equal bytes.
 pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
@@ -200,19 +200,7 @@ impl<'p> Grouper<'p> {
             return Ok(None);
         }
         if self.bytes >= self.cx.budget {
-            let mut row = r;
-            row.push(Datum::Bytes(key));
-            let width = row.len() - 1;
-            let area = &self.cx.area;
-            let spill = self.spill.get_or_insert_with(|| {
-                let by_key = SortKey {
-                    desc: false,
-                    coll: Collation::Binary,
-                    from_proj: Some(width),
-                };
-                Sorter::new(vec![by_key], area, None)
-            });
-            spill.push(row, Vec::new())?;
+            Sorter::push_keyed(&mut self.spill, &self.cx.area, r, key)?;
             return Ok(None);
         }
         let mut states: Vec<AggState> = self.aggs.iter().map(AggState::new).collect();

@@ -152,6 +152,27 @@ impl Sorter {
         }
     }
 
+    /// Adds `row` with `key` as its last value to the sort in `slot` by that key (binary
+    /// order), made on first use: the spill of GROUP BY and DISTINCT (group.rs, finish.rs).
+    pub(crate) fn push_keyed(
+        slot: &mut Option<Sorter>,
+        area: &SortArea,
+        mut row: Vec<Datum>,
+        key: Vec<u8>,
+    ) -> Result<(), SqlError> {
+        let at = row.len();
+        row.push(Datum::Bytes(key));
+        let spill = slot.get_or_insert_with(|| {
+            let by_key = SortKey {
+                desc: false,
+                coll: Collation::Binary,
+                from_proj: Some(at),
+            };
+            Sorter::new(vec![by_key], area, None)
+        });
+        spill.push(row, Vec::new())
+    }
+
     /// Whether rows went to runs in tmpdir.
     pub(crate) fn spilled(&self) -> bool {
         self.file.is_some()

@@ -166,3 +166,13 @@ pub fn connect_port(port: u16) -> mysql::Conn {
         .tcp_connect_timeout(Some(Duration::from_secs(10)));
     mysql::Conn::new(opts).unwrap()
 }
+
+/// A global status counter (SHOW GLOBAL STATUS).
+pub fn global_status(c: &mut mysql::Conn, name: &str) -> u64 {
+    use mysql::prelude::Queryable;
+    let v: (String, u64) = c
+        .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+        .unwrap()
+        .unwrap();
+    v.1
+}
