@@ -10,7 +10,8 @@
 //! - G2: the table holds about min(tmp_table_size, max_heap_table_size) bytes of groups
 //!   (first row, key, aggregate states when created); beyond that, new groups go to the spill
 //!   (sort_buffer_size in memory, runs in tmpdir), which is aggregated one group at a time.
-//!   A single group (no GROUP BY) never spills.
+//!   A single group (no GROUP BY) never spills. What COUNT(DISTINCT ...) and GROUP_CONCAT
+//!   collect inside a group is not counted and stays in memory.
 //! - G3: the groups come out in the order they first appeared (those in memory), then the
 //!   spilled ones in key order; each group's rows are aggregated in arrival order (the sort
 //!   keeps arrival order among equal keys), so a group's first row and an unordered
