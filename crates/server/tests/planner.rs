@@ -657,10 +657,11 @@ fn join_lookups_take_outer_values_of_every_type() {
     assert_eq!(got, vec![(4, None)]);
 }
 
-/// GROUP BY over columns an index keeps in order reads the rows in that order and finishes
-/// each group as the next begins (select.rs P4, group.rs G4): no temporary table, the same
-/// groups as hashing them, and a LIMIT in the grouping order stops the reading. Grouping
-/// follows the column's collation (utf8mb4_bin here, PAD SPACE as in MySQL 8.0).
+/// GROUP BY (and DISTINCT) over columns an index keeps in order reads the rows in that order
+/// and finishes each group as the next begins (select.rs P4, group.rs G4, finish.rs F5): no
+/// temporary table, the same groups as hashing them, and a LIMIT in the grouping order stops
+/// the reading. Grouping follows the column's collation (utf8mb4_bin here, PAD SPACE as in
+/// MySQL 8.0).
 #[test]
 fn grouping_in_index_order_needs_no_temporary_table() {
     let s = start();
@@ -686,6 +687,14 @@ fn grouping_in_index_order_needs_no_temporary_table() {
         (
             "SELECT b, COUNT(*) FROM t GROUP BY b",
             "SELECT b, COUNT(*) FROM t IGNORE INDEX (b_1) GROUP BY b",
+        ),
+        (
+            "SELECT DISTINCT k FROM t",
+            "SELECT DISTINCT k FROM t IGNORE INDEX (k_1)",
+        ),
+        (
+            "SELECT DISTINCT b FROM t",
+            "SELECT DISTINCT b FROM t IGNORE INDEX (b_1)",
         ),
         (
             "SELECT t.k, COUNT(*), SUM(u.w) FROM t STRAIGHT_JOIN u ON u.id = t.id GROUP BY t.k",
@@ -734,6 +743,20 @@ fn grouping_in_index_order_needs_no_temporary_table() {
     assert!(
         rows_read(&mut c) - before < 10,
         "the scan stopped at the third group"
+    );
+    // DISTINCT in index order keeps only the previous row, and LIMIT stops the scan.
+    let q = "SELECT DISTINCT k FROM t ORDER BY k DESC LIMIT 3";
+    let (_, key, extra) = explain(&mut c, q);
+    assert_eq!(
+        (key.as_deref(), extra.as_str()),
+        (Some("k_1"), "Using index")
+    );
+    let before = rows_read(&mut c);
+    let got: Vec<i64> = c.query(q).unwrap();
+    assert_eq!(got, vec![99, 98, 97]);
+    assert!(
+        rows_read(&mut c) - before < 100,
+        "the scan stopped in the third value"
     );
     // An ORDER BY on an aggregate still sorts the groups, read in order.
     let q = "SELECT k, SUM(id) FROM t GROUP BY k ORDER BY SUM(id) DESC, k LIMIT 2";

@@ -16,7 +16,8 @@
 //!   the first is kept. A row is never both passed at once and spilled.
 //! - F4: ORDER BY keys and HAVING are evaluated before the projection takes the columns only
 //!   it reads (`moved`) out of the row.
-//! - F5: DISTINCT compares each column under its collation.
+//! - F5: DISTINCT compares each column under its collation; when the rows come with equal
+//!   ones together (select.rs P4), with the previous row only.
 //!
 //! LOCKING: none (one statement's own state).
 
@@ -115,6 +116,9 @@ pub(crate) struct Shape<'p> {
     /// Whether the rows still need ORDER BY's sort (they may come in its order).
     pub sort: bool,
     pub distinct: bool,
+    /// Equal rows come one after another (select.rs P4): DISTINCT compares each row with the
+    /// one before only.
+    pub distinct_in_order: bool,
     /// The first rows wanted: offset + limit, when there is a LIMIT.
     pub first: Option<u64>,
 }
@@ -179,6 +183,8 @@ impl<'p, 's> Finish<'p, 's> {
             mode,
             dedup: shape.distinct.then(|| Dedup {
                 colls: shape.items.iter().map(|i| i.1.ety.collation()).collect(),
+                in_order: shape.distinct_in_order,
+                last: None,
                 seen: HashSet::new(),
                 bytes: 0,
                 budget: tmp.budget,
@@ -301,6 +307,9 @@ pub(crate) fn projected_column(c: &CExpr, items: &[(CExpr, Column)]) -> Option<u
 struct Dedup {
     /// Each column's collation (what equal means).
     colls: Vec<Collation>,
+    /// Equal rows are adjacent: only the previous row's key is kept (`last`), no set.
+    in_order: bool,
+    last: Option<Vec<u8>>,
     seen: HashSet<Vec<u8>>,
     bytes: u64,
     budget: u64,
@@ -316,6 +325,13 @@ impl Dedup {
     /// or was spilled.
     fn admit(&mut self, proj: Vec<Datum>, keys: Vec<Datum>) -> Result<Option<Projected>, SqlError> {
         let k = row_key(&proj, &self.colls);
+        if self.in_order {
+            if self.last.as_ref() == Some(&k) {
+                return Ok(None);
+            }
+            self.last = Some(k);
+            return Ok(Some((proj, keys)));
+        }
         if self.seen.contains(&k) {
             return Ok(None);
         }

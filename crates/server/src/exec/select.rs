@@ -56,7 +56,9 @@
 //!   names only grouping columns. When an index gives that order, a group's rows come one
 //!   after another (a join keeps the first table's order) and each group is finished as the
 //!   next begins, with no table of groups (group.rs G4); then LIMIT stops the reading when
-//!   the ORDER BY is that order too, or absent.
+//!   the ORDER BY is that order too, or absent. DISTINCT over columns of the first table only
+//!   asks for their order the same way and then compares each row with the previous one
+//!   (finish.rs F5).
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -1378,36 +1380,38 @@ impl Session {
             .map(|g| &g.0)
             .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
             .any(CExpr::has_sub);
-        let (first_order, order_follows) = if any_right {
-            (None, false)
-        } else if !grouped {
-            (order_cols.filter(|o| !o.is_empty()), true)
-        } else if group.is_empty()
-            || where_sub.is_some()
-            || group_subs
-            || late_subs
-            || !windows.is_empty()
-        {
-            (None, false)
+        // The columns whose equal values must come together: GROUP BY's, or DISTINCT's when
+        // it selects only columns of the first table (P4).
+        let plain = where_sub.is_none() && !late_subs && windows.is_empty();
+        let key_cols: Option<Vec<usize>> = if grouped {
+            (plain && !group_subs)
+                .then(|| group.iter().map(|g| first_col(&g.0)).collect())
+                .flatten()
+        } else if q.distinct && plain && having.is_none() {
+            items.iter().map(|(c, _)| first_col(c)).collect()
         } else {
-            match group
-                .iter()
-                .map(|g| first_col(&g.0))
-                .collect::<Option<Vec<_>>>()
-            {
-                None => (None, false),
-                Some(cols) => match order_cols {
-                    // ORDER BY only grouping columns: they lead, the others follow.
-                    Some(o) if o.iter().all(|(c, _)| cols.contains(c)) => {
-                        let dir = o.first().is_some_and(|x| x.1);
-                        let rest = cols.iter().filter(|c| !o.iter().any(|x| x.0 == **c));
-                        let mut v = o.clone();
-                        v.extend(rest.map(|&c| (c, dir)));
-                        (Some(v), true)
-                    }
-                    _ => (Some(cols.iter().map(|&c| (c, false)).collect()), false),
-                },
-            }
+            None
+        };
+        let (first_order, order_follows, keys_adjacent) = match key_cols {
+            _ if any_right => (None, false, false),
+            Some(cols) if !cols.is_empty() => match order_cols {
+                // ORDER BY only those columns: they lead, the others follow.
+                Some(o) if o.iter().all(|(c, _)| cols.contains(c)) => {
+                    let dir = o.first().is_some_and(|x| x.1);
+                    let rest = cols.iter().filter(|c| !o.iter().any(|x| x.0 == **c));
+                    let mut v = o.clone();
+                    v.extend(rest.map(|&c| (c, dir)));
+                    (Some(v), true, true)
+                }
+                _ if grouped => (
+                    Some(cols.iter().map(|&c| (c, false)).collect()),
+                    false,
+                    true,
+                ),
+                _ => (order_cols.filter(|o| !o.is_empty()), true, false),
+            },
+            _ if !grouped => (order_cols.filter(|o| !o.is_empty()), true, false),
+            _ => (None, false, false),
         };
         let cacheable = folds == self.folds
             && n_warnings == self.warnings.len()
@@ -1431,6 +1435,7 @@ impl Session {
             order,
             first_order,
             order_follows,
+            keys_adjacent,
             grouped,
             distinct: q.distinct,
             limit,
@@ -1519,7 +1524,10 @@ impl Session {
                 access,
                 filesort: si == 0 && !plan.order.is_empty() && !sorted,
                 ordered: si == 0 && in_order,
-                temporary: si == 0 && (plan.distinct || !plan.group.is_empty() && !in_order),
+                temporary: si == 0
+                    && (plan.distinct
+                        && !(in_order && plan.keys_adjacent && plan.group.is_empty())
+                        || !plan.group.is_empty() && !in_order),
                 per_row,
             });
         }
@@ -1561,6 +1569,7 @@ impl Session {
             order,
             first_order,
             order_follows,
+            keys_adjacent,
             grouped,
             distinct,
             limit,
@@ -1598,6 +1607,7 @@ impl Session {
         let mut first_access = None;
         let mut sorted = false;
         let mut groups_in_order = false;
+        let mut distinct_in_order = false;
         if let Some(Source::Table(t, kind, on)) = sources.first() {
             if *kind != JoinKind::Right {
                 let mut conds = Vec::new();
@@ -1624,7 +1634,8 @@ impl Session {
                     },
                 )?;
                 sorted = in_order && *order_follows;
-                groups_in_order = in_order && grouped;
+                groups_in_order = in_order && grouped && *keys_adjacent;
+                distinct_in_order = in_order && !grouped && distinct && *keys_adjacent;
                 first_access = Some(access);
             }
         }
@@ -1720,8 +1731,9 @@ impl Session {
             items,
             moved,
             order,
-            sort: !sorted || distinct,
+            sort: !sorted || distinct && !distinct_in_order,
             distinct,
+            distinct_in_order,
             first: first_rows,
         };
         let cols = || items.iter().map(|i| i.1.clone()).collect();
@@ -1863,8 +1875,8 @@ impl Session {
                 }
             }
         }
-        let tmp_tables =
-            usize::from(grouped && !group.is_empty() && !groups_in_order) + usize::from(distinct);
+        let tmp_tables = usize::from(grouped && !group.is_empty() && !groups_in_order)
+            + usize::from(distinct && !distinct_in_order);
         self.server
             .tmp_tables
             .fetch_add(tmp_tables as u64, AtomicOrdering::Relaxed);
@@ -2057,6 +2069,8 @@ pub(crate) struct SelectPlan {
     first_order: Option<Vec<(usize, bool)>>,
     /// Rows read in `first_order` are in ORDER BY order (else a sort follows).
     order_follows: bool,
+    /// Rows read in `first_order` bring equal GROUP BY (or DISTINCT) values together (P4).
+    keys_adjacent: bool,
     grouped: bool,
     distinct: bool,
     limit: Option<CExpr>,
