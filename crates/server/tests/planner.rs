@@ -10,11 +10,7 @@ use mysql::prelude::*;
 const ROWS: i64 = 2000;
 
 fn rows_read(c: &mut mysql::Conn) -> u64 {
-    let v: (String, u64) = c
-        .query_first("SHOW GLOBAL STATUS LIKE 'Innodb_rows_read'")
-        .unwrap()
-        .unwrap();
-    v.1
+    common::global_status(c, "Innodb_rows_read")
 }
 
 fn com(c: &mut mysql::Conn, name: &str) -> u64 {

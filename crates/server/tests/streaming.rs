@@ -12,11 +12,7 @@ use mysql::prelude::*;
 
 /// Sort_merge_passes so far.
 fn passes(c: &mut mysql::Conn) -> u64 {
-    let v: (String, u64) = c
-        .query_first("SHOW GLOBAL STATUS LIKE 'Sort_merge_passes'")
-        .unwrap()
-        .unwrap();
-    v.1
+    status(c, "Sort_merge_passes")
 }
 
 /// The server's peak resident memory (VmHWM), kB.

@@ -1436,6 +1436,8 @@ impl Session {
             first_order,
             order_follows,
             keys_adjacent,
+            group_subs,
+            late_subs,
             grouped,
             distinct: q.distinct,
             limit,
@@ -1570,6 +1572,8 @@ impl Session {
             first_order,
             order_follows,
             keys_adjacent,
+            group_subs,
+            late_subs,
             grouped,
             distinct,
             limit,
@@ -1697,14 +1701,7 @@ impl Session {
         if n_sources == 0 && !pass(where_c, &[], params, mode, &mut w)? {
             rows.clear();
         }
-        let group_subs = group
-            .iter()
-            .map(|g| &g.0)
-            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
-            .any(CExpr::has_sub);
-        let late_subs = having.as_ref().is_some_and(CExpr::has_sub)
-            || items.iter().any(|(c, _)| c.has_sub())
-            || order.iter().any(|o| o.0.has_sub());
+        let (group_subs, late_subs) = (*group_subs, *late_subs);
         let tmp = self.tmp_area();
         // GROUP BY and aggregates take the joined rows as they come, so the input is never
         // held whole, unless a subquery has to be bound per row first.
@@ -2071,6 +2068,10 @@ pub(crate) struct SelectPlan {
     order_follows: bool,
     /// Rows read in `first_order` bring equal GROUP BY (or DISTINCT) values together (P4).
     keys_adjacent: bool,
+    /// A GROUP BY expression or aggregate argument holds a subquery (bound per row first).
+    group_subs: bool,
+    /// HAVING, a select item or an ORDER BY key holds a subquery (bound per row at the end).
+    late_subs: bool,
     grouped: bool,
     distinct: bool,
     limit: Option<CExpr>,
