@@ -53,7 +53,7 @@ pub struct EngineStats {
     /// Online resize progress (Innodb_buffer_pool_resize_status).
     pub bp_resize: crate::buffer_pool::resize::ResizeStatus,
     /// The counters at the previous SHOW ENGINE INNODB STATUS (its per-second averages).
-    pub monitor_last: parking_lot::Mutex<Option<crate::monitor::Sample>>,
+    pub monitor_last: crate::latch::Mutex<Option<crate::monitor::Sample>>,
 }
 
 pub struct Inner {
@@ -72,10 +72,10 @@ pub struct Inner {
     pub shutting_down: AtomicBool,
     /// Held shared by each unit of background work (purge batch, page cleaner iteration,
     /// master tick) and exclusively by `check()`, which needs a still picture.
-    pub bg_gate: parking_lot::RwLock<()>,
+    pub bg_gate: crate::latch::RwLock<()>,
     /// Held shared by each purge batch (inside `bg_gate`) and exclusively by
     /// `check::check_one_table`, so purge does not change the table being checked.
-    pub purge_gate: parking_lot::RwLock<()>,
+    pub purge_gate: crate::latch::RwLock<()>,
     pub stats: EngineStats,
 }
 

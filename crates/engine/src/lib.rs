@@ -32,6 +32,7 @@ pub mod doublewrite;
 pub mod engine;
 pub mod error;
 pub mod flush;
+pub mod latch;
 pub mod lock;
 pub mod mach;
 pub mod monitor;
@@ -53,8 +54,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::latch::Mutex;
 use innoxide_io::{FileSystem, OsFs};
-use parking_lot::Mutex;
 
 pub use check::CheckReport;
 pub use collation::Collation;

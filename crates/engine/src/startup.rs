@@ -164,8 +164,8 @@ fn build_inner(
         purge_stats: PurgeStats::default(),
         failed,
         shutting_down: AtomicBool::new(false),
-        bg_gate: parking_lot::RwLock::new(()),
-        purge_gate: parking_lot::RwLock::new(()),
+        bg_gate: crate::latch::RwLock::new(()),
+        purge_gate: crate::latch::RwLock::new(()),
         stats: EngineStats::default(),
         cfg,
     }

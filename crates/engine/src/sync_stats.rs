@@ -4,9 +4,9 @@
 //!
 //! OVERVIEW
 //! The engine's shared mutexes and rw-locks that threads queue on are `WaitMutex`/`WaitRwLock`:
-//! a parking_lot lock plus a `WaitStat`. `lock()` first tries the lock; only when that fails
+//! a `latch` lock plus a `WaitStat`. `lock()` first tries the lock; only when that fails
 //! does it read the clock, block, and add one wait and its duration to the stat. Uncontended
-//! acquisitions therefore cost exactly what a plain parking_lot lock costs (the try is the
+//! acquisitions therefore cost exactly what a plain lock costs (the try is the
 //! lock's own fast path), so the accounting is always on. Waits that are not lock
 //! acquisitions (a committer waiting for the log writer's fsync, a row lock wait) use
 //! `WaitTimer` at the wait site. Page latches (frame RW latches) are counted per index in
@@ -48,7 +48,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::latch::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::counter::{my_slot, Counter, SLOTS};
 use crate::engine::Inner;

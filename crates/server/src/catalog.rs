@@ -33,11 +33,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use innoxide_engine::latch::{Mutex, RwLock};
 use innoxide_engine::stats::TableStats;
 use innoxide_engine::{ColumnDef, ColumnKind, Engine, KeyBound, Table, TableDef, Value};
 use innoxide_sql::error::*;
 use innoxide_sql::types::SqlType;
-use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
 pub const HIDDEN_ROW_ID: &str = "DB_ROW_ID";
@@ -603,7 +603,7 @@ impl Catalog {
     fn counter<'t>(
         &self,
         t: &'t SqlTable,
-    ) -> Result<Option<parking_lot::MutexGuard<'t, u64>>, SqlError> {
+    ) -> Result<Option<innoxide_engine::latch::MutexGuard<'t, u64>>, SqlError> {
         let Some((col, ctr)) = &t.auto_inc else {
             return Ok(None);
         };

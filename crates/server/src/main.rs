@@ -137,7 +137,7 @@ fn main() -> anyhow::Result<()> {
         catalog,
         vars,
         next_conn_id: AtomicU32::new(1),
-        sessions: parking_lot::Mutex::new(std::collections::HashMap::new()),
+        sessions: innoxide_engine::latch::Mutex::new(std::collections::HashMap::new()),
         started: std::time::Instant::now(),
         connections: AtomicU64::new(0),
         prepared: AtomicU64::new(0),

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use innoxide_engine::latch::Mutex;
 use innoxide_io::{File, FileSystem, OsFs};
-use parking_lot::Mutex;
 
 /// What one slow statement's entry says.
 pub struct Entry<'a> {

@@ -35,6 +35,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, OnceLock};
 
+use innoxide_engine::latch::RwLock;
 use innoxide_engine::{EngineConfig, Isolation, Tunables};
 use innoxide_sql::ast::VarScope;
 use innoxide_sql::error::{
@@ -46,7 +47,6 @@ use innoxide_sql::error::{
 };
 use innoxide_sql::types::SqlMode;
 use innoxide_sql::types::{default_collation, CollationInfo};
-use parking_lot::RwLock;
 
 use crate::options::Options;
 

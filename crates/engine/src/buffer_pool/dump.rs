@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
-use parking_lot::Mutex;
+use crate::latch::Mutex;
 
 use crate::buffer_pool::LatchMode;
 use crate::engine::Inner;

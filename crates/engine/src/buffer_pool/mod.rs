@@ -66,8 +66,8 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, O
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use parking_lot::lock_api::{RawRwLock as _, RawRwLockDowngrade as _};
-use parking_lot::RawRwLock;
+use crate::latch::RawRwLatch;
+use lock_api::{RawRwLock as _, RawRwLockDowngrade as _};
 
 pub use lists::NIL;
 use lists::{Links, Lru};
@@ -127,7 +127,7 @@ fn unpack(v: u64) -> PageId {
 
 /// Per-frame control block (InnoDB: buf_block_t).
 pub struct Frame {
-    latch: RawRwLock,
+    latch: RawRwLatch,
     id: AtomicU64,
     pin: AtomicU32,
     state: AtomicU8,
@@ -149,7 +149,7 @@ pub struct Frame {
 impl Frame {
     fn new() -> Self {
         Frame {
-            latch: RawRwLock::INIT,
+            latch: RawRwLatch::new(),
             id: AtomicU64::new(u64::MAX),
             pin: AtomicU32::new(0),
             state: AtomicU8::new(FREE),

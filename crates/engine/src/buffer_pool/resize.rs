@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use parking_lot::Mutex;
+use crate::latch::Mutex;
 
 use crate::doublewrite::{DBLWR_AREA_PAGES, SINGLE_PAGE_AREA};
 use crate::engine::Inner;

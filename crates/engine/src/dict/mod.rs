@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use crate::latch::RwLock;
 
 use crate::btree::Index;
 use crate::buffer_pool::LatchMode;

@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use parking_lot::MutexGuard;
+use crate::latch::MutexGuard;
 
 use crate::error::Result;
 use crate::page;

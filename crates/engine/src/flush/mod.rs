@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use crate::latch::{Condvar, Mutex};
 
 use crate::buffer_pool::FrameIdx;
 use crate::doublewrite::{CLEANER_AREAS, DBLWR_AREA_PAGES, SINGLE_PAGE_AREA};

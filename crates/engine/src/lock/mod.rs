@@ -55,7 +55,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use crate::latch::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::sync_stats::{WaitMutex, WaitStat};

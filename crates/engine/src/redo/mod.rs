@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::{Condvar, Mutex};
+use crate::latch::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::sync_stats::{WaitMutex, WaitStat, WaitTimer};

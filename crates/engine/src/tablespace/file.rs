@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::latch::{Mutex, RwLock};
 use innoxide_io::{File, FileSystem};
-use parking_lot::{Mutex, RwLock};
 
 use crate::error::{Error, Result};
 use crate::types::{PageId, PageNo, SpaceId};

@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use parking_lot::{Condvar, Mutex};
+use crate::latch::{Condvar, Mutex};
 
 use crate::config::Tunables;
 

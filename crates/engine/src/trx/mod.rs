@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex, RwLock};
+use crate::latch::{Condvar, Mutex, RwLock};
 
 use crate::buffer_pool::LatchMode;
 use crate::dict::{DICT_HDR_PAGE, DICT_HDR_TRX_ID};

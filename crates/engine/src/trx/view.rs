@@ -23,7 +23,7 @@
 
 use std::sync::{Arc, Weak};
 
-use parking_lot::Mutex;
+use crate::latch::Mutex;
 
 /// A consistent-read snapshot.
 #[derive(Debug)]

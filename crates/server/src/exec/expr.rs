@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use innoxide_engine::latch::Mutex;
 
 use innoxide_engine::Collation;
 use innoxide_sql::ast::{

@@ -39,11 +39,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
+use innoxide_engine::latch::Mutex;
 use innoxide_engine::{Collation, Isolation, Trx};
 use innoxide_sql::ast::{self, IsolationLevel, SetTarget, Statement, TrxScope, VarScope};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Level, Warning, Warnings};
-use parking_lot::Mutex;
 
 use crate::catalog::{engine_error, Catalog};
 use crate::vars::{Registry, SessionVars, VarInput, VarValue};

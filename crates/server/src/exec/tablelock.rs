@@ -28,8 +28,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use innoxide_engine::latch::{Condvar, Mutex};
 use innoxide_sql::error::*;
-use parking_lot::{Condvar, Mutex};
 
 /// Who holds one table.
 #[derive(Default)]

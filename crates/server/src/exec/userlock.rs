@@ -21,9 +21,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use innoxide_engine::latch::{Condvar, Mutex};
 use innoxide_sql::error::*;
 use innoxide_sql::types::Datum;
-use parking_lot::{Condvar, Mutex};
 
 /// The server's named locks: name (lower case) → (holder's connection id, times taken).
 #[derive(Default)]
