@@ -18,7 +18,8 @@ compare   Throughput: each workload at each thread count on both servers, altern
 
 cpu       The server's CPU time (user + system, from /proc) per query for each query kind of
           oltp_read_only alone (point selects, and the four 100-row range queries), one
-          client thread, --events queries each; with --mariadb for MariaDB too.
+          client thread, --events queries each; with --mariadb for MariaDB too; with --no-ps
+          through the text protocol (--db-ps-mode=disable).
 
 Both servers run with equivalent settings (tools/bench/servers.py: buffer pool, redo
 capacity, innodb_flush_log_at_trx_commit=1, doublewrite, page size), each on its own temporary
@@ -286,6 +287,8 @@ def cmd_cpu(args):
             res = {}
             for s in servers:
                 extra = only + ["--skip-trx=on", "--threads=1", "--time=0"]
+                if args.no_ps:
+                    extra.append("--db-ps-mode=disable")
                 sysbench(s, args, "oltp_read_only", "run", extra + ["--events=300"])  # warm up
                 before = cpu_seconds(s.pid)
                 sysbench(s, args, "oltp_read_only", "run", extra + ["--events=%d" % args.events])
@@ -325,6 +328,7 @@ def main():
     c = sub.choices["cpu"]
     c.add_argument("--mariadb", action="store_true", help="measure a private MariaDB too")
     c.add_argument("--events", type=int, default=10000, help="queries per kind (default 10000)")
+    c.add_argument("--no-ps", action="store_true", help="send the queries as text (--db-ps-mode=disable)")
     c = sub.choices["compare"]
     c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
     c.add_argument("--markdown", help="also write the table to this file")

@@ -299,6 +299,14 @@ impl RawRwLatch {
         }
     }
 
+    /// Moves the state to `next(state)` unless that is None; true if it did.
+    #[inline]
+    fn try_to(&self, next: impl FnMut(u32) -> Option<u32>) -> bool {
+        self.state
+            .fetch_update(Ordering::Acquire, Ordering::Relaxed, next)
+            .is_ok()
+    }
+
     /// Wakes one sleeping writer; true if there was one.
     fn wake_writer(&self) -> bool {
         self.writer_seq.fetch_add(1, Ordering::Release);
@@ -372,17 +380,15 @@ unsafe impl lock_api::RawRwLock for RawRwLatch {
 
     #[inline]
     fn try_lock_shared(&self) -> bool {
-        self.state
-            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |s| {
-                // Not `then_some`: the sum must not be formed for a state that cannot take
-                // it (all bits set would overflow).
-                if read_lockable(s) {
-                    Some(s + READ)
-                } else {
-                    None
-                }
-            })
-            .is_ok()
+        // Not `then_some`: the sum must not be formed for a state that cannot take it (all
+        // bits set would overflow).
+        self.try_to(|s| {
+            if read_lockable(s) {
+                Some(s + READ)
+            } else {
+                None
+            }
+        })
     }
 
     #[inline]
@@ -406,11 +412,7 @@ unsafe impl lock_api::RawRwLock for RawRwLatch {
 
     #[inline]
     fn try_lock_exclusive(&self) -> bool {
-        self.state
-            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |s| {
-                unlocked(s).then_some(s | WRITE_LOCKED)
-            })
-            .is_ok()
+        self.try_to(|s| unlocked(s).then_some(s | WRITE_LOCKED))
     }
 
     #[inline]

@@ -1,20 +1,34 @@
-//! A short path for the most common write statement: INSERT or REPLACE ... VALUES with
-//! literal values only (sysbench's oltp_insert, mysqldump output, bulk loaders), read straight
-//! from the lexer's tokens instead of being rewritten, tokenized again and parsed by sqlparser.
+//! Short paths for the most common statements, read straight from the lexer's tokens instead
+//! of being rewritten, tokenized again and parsed by sqlparser:
+//! - INSERT or REPLACE ... VALUES with literal values only (sysbench's oltp_insert, mysqldump
+//!   output, bulk loaders);
+//! - single-table SELECT, UPDATE and DELETE over a small expression grammar (what ORMs and
+//!   sysbench send through the text protocol: point and range reads, `SET k = k + 1`,
+//!   `DELETE ... WHERE id = 5`).
 //!
 //! INVARIANTS
 //! - FP1: what it accepts it turns into exactly the `Statement` the general path
-//!   (`special` + sqlparser + `lower`) makes of the same text; the differential test in
-//!   parse/tests.rs holds the two to that over many statements.
+//!   (`special` + sqlparser + `lower`) makes of the same text; the differential tests in
+//!   parse/tests.rs hold the two to that over many statements.
 //! - FP2: anything else returns None and takes the general path, errors included: the
-//!   accepted form is `INSERT [IGNORE] INTO name[.name] [(col, ...)] VALUES (v, ...), ...` or
-//!   `REPLACE INTO ...`, each name a backquoted identifier or a word MySQL 8.0 does not
+//!   accepted INSERT form is `INSERT [IGNORE] INTO name[.name] [(col, ...)] VALUES (v, ...), ...`
+//!   or `REPLACE INTO ...`, each name a backquoted identifier or a word MySQL 8.0 does not
 //!   reserve (`RESERVED`),
 //!   each value a plain decimal number (optionally negated), a quoted string, NULL, TRUE,
 //!   FALSE or `?`.
+//! - FP3: the SELECT/UPDATE/DELETE grammar (`query`) has no operator whose binding differs
+//!   between MySQL and sqlparser and no chained comparison: after a comparison, IS, IN,
+//!   BETWEEN or LIKE the predicate ends, and any other token where a clause keyword is due
+//!   gives up. A bare word is a column only if sqlparser would read it as one: neither
+//!   reserved by MySQL nor one of the words sqlparser turns into an expression of its own
+//!   (`SQLPARSER_PREFIX`: USER, CAST, TRIM ...); a word is an implicit alias only if it is no
+//!   keyword of sqlparser's at all. Calls are the five aggregates only.
 
 use super::lexer::{unquote_string, Kind, Token};
-use crate::ast::{Expr, Insert, InsertSource, Literal, ObjectName, Statement, UnaryOp};
+use crate::ast::{
+    BinaryOp, Delete, Expr, Insert, InsertSource, Literal, LockClause, ObjectName, OrderItem,
+    Select, SelectItem, Statement, TableRef, UnaryOp, Update,
+};
 
 /// The statement, when `tokens` (no trailing `;`) have the accepted form (FP2).
 pub fn insert_values(tokens: &[Token]) -> Option<Statement> {
@@ -435,4 +449,598 @@ fn plain_number(s: &str) -> bool {
     !int.is_empty()
         && int.bytes().all(|b| b.is_ascii_digit())
         && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Words sqlparser reads as an expression of their own (a call without parentheses, a CAST,
+/// a literal ...) rather than as a column, that MySQL does not reserve (sorted).
+const SQLPARSER_PREFIX: &[&str] = &[
+    "ARRAY",
+    "BOX",
+    "CAST",
+    "CEIL",
+    "CIRCLE",
+    "CURRENT_CATALOG",
+    "EXTRACT",
+    "FLOOR",
+    "LAMBDA",
+    "LINE",
+    "LSEG",
+    "MAP",
+    "OVERLAY",
+    "PATH",
+    "POINT",
+    "POLYGON",
+    "POSITION",
+    "PRIOR",
+    "SAFE_CAST",
+    "SESSION_USER",
+    "STRUCT",
+    "SUBSTR",
+    "SUBSTRING",
+    "TRIM",
+    "TRY_CAST",
+    "TRY_CONVERT",
+    "USER",
+];
+
+/// The aggregate calls the short path reads (FP3).
+const AGGREGATES: [&str; 5] = ["count", "sum", "min", "max", "avg"];
+
+/// A single-table SELECT, UPDATE or DELETE of the accepted form (FP3), `sql` being the text
+/// `tokens` came from (no trailing `;`).
+pub fn query(sql: &str, tokens: &[Token]) -> Option<Statement> {
+    let mut r = Reader { tokens, at: 0 };
+    let mut params = 0;
+    let mut q = Query {
+        sql,
+        params: &mut params,
+    };
+    let stmt = if r.word("SELECT") {
+        Statement::Select(Box::new(q.select(&mut r)?))
+    } else if r.word("UPDATE") {
+        Statement::Update(Box::new(q.update(&mut r)?))
+    } else if r.word("DELETE") {
+        Statement::Delete(Box::new(q.delete(&mut r)?))
+    } else {
+        return None;
+    };
+    (r.at == tokens.len()).then_some(stmt)
+}
+
+struct Query<'s, 'p> {
+    sql: &'s str,
+    /// `?` placeholders read so far.
+    params: &'p mut usize,
+}
+
+impl Query<'_, '_> {
+    fn select(&mut self, r: &mut Reader) -> Option<Select> {
+        let distinct = r.word("DISTINCT");
+        // Select modifiers MySQL does not reserve would read as a column with an alias.
+        if ["SQL_NO_CACHE", "SQL_CACHE", "SQL_BUFFER_RESULT"]
+            .iter()
+            .any(|m| r.peek().is_some_and(|t| t.is(m)))
+        {
+            return None;
+        }
+        let mut items = Vec::new();
+        loop {
+            items.push(self.select_item(r)?);
+            if !r.punct(",") {
+                break;
+            }
+        }
+        if !r.word("FROM") {
+            return None;
+        }
+        let (name, alias) = table(r)?;
+        let selection = self.selection(r)?;
+        let mut group_by = Vec::new();
+        if r.word("GROUP") {
+            if !r.word("BY") {
+                return None;
+            }
+            loop {
+                group_by.push(self.expr(r)?);
+                if !r.punct(",") {
+                    break;
+                }
+            }
+        }
+        let order_by = self.order_by(r)?;
+        let (mut limit, mut offset) = (None, None);
+        if r.word("LIMIT") {
+            let first = self.limit_operand(r)?;
+            if r.punct(",") {
+                offset = Some(first);
+                limit = Some(self.limit_operand(r)?);
+            } else {
+                limit = Some(first);
+                if r.word("OFFSET") {
+                    offset = Some(self.limit_operand(r)?);
+                }
+            }
+        }
+        let lock = if r.word("FOR") {
+            let update = if r.word("UPDATE") {
+                true
+            } else if r.word("SHARE") {
+                false
+            } else {
+                return None;
+            };
+            let nowait = r.word("NOWAIT");
+            let skip_locked = !nowait && r.word("SKIP") && r.word("LOCKED");
+            Some(if update {
+                LockClause::ForUpdate {
+                    nowait,
+                    skip_locked,
+                }
+            } else {
+                LockClause::ForShare {
+                    nowait,
+                    skip_locked,
+                }
+            })
+        } else if r.word("LOCK") {
+            if !(r.word("IN") && r.word("SHARE") && r.word("MODE")) {
+                return None;
+            }
+            Some(LockClause::ForShare {
+                nowait: false,
+                skip_locked: false,
+            })
+        } else {
+            None
+        };
+        Some(Select {
+            distinct,
+            items,
+            from: vec![TableRef::Table {
+                name,
+                alias,
+                hints: Vec::new(),
+            }],
+            selection,
+            group_by,
+            having: None,
+            order_by,
+            limit,
+            offset,
+            lock,
+            unions: Vec::new(),
+        })
+    }
+
+    fn select_item(&mut self, r: &mut Reader) -> Option<SelectItem> {
+        if r.punct("*") {
+            return Some(SelectItem::Wildcard);
+        }
+        let first = r.peek()?;
+        if matches!(first.kind, Kind::Word | Kind::QuotedIdent)
+            && r.tokens.get(r.at + 1).is_some_and(|t| t.is_punct("."))
+            && r.tokens.get(r.at + 2).is_some_and(|t| t.is_punct("*"))
+        {
+            let t = r.name()?;
+            r.at += 2;
+            return Some(SelectItem::QualifiedWildcard(t));
+        }
+        let expr = self.expr(r)?;
+        let last = r.tokens[r.at - 1];
+        let text = self.sql.get(first.start..last.end())?.to_string();
+        let alias = alias(r)?;
+        Some(SelectItem::Expr { expr, alias, text })
+    }
+
+    fn update(&mut self, r: &mut Reader) -> Option<Update> {
+        let table = object_name(r)?;
+        if !r.word("SET") {
+            return None;
+        }
+        let mut assignments = Vec::new();
+        loop {
+            let mut col = r.name()?;
+            if r.punct(".") {
+                col = r.name()?;
+            }
+            if !r.punct("=") {
+                return None;
+            }
+            assignments.push((col, self.expr(r)?));
+            if !r.punct(",") {
+                break;
+            }
+        }
+        let selection = self.selection(r)?;
+        let order_by = self.order_by(r)?;
+        let limit = self.dml_limit(r)?;
+        Some(Update {
+            table,
+            alias: None,
+            assignments,
+            selection,
+            order_by,
+            limit,
+            ignore: false,
+        })
+    }
+
+    fn delete(&mut self, r: &mut Reader) -> Option<Delete> {
+        if !r.word("FROM") {
+            return None;
+        }
+        let table = object_name(r)?;
+        let selection = self.selection(r)?;
+        let order_by = self.order_by(r)?;
+        let limit = self.dml_limit(r)?;
+        Some(Delete {
+            table,
+            alias: None,
+            selection,
+            order_by,
+            limit,
+            ignore: false,
+        })
+    }
+
+    /// `[WHERE expr]`: Some(None) without a WHERE.
+    fn selection(&mut self, r: &mut Reader) -> Option<Option<Expr>> {
+        if r.word("WHERE") {
+            self.expr(r).map(Some)
+        } else {
+            Some(None)
+        }
+    }
+
+    fn order_by(&mut self, r: &mut Reader) -> Option<Vec<OrderItem>> {
+        let mut out = Vec::new();
+        if r.word("ORDER") {
+            if !r.word("BY") {
+                return None;
+            }
+            loop {
+                let expr = self.expr(r)?;
+                let desc = if r.word("DESC") {
+                    true
+                } else {
+                    r.word("ASC");
+                    false
+                };
+                out.push(OrderItem { expr, desc });
+                if !r.punct(",") {
+                    break;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// UPDATE/DELETE `[LIMIT n]`.
+    fn dml_limit(&mut self, r: &mut Reader) -> Option<Option<Expr>> {
+        if r.word("LIMIT") {
+            self.limit_operand(r).map(Some)
+        } else {
+            Some(None)
+        }
+    }
+
+    /// A LIMIT or OFFSET operand: digits or `?` (others are errors the general path reports).
+    fn limit_operand(&mut self, r: &mut Reader) -> Option<Expr> {
+        let t = r.peek()?;
+        if t.kind == Kind::Number && t.text.bytes().all(|b| b.is_ascii_digit()) {
+            r.at += 1;
+            return Some(Expr::Literal(Literal::Number(t.text.to_string())));
+        }
+        if t.kind == Kind::Param {
+            return r.value(self.params);
+        }
+        None
+    }
+
+    /// expr: OR of ANDs of [NOT] predicates (FP3).
+    fn expr(&mut self, r: &mut Reader) -> Option<Expr> {
+        let mut left = self.conjunction(r)?;
+        while r.word("OR") {
+            let right = self.conjunction(r)?;
+            left = binary(BinaryOp::Or, left, right);
+        }
+        Some(left)
+    }
+
+    fn conjunction(&mut self, r: &mut Reader) -> Option<Expr> {
+        let mut left = self.negation(r)?;
+        while r.word("AND") {
+            let right = self.negation(r)?;
+            left = binary(BinaryOp::And, left, right);
+        }
+        Some(left)
+    }
+
+    fn negation(&mut self, r: &mut Reader) -> Option<Expr> {
+        if r.word("NOT") {
+            let e = self.negation(r)?;
+            return Some(Expr::Unary {
+                op: UnaryOp::Not,
+                expr: Box::new(e),
+            });
+        }
+        self.predicate(r)
+    }
+
+    /// An operand, then at most one comparison, IS [NOT] NULL, [NOT] IN (list), [NOT] BETWEEN
+    /// or [NOT] LIKE; another such operator after it gives up (FP3).
+    fn predicate(&mut self, r: &mut Reader) -> Option<Expr> {
+        let left = self.sum(r)?;
+        let cmp = r.peek().and_then(|t| {
+            if t.kind != Kind::Punct {
+                return None;
+            }
+            Some(match t.text {
+                "=" => BinaryOp::Eq,
+                "<=>" => BinaryOp::NullSafeEq,
+                "<>" | "!=" => BinaryOp::Ne,
+                "<" => BinaryOp::Lt,
+                "<=" => BinaryOp::Le,
+                ">" => BinaryOp::Gt,
+                ">=" => BinaryOp::Ge,
+                _ => return None,
+            })
+        });
+        let e = if let Some(op) = cmp {
+            r.at += 1;
+            let right = self.sum(r)?;
+            binary(op, left, right)
+        } else if r.word("IS") {
+            let negated = r.word("NOT");
+            if !r.word("NULL") {
+                return None;
+            }
+            Expr::IsNull {
+                expr: Box::new(left),
+                negated,
+            }
+        } else {
+            let negated = r.word("NOT");
+            if r.word("IN") {
+                if !r.punct("(") {
+                    return None;
+                }
+                let mut list = Vec::new();
+                loop {
+                    list.push(self.expr(r)?);
+                    if r.punct(")") {
+                        break;
+                    }
+                    if !r.punct(",") {
+                        return None;
+                    }
+                }
+                Expr::InList {
+                    expr: Box::new(left),
+                    list,
+                    negated,
+                }
+            } else if r.word("BETWEEN") {
+                let low = self.sum(r)?;
+                if !r.word("AND") {
+                    return None;
+                }
+                let high = self.sum(r)?;
+                Expr::Between {
+                    expr: Box::new(left),
+                    low: Box::new(low),
+                    high: Box::new(high),
+                    negated,
+                }
+            } else if r.word("LIKE") {
+                let pattern = self.sum(r)?;
+                Expr::Like {
+                    expr: Box::new(left),
+                    pattern: Box::new(pattern),
+                    escape: None,
+                    negated,
+                }
+            } else if negated {
+                return None;
+            } else {
+                return Some(left);
+            }
+        };
+        let next = r.peek();
+        let chained = next.is_some_and(|t| {
+            (t.kind == Kind::Punct
+                && matches!(t.text, "=" | "<=>" | "<>" | "!=" | "<" | "<=" | ">" | ">="))
+                || ["IS", "NOT", "IN", "BETWEEN", "LIKE", "ESCAPE", "COLLATE"]
+                    .iter()
+                    .any(|k| t.is(k))
+        });
+        (!chained).then_some(e)
+    }
+
+    /// Terms joined by + and -.
+    fn sum(&mut self, r: &mut Reader) -> Option<Expr> {
+        let mut left = self.product(r)?;
+        loop {
+            let op = if r.punct("+") {
+                BinaryOp::Add
+            } else if r.punct("-") {
+                BinaryOp::Sub
+            } else {
+                return Some(left);
+            };
+            let right = self.product(r)?;
+            left = binary(op, left, right);
+        }
+    }
+
+    /// Factors joined by *, / and %. (Not DIV: sqlparser reads its right side at the
+    /// caller's precedence, `a DIV b + c` as `a DIV (b + c)`.)
+    fn product(&mut self, r: &mut Reader) -> Option<Expr> {
+        let mut left = self.unary(r)?;
+        loop {
+            let op = if r.punct("*") {
+                BinaryOp::Mul
+            } else if r.punct("/") {
+                BinaryOp::Div
+            } else if r.punct("%") {
+                BinaryOp::Mod
+            } else {
+                return Some(left);
+            };
+            let right = self.unary(r)?;
+            left = binary(op, left, right);
+        }
+    }
+
+    fn unary(&mut self, r: &mut Reader) -> Option<Expr> {
+        let op = if r.punct("-") {
+            UnaryOp::Neg
+        } else if r.punct("+") {
+            UnaryOp::Plus
+        } else {
+            return self.primary(r);
+        };
+        let e = self.unary(r)?;
+        Some(Expr::Unary {
+            op,
+            expr: Box::new(e),
+        })
+    }
+
+    fn primary(&mut self, r: &mut Reader) -> Option<Expr> {
+        let t = r.peek()?;
+        match t.kind {
+            Kind::Number | Kind::Str | Kind::Param => r.value(self.params),
+            Kind::Word if t.is("NULL") || t.is("TRUE") || t.is("FALSE") => r.value(self.params),
+            Kind::Punct if t.text == "(" => {
+                r.at += 1;
+                let e = self.expr(r)?;
+                r.punct(")").then_some(e)
+            }
+            Kind::Word | Kind::QuotedIdent => {
+                let next = r.tokens.get(r.at + 1);
+                if t.kind == Kind::Word && next.is_some_and(|n| n.is_punct("(")) {
+                    return self.aggregate(r);
+                }
+                let mut parts = vec![column_word(r)?];
+                while parts.len() < 3 && r.punct(".") {
+                    parts.push(r.name()?);
+                }
+                let name = parts.pop()?;
+                Some(Expr::Column {
+                    table: parts.pop(),
+                    name,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// COUNT(*), COUNT/SUM/MIN/MAX/AVG([DISTINCT] expr, ...).
+    fn aggregate(&mut self, r: &mut Reader) -> Option<Expr> {
+        let name = r.peek()?.text.to_ascii_lowercase();
+        if !AGGREGATES.contains(&name.as_str()) {
+            return None;
+        }
+        r.at += 2;
+        if name == "count" && r.punct("*") {
+            return r.punct(")").then(|| Expr::Function {
+                name,
+                args: Vec::new(),
+                distinct: false,
+                star: true,
+            });
+        }
+        let distinct = r.word("DISTINCT");
+        let mut args = Vec::new();
+        loop {
+            args.push(self.expr(r)?);
+            if r.punct(")") {
+                break;
+            }
+            if !r.punct(",") {
+                return None;
+            }
+        }
+        Some(Expr::Function {
+            name,
+            args,
+            distinct,
+            star: false,
+        })
+    }
+}
+
+fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+    Expr::Binary {
+        op,
+        left: Box::new(left),
+        right: Box::new(right),
+    }
+}
+
+/// A name in an expression: a backquoted identifier, or a word that is neither reserved nor
+/// an expression to sqlparser (FP3).
+fn column_word(r: &mut Reader) -> Option<String> {
+    let t = r.peek()?;
+    if t.kind == Kind::Word {
+        let upper = t.text.to_ascii_uppercase();
+        if SQLPARSER_PREFIX.binary_search(&upper.as_str()).is_ok() {
+            return None;
+        }
+    }
+    r.name()
+}
+
+/// `name[.name]`.
+fn object_name(r: &mut Reader) -> Option<ObjectName> {
+    let first = r.name()?;
+    Some(if r.punct(".") {
+        ObjectName {
+            db: Some(first),
+            name: r.name()?,
+        }
+    } else {
+        ObjectName {
+            db: None,
+            name: first,
+        }
+    })
+}
+
+/// A FROM table with its alias.
+fn table(r: &mut Reader) -> Option<(ObjectName, Option<String>)> {
+    let name = object_name(r)?;
+    Some((name, alias(r)?))
+}
+
+/// `[AS] alias`: Some(None) when there is none. A bare word must be no sqlparser keyword
+/// (FP3); a string alias takes the general path.
+fn alias(r: &mut Reader) -> Option<Option<String>> {
+    let with_as = r.word("AS");
+    let Some(t) = r.peek() else {
+        return if with_as { None } else { Some(None) };
+    };
+    match t.kind {
+        Kind::QuotedIdent => {
+            r.at += 1;
+            Some(Some(t.value()))
+        }
+        Kind::Word => {
+            let upper = t.text.to_ascii_uppercase();
+            let keyword = sqlparser::keywords::ALL_KEYWORDS
+                .binary_search(&upper.as_str())
+                .is_ok()
+                || RESERVED.binary_search(&upper.as_str()).is_ok();
+            if keyword {
+                // A clause keyword (FROM, WHERE, ...) ends the item; after AS it is an error
+                // or a form for the general path.
+                return if with_as { None } else { Some(None) };
+            }
+            r.at += 1;
+            Some(Some(t.text.to_string()))
+        }
+        _ if with_as => None,
+        _ => Some(None),
+    }
 }

@@ -4,8 +4,9 @@
 //! parse or parses wrongly (SHOW, SET, transactions, XA, users, ...) and rewrites the few
 //! constructs it mis-handles inside otherwise normal statements (`a MOD b`, `LOCK IN SHARE
 //! MODE`) without moving any other character; everything else goes to sqlparser's MySQL
-//! dialect and is lowered by `lower` (statements) and `expr` (expressions, types). `fast`
-//! reads INSERT ... VALUES with literal values straight from the tokens.
+//! dialect (`dialect`: MySqlDialect with MySQL's precedence for `||` and `&&`) and is lowered by `lower` (statements) and `expr` (expressions, types). `fast`
+//! reads INSERT ... VALUES with literal values and simple single-table SELECT, UPDATE and
+//! DELETE straight from the tokens.
 //!
 //! INVARIANTS
 //! - No input panics; errors are `SqlError`s: 1065 for an empty query, 1064 with MySQL's
@@ -14,6 +15,7 @@
 //!   number is its rank among the `?` tokens of the statement, found from sqlparser's span.
 
 mod cte;
+mod dialect;
 mod expr;
 mod fast;
 mod lexer;
@@ -27,7 +29,6 @@ use crate::error::{SqlError, ER_EMPTY_QUERY};
 pub use lexer::{latin1_statement, utf8_statement};
 use lexer::{Kind, Token};
 pub use special::compound_unit;
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token as SpToken;
 
@@ -80,7 +81,7 @@ pub fn parse(sql: &str) -> Result<Statement, SqlError> {
     if let Some(t) = tokens.iter().find(|t| t.kind == Kind::Unterminated) {
         return Err(error_at(sql, t.start));
     }
-    if let Some(stmt) = fast::insert_values(tokens) {
+    if let Some(stmt) = fast::insert_values(tokens).or_else(|| fast::query(sql, tokens)) {
         return Ok(stmt);
     }
     parse_general(sql, tokens)
@@ -113,7 +114,7 @@ fn parse_general(sql: &str, tokens: &[Token]) -> Result<Statement, SqlError> {
 }
 
 fn sp_parser(text: &str) -> Result<Parser<'static>, ParserError> {
-    static DIALECT: MySqlDialect = MySqlDialect {};
+    static DIALECT: dialect::MySql = dialect::MySql(sqlparser::dialect::MySqlDialect {});
     Parser::new(&DIALECT).try_with_sql(text)
 }
 

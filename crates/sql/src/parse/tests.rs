@@ -1866,3 +1866,141 @@ fn insert_short_path_matches_the_general_parser() {
         assert_eq!(fast::insert_values(&tokens), None, "{sql}");
     }
 }
+
+/// fast.rs FP1/FP3: single-table SELECT, UPDATE and DELETE the short path takes come out as
+/// the general path makes them; the forms whose reading differs or that it does not know it
+/// leaves alone.
+#[test]
+fn query_short_path_matches_the_general_parser() {
+    let taken = [
+        // sysbench, text protocol
+        "SELECT c FROM sbtest1 WHERE id=5023",
+        "SELECT c FROM sbtest3 WHERE id BETWEEN 5023 AND 5122",
+        "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 100",
+        "SELECT c FROM sbtest2 WHERE id BETWEEN 10 AND 109 ORDER BY c",
+        "SELECT DISTINCT c FROM sbtest4 WHERE id BETWEEN 10 AND 109 ORDER BY c",
+        "UPDATE sbtest1 SET k=k+1 WHERE id=77",
+        "UPDATE sbtest2 SET c='0123-4567' WHERE id=78",
+        "DELETE FROM sbtest3 WHERE id=79",
+        // prepared-statement forms
+        "SELECT c FROM sbtest1 WHERE id=?",
+        "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c LIMIT ?, ?",
+        "UPDATE sbtest1 SET k=k+1 WHERE id=?",
+        // names: keywords of sqlparser's that are columns and tables to both, qualified,
+        // backquoted
+        "SELECT id, name, value, status, date, time, data, type FROM HISTORY WHERE id = 1",
+        "SELECT REF_OBJECT, VALUE FROM OBJECT WHERE ZONE = 3 AND `user` = 'u'",
+        "select t.a, d.t.b, `x y`.`c d` from d.t where t.a >= -1.50",
+        "SELECT t.*, * FROM t",
+        "SELECT a AS x, b y, c AS `z w`, d `q` FROM t AS u",
+        "SELECT a FROM t u WHERE u.a <> 1",
+        // expressions
+        "SELECT a + b * c - d / e % f, -a, - -b, +c, (a + b) * c FROM t",
+        "SELECT a FROM t WHERE a = 1 AND b != 2 OR NOT c < 3 AND d <= 4 OR e > 5 AND f >= 6",
+        "SELECT a FROM t WHERE a <=> NULL OR b IS NULL OR c IS NOT NULL",
+        "SELECT a FROM t WHERE a IN (1, 2, 3) AND b NOT IN ('x', \"y\") AND c IN (?)",
+        "SELECT a FROM t WHERE a NOT BETWEEN b + 1 AND c * 2 AND d LIKE 'x%' AND e NOT LIKE ?",
+        "SELECT a FROM t WHERE NOT (a = 1 OR b = 2) AND (c)",
+        "SELECT a FROM t WHERE a = TRUE OR b = FALSE OR c = 'it''s \\n'",
+        // aggregates, grouping, order, limits, locks
+        "SELECT COUNT(*), count(a), Sum(DISTINCT b), MIN(c), MAX(d), AVG(e + 1) FROM t",
+        "SELECT k, COUNT(*) FROM t GROUP BY k ORDER BY k DESC, 2 ASC LIMIT 10",
+        "SELECT a FROM t LIMIT 5 OFFSET 10",
+        "SELECT a FROM t LIMIT 5, 10",
+        "SELECT a FROM t WHERE id = 1 FOR UPDATE",
+        "SELECT a FROM t WHERE id = 1 FOR UPDATE NOWAIT",
+        "SELECT a FROM t WHERE id = 1 FOR SHARE SKIP LOCKED",
+        "SELECT a FROM t WHERE id = 1 LOCK IN SHARE MODE",
+        "UPDATE d.t SET a = a * 2, t.b = NULL, `c` = ? WHERE id > 5 ORDER BY id DESC LIMIT 3",
+        "DELETE FROM t WHERE a IS NULL ORDER BY id LIMIT 10",
+        "DELETE FROM `d`.`t`",
+        "SELECT a FROM user WHERE date - 1 > 0 AND text = 'x' AND json IS NULL",
+        "UPDATE user SET status = status + 1 WHERE name = 'n'",
+        "SELECT /* c */ a /*! , b */ FROM t -- trailing",
+        "SELECT prénom, `名前` FROM t WHERE prénom = 'é'",
+    ];
+    for sql in taken {
+        let tokens = lexer::tokenize(sql);
+        let general = parse_general(sql, &tokens).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        let fast = fast::query(sql, &tokens).unwrap_or_else(|| panic!("not taken: {sql}"));
+        assert_eq!(fast, general, "{sql}");
+        assert_eq!(parse(sql).expect("parses"), general, "{sql}");
+    }
+    let left = [
+        "SELECT 1",
+        "SELECT a FROM t, u",
+        "SELECT a FROM t JOIN u ON t.id = u.id",
+        "SELECT a FROM t USE INDEX (k) WHERE a = 1",
+        "SELECT a FROM t WHERE a DIV 2 + 1 = 3",
+        "SELECT a FROM t WHERE a = 1 || b = 2",
+        "SELECT a FROM t WHERE a = 1 && b = 2",
+        "SELECT a FROM t WHERE a = b = c",
+        "SELECT a FROM t WHERE a = b IS NULL",
+        "SELECT a FROM t WHERE a LIKE 'x' = 1",
+        "SELECT a FROM t WHERE a LIKE 'x' ESCAPE '!'",
+        "SELECT a FROM t WHERE a BETWEEN 1 AND 2 BETWEEN 0 AND 1",
+        "SELECT a FROM t WHERE a IS TRUE",
+        "SELECT user FROM t",
+        "SELECT a FROM t WHERE position = 1",
+        "SELECT CAST(a AS CHAR) FROM t",
+        "SELECT NOW() FROM t",
+        "SELECT a 'x' FROM t",
+        "SELECT a AS 'x' FROM t",
+        "SELECT a FROM t HAVING a > 1",
+        "SELECT a FROM t UNION SELECT b FROM u",
+        "SELECT a INTO @x FROM t",
+        "SELECT ALL a FROM t",
+        "SELECT SQL_NO_CACHE a FROM t",
+        "SELECT /*!40001 SQL_NO_CACHE */ * FROM t",
+        "SELECT SQL_BUFFER_RESULT a FROM t",
+        "SELECT SQL_CACHE a FROM t",
+        "SELECT a FROM t WHERE a = DATE '2020-01-01'",
+        "SELECT a FROM t WHERE a = _utf8mb4'x'",
+        "SELECT a FROM t WHERE a = X'0A' OR b = 0x0A OR c = 1e3",
+        "SELECT a FROM t WHERE a = @v",
+        "SELECT a FROM t WHERE a MOD 2 = 0",
+        "SELECT a FROM t LIMIT -1",
+        "SELECT a FROM t FOR UPDATE OF t",
+        "SELECT (a, b) FROM t",
+        "SELECT a FROM t WHERE (a, 1) IS NULL",
+        "SELECT a FROM t WHERE a = 1 OR a IN (SELECT 1)",
+        "UPDATE IGNORE t SET a = 1",
+        "UPDATE t AS x SET a = 1",
+        "UPDATE t, u SET t.a = 1",
+        "DELETE t FROM t JOIN u",
+        "DELETE IGNORE FROM t",
+        "SELECT a FROM t WHERE",
+        "SELECT a FROM t WHERE a = 1 GARBAGE",
+        "SELECT FROM t",
+        "SELECT a, FROM t",
+    ];
+    for sql in left {
+        let tokens = lexer::tokenize(sql);
+        assert_eq!(fast::query(sql, &tokens), None, "{sql}");
+    }
+}
+
+/// dialect.rs D2: `||` and `&&` are OR and AND with MySQL's precedence (sqlparser bound them
+/// tighter than comparisons).
+#[test]
+fn pipes_and_ampersands_bind_as_or_and_and() {
+    fn first_item(sql: &str) -> Expr {
+        match parse(sql) {
+            Ok(Statement::Select(s)) => match &s.items[0] {
+                SelectItem::Expr { expr, .. } => expr.clone(),
+                other => panic!("{sql}: {other:?}"),
+            },
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    for (sql, same_as) in [
+        ("SELECT 2 = 2 || 3 = 4", "SELECT (2 = 2) OR (3 = 4)"),
+        ("SELECT 1 || 0 AND 0", "SELECT 1 OR (0 AND 0)"),
+        ("SELECT 0 = 1 && 0", "SELECT (0 = 1) AND 0"),
+        ("SELECT 1 OR 0 && 0 OR 1", "SELECT (1 OR (0 AND 0)) OR 1"),
+        ("SELECT NOT 1 && 0", "SELECT (NOT 1) AND 0"),
+        ("SELECT a||b FROM t", "SELECT a OR b FROM t"),
+    ] {
+        assert_eq!(first_item(sql), first_item(same_as), "{sql}");
+    }
+}
