@@ -739,19 +739,28 @@ impl Query<'_, '_> {
 
     /// expr: OR of ANDs of [NOT] predicates (FP3).
     fn expr(&mut self, r: &mut Reader) -> Option<Expr> {
-        let mut left = self.conjunction(r)?;
-        while r.word("OR") {
-            let right = self.conjunction(r)?;
-            left = binary(BinaryOp::Or, left, right);
-        }
-        Some(left)
+        self.chain(r, Self::conjunction, |r| {
+            r.word("OR").then_some(BinaryOp::Or)
+        })
     }
 
     fn conjunction(&mut self, r: &mut Reader) -> Option<Expr> {
-        let mut left = self.negation(r)?;
-        while r.word("AND") {
-            let right = self.negation(r)?;
-            left = binary(BinaryOp::And, left, right);
+        self.chain(r, Self::negation, |r| {
+            r.word("AND").then_some(BinaryOp::And)
+        })
+    }
+
+    /// `next (op next)*`, left-associative; `op` takes one of the level's operators.
+    fn chain(
+        &mut self,
+        r: &mut Reader,
+        next: impl Fn(&mut Self, &mut Reader) -> Option<Expr>,
+        op: impl Fn(&mut Reader) -> Option<BinaryOp>,
+    ) -> Option<Expr> {
+        let mut left = next(self, r)?;
+        while let Some(o) = op(r) {
+            let right = next(self, r)?;
+            left = binary(o, left, right);
         }
         Some(left)
     }
@@ -859,37 +868,32 @@ impl Query<'_, '_> {
 
     /// Terms joined by + and -.
     fn sum(&mut self, r: &mut Reader) -> Option<Expr> {
-        let mut left = self.product(r)?;
-        loop {
-            let op = if r.punct("+") {
-                BinaryOp::Add
+        self.chain(r, Self::product, |r| {
+            if r.punct("+") {
+                Some(BinaryOp::Add)
             } else if r.punct("-") {
-                BinaryOp::Sub
+                Some(BinaryOp::Sub)
             } else {
-                return Some(left);
-            };
-            let right = self.product(r)?;
-            left = binary(op, left, right);
-        }
+                None
+            }
+        })
     }
 
-    /// Factors joined by *, / and %. (Not DIV: sqlparser reads its right side at the
-    /// caller's precedence, `a DIV b + c` as `a DIV (b + c)`.)
+    /// Factors joined by *, /, % and DIV.
     fn product(&mut self, r: &mut Reader) -> Option<Expr> {
-        let mut left = self.unary(r)?;
-        loop {
-            let op = if r.punct("*") {
-                BinaryOp::Mul
+        self.chain(r, Self::unary, |r| {
+            if r.punct("*") {
+                Some(BinaryOp::Mul)
             } else if r.punct("/") {
-                BinaryOp::Div
+                Some(BinaryOp::Div)
             } else if r.punct("%") {
-                BinaryOp::Mod
+                Some(BinaryOp::Mod)
+            } else if r.word("DIV") {
+                Some(BinaryOp::IntDiv)
             } else {
-                return Some(left);
-            };
-            let right = self.unary(r)?;
-            left = binary(op, left, right);
-        }
+                None
+            }
+        })
     }
 
     fn unary(&mut self, r: &mut Reader) -> Option<Expr> {

@@ -1896,6 +1896,7 @@ fn query_short_path_matches_the_general_parser() {
         "SELECT a FROM t u WHERE u.a <> 1",
         // expressions
         "SELECT a + b * c - d / e % f, -a, - -b, +c, (a + b) * c FROM t",
+        "SELECT a FROM t WHERE a DIV 2 + 1 = 3 AND b = 7 DIV -c * 2",
         "SELECT a FROM t WHERE a = 1 AND b != 2 OR NOT c < 3 AND d <= 4 OR e > 5 AND f >= 6",
         "SELECT a FROM t WHERE a <=> NULL OR b IS NULL OR c IS NOT NULL",
         "SELECT a FROM t WHERE a IN (1, 2, 3) AND b NOT IN ('x', \"y\") AND c IN (?)",
@@ -1931,7 +1932,6 @@ fn query_short_path_matches_the_general_parser() {
         "SELECT a FROM t, u",
         "SELECT a FROM t JOIN u ON t.id = u.id",
         "SELECT a FROM t USE INDEX (k) WHERE a = 1",
-        "SELECT a FROM t WHERE a DIV 2 + 1 = 3",
         "SELECT a FROM t WHERE a = 1 || b = 2",
         "SELECT a FROM t WHERE a = 1 && b = 2",
         "SELECT a FROM t WHERE a = b = c",
