@@ -44,18 +44,7 @@ pub fn insert_values(tokens: &[Token]) -> Option<Statement> {
     if !r.word("INTO") {
         return None;
     }
-    let first = r.name()?;
-    let table = if r.punct(".") {
-        ObjectName {
-            db: Some(first),
-            name: r.name()?,
-        }
-    } else {
-        ObjectName {
-            db: None,
-            name: first,
-        }
-    };
+    let table = object_name(&mut r)?;
     let mut columns = Vec::new();
     if r.punct("(") {
         loop {
@@ -386,6 +375,16 @@ impl<'a> Reader<'_, 'a> {
         let yes = self.peek().is_some_and(|t| t.is(kw));
         self.at += usize::from(yes);
         yes
+    }
+
+    /// Takes the next token if it is one of `ops` (punctuation, or a bare word ignoring case).
+    fn operator(&mut self, ops: &[(&str, BinaryOp)]) -> Option<BinaryOp> {
+        let t = self.peek()?;
+        let (_, op) = ops
+            .iter()
+            .find(|(text, _)| t.is_punct(text) || t.is(text))?;
+        self.at += 1;
+        Some(*op)
     }
 
     fn punct(&mut self, p: &str) -> bool {
@@ -814,16 +813,7 @@ impl Query<'_, '_> {
                 if !r.punct("(") {
                     return None;
                 }
-                let mut list = Vec::new();
-                loop {
-                    list.push(self.expr(r)?);
-                    if r.punct(")") {
-                        break;
-                    }
-                    if !r.punct(",") {
-                        return None;
-                    }
-                }
+                let list = self.list_to_close(r)?;
                 Expr::InList {
                     expr: Box::new(left),
                     list,
@@ -869,30 +859,19 @@ impl Query<'_, '_> {
     /// Terms joined by + and -.
     fn sum(&mut self, r: &mut Reader) -> Option<Expr> {
         self.chain(r, Self::product, |r| {
-            if r.punct("+") {
-                Some(BinaryOp::Add)
-            } else if r.punct("-") {
-                Some(BinaryOp::Sub)
-            } else {
-                None
-            }
+            r.operator(&[("+", BinaryOp::Add), ("-", BinaryOp::Sub)])
         })
     }
 
     /// Factors joined by *, /, % and DIV.
     fn product(&mut self, r: &mut Reader) -> Option<Expr> {
         self.chain(r, Self::unary, |r| {
-            if r.punct("*") {
-                Some(BinaryOp::Mul)
-            } else if r.punct("/") {
-                Some(BinaryOp::Div)
-            } else if r.punct("%") {
-                Some(BinaryOp::Mod)
-            } else if r.word("DIV") {
-                Some(BinaryOp::IntDiv)
-            } else {
-                None
-            }
+            r.operator(&[
+                ("*", BinaryOp::Mul),
+                ("/", BinaryOp::Div),
+                ("%", BinaryOp::Mod),
+                ("DIV", BinaryOp::IntDiv),
+            ])
         })
     }
 
@@ -940,6 +919,20 @@ impl Query<'_, '_> {
         }
     }
 
+    /// `expr, ... )`: a non-empty list and the closing parenthesis.
+    fn list_to_close(&mut self, r: &mut Reader) -> Option<Vec<Expr>> {
+        let mut list = Vec::new();
+        loop {
+            list.push(self.expr(r)?);
+            if r.punct(")") {
+                return Some(list);
+            }
+            if !r.punct(",") {
+                return None;
+            }
+        }
+    }
+
     /// COUNT(*), COUNT/SUM/MIN/MAX/AVG([DISTINCT] expr, ...).
     fn aggregate(&mut self, r: &mut Reader) -> Option<Expr> {
         let name = r.peek()?.text.to_ascii_lowercase();
@@ -956,16 +949,7 @@ impl Query<'_, '_> {
             });
         }
         let distinct = r.word("DISTINCT");
-        let mut args = Vec::new();
-        loop {
-            args.push(self.expr(r)?);
-            if r.punct(")") {
-                break;
-            }
-            if !r.punct(",") {
-                return None;
-            }
-        }
+        let args = self.list_to_close(r)?;
         Some(Expr::Function {
             name,
             args,

@@ -1808,6 +1808,16 @@ fn ctes_are_inlined_as_derived_tables() {
     assert!(matches!(q.from.as_slice(), [TableRef::Table { .. }]));
 }
 
+/// `sql` takes the short path `fast`, which makes of it what the general path makes, as
+/// `parse` does.
+fn short_path_matches(sql: &str, fast: impl Fn(&str, &[lexer::Token]) -> Option<Statement>) {
+    let tokens = lexer::tokenize(sql);
+    let taken = fast(sql, &tokens).unwrap_or_else(|| panic!("not taken: {sql}"));
+    let general = parse_general(sql, &tokens).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    assert_eq!(taken, general, "{sql}");
+    assert_eq!(parse(sql).expect("parses"), general, "{sql}");
+}
+
 /// fast.rs FP1/FP2: every statement the short path takes comes out as the general path makes
 /// it; what it must leave alone it leaves alone.
 #[test]
@@ -1827,11 +1837,7 @@ fn insert_short_path_matches_the_general_parser() {
          VALUES (1, 2, 3, 4.50, 'n', '2026-01-01 00:00:00')",
     ];
     for sql in taken {
-        let tokens = lexer::tokenize(sql);
-        let fast = fast::insert_values(&tokens).unwrap_or_else(|| panic!("not taken: {sql}"));
-        let general = parse_general(sql, &tokens).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        assert_eq!(fast, general, "{sql}");
-        assert_eq!(parse(sql).expect("parses"), general, "{sql}");
+        short_path_matches(sql, |_, tokens| fast::insert_values(tokens));
     }
     let left = [
         "INSERT INTO t VALUES (1 + 2)",
@@ -1921,11 +1927,7 @@ fn query_short_path_matches_the_general_parser() {
         "SELECT prénom, `名前` FROM t WHERE prénom = 'é'",
     ];
     for sql in taken {
-        let tokens = lexer::tokenize(sql);
-        let general = parse_general(sql, &tokens).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        let fast = fast::query(sql, &tokens).unwrap_or_else(|| panic!("not taken: {sql}"));
-        assert_eq!(fast, general, "{sql}");
-        assert_eq!(parse(sql).expect("parses"), general, "{sql}");
+        short_path_matches(sql, fast::query);
     }
     let left = [
         "SELECT 1",
