@@ -1088,6 +1088,8 @@ struct RowEncoder {
     plain_int: Vec<bool>,
     binary: bool,
     digits: itoa::Buffer,
+    /// Temporal values are written here, then copied into the row.
+    scratch: Vec<u8>,
 }
 
 impl RowEncoder {
@@ -1123,6 +1125,7 @@ impl RowEncoder {
             plain_int,
             binary,
             digits: itoa::Buffer::new(),
+            scratch: Vec::with_capacity(32),
         }
     }
 
@@ -1188,6 +1191,12 @@ impl RowEncoder {
                 }
                 Datum::UInt(v) if plain_int => {
                     put_lenenc_bytes(buf, self.digits.format(*v).as_bytes())
+                }
+                // ASCII in every character set, never padded.
+                Datum::DateTime(_) | Datum::Date(_) => {
+                    self.scratch.clear();
+                    d.push_text(&mut self.scratch);
+                    put_lenenc_bytes(buf, &self.scratch)
                 }
                 _ => {
                     let t = match ty {

@@ -134,6 +134,9 @@ pub(crate) struct Finish<'p, 's> {
     having: Option<&'p CExpr>,
     items: &'p [(CExpr, Column)],
     moved: &'p [Option<usize>],
+    /// Every item is the row's column at its own position (`SELECT *`): the row is the
+    /// projection, cut to its width.
+    identity: bool,
     order: &'p [(CExpr, bool, Collation)],
     /// Per ORDER BY key, the projection column holding it (not evaluated or kept twice).
     order_src: Vec<Option<usize>>,
@@ -177,6 +180,8 @@ impl<'p, 's> Finish<'p, 's> {
             having: shape.having,
             items: shape.items,
             moved: shape.moved,
+            identity: shape.moved.len() == shape.items.len()
+                && shape.moved.iter().enumerate().all(|(i, m)| *m == Some(i)),
             order: shape.order,
             order_src,
             params,
@@ -225,20 +230,30 @@ impl<'p, 's> Finish<'p, 's> {
                 }
             }
         }
-        let mut proj = Vec::with_capacity(self.items.len());
-        for ((c, _), m) in self.items.iter().zip(self.moved) {
-            proj.push(match m {
-                Some(_) => Datum::Null,
-                None => c.eval(&env, w)?,
-            });
-        }
-        for (slot, m) in proj.iter_mut().zip(self.moved) {
-            if let Some(p) = m {
-                if let Some(v) = r.get_mut(*p) {
-                    *slot = std::mem::replace(v, Datum::Null);
+        let proj = if self.identity && r.len() >= self.items.len() {
+            r.truncate(self.items.len());
+            r
+        } else {
+            // Evaluated items first (they read the row), then one pass that moves the rest
+            // out of it: no placeholder written and overwritten per column.
+            let mut evaluated = Vec::new();
+            for ((c, _), m) in self.items.iter().zip(self.moved) {
+                if m.is_none() {
+                    evaluated.push(c.eval(&env, w)?);
                 }
             }
-        }
+            let mut evaluated = evaluated.into_iter();
+            let mut proj = Vec::with_capacity(self.items.len());
+            for m in self.moved {
+                proj.push(match m {
+                    Some(p) => r
+                        .get_mut(*p)
+                        .map_or(Datum::Null, |v| std::mem::replace(v, Datum::Null)),
+                    None => evaluated.next().unwrap_or(Datum::Null),
+                });
+            }
+            proj
+        };
         match self.dedup.as_mut() {
             Some(d) => match d.admit(proj, keys)? {
                 Some((p, k)) => self.pass(p, k),

@@ -124,10 +124,22 @@ impl Datum {
             Datum::Double(v) => format_double(*v).into_bytes(),
             Datum::Decimal(v) => v.to_string().into_bytes(),
             Datum::Bytes(b) => b.clone(),
-            Datum::Date(d) => d.to_string().into_bytes(),
-            Datum::DateTime(d) => d.to_string().into_bytes(),
+            Datum::Date(_) | Datum::DateTime(_) => {
+                let mut text = Vec::with_capacity(26);
+                self.push_text(&mut text);
+                text
+            }
             Datum::Time(t) => t.to_string().into_bytes(),
         })
+    }
+
+    /// The text appended to `out` (nothing for NULL); temporal values without a formatter.
+    pub fn push_text(&self, out: &mut Vec<u8>) {
+        match self {
+            Datum::Date(d) => d.push_text(out),
+            Datum::DateTime(d) => d.push_text(out),
+            other => out.extend_from_slice(&other.to_text().unwrap_or_default()),
+        }
     }
 
     /// The text, empty for NULL.

@@ -265,7 +265,37 @@ impl Date {
 
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        let mut text = Vec::with_capacity(10);
+        self.push_text(&mut text);
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// `v` in at least `width` digits, zero-padded (what `{v:0width$}` writes, without the
+/// formatter: result rows render every temporal value).
+fn push_padded(out: &mut Vec<u8>, v: u32, width: usize) {
+    let mut digits = [0u8; 10];
+    let (mut n, mut x) = (0, v);
+    loop {
+        digits[n] = b'0' + (x % 10) as u8;
+        n += 1;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    out.extend(std::iter::repeat_n(b'0', width.saturating_sub(n)));
+    out.extend(digits[..n].iter().rev());
+}
+
+impl Date {
+    /// `YYYY-MM-DD`, appended to `out`.
+    pub fn push_text(&self, out: &mut Vec<u8>) {
+        push_padded(out, u32::from(self.year), 4);
+        out.push(b'-');
+        push_padded(out, u32::from(self.month), 2);
+        out.push(b'-');
+        push_padded(out, u32::from(self.day), 2);
     }
 }
 
@@ -437,12 +467,27 @@ impl DateTime {
 
 impl fmt::Display for DateTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {:02}:{:02}:{:02}",
-            self.date, self.hour, self.minute, self.second
-        )?;
-        write_frac(f, self.micro, self.fsp)
+        let mut text = Vec::with_capacity(26);
+        self.push_text(&mut text);
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl DateTime {
+    /// `YYYY-MM-DD hh:mm:ss[.fraction of fsp digits]`, appended to `out`.
+    pub fn push_text(&self, out: &mut Vec<u8>) {
+        self.date.push_text(out);
+        out.push(b' ');
+        push_padded(out, u32::from(self.hour), 2);
+        out.push(b':');
+        push_padded(out, u32::from(self.minute), 2);
+        out.push(b':');
+        push_padded(out, u32::from(self.second), 2);
+        if self.fsp > 0 {
+            let fsp = self.fsp.min(6);
+            out.push(b'.');
+            push_padded(out, self.micro / pow10(6 - fsp), usize::from(fsp));
+        }
     }
 }
 
@@ -906,6 +951,49 @@ pub fn year_from_int(n: i64) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// push_text writes what the format strings MySQL's text shows would: zero-padded fields,
+    /// fsp fraction digits (truncated), years past four digits whole.
+    #[test]
+    fn temporal_text_without_the_formatter() {
+        for (y, mo, d, h, mi, se, us) in [
+            (0, 0, 0, 0, 0, 0, 0),
+            (1, 2, 3, 4, 5, 6, 7),
+            (2026, 11, 23, 23, 59, 59, 999_999),
+            (999, 12, 31, 10, 0, 9, 120_000),
+            (12345, 1, 1, 0, 0, 0, 5),
+        ] {
+            let date = Date {
+                year: y,
+                month: mo,
+                day: d,
+            };
+            let mut text = Vec::new();
+            date.push_text(&mut text);
+            assert_eq!(text, format!("{y:04}-{mo:02}-{d:02}").into_bytes());
+            for fsp in 0..=6u8 {
+                let dt = DateTime {
+                    date,
+                    hour: h,
+                    minute: mi,
+                    second: se,
+                    micro: us,
+                    fsp,
+                };
+                let mut want = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02}");
+                if fsp > 0 {
+                    let digits = format!("{us:06}");
+                    want.push('.');
+                    want.push_str(&digits[..usize::from(fsp)]);
+                }
+                assert_eq!(dt.to_string(), want);
+                assert_eq!(
+                    crate::types::Datum::DateTime(dt).to_text(),
+                    Some(want.into_bytes())
+                );
+            }
+        }
+    }
 
     fn dt(s: &str) -> DateTime {
         parse_datetime(s.as_bytes()).unwrap().0
