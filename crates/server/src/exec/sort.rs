@@ -467,51 +467,61 @@ impl Cursor<'_> {
             day: self.u8()?,
         })
     }
-    fn datum(&mut self) -> Option<Datum> {
-        Some(match self.u8()? {
-            0 => Datum::Null,
-            1 => Datum::Int(self.u64()? as i64),
-            2 => Datum::UInt(self.u64()?),
-            3 => Datum::Double(f64::from_bits(self.u64()?)),
+    /// Reads one value onto `out`. Each kind is pushed where it is made: a value returned
+    /// through the stack and then copied into the vector stalled on store forwarding (a
+    /// 16-byte reload of a tag written as one byte), 10% of a merge in `perf annotate`.
+    fn push_datum(&mut self, out: &mut Vec<Datum>) -> Option<()> {
+        match self.u8()? {
+            0 => out.push(Datum::Null),
+            1 => out.push(Datum::Int(self.u64()? as i64)),
+            2 => out.push(Datum::UInt(self.u64()?)),
+            3 => out.push(Datum::Double(f64::from_bits(self.u64()?))),
             4 => {
                 let n = self.u32()? as usize;
                 let s = std::str::from_utf8(self.take(n)?).ok()?;
-                Datum::Decimal(Decimal::parse(s).ok()?)
+                out.push(Datum::Decimal(Decimal::parse(s).ok()?))
             }
             5 => {
                 let n = self.u32()? as usize;
-                Datum::Bytes(self.take(n)?.to_vec())
+                out.push(Datum::Bytes(self.take(n)?.to_vec()))
             }
-            6 => Datum::Date(self.date()?),
-            7 => Datum::DateTime(DateTime {
-                date: self.date()?,
-                hour: self.u8()?,
-                minute: self.u8()?,
-                second: self.u8()?,
-                micro: self.u32()?,
-                fsp: self.u8()?,
-            }),
-            8 => Datum::Time(Time {
-                negative: self.u8()? != 0,
-                hours: self.u16()?,
-                minute: self.u8()?,
-                second: self.u8()?,
-                micro: self.u32()?,
-                fsp: self.u8()?,
-            }),
+            6 => out.push(Datum::Date(self.date()?)),
+            7 => {
+                let t = DateTime {
+                    date: self.date()?,
+                    hour: self.u8()?,
+                    minute: self.u8()?,
+                    second: self.u8()?,
+                    micro: self.u32()?,
+                    fsp: self.u8()?,
+                };
+                out.push(Datum::DateTime(t))
+            }
+            8 => {
+                let t = Time {
+                    negative: self.u8()? != 0,
+                    hours: self.u16()?,
+                    minute: self.u8()?,
+                    second: self.u8()?,
+                    micro: self.u32()?,
+                    fsp: self.u8()?,
+                };
+                out.push(Datum::Time(t))
+            }
             _ => return None,
-        })
+        }
+        Some(())
     }
     fn row(&mut self) -> Option<SortRow> {
         let seq = self.u64()?;
         let (np, nk) = (self.u16()? as usize, self.u16()? as usize);
         let mut proj = Vec::with_capacity(np);
         for _ in 0..np {
-            proj.push(self.datum()?);
+            self.push_datum(&mut proj)?;
         }
         let mut keys = Vec::with_capacity(nk);
         for _ in 0..nk {
-            keys.push(self.datum()?);
+            self.push_datum(&mut keys)?;
         }
         Some(SortRow { proj, keys, seq })
     }
