@@ -9,7 +9,8 @@
 //! INVARIANTS
 //! - FP1: what it accepts it turns into exactly the `Statement` the general path
 //!   (`special` + sqlparser + `lower`) makes of the same text; the differential tests in
-//!   parse/tests.rs hold the two to that over many statements.
+//!   parse/tests.rs hold the two to that over many statements, and over every statement of
+//!   the conformance suite (crates/server/tests/conformance) that a short path takes.
 //! - FP2: anything else returns None and takes the general path, errors included: the
 //!   accepted INSERT form is `INSERT [IGNORE] INTO name[.name] [(col, ...)] VALUES (v, ...), ...`
 //!   or `REPLACE INTO ...`, each name a backquoted identifier or a word MySQL 8.0 does not

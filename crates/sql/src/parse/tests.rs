@@ -2006,3 +2006,53 @@ fn pipes_and_ampersands_bind_as_or_and_and() {
         assert_eq!(first_item(sql), first_item(same_as), "{sql}");
     }
 }
+
+/// fast.rs FP1 over the conformance suite: every statement of
+/// crates/server/tests/conformance that a short path takes comes out as the general path makes
+/// it (the suite's results come from MariaDB, so these are statements people write).
+#[test]
+fn short_paths_match_the_general_parser_over_the_conformance_suite() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/tests/conformance");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the conformance suite")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "test"))
+        .collect();
+    files.sort();
+    let (mut seen, mut taken) = (0, 0);
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("a suite file");
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if !(line.starts_with("statement") || line.starts_with("query")) {
+                continue;
+            }
+            let body: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| !l.trim().is_empty() && *l != "----")
+                .collect();
+            let sql = body.join("\n");
+            seen += 1;
+            let tokens = lexer::tokenize(&sql);
+            let mut body_tokens: &[lexer::Token] = &tokens;
+            while let [rest @ .., last] = body_tokens {
+                if !last.is_punct(";") {
+                    break;
+                }
+                body_tokens = rest;
+            }
+            let fast = fast::insert_values(body_tokens).or_else(|| fast::query(&sql, body_tokens));
+            if let Some(fast) = fast {
+                taken += 1;
+                let general = parse_general(&sql, body_tokens)
+                    .unwrap_or_else(|e| panic!("{}: {sql}: {e}", f.display()));
+                assert_eq!(fast, general, "{}: {sql}", f.display());
+            }
+        }
+    }
+    assert!(seen > 1000, "{seen} statements read");
+    assert!(
+        taken > 400,
+        "{taken} of {seen} statements took a short path"
+    );
+}
