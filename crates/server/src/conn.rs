@@ -1192,8 +1192,10 @@ impl RowEncoder {
                 Datum::UInt(v) if plain_int => {
                     put_lenenc_bytes(buf, self.digits.format(*v).as_bytes())
                 }
-                // ASCII in every character set, never padded.
-                Datum::DateTime(_) | Datum::Date(_) => {
+                // ASCII in every character set (ZEROFILL, numeric only, pads in `render`).
+                Datum::DateTime(_) | Datum::Date(_) | Datum::Decimal(_)
+                    if ty.as_ref().is_none_or(|t| !t.zerofill) =>
+                {
                     self.scratch.clear();
                     d.push_text(&mut self.scratch);
                     put_lenenc_bytes(buf, &self.scratch)

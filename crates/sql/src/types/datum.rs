@@ -122,7 +122,11 @@ impl Datum {
             Datum::Int(v) => v.to_string().into_bytes(),
             Datum::UInt(v) => v.to_string().into_bytes(),
             Datum::Double(v) => format_double(*v).into_bytes(),
-            Datum::Decimal(v) => v.to_string().into_bytes(),
+            Datum::Decimal(v) => {
+                let mut text = Vec::new();
+                v.push_text(&mut text);
+                text
+            }
             Datum::Bytes(b) => b.clone(),
             Datum::Date(_) | Datum::DateTime(_) => {
                 let mut text = Vec::with_capacity(26);
@@ -133,11 +137,13 @@ impl Datum {
         })
     }
 
-    /// The text appended to `out` (nothing for NULL); temporal values without a formatter.
+    /// The text appended to `out` (nothing for NULL); temporal and decimal values without a
+    /// formatter.
     pub fn push_text(&self, out: &mut Vec<u8>) {
         match self {
             Datum::Date(d) => d.push_text(out),
             Datum::DateTime(d) => d.push_text(out),
+            Datum::Decimal(d) => d.push_text(out),
             other => out.extend_from_slice(&other.to_text().unwrap_or_default()),
         }
     }

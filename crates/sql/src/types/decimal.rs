@@ -596,26 +596,28 @@ impl Ord for Decimal {
 impl fmt::Display for Decimal {
     /// The value with exactly `scale` places, as MySQL prints DECIMAL.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = Vec::with_capacity(self.mag.len() + 3);
+        self.push_text(&mut text);
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl Decimal {
+    /// The value with exactly `scale` places (at least one digit before the point), appended
+    /// to `out`: what Display writes, without building strings (result rows render every
+    /// DECIMAL value).
+    pub fn push_text(&self, out: &mut Vec<u8>) {
         let s = usize::from(self.scale);
-        let mut digits: String = self
-            .mag
-            .iter()
-            .rev()
-            .map(|d| char::from(b'0' + d))
-            .collect();
-        if digits.len() <= s {
-            digits = format!("{}{digits}", "0".repeat(s + 1 - digits.len()));
-        }
+        let n = self.mag.len().max(s + 1);
         if self.neg {
-            f.write_str("-")?;
+            out.push(b'-');
         }
-        let (int, frac) = digits.split_at(digits.len() - s);
-        f.write_str(int)?;
-        if s > 0 {
-            f.write_str(".")?;
-            f.write_str(frac)?;
+        for i in (0..n).rev() {
+            if s > 0 && i + 1 == s {
+                out.push(b'.');
+            }
+            out.push(b'0' + self.mag.get(i).copied().unwrap_or(0));
         }
-        Ok(())
     }
 }
 
