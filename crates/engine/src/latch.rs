@@ -29,9 +29,11 @@
 //!   waiting bit before it wakes its sleepers: one writer first; the readers if no writer was
 //!   asleep. A woken writer sets WRITERS_WAITING again when it locks, as other writers may
 //!   still sleep; at its unlock they are woken in turn.
-//! - F4 (Condvar): `wait` reads the sequence number under the mutex and sleeps only while it is
-//!   unchanged, so a notify after the waiter's check is never lost. Wake-ups may be spurious:
-//!   every caller re-checks its condition in a loop.
+//! - F4 (Condvar): `wait` counts itself among the sleepers and reads the sequence number under
+//!   the mutex, then sleeps only while the number is unchanged; a notify bumps the number and
+//!   calls the kernel only if someone sleeps. A notify after a state change made under the
+//!   mutex is therefore never lost. Wake-ups may be spurious: every caller re-checks its
+//!   condition in a loop.
 //!
 //! LATCH ORDER
 //! None of their own: a thread blocks in these primitives holding only what its caller holds.
@@ -459,37 +461,54 @@ pub type RwLockWriteGuard<'a, T> = lock_api::RwLockWriteGuard<'a, RawRwLatch, T>
 #[derive(Default)]
 pub struct Condvar {
     seq: AtomicU32,
+    /// Threads in `wait`: a notify with none skips the futex call (most commits wake the
+    /// purge and lock waiters' condition variables with nobody asleep on them).
+    sleepers: AtomicU32,
 }
 
 impl Condvar {
     pub const fn new() -> Self {
         Condvar {
             seq: AtomicU32::new(0),
+            sleepers: AtomicU32::new(0),
         }
     }
 
     /// Releases the mutex, sleeps until notified (or spuriously), takes the mutex again.
     pub fn wait<T>(&self, g: &mut MutexGuard<'_, T>) {
-        let seq = self.seq.load(Ordering::Relaxed);
-        MutexGuard::unlocked(g, || wait(&self.seq, seq, None));
+        self.sleep(g, None);
     }
 
     /// As `wait`, for at most `timeout`; true if the time ran out.
     pub fn wait_for<T>(&self, g: &mut MutexGuard<'_, T>, timeout: Duration) -> bool {
         let start = Instant::now();
-        let seq = self.seq.load(Ordering::Relaxed);
-        MutexGuard::unlocked(g, || wait(&self.seq, seq, Some(timeout)));
+        self.sleep(g, Some(timeout));
         start.elapsed() >= timeout
     }
 
+    /// F4: the sleeper is counted and reads the sequence number while it holds the mutex, so
+    /// a notifier that changed the state under the mutex afterwards sees the count and a
+    /// changed number.
+    fn sleep<T>(&self, g: &mut MutexGuard<'_, T>, timeout: Option<Duration>) {
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let seq = self.seq.load(Ordering::SeqCst);
+        MutexGuard::unlocked(g, || wait(&self.seq, seq, timeout));
+        self.sleepers.fetch_sub(1, Ordering::Relaxed);
+    }
+
     pub fn notify_one(&self) {
-        self.seq.fetch_add(1, Ordering::Release);
-        wake(&self.seq, 1);
+        self.notify(1);
     }
 
     pub fn notify_all(&self) {
-        self.seq.fetch_add(1, Ordering::Release);
-        wake(&self.seq, i32::MAX);
+        self.notify(i32::MAX);
+    }
+
+    fn notify(&self, n: i32) {
+        self.seq.fetch_add(1, Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) != 0 {
+            wake(&self.seq, n);
+        }
     }
 }
 
@@ -634,6 +653,75 @@ mod tests {
         // SAFETY: held in X.
         unsafe { l.unlock_exclusive() };
         assert!(l.try_lock_shared());
+    }
+
+    /// Producers push under the mutex and notify after unlocking, consumers wait while the
+    /// queue is empty: no wake-up is lost (a lost one would leave a consumer asleep with
+    /// items queued until its timeout, counted here), and notifies with nobody asleep skip
+    /// the kernel.
+    #[test]
+    fn condvar_loses_no_wakeup() {
+        const ITEMS: u64 = 20_000;
+        struct Q {
+            m: Mutex<(Vec<u64>, u64)>,
+            cv: Condvar,
+            timeouts: AtomicU64,
+        }
+        let q = Arc::new(Q {
+            m: Mutex::new((Vec::new(), 0)),
+            cv: Condvar::new(),
+            timeouts: AtomicU64::new(0),
+        });
+        let consumers: Vec<_> = (0..3)
+            .map(|_| {
+                let q = q.clone();
+                std::thread::spawn(move || loop {
+                    let mut g = q.m.lock();
+                    while g.0.is_empty() && g.1 < ITEMS {
+                        if q.cv.wait_for(&mut g, Duration::from_secs(2)) {
+                            q.timeouts.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    if g.1 == ITEMS {
+                        return;
+                    }
+                    g.0.pop();
+                    g.1 += 1;
+                    let last = g.1 == ITEMS;
+                    drop(g);
+                    if last {
+                        q.cv.notify_all();
+                    }
+                })
+            })
+            .collect();
+        let producers: Vec<_> = (0..3)
+            .map(|p| {
+                let q = q.clone();
+                std::thread::spawn(move || {
+                    for i in 0..ITEMS / 4 {
+                        q.m.lock().0.push(i);
+                        q.cv.notify_one();
+                    }
+                    if p == 0 {
+                        for i in 0..ITEMS / 4 {
+                            q.m.lock().0.push(i);
+                            q.cv.notify_one();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for h in producers.into_iter().chain(consumers) {
+            h.join().unwrap();
+        }
+        assert_eq!(q.m.lock().1, ITEMS);
+        assert_eq!(
+            q.timeouts.load(Ordering::Relaxed),
+            0,
+            "a consumer slept through an item"
+        );
+        assert_eq!(q.cv.sleepers.load(Ordering::Relaxed), 0);
     }
 
     /// A notify after the waiter checked its condition is not lost (F4); a timed wait times out.
