@@ -226,34 +226,21 @@ impl RawRwLatch {
         let spin = |s| !write_locked(s) || s & (READERS_WAITING | WRITERS_WAITING) != 0;
         let mut s = spin_until(&self.state, spin);
         loop {
-            if read_lockable(s) {
-                match self.state.compare_exchange_weak(
-                    s,
-                    s + READ,
-                    Ordering::Acquire,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => return,
-                    Err(now) => {
-                        s = now;
-                        continue;
-                    }
-                }
-            }
             assert!(s & MASK != MAX_READERS, "page latch reader count overflow");
-            if !readers_waiting(s) {
-                if let Err(now) = self.state.compare_exchange(
-                    s,
-                    s | READERS_WAITING,
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
-                    s = now;
-                    continue;
+            // Not `then_some`: the sum must not be formed for a state that cannot take it.
+            let locked = if read_lockable(s) {
+                Some(s + READ)
+            } else {
+                None
+            };
+            match self.lock_or_mark(s, locked, READERS_WAITING) {
+                Ok(None) => return,
+                Ok(Some(marked)) => {
+                    wait(&self.state, marked, None);
+                    s = spin_until(&self.state, spin);
                 }
+                Err(now) => s = now,
             }
-            wait(&self.state, s | READERS_WAITING, None);
-            s = spin_until(&self.state, spin);
         }
     }
 
@@ -264,27 +251,11 @@ impl RawRwLatch {
         let mut s = spin_until(&self.state, spin);
         let mut keep = 0;
         loop {
-            if unlocked(s) {
-                match self.state.compare_exchange_weak(
-                    s,
-                    s | WRITE_LOCKED | keep,
-                    Ordering::Acquire,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => return,
-                    Err(now) => {
-                        s = now;
-                        continue;
-                    }
-                }
-            }
-            if !writers_waiting(s) {
-                if let Err(now) = self.state.compare_exchange(
-                    s,
-                    s | WRITERS_WAITING,
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
+            let locked = unlocked(s).then_some(s | WRITE_LOCKED | keep);
+            match self.lock_or_mark(s, locked, WRITERS_WAITING) {
+                Ok(None) => return,
+                Ok(Some(_)) => {}
+                Err(now) => {
                     s = now;
                     continue;
                 }
@@ -299,6 +270,23 @@ impl RawRwLatch {
             wait(&self.writer_seq, seq, None);
             s = spin_until(&self.state, spin);
         }
+    }
+
+    /// One step of a slow path from state `s`: take the latch (state `locked`) if it can be
+    /// taken, else make sure the waiting `bit` is set. Ok(None): taken; Ok(Some(state)): the
+    /// bit is set in `state` and the caller may sleep; Err(now): the state moved, look again.
+    fn lock_or_mark(&self, s: u32, locked: Option<u32>, bit: u32) -> Result<Option<u32>, u32> {
+        if let Some(locked) = locked {
+            return self
+                .state
+                .compare_exchange_weak(s, locked, Ordering::Acquire, Ordering::Relaxed)
+                .map(|_| None);
+        }
+        if s & bit == 0 {
+            self.state
+                .compare_exchange(s, s | bit, Ordering::Relaxed, Ordering::Relaxed)?;
+        }
+        Ok(Some(s | bit))
     }
 
     /// Moves the state to `next(state)` unless that is None; true if it did.
