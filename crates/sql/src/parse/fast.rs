@@ -396,12 +396,19 @@ impl<'a> Reader<'_, 'a> {
 
     /// A backquoted identifier, or a word that is not reserved.
     fn name(&mut self) -> Option<String> {
+        self.name_except(&[])
+    }
+
+    /// `name`, refusing also the bare words of `also` (sorted, upper-case).
+    fn name_except(&mut self, also: &[&str]) -> Option<String> {
         let t = self.peek()?;
         let ok = match t.kind {
             Kind::QuotedIdent => true,
             Kind::Word => {
                 let upper = t.text.to_ascii_uppercase();
-                RESERVED.binary_search(&upper.as_str()).is_err()
+                [RESERVED, also]
+                    .iter()
+                    .all(|list| list.binary_search(&upper.as_str()).is_err())
             }
             _ => false,
         };
@@ -971,14 +978,7 @@ fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
 /// A name in an expression: a backquoted identifier, or a word that is neither reserved nor
 /// an expression to sqlparser (FP3).
 fn column_word(r: &mut Reader) -> Option<String> {
-    let t = r.peek()?;
-    if t.kind == Kind::Word {
-        let upper = t.text.to_ascii_uppercase();
-        if SQLPARSER_PREFIX.binary_search(&upper.as_str()).is_ok() {
-            return None;
-        }
-    }
-    r.name()
+    r.name_except(SQLPARSER_PREFIX)
 }
 
 /// `name[.name]`.
