@@ -30,7 +30,7 @@ use innoxide_sql::parse;
 use innoxide_sql::types::{self, Datum};
 
 use crate::exec::expr::EType;
-use crate::exec::select::SelectPlan;
+use crate::exec::KeptPlan;
 use crate::exec::{Closer, Column, Output, Server, Session};
 use crate::status;
 use crate::tls::Link;
@@ -111,7 +111,7 @@ struct Prepared {
     types: Vec<ParamType>,
     long_data: HashMap<u16, Vec<u8>>,
     /// The plan of its SELECT, kept between executions (P3 in exec/select.rs).
-    plan: Option<Arc<SelectPlan>>,
+    plan: Option<KeptPlan>,
 }
 
 pub struct Conn {

@@ -581,6 +581,112 @@ fn prepared_plans_follow_ddl_privileges_and_session() {
     assert_eq!(com(&mut c, "Com_stmt_reprepare"), before + 1);
 }
 
+/// A prepared UPDATE or DELETE is compiled once and runs that plan again (D3 in dml.rs): its
+/// later executions have no "optimizing" stage; DDL, a parameter bound with another type or
+/// a session value makes it again, and each execution still chooses its path from its own
+/// parameters.
+#[test]
+fn prepared_changes_are_planned_once() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    let up = c.prep("UPDATE t SET k = k + ? WHERE id = ?").unwrap();
+    let del = c
+        .prep("DELETE FROM t WHERE id > ? ORDER BY id DESC LIMIT ?")
+        .unwrap();
+    c.query_drop("SET profiling = 1").unwrap();
+    for i in 1..=3 {
+        c.exec_drop(&up, (1000, i)).unwrap();
+        assert_eq!(c.affected_rows(), 1);
+    }
+    c.exec_drop(&del, (ROWS - 10, 2)).unwrap();
+    assert_eq!(c.affected_rows(), 2);
+    c.exec_drop(&del, (ROWS - 10, 3)).unwrap();
+    assert_eq!(c.affected_rows(), 3);
+    c.query_drop("UPDATE t SET k = k WHERE id = 1").unwrap();
+    let profiles: Vec<(u32, String, String)> = c.query("SHOW PROFILES").unwrap();
+    c.query_drop("SET profiling = 0").unwrap();
+    let optimized: Vec<bool> = profiles
+        .iter()
+        .map(|p| {
+            let st: Vec<(String, String)> =
+                c.query(format!("SHOW PROFILE FOR QUERY {}", p.0)).unwrap();
+            st.iter().any(|x| x.0 == "optimizing")
+        })
+        .collect();
+    // The first execution of each is planned, the later ones and the text one as shown.
+    assert_eq!(
+        optimized,
+        vec![true, false, false, true, false, true],
+        "{profiles:?}"
+    );
+    // The highest ids went, five of them, from the top down.
+    let top: Vec<i64> = c
+        .query("SELECT id FROM t WHERE id > 1990 ORDER BY id")
+        .unwrap();
+    assert_eq!(top, (1991..=ROWS - 5).collect::<Vec<_>>());
+    let k: Vec<i64> = c
+        .query("SELECT k FROM t WHERE id <= 3 ORDER BY id")
+        .unwrap();
+    assert_eq!(k, vec![1001, 1002, 1003]);
+    // A parameter bound with another type: made again (Com_stmt_reprepare), same result.
+    let before = com(&mut c, "Com_stmt_reprepare");
+    c.exec_drop(&up, (1, "4")).unwrap();
+    assert_eq!(c.affected_rows(), 1);
+    assert_eq!(com(&mut c, "Com_stmt_reprepare"), before + 1);
+    // DDL: the plan is made again against the new table.
+    c.query_drop("ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 7")
+        .unwrap();
+    let before = com(&mut c, "Com_stmt_reprepare");
+    c.exec_drop(&up, (1, 4)).unwrap();
+    assert_eq!(com(&mut c, "Com_stmt_reprepare"), before + 1);
+    let row: Option<(i64, i64)> = c
+        .query_first("SELECT k, extra FROM t WHERE id = 4")
+        .unwrap();
+    assert_eq!(row, Some((6, 7)));
+    let ex = c
+        .prep("UPDATE t SET extra = extra * ? WHERE id = ?")
+        .unwrap();
+    c.exec_drop(&ex, (3, 5)).unwrap();
+    c.query_drop("ALTER TABLE t DROP COLUMN extra").unwrap();
+    let e = c.exec_drop(&ex, (3, 5)).unwrap_err();
+    assert!(
+        matches!(&e, mysql::Error::MySqlError(m) if m.code == 1054),
+        "{e:?}"
+    );
+    // A session value in the statement is read at each execution.
+    let sv = c.prep("UPDATE t SET k = @x WHERE id = ?").unwrap();
+    c.query_drop("SET @x = 77").unwrap();
+    c.exec_drop(&sv, (6,)).unwrap();
+    c.query_drop("SET @x = 88").unwrap();
+    c.exec_drop(&sv, (7,)).unwrap();
+    let k: Vec<i64> = c
+        .query("SELECT k FROM t WHERE id IN (6, 7) ORDER BY id")
+        .unwrap();
+    assert_eq!(k, vec![77, 88]);
+    // The path follows each execution's parameters: a range, then a single key.
+    let r = c
+        .prep("UPDATE t SET k = -k WHERE id BETWEEN ? AND ?")
+        .unwrap();
+    c.exec_drop(&r, (10, 19)).unwrap();
+    assert_eq!(c.affected_rows(), 10);
+    c.exec_drop(&r, (20, 20)).unwrap();
+    assert_eq!(c.affected_rows(), 1);
+    let neg: Option<i64> = c.query_first("SELECT COUNT(*) FROM t WHERE k < 0").unwrap();
+    assert_eq!(neg, Some(11));
+    // SQL-level PREPARE keeps its UPDATE's plan the same way.
+    c.query_drop("PREPARE u FROM 'UPDATE t SET c = ? WHERE id = ?'")
+        .unwrap();
+    c.query_drop("SET @c = 'one', @i = 30").unwrap();
+    c.query_drop("EXECUTE u USING @c, @i").unwrap();
+    c.query_drop("SET @c = 'two', @i = 31").unwrap();
+    c.query_drop("EXECUTE u USING @c, @i").unwrap();
+    let cs: Vec<String> = c
+        .query("SELECT c FROM t WHERE id IN (30, 31) ORDER BY id")
+        .unwrap();
+    assert_eq!(cs, vec!["one".to_string(), "two".to_string()]);
+}
+
 /// A nested-loop join looks the inner table up per outer row with the outer row's values as
 /// they are (DATE, case-insensitive VARCHAR, DECIMAL, BIGINT UNSIGNED, NULL), in the text and
 /// the binary protocol, reading only the matching inner rows.

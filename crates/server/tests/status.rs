@@ -449,6 +449,8 @@ fn slow_query_log_and_profiling() {
         vec![
             "starting",
             "Opening tables",
+            "init",
+            "optimizing",
             "executing",
             "query end",
             "waiting for handler commit",

@@ -6,6 +6,10 @@
 //! - D2: UPDATE and DELETE read their rows with exclusive locking reads (UPDATE's
 //!   semi-consistent at READ COMMITTED) and change each by primary key; a row is changed only if the WHERE
 //!   condition holds on the version locked.
+//! - D3: a prepared UPDATE or DELETE compiles its WHERE, ORDER BY and assignments once
+//!   (`ChangePlan`) and runs that again while the session compiles the same way and the table
+//!   is the one the catalog hands out (prepared.rs P3); the access path and LIMIT are chosen
+//!   at each execution from the parameters, as a kept SELECT's are (select.rs P1).
 
 use std::sync::Arc;
 
@@ -15,8 +19,9 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{CExpr, Compiler, Env, ScopeTable};
+use super::prepared::PlanBasis;
 use super::select::{conjuncts, load_row, sort_by_keys, Access, ReadHow};
-use super::{Output, Session};
+use super::{KeptPlan, Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
 
 impl Session {
@@ -458,51 +463,115 @@ impl Session {
         self.check_table(&db, &table.name, need)
     }
 
-    /// The table and rows of a single-table UPDATE/DELETE: read with exclusive locks (D2),
-    /// filtered by the WHERE condition (inside the locking read), ordered and limited.
-    /// `semi_consistent`: UPDATE's semi-consistent read at READ COMMITTED (InnoDB does not
-    /// use it for DELETE).
-    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-    fn rows_to_change(
+    /// The plan of a single-table UPDATE (`sets`: its assignments) or DELETE: the one the
+    /// executing prepared statement kept, while it holds (D3), else compiled now; a prepared
+    /// statement keeps it for its next execution.
+    #[allow(clippy::too_many_arguments)]
+    fn change_plan(
         &mut self,
-        semi_consistent: bool,
         table: &ast::ObjectName,
         alias: Option<&str>,
         selection: &Option<Expr>,
         order_by: &[ast::OrderItem],
+        sets: &[(String, Expr)],
+        params: &[Datum],
+    ) -> Result<Arc<ChangePlan>, SqlError> {
+        let kept = self.stmt_plan.take();
+        let plan = match kept.clone().flatten() {
+            Some(KeptPlan::Change(p)) if self.change_plan_valid(&p, params)? => p,
+            _ => {
+                self.profiler.stage("optimizing");
+                let start = self.compile_start();
+                let db = self.db_of(table)?;
+                let t = self.server.catalog.table(&db, &table.name)?;
+                let name = alias.unwrap_or(&t.name).to_string();
+                let scope = vec![ScopeTable::of_table(&t, &name, 0)];
+                let mut conds = Vec::new();
+                if let Some(wc) = selection {
+                    conjuncts(wc, &mut conds);
+                }
+                // Conjuncts with correlated subqueries are tested after the read (they run
+                // queries).
+                let (mut pred, mut late) = (None, None);
+                for c in &conds {
+                    let ce = Compiler::new(&scope, "where clause").compile(c, self)?.0;
+                    let part = if ce.has_sub() { &mut late } else { &mut pred };
+                    *part = Some(match part.take() {
+                        Some(p) => CExpr::And(Box::new(p), Box::new(ce)),
+                        None => ce,
+                    });
+                }
+                let mut order = Vec::with_capacity(order_by.len());
+                for o in order_by {
+                    let (c, ty) = Compiler::new(&scope, "order clause").compile(&o.expr, self)?;
+                    let (c, ty) = super::expr::enum_as_number(c, ty);
+                    order.push((c, o.desc, ty.collation()));
+                }
+                let mut compiled = Vec::with_capacity(sets.len());
+                for (n, e) in sets {
+                    let c = t
+                        .column(n)
+                        .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
+                    compiled.push((c, Compiler::new(&scope, "field list").compile(e, self)?.0));
+                }
+                Arc::new(ChangePlan {
+                    name,
+                    table: t,
+                    conds,
+                    pred,
+                    late,
+                    order,
+                    sets: compiled,
+                    basis: self.basis(start, params, true),
+                })
+            }
+        };
+        self.profiler.stage("executing");
+        if kept.is_some() {
+            self.stmt_plan = Some(plan.basis.cacheable.then(|| KeptPlan::Change(plan.clone())));
+        }
+        Ok(plan)
+    }
+
+    /// True if `plan` may run again: the session compiles as it did and the table is the one
+    /// the catalog hands out (DDL replaces it).
+    fn change_plan_valid(&mut self, plan: &ChangePlan, params: &[Datum]) -> Result<bool, SqlError> {
+        if !self.basis_holds(&plan.basis, params) {
+            return Ok(false);
+        }
+        let t = &plan.table;
+        if !Arc::ptr_eq(&self.server.catalog.table(&t.db, &t.name)?, t) {
+            self.reprepared();
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// The rows of a single-table UPDATE/DELETE: read with exclusive locks (D2), filtered by
+    /// the WHERE condition (inside the locking read), ordered and limited.
+    /// `semi_consistent`: UPDATE's semi-consistent read at READ COMMITTED (InnoDB does not
+    /// use it for DELETE).
+    fn rows_to_change(
+        &mut self,
+        plan: &ChangePlan,
+        semi_consistent: bool,
+        order_by: &[ast::OrderItem],
         limit: &Option<Expr>,
         params: &[Datum],
-    ) -> Result<(Arc<SqlTable>, Vec<Vec<Value>>, Vec<ScopeTable>), SqlError> {
-        let db = self.db_of(table)?;
-        let t = self.server.catalog.table(&db, &table.name)?;
-        let name = alias.unwrap_or(&t.name).to_string();
-        let scope = vec![ScopeTable::of_table(&t, &name, 0)];
-        let mut conds = Vec::new();
-        if let Some(wc) = selection {
-            conjuncts(wc, &mut conds);
-        }
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let t = &plan.table;
         let needs = super::select::PathNeeds::ROWS;
-        let mut access = self.plan_access(&t, &name, true, &conds, params, needs)?;
+        let mut access = self.plan_access(t, &plan.name, true, &plan.conds, params, needs)?;
         if self.vars.sql_safe_updates() && limit.is_none() && access.is_full_scan() {
             return Err(SqlError::new(ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, &[]));
         }
-        // Conjuncts with correlated subqueries are tested after the read (they run queries).
-        let (mut pred, mut late) = (None, None);
-        for c in &conds {
-            let ce = Compiler::new(&scope, "where clause").compile(c, self)?.0;
-            let part = if ce.has_sub() { &mut late } else { &mut pred };
-            *part = Some(match part.take() {
-                Some(p) => CExpr::And(Box::new(p), Box::new(ce)),
-                None => ce,
-            });
-        }
         let mode = self.vars.sql_mode();
-        let pushed = match (&late, limit) {
+        let pushed = match (&plan.late, limit) {
             (None, Some(l)) => {
                 let n = self
                     .const_value(l, params)?
                     .to_u64(&mut Warnings::default());
-                let dir = limit_scan_direction(&t, &access, order_by);
+                let dir = limit_scan_direction(t, &access, order_by);
                 // ORDER BY key DESC: the range is read (and locked) from its top down.
                 if let (Some(false), Access::Range { forward, .. }) = (dir, &mut access) {
                     *forward = false;
@@ -513,10 +582,10 @@ impl Session {
         };
         let mut failed: Option<SqlError> = None;
         let mut test = |r: &[Value]| -> bool {
-            let Some(p) = &pred else {
+            let Some(p) = &plan.pred else {
                 return true;
             };
-            let row = load_row(&t, r);
+            let row = load_row(t, r);
             match p.eval(&Env::new(&row, params, mode), &mut Warnings::default()) {
                 Ok(d) => d.truth() == Some(true),
                 Err(e) => {
@@ -527,7 +596,7 @@ impl Session {
         };
         let mut rows = Vec::new();
         self.read_rows(
-            &t,
+            t,
             access,
             ReadHow {
                 lock: Some(LockRead::Exclusive),
@@ -544,10 +613,10 @@ impl Session {
         if let Some(e) = failed {
             return Err(e);
         }
-        if let Some(l) = &late {
+        if let Some(l) = &plan.late {
             let mut kept = Vec::with_capacity(rows.len());
             for r in rows {
-                let row = load_row(&t, &r);
+                let row = load_row(t, &r);
                 self.bind_subs(l, &row, &[], params)?;
                 let env = Env::new(&row, params, mode);
                 if l.eval(&env, &mut Warnings::default())?.truth() == Some(true) {
@@ -556,24 +625,17 @@ impl Session {
             }
             rows = kept;
         }
-        if !order_by.is_empty() {
-            let mut comp = Compiler::new(&scope, "order clause");
-            let mut ord = Vec::new();
-            for o in order_by {
-                let (c, ty) = comp.compile(&o.expr, self)?;
-                let (c, ty) = super::expr::enum_as_number(c, ty);
-                ord.push((c, o.desc, ty.collation()));
-            }
+        if !plan.order.is_empty() {
             let mut keyed: Vec<(Vec<Datum>, Vec<Value>)> = Vec::with_capacity(rows.len());
             for r in rows {
-                let row = load_row(&t, &r);
-                let mut k = Vec::with_capacity(ord.len());
-                for (c, _, _) in &ord {
+                let row = load_row(t, &r);
+                let mut k = Vec::with_capacity(plan.order.len());
+                for (c, _, _) in &plan.order {
                     k.push(c.eval(&Env::new(&row, params, mode), &mut Warnings::default())?);
                 }
                 keyed.push((k, r));
             }
-            let dirs: Vec<(bool, Collation)> = ord.iter().map(|o| (o.1, o.2)).collect();
+            let dirs: Vec<(bool, Collation)> = plan.order.iter().map(|o| (o.1, o.2)).collect();
             sort_by_keys(&mut keyed, |k, i| &k.0[i], &dirs);
             rows = keyed.into_iter().map(|k| k.1).collect();
         }
@@ -583,38 +645,31 @@ impl Session {
                 .to_u64(&mut Warnings::default());
             rows.truncate(n as usize);
         }
-        Ok((t, rows, scope))
+        Ok(rows)
     }
 
     pub(crate) fn update(&mut self, u: &ast::Update, params: &[Datum]) -> Result<Output, SqlError> {
         self.check_change(&u.table, crate::privs::UPDATE, u.selection.is_some())?;
-        let (t, rows, scope) = self.rows_to_change(
-            true,
+        let plan = self.change_plan(
             &u.table,
             u.alias.as_deref(),
             &u.selection,
             &u.order_by,
-            &u.limit,
+            &u.assignments,
             params,
         )?;
-        let mut sets = Vec::with_capacity(u.assignments.len());
-        for (n, e) in &u.assignments {
-            let c = t
-                .column(n)
-                .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
-            let mut comp = Compiler::new(&scope, "field list");
-            sets.push((c, comp.compile(e, self)?.0));
-        }
+        let rows = self.rows_to_change(&plan, true, &u.order_by, &u.limit, params)?;
+        let t = &plan.table;
         let mut w = Warnings::default();
         let (mut matched, mut changed) = (0u64, 0u64);
         for (i, old) in rows.iter().enumerate() {
             matched += 1;
-            let mut env_row = load_row(&t, old);
+            let mut env_row = load_row(t, old);
             let row_no = i as u64 + 1;
             if self.apply_update(
-                &t,
+                t,
                 old,
-                &sets,
+                &plan.sets,
                 &mut env_row,
                 row_no,
                 &mut w,
@@ -644,18 +699,19 @@ impl Session {
 
     pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {
         self.check_change(&d.table, crate::privs::DELETE, d.selection.is_some())?;
-        let (t, rows, _) = self.rows_to_change(
-            false,
+        let plan = self.change_plan(
             &d.table,
             d.alias.as_deref(),
             &d.selection,
             &d.order_by,
-            &d.limit,
+            &[],
             params,
         )?;
+        let rows = self.rows_to_change(&plan, false, &d.order_by, &d.limit, params)?;
+        let t = &plan.table;
         let mut n = 0u64;
         for r in &rows {
-            let key = pk_of(&t, r);
+            let key = pk_of(t, r);
             if self.trx()?.delete(&t.table, &key).map_err(engine_error)? {
                 n += 1;
             }
@@ -663,6 +719,26 @@ impl Session {
         self.row_count = n as i64;
         Ok(Output::ok(n))
     }
+}
+
+/// A single-table UPDATE or DELETE compiled against the catalog (`Session::change_plan`),
+/// which a prepared statement keeps between executions (D3); the access path and LIMIT are
+/// chosen at each execution, from the parameters.
+pub(crate) struct ChangePlan {
+    /// The name the statement gives the table (its alias, else its name).
+    name: String,
+    table: Arc<SqlTable>,
+    /// WHERE's conjuncts, from which each execution chooses the access path.
+    conds: Vec<Expr>,
+    /// WHERE's conjuncts tested inside the locking read.
+    pred: Option<CExpr>,
+    /// WHERE's conjuncts with correlated subqueries, tested after the read.
+    late: Option<CExpr>,
+    /// ORDER BY: (key, descending, collation).
+    order: Vec<(CExpr, bool, Collation)>,
+    /// UPDATE's assignments: (column, value).
+    sets: Vec<(usize, CExpr)>,
+    basis: PlanBasis,
 }
 
 fn ins_many(ins: &ast::Insert) -> bool {

@@ -35,6 +35,8 @@ pub mod typeinfo;
 pub mod userlock;
 pub mod window;
 
+pub(crate) use prepared::KeptPlan;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -244,10 +246,10 @@ pub struct Session {
     pub(crate) cte_work: Vec<(String, Vec<Column>, Vec<Vec<Datum>>)>,
     /// PREPARE'd statements by name (exec::prepared).
     sql_prepared: HashMap<String, prepared::SqlPrepared>,
-    /// While a prepared statement executes: the plan its SELECT kept from the previous
-    /// execution, if any (taken by `select_output`, put back when still reusable: P3 in
-    /// select.rs). None while other statements run.
-    pub(crate) stmt_plan: Option<Option<Arc<select::SelectPlan>>>,
+    /// While a prepared statement executes: the plan it kept from the previous execution, if
+    /// any (taken by `select_output`, `update` and `delete`, put back when still reusable: P3
+    /// in prepared.rs). None while other statements run.
+    pub(crate) stmt_plan: Option<Option<prepared::KeptPlan>>,
     /// Session values compilation folded into constants (variables, DATABASE(), NOW(), the
     /// result of an uncorrelated subquery): a plan whose compilation changed it is not reused.
     pub(crate) folds: u64,
@@ -501,7 +503,11 @@ impl Session {
             t.begin_statement();
             t.savepoint()
         };
-        self.profiler.stage("executing");
+        // SELECT, UPDATE and DELETE go on to "optimizing" (when they plan) and "executing".
+        self.profiler.stage(match stmt {
+            Statement::Insert(_) | Statement::SelectInto(..) => "executing",
+            _ => "init",
+        });
         let r = match stmt {
             _ if writes && self.read_only => {
                 Err(SqlError::new(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, &[]))

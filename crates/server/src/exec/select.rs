@@ -75,6 +75,7 @@ use innoxide_sql::types::{self, Datum, Warnings};
 use super::expr::{enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
 use super::finish::{Finish, Out, Shape, TmpArea};
 use super::group::{row_key, Group, GroupCtx, Grouper, Groups};
+use super::prepared::{KeptPlan, PlanBasis};
 use super::sort::SortArea;
 use super::window::{self, WinSpec};
 use super::{Column, Output, Session};
@@ -980,7 +981,7 @@ impl Session {
         q: &ast::Select,
         params: &[Datum],
     ) -> Result<SelectPlan, SqlError> {
-        let (folds, n_warnings) = (self.folds, self.warnings.len());
+        let start = self.compile_start();
         let mut tables = Vec::new();
         let lock = match q.lock {
             Some(LockClause::ForUpdate { .. }) => Some(LockRead::Exclusive),
@@ -1413,9 +1414,7 @@ impl Session {
             _ if !grouped => (order_cols.filter(|o| !o.is_empty()), true, false),
             _ => (None, false, false),
         };
-        let cacheable = folds == self.folds
-            && n_warnings == self.warnings.len()
-            && sources.iter().all(|s| matches!(s, Source::Table(..)));
+        let base_only = sources.iter().all(|s| matches!(s, Source::Table(..)));
         let moved = moved_columns(&items, width);
         Ok(SelectPlan {
             lock,
@@ -1447,14 +1446,7 @@ impl Session {
             used,
             index_use,
             width,
-            db: self.db.clone(),
-            sql_mode: self.vars.sql_mode(),
-            collation: super::expr::Context::collation(self),
-            param_types: params
-                .iter()
-                .map(|d| super::expr::param_type_of(d, super::expr::Context::collation(self)))
-                .collect(),
-            cacheable,
+            basis: self.basis(start, params, base_only),
         })
     }
 
@@ -1914,14 +1906,13 @@ impl Session {
         let kept = self.stmt_plan.take();
         let (columns, mut rows) = if q.unions.is_empty() && !self.describing() {
             let plan = match kept.clone().flatten() {
-                Some(p) if self.plan_valid(&p, params)? => p,
+                Some(KeptPlan::Select(p)) if self.plan_valid(&p, params)? => p,
                 _ => {
                     self.profiler.stage("optimizing");
-                    let p = Arc::new(self.compile_select(q, params)?);
-                    self.profiler.stage("executing");
-                    p
+                    Arc::new(self.compile_select(q, params)?)
                 }
             };
+            self.profiler.stage("executing");
             // sql_select_limit: an implicit LIMIT on what a top-level SELECT returns.
             let cap = if q.limit.is_none() {
                 self.vars.sql_select_limit()
@@ -1933,7 +1924,7 @@ impl Session {
             self.sink = sink;
             let (rows, sent) = r?;
             if kept.is_some() {
-                self.stmt_plan = Some(plan.cacheable.then(|| plan.clone()));
+                self.stmt_plan = Some(plan.basis.cacheable.then(|| KeptPlan::Select(plan.clone())));
             }
             if let Some(n) = sent {
                 self.found_rows = n;
@@ -1941,6 +1932,7 @@ impl Session {
             }
             (plan.columns(), rows)
         } else {
+            self.profiler.stage("executing");
             self.select(q, params)?
         };
         // sql_select_limit: an implicit LIMIT on what a top-level SELECT returns.
@@ -1957,23 +1949,7 @@ impl Session {
     /// every table is the one it was made for (else DDL changed it: Com_stmt_reprepare);
     /// the privileges are checked again, as each execution does.
     fn plan_valid(&mut self, plan: &SelectPlan, params: &[Datum]) -> Result<bool, SqlError> {
-        if plan.sql_mode != self.vars.sql_mode()
-            || plan.db != self.db
-            || plan.collation != super::expr::Context::collation(self)
-        {
-            return Ok(false);
-        }
-        // Parameters bound with other types than the plan was typed for: made again, as
-        // mysqld re-prepares (Com_stmt_reprepare).
-        let coll = super::expr::Context::collation(self);
-        if params.len() != plan.param_types.len()
-            || params
-                .iter()
-                .zip(&plan.param_types)
-                .any(|(d, t)| super::expr::param_type_of(d, coll) != *t)
-        {
-            self.status
-                .command(&self.server.status, crate::status::COM_STMT_REPREPARE);
+        if !self.basis_holds(&plan.basis, params) {
             return Ok(false);
         }
         let bases = plan.sources.iter().filter_map(|s| match s {
@@ -1983,9 +1959,7 @@ impl Session {
         for ((db, name), t) in plan.tables.iter().zip(bases) {
             self.check_table(db, name, crate::privs::SELECT)?;
             if !Arc::ptr_eq(&self.server.catalog.table(db, name)?, t) {
-                // Com_stmt_reprepare: made again because a table changed, as mysqld counts.
-                self.status
-                    .command(&self.server.status, crate::status::COM_STMT_REPREPARE);
+                self.reprepared();
                 return Ok(false);
             }
         }
@@ -2082,14 +2056,9 @@ pub(crate) struct SelectPlan {
     /// Each source's index hints (no hint for a derived table).
     index_use: Vec<IndexUse>,
     width: usize,
-    /// What the compilation depended on besides the tables.
-    db: Option<String>,
-    sql_mode: types::SqlMode,
-    collation: Collation,
-    /// The type of each parameter's value when compiled (`?` takes its value's type).
-    param_types: Vec<EType>,
-    /// Nothing of the session was folded in and every source is a base table.
-    cacheable: bool,
+    /// What the compilation depended on besides the tables; kept only if every source is a
+    /// base table.
+    basis: PlanBasis,
 }
 
 impl SelectPlan {
