@@ -53,7 +53,7 @@ struct Slot {
 pub struct Mtr<'a> {
     inner: &'a Inner,
     memo: Vec<Slot>,
-    log: Vec<u8>,
+    log: rr::Group,
     done: bool,
 }
 
@@ -62,7 +62,7 @@ impl<'a> Mtr<'a> {
         Mtr {
             inner,
             memo: Vec::with_capacity(8),
-            log: Vec::new(),
+            log: rr::Group::default(),
             done: false,
         }
     }
@@ -188,21 +188,21 @@ impl<'a> Mtr<'a> {
     pub fn page_init(&mut self, r: PageRef, ty: PageType) {
         let id = self.id(r);
         page::init(self.page_mut(r), id, ty);
-        rr::encode_page_init(&mut self.log, id, ty);
+        self.log.page_init(id, ty);
         self.bump_clock(r);
     }
 
     pub fn index_init(&mut self, r: PageRef, level: u16, index_id: u64) {
         let id = self.id(r);
         index_page::init(self.page_mut(r), id, level, index_id);
-        rr::encode_index_init(&mut self.log, id, level, index_id);
+        self.log.index_init(id, level, index_id);
         self.bump_clock(r);
     }
 
     pub fn write(&mut self, r: PageRef, off: usize, data: &[u8]) {
         let id = self.id(r);
         self.page_mut(r)[off..off + data.len()].copy_from_slice(data);
-        rr::encode_write(&mut self.log, id, off, data);
+        self.log.write(id, off, data);
     }
 
     pub fn write_u16(&mut self, r: PageRef, off: usize, v: u16) {
@@ -239,7 +239,7 @@ impl<'a> Mtr<'a> {
         }
         let ok = index_page::insert(self.page_mut(r), slot, rec);
         debug_assert!(ok);
-        rr::encode_rec(&mut self.log, rr::REC_INSERT, id, slot, rec);
+        self.log.rec(rr::REC_INSERT, id, slot, rec);
         self.bump_clock(r);
         true
     }
@@ -247,16 +247,15 @@ impl<'a> Mtr<'a> {
     /// Replaces the record at `slot`; false (nothing changed) if the new one does not fit.
     pub fn rec_update(&mut self, r: PageRef, slot: usize, rec: &[u8]) -> bool {
         let id = self.id(r);
-        {
-            let p = self.page(r);
-            let old = index_page::rec(p, slot).len();
-            if rec.len() != old && index_page::free_space(p) + old < rec.len() {
-                return false;
-            }
+        // SAFETY: as in `page`; the slice is dropped before the page is changed below.
+        let p = unsafe { self.inner.bp.data(self.slot(r).frame) };
+        let old = index_page::rec(p, slot);
+        if rec.len() != old.len() && index_page::free_space(p) + old.len() < rec.len() {
+            return false;
         }
+        self.log.rec_update(id, slot, old, rec);
         let ok = index_page::update(self.page_mut(r), slot, rec);
         debug_assert!(ok);
-        rr::encode_rec(&mut self.log, rr::REC_UPDATE, id, slot, rec);
         self.bump_clock(r);
         true
     }
@@ -264,7 +263,7 @@ impl<'a> Mtr<'a> {
     pub fn rec_delete(&mut self, r: PageRef, slot: usize) {
         let id = self.id(r);
         index_page::delete(self.page_mut(r), slot);
-        rr::encode_delete(&mut self.log, id, slot);
+        self.log.delete(id, slot);
         self.bump_clock(r);
     }
 
@@ -274,7 +273,7 @@ impl<'a> Mtr<'a> {
         }
         let id = self.id(r);
         index_page::delete_range(self.page_mut(r), from, to);
-        rr::encode_delete_range(&mut self.log, id, from, to);
+        self.log.delete_range(id, from, to);
         self.bump_clock(r);
     }
 
@@ -285,14 +284,14 @@ impl<'a> Mtr<'a> {
         }
         let id = self.id(r);
         index_page::insert_many(self.page_mut(r), slot, recs.iter().copied());
-        rr::encode_insert_many(&mut self.log, id, slot, recs.iter().copied());
+        self.log.insert_many(id, slot, recs.iter().copied());
         self.bump_clock(r);
     }
 
     pub fn set_links(&mut self, r: PageRef, prev: PageNo, next: PageNo) {
         let id = self.id(r);
         page::set_links(self.page_mut(r), prev, next);
-        rr::encode_set_links(&mut self.log, id, prev, next);
+        self.log.set_links(id, prev, next);
     }
 
     /// Appends the redo, stamps and dirties the changed pages, releases every latch. Returns the
@@ -306,7 +305,7 @@ impl<'a> Mtr<'a> {
         }
         let bp = &self.inner.bp;
         let memo = &self.memo;
-        let res = self.inner.log.append(&self.log, |start, end| {
+        let res = self.inner.log.append(self.log.bytes(), |start, end| {
             for s in memo.iter().filter(|s| s.modified) {
                 // SAFETY: X latch held on every modified page until release below.
                 page::set_lsn(unsafe { bp.data_mut(s.frame) }, end);

@@ -111,13 +111,15 @@ pub fn parse(files: &LogFiles, cp_lsn: Lsn) -> Result<Parsed> {
         }
         let end = lsn + len as u64;
         let mut r = Reader::new(body);
+        let mut prev = None;
         while !r.is_empty() {
             let s = r.pos;
-            let (id, _) = rr::parse(&mut r).ok_or_else(|| {
+            let (id, _) = rr::parse(&mut r, prev).ok_or_else(|| {
                 Error::Startup(format!(
                     "InnoDB: a redo record in the group at LSN {lsn} cannot be parsed; the log is damaged"
                 ))
             })?;
+            prev = Some(id);
             let off = p.arena.len() as u32;
             p.arena.extend_from_slice(&body[s..r.pos]);
             p.pages.entry(id).or_default().push(RecRef {
@@ -257,7 +259,8 @@ fn apply_page(inner: &Inner, parsed: &Parsed, id: PageId) -> Result<(u64, bool)>
     let recs = &parsed.pages[&id];
     let body_of = |r: &RecRef| -> Result<Body<'_>> {
         let bytes = &parsed.arena[r.off as usize..(r.off + r.len) as usize];
-        rr::parse(&mut Reader::new(bytes))
+        // A record kept without its page id (SAME_PAGE) is for this page.
+        rr::parse(&mut Reader::new(bytes), Some(id))
             .map(|(_, b)| b)
             .ok_or_else(|| Error::Startup(format!("InnoDB: unparsable redo record for page {id}")))
     };

@@ -7,6 +7,12 @@
 //!   byte-identical.
 //! - I2: parsing and applying never panic on damaged input: every length and offset is checked
 //!   and a bad record is an error (recovery then refuses to start rather than guess).
+//! - I3: a `Group` is the body of one redo group: a record for the same page as the group's
+//!   previous record carries SAME_PAGE instead of its page id, so the records of a group are
+//!   parsed in order from its start (`parse` is given the previous record's page); a WRITE
+//!   that continues the previous WRITE on the same page is merged into it, and a REC_UPDATE
+//!   that keeps the record's length is logged as REC_PATCH (its changed byte ranges) when
+//!   that is shorter. Each form applies to the same bytes as the change it stands for.
 
 use crate::mach::{put_varint, Reader};
 use crate::page::{self, index_page, PageType, FIL_PAGE_PREV, FIL_TRAILER_SIZE};
@@ -21,6 +27,13 @@ pub const REC_DELETE_RANGE: u8 = 6;
 pub const REC_UPDATE: u8 = 7;
 pub const REC_INSERT_MANY: u8 = 8;
 pub const SET_LINKS: u8 = 9;
+pub const REC_PATCH: u8 = 10;
+/// Type-byte flag: the record is for the page of the group's previous record (I3).
+pub const SAME_PAGE: u8 = 0x80;
+
+/// Two changed byte runs of a patched record closer than this are logged as one range (a
+/// range costs an offset and a length, two bytes or more).
+const PATCH_GAP: usize = 4;
 
 /// One parsed record body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +64,12 @@ pub enum Body<'a> {
         slot: u16,
         rec: &'a [u8],
     },
+    /// `ranges` is the raw sequence of `off: varint, len: varint, bytes` triples, `n` of them.
+    RecPatch {
+        slot: u16,
+        n: u32,
+        ranges: &'a [u8],
+    },
     /// `recs` is the raw sequence of `len: varint, record` pairs.
     RecInsertMany {
         slot: u16,
@@ -70,76 +89,192 @@ impl Body<'_> {
     }
 }
 
-fn head(out: &mut Vec<u8>, ty: u8, id: PageId) {
-    out.push(ty);
-    put_varint(out, u64::from(id.space));
-    put_varint(out, u64::from(id.page));
+/// The body of one redo group as a mini-transaction builds it (I3).
+#[derive(Default)]
+pub struct Group {
+    bytes: Vec<u8>,
+    /// The page of the last record.
+    last: Option<PageId>,
+    /// When the last record is a WRITE: where its length field and its data start, and the
+    /// page offset just after the bytes it writes.
+    open_write: Option<(usize, usize, usize)>,
 }
 
-pub fn encode_page_init(out: &mut Vec<u8>, id: PageId, ty: PageType) {
-    head(out, PAGE_INIT, id);
-    out.extend_from_slice(&(ty as u16).to_be_bytes());
-}
+impl Group {
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
 
-pub fn encode_index_init(out: &mut Vec<u8>, id: PageId, level: u16, index_id: u64) {
-    head(out, INDEX_INIT, id);
-    out.extend_from_slice(&level.to_be_bytes());
-    out.extend_from_slice(&index_id.to_be_bytes());
-}
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
 
-pub fn encode_write(out: &mut Vec<u8>, id: PageId, off: usize, data: &[u8]) {
-    head(out, WRITE, id);
-    out.extend_from_slice(&(off as u16).to_be_bytes());
-    put_varint(out, data.len() as u64);
-    out.extend_from_slice(data);
-}
+    fn head(&mut self, ty: u8, id: PageId) {
+        self.open_write = None;
+        if self.last == Some(id) {
+            self.bytes.push(ty | SAME_PAGE);
+        } else {
+            self.bytes.push(ty);
+            put_varint(&mut self.bytes, u64::from(id.space));
+            put_varint(&mut self.bytes, u64::from(id.page));
+            self.last = Some(id);
+        }
+    }
 
-pub fn encode_rec(out: &mut Vec<u8>, ty: u8, id: PageId, slot: usize, rec: &[u8]) {
-    debug_assert!(ty == REC_INSERT || ty == REC_UPDATE);
-    head(out, ty, id);
-    out.extend_from_slice(&(slot as u16).to_be_bytes());
-    put_varint(out, rec.len() as u64);
-    out.extend_from_slice(rec);
-}
+    pub fn page_init(&mut self, id: PageId, ty: PageType) {
+        self.head(PAGE_INIT, id);
+        self.bytes.extend_from_slice(&(ty as u16).to_be_bytes());
+    }
 
-pub fn encode_delete(out: &mut Vec<u8>, id: PageId, slot: usize) {
-    head(out, REC_DELETE, id);
-    out.extend_from_slice(&(slot as u16).to_be_bytes());
-}
+    pub fn index_init(&mut self, id: PageId, level: u16, index_id: u64) {
+        self.head(INDEX_INIT, id);
+        self.bytes.extend_from_slice(&level.to_be_bytes());
+        self.bytes.extend_from_slice(&index_id.to_be_bytes());
+    }
 
-pub fn encode_delete_range(out: &mut Vec<u8>, id: PageId, from: usize, to: usize) {
-    head(out, REC_DELETE_RANGE, id);
-    out.extend_from_slice(&(from as u16).to_be_bytes());
-    out.extend_from_slice(&(to as u16).to_be_bytes());
-}
+    pub fn write(&mut self, id: PageId, off: usize, data: &[u8]) {
+        if let Some((len_at, data_at, end)) = self.open_write {
+            if self.last == Some(id) && end == off {
+                // The previous WRITE ends where this one begins: one record for both.
+                let old = self.bytes.len() - data_at;
+                let new = old + data.len();
+                if varint_len(new) == varint_len(old) {
+                    let mut field = Vec::with_capacity(2);
+                    put_varint(&mut field, new as u64);
+                    self.bytes[len_at..data_at].copy_from_slice(&field);
+                    self.bytes.extend_from_slice(data);
+                    self.open_write = Some((len_at, data_at, end + data.len()));
+                } else {
+                    let mut merged = self.bytes.split_off(data_at);
+                    merged.extend_from_slice(data);
+                    self.bytes.truncate(len_at);
+                    put_varint(&mut self.bytes, new as u64);
+                    let data_at = self.bytes.len();
+                    self.bytes.extend_from_slice(&merged);
+                    self.open_write = Some((len_at, data_at, end + data.len()));
+                }
+                return;
+            }
+        }
+        self.head(WRITE, id);
+        self.bytes.extend_from_slice(&(off as u16).to_be_bytes());
+        let len_at = self.bytes.len();
+        put_varint(&mut self.bytes, data.len() as u64);
+        let data_at = self.bytes.len();
+        self.bytes.extend_from_slice(data);
+        self.open_write = Some((len_at, data_at, off + data.len()));
+    }
 
-pub fn encode_insert_many<'a>(
-    out: &mut Vec<u8>,
-    id: PageId,
-    slot: usize,
-    recs: impl ExactSizeIterator<Item = &'a [u8]>,
-) {
-    head(out, REC_INSERT_MANY, id);
-    out.extend_from_slice(&(slot as u16).to_be_bytes());
-    out.extend_from_slice(&(recs.len() as u16).to_be_bytes());
-    for r in recs {
-        put_varint(out, r.len() as u64);
-        out.extend_from_slice(r);
+    pub fn rec(&mut self, ty: u8, id: PageId, slot: usize, rec: &[u8]) {
+        debug_assert!(ty == REC_INSERT || ty == REC_UPDATE);
+        self.head(ty, id);
+        self.bytes.extend_from_slice(&(slot as u16).to_be_bytes());
+        put_varint(&mut self.bytes, rec.len() as u64);
+        self.bytes.extend_from_slice(rec);
+    }
+
+    /// The replacement of record `old` in `slot` by `new`: REC_PATCH with the changed ranges
+    /// when the length is kept and that is shorter, else REC_UPDATE.
+    pub fn rec_update(&mut self, id: PageId, slot: usize, old: &[u8], new: &[u8]) {
+        if old.len() != new.len() {
+            return self.rec(REC_UPDATE, id, slot, new);
+        }
+        let (mut n, mut size) = (0u32, 0);
+        for (off, len) in changed_ranges(old, new) {
+            n += 1;
+            size += varint_len(off) + varint_len(len) + len;
+        }
+        if size + varint_len(n as usize) >= new.len() + varint_len(new.len()) {
+            return self.rec(REC_UPDATE, id, slot, new);
+        }
+        self.head(REC_PATCH, id);
+        self.bytes.extend_from_slice(&(slot as u16).to_be_bytes());
+        put_varint(&mut self.bytes, u64::from(n));
+        for (off, len) in changed_ranges(old, new) {
+            put_varint(&mut self.bytes, off as u64);
+            put_varint(&mut self.bytes, len as u64);
+            self.bytes.extend_from_slice(&new[off..off + len]);
+        }
+    }
+
+    pub fn delete(&mut self, id: PageId, slot: usize) {
+        self.head(REC_DELETE, id);
+        self.bytes.extend_from_slice(&(slot as u16).to_be_bytes());
+    }
+
+    pub fn delete_range(&mut self, id: PageId, from: usize, to: usize) {
+        self.head(REC_DELETE_RANGE, id);
+        self.bytes.extend_from_slice(&(from as u16).to_be_bytes());
+        self.bytes.extend_from_slice(&(to as u16).to_be_bytes());
+    }
+
+    pub fn insert_many<'a>(
+        &mut self,
+        id: PageId,
+        slot: usize,
+        recs: impl ExactSizeIterator<Item = &'a [u8]>,
+    ) {
+        self.head(REC_INSERT_MANY, id);
+        self.bytes.extend_from_slice(&(slot as u16).to_be_bytes());
+        self.bytes
+            .extend_from_slice(&(recs.len() as u16).to_be_bytes());
+        for r in recs {
+            put_varint(&mut self.bytes, r.len() as u64);
+            self.bytes.extend_from_slice(r);
+        }
+    }
+
+    pub fn set_links(&mut self, id: PageId, prev: PageNo, next: PageNo) {
+        self.head(SET_LINKS, id);
+        self.bytes.extend_from_slice(&prev.to_be_bytes());
+        self.bytes.extend_from_slice(&next.to_be_bytes());
     }
 }
 
-pub fn encode_set_links(out: &mut Vec<u8>, id: PageId, prev: PageNo, next: PageNo) {
-    head(out, SET_LINKS, id);
-    out.extend_from_slice(&prev.to_be_bytes());
-    out.extend_from_slice(&next.to_be_bytes());
+/// Bytes `put_varint` takes for `v`.
+fn varint_len(v: usize) -> usize {
+    (usize::BITS - (v | 1).leading_zeros()).div_ceil(7) as usize
 }
 
-/// Parses one record at the reader's position. None = malformed.
-pub fn parse<'a>(r: &mut Reader<'a>) -> Option<(PageId, Body<'a>)> {
+/// The (offset, length) runs where `new` differs from `old` (same length), runs closer than
+/// PATCH_GAP joined.
+fn changed_ranges<'a>(old: &'a [u8], new: &'a [u8]) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < new.len() && old[i] == new[i] {
+            i += 1;
+        }
+        if i == new.len() {
+            return None;
+        }
+        let start = i;
+        let mut end = i + 1;
+        i += 1;
+        while i < new.len() {
+            if old[i] != new[i] {
+                end = i + 1;
+            } else if i - end >= PATCH_GAP {
+                break;
+            }
+            i += 1;
+        }
+        i = end;
+        Some((start, end - start))
+    })
+}
+
+/// Parses one record at the reader's position; `prev` is the page of the group's previous
+/// record (I3). None = malformed.
+pub fn parse<'a>(r: &mut Reader<'a>, prev: Option<PageId>) -> Option<(PageId, Body<'a>)> {
     let ty = r.u8()?;
-    let space = r.varint_u32()?;
-    let page = r.varint_u32()?;
-    let id = PageId::new(space, page);
+    let id = if ty & SAME_PAGE != 0 {
+        prev?
+    } else {
+        let space = r.varint_u32()?;
+        let page = r.varint_u32()?;
+        PageId::new(space, page)
+    };
+    let ty = ty & !SAME_PAGE;
     let body = match ty {
         PAGE_INIT => Body::PageInit { ty: r.u16()? },
         INDEX_INIT => Body::IndexInit {
@@ -187,6 +322,21 @@ pub fn parse<'a>(r: &mut Reader<'a>) -> Option<(PageId, Body<'a>)> {
             prev: r.u32()?,
             next: r.u32()?,
         },
+        REC_PATCH => {
+            let slot = r.u16()?;
+            let n = r.varint_u32()?;
+            let start = r.pos;
+            for _ in 0..n {
+                r.varint()?;
+                let len = usize::try_from(r.varint()?).ok()?;
+                r.bytes(len)?;
+            }
+            Body::RecPatch {
+                slot,
+                n,
+                ranges: &r.buf[start..r.pos],
+            }
+        }
         _ => return None,
     };
     Some((id, body))
@@ -237,6 +387,37 @@ pub fn apply(p: &mut [u8], id: PageId, body: &Body<'_>) -> Result<(), String> {
                 return Err("update does not fit".into());
             }
         }
+        Body::RecPatch { slot, n, ranges } => {
+            if !index_ok(p) || usize::from(slot) >= index_page::n_recs(p) {
+                return Err(format!("bad patch at slot {slot}"));
+            }
+            let at = index_page::rec_offset(p, usize::from(slot));
+            let len = index_page::rec(p, usize::from(slot)).len();
+            // Every range is checked before the first is applied.
+            for pass in [false, true] {
+                let mut r = Reader::new(ranges);
+                for _ in 0..n {
+                    let (off, data) = r
+                        .varint()
+                        .and_then(|o| usize::try_from(o).ok())
+                        .zip(r.varint().and_then(|l| usize::try_from(l).ok()))
+                        .and_then(|(o, l)| Some((o, r.bytes(l)?)))
+                        .ok_or("bad patch range")?;
+                    if off.checked_add(data.len()).is_none_or(|e| e > len) {
+                        return Err(format!(
+                            "patch range {off}+{} beyond the record",
+                            data.len()
+                        ));
+                    }
+                    if pass {
+                        p[at + off..at + off + data.len()].copy_from_slice(data);
+                    }
+                }
+            }
+            if crate::page::record::rec_len(&p[at..]) != len {
+                return Err("patch changed the record's length".into());
+            }
+        }
         Body::RecDelete { slot } => {
             if !index_ok(p) || usize::from(slot) >= index_page::n_recs(p) {
                 return Err(format!("bad delete of slot {slot}"));
@@ -283,73 +464,180 @@ mod tests {
     use super::*;
     use crate::page::record::{build, FieldDef, FieldVal, RecLayout};
 
+    fn mk(k: u32, payload: &[u8]) -> Vec<u8> {
+        let l = RecLayout::new(vec![FieldDef::fixed(4), FieldDef::var(300)], 1);
+        let mut v = Vec::new();
+        build(
+            &l,
+            0,
+            [FieldVal::Bytes(&k.to_be_bytes()), FieldVal::Bytes(payload)],
+            &mut v,
+        );
+        v
+    }
+
+    /// Replays a group's records in order onto pages filled with 0xEE, as recovery does.
+    fn replay(g: &Group, pages: &mut [(PageId, Vec<u8>)]) -> usize {
+        let mut r = Reader::new(g.bytes());
+        let (mut prev, mut n) = (None, 0);
+        while !r.is_empty() {
+            let (pid, body) = parse(&mut r, prev).unwrap();
+            prev = Some(pid);
+            let page = pages.iter_mut().find(|p| p.0 == pid).unwrap();
+            apply(&mut page.1, pid, &body).unwrap();
+            n += 1;
+        }
+        n
+    }
+
     #[test]
     fn encode_parse_apply_matches_direct_changes() {
-        let id = PageId::new(3, 9);
-        let l = RecLayout::new(vec![FieldDef::fixed(4), FieldDef::var(100)], 1);
-        let mk = |k: u32| {
+        let (a, b) = (PageId::new(3, 9), PageId::new(3, 10));
+        // Direct.
+        let mut da = vec![0u8; 4096];
+        let mut db = vec![0u8; 4096];
+        index_page::init(&mut da, a, 0, 5);
+        page::init(&mut db, b, PageType::Undo);
+        for k in 0..10 {
+            assert!(index_page::insert(&mut da, k, &mk(k as u32, b"payload")));
+        }
+        index_page::delete(&mut da, 2);
+        index_page::delete_range(&mut da, 3, 5);
+        assert!(index_page::update(&mut da, 0, &mk(100, b"payload")));
+        assert!(index_page::update(&mut da, 1, &mk(1, b"paYload")));
+        assert!(index_page::update(&mut da, 2, &mk(3, b"longer payload")));
+        index_page::insert_many(&mut da, 1, [&mk(7, b"x")[..], &mk(8, b"y")[..]]);
+        page::set_links(&mut da, 1, 2);
+        db[40..44].copy_from_slice(&[1, 2, 3, 4]);
+        db[44..46].copy_from_slice(&[5, 6]);
+        db[100..300].fill(7);
+        // Through redo, the two pages' records interleaved.
+        let mut g = Group::default();
+        let mut ra = vec![0xEEu8; 4096];
+        index_page::init(&mut ra, a, 0, 5);
+        g.index_init(a, 0, 5);
+        g.page_init(b, PageType::Undo);
+        let mut live = ra.clone();
+        for k in 0..10 {
+            g.rec(REC_INSERT, a, k, &mk(k as u32, b"payload"));
+            index_page::insert(&mut live, k, &mk(k as u32, b"payload"));
+        }
+        g.delete(a, 2);
+        index_page::delete(&mut live, 2);
+        g.delete_range(a, 3, 5);
+        index_page::delete_range(&mut live, 3, 5);
+        for (slot, rec) in [
+            (0, mk(100, b"payload")),
+            (1, mk(1, b"paYload")),
+            (2, mk(3, b"longer payload")),
+        ] {
+            g.rec_update(a, slot, index_page::rec(&live, slot), &rec);
+            index_page::update(&mut live, slot, &rec);
+        }
+        g.write(b, 40, &[1, 2, 3, 4]);
+        g.write(b, 44, &[5, 6]);
+        g.write(b, 100, &[7; 100]);
+        g.write(b, 200, &[7; 100]);
+        g.insert_many(a, 1, [&mk(7, b"x")[..], &mk(8, b"y")[..]].into_iter());
+        g.set_links(a, 1, 2);
+        let mut pages = vec![(a, vec![0xEEu8; 4096]), (b, vec![0xEEu8; 4096])];
+        let n = replay(&g, &mut pages);
+        assert_eq!(pages[0].1, da);
+        assert_eq!(pages[1].1, db);
+        // The contiguous WRITEs became two records (the second grew its length field past
+        // one byte); the same-length updates are patches.
+        assert_eq!(n, 2 + 10 + 2 + 3 + 2 + 2);
+        let kinds: Vec<u8> = {
+            let mut r = Reader::new(g.bytes());
+            let mut prev = None;
             let mut v = Vec::new();
-            build(
-                &l,
-                0,
-                [
-                    FieldVal::Bytes(&k.to_be_bytes()),
-                    FieldVal::Bytes(b"payload"),
-                ],
-                &mut v,
-            );
+            while !r.is_empty() {
+                let at = r.pos;
+                prev = Some(parse(&mut r, prev).unwrap().0);
+                v.push(g.bytes()[at]);
+            }
             v
         };
-        // Direct.
-        let mut direct = vec![0u8; 4096];
-        index_page::init(&mut direct, id, 0, 5);
-        for k in 0..10 {
-            assert!(index_page::insert(&mut direct, k, &mk(k as u32)));
+        assert_eq!(kinds[0], INDEX_INIT);
+        assert_eq!(kinds[2], REC_INSERT);
+        assert_eq!(kinds[3], REC_INSERT | SAME_PAGE);
+        assert_eq!(
+            &kinds[14..17],
+            &[
+                REC_PATCH | SAME_PAGE,
+                REC_PATCH | SAME_PAGE,
+                REC_UPDATE | SAME_PAGE
+            ]
+        );
+        assert_eq!(&kinds[17..19], &[WRITE, WRITE | SAME_PAGE]);
+    }
+
+    #[test]
+    fn a_patch_is_the_changed_ranges_only() {
+        let id = PageId::new(1, 4);
+        let old = mk(5, &[b'a'; 200]);
+        let mut new = old.clone();
+        new[10] = b'b';
+        new[12] = b'c';
+        new[150..160].fill(b'z');
+        let mut g = Group::default();
+        g.rec_update(id, 0, &old, &new);
+        // Head (1 + 1 + 1), slot 2, count 1, two ranges: [10, 13) and [150, 160).
+        assert_eq!(g.bytes().len(), 3 + 2 + 1 + (1 + 1 + 3) + (2 + 1 + 10));
+        let ranges: Vec<(usize, usize)> = changed_ranges(&old, &new).collect();
+        assert_eq!(ranges, vec![(10, 3), (150, 10)]);
+        // Everything changed: the whole record is shorter.
+        let other: Vec<u8> = old.iter().map(|b| !b).collect();
+        let mut g = Group::default();
+        g.rec_update(id, 0, &old, &other);
+        assert_eq!(g.bytes()[0], REC_UPDATE);
+        for v in [0, 1, 127, 128, 16383, 16384, usize::MAX] {
+            let mut b = Vec::new();
+            put_varint(&mut b, v as u64);
+            assert_eq!(varint_len(v), b.len(), "{v}");
         }
-        index_page::delete(&mut direct, 2);
-        index_page::delete_range(&mut direct, 3, 5);
-        assert!(index_page::update(&mut direct, 0, &mk(100)));
-        index_page::insert_many(&mut direct, 1, [&mk(7)[..], &mk(8)[..]]);
-        page::set_links(&mut direct, 1, 2);
-        // Through redo.
-        let mut log = Vec::new();
-        encode_index_init(&mut log, id, 0, 5);
-        for k in 0..10 {
-            encode_rec(&mut log, REC_INSERT, id, k, &mk(k as u32));
-        }
-        encode_delete(&mut log, id, 2);
-        encode_delete_range(&mut log, id, 3, 5);
-        encode_rec(&mut log, REC_UPDATE, id, 0, &mk(100));
-        let (a, b) = (mk(7), mk(8));
-        encode_insert_many(&mut log, id, 1, [&a[..], &b[..]].into_iter());
-        encode_set_links(&mut log, id, 1, 2);
-        let mut replay = vec![0xEEu8; 4096];
-        let mut r = Reader::new(&log);
-        while !r.is_empty() {
-            let (pid, body) = parse(&mut r).unwrap();
-            assert_eq!(pid, id);
-            apply(&mut replay, pid, &body).unwrap();
-        }
-        assert_eq!(direct, replay);
     }
 
     #[test]
     fn damaged_records_are_errors_not_panics() {
         let id = PageId::new(1, 1);
-        let mut log = Vec::new();
-        encode_delete(&mut log, id, 7);
+        let mut g = Group::default();
+        g.delete(id, 7);
         let mut p = vec![0u8; 4096];
         index_page::init(&mut p, id, 0, 1);
-        let mut r = Reader::new(&log);
-        let (pid, body) = parse(&mut r).unwrap();
+        let log = g.bytes();
+        let (pid, body) = parse(&mut Reader::new(log), None).unwrap();
         assert!(apply(&mut p, pid, &body).is_err());
         for cut in 0..log.len() {
-            let mut r = Reader::new(&log[..cut]);
-            assert!(parse(&mut r).is_none());
+            assert!(parse(&mut Reader::new(&log[..cut]), None).is_none());
         }
-        let mut w = Vec::new();
-        encode_write(&mut w, id, 4090, &[1, 2, 3, 4]);
-        let (pid, body) = parse(&mut Reader::new(&w)).unwrap();
+        let mut g = Group::default();
+        g.write(id, 4090, &[1, 2, 3, 4]);
+        let (pid, body) = parse(&mut Reader::new(g.bytes()), None).unwrap();
         assert!(apply(&mut p, pid, &body).is_err());
+        // A SAME_PAGE record with no previous record in its group is malformed.
+        let mut g = Group::default();
+        g.delete(id, 0);
+        g.delete(id, 0);
+        let second = &g.bytes()[3 + 2..];
+        assert_eq!(second[0], REC_DELETE | SAME_PAGE);
+        assert!(parse(&mut Reader::new(second), None).is_none());
+        // A patch reaching past its record, and truncated patches.
+        assert!(index_page::insert(&mut p, 0, &mk(1, b"short")));
+        let old = index_page::rec(&p, 0).to_vec();
+        let mut g = Group::default();
+        let mut new = old.clone();
+        *new.last_mut().unwrap() ^= 1;
+        g.rec_update(id, 0, &old, &new);
+        let mut bad = g.bytes().to_vec();
+        // The range's offset is the byte after slot (2) and count (1).
+        bad[3 + 2 + 1] = 120;
+        let (pid, body) = parse(&mut Reader::new(&bad), None).unwrap();
+        let before = p.clone();
+        assert!(apply(&mut p, pid, &body).is_err());
+        assert_eq!(p, before, "nothing applied");
+        for cut in 0..g.bytes().len() {
+            assert!(parse(&mut Reader::new(&g.bytes()[..cut]), None).is_none());
+        }
     }
 }
