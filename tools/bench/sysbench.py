@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sysbench 1.0 against innoxide, and side by side with MariaDB 10.11.
 
-Three commands:
+Four commands:
 
 check     Issue #4's acceptance run. Prepares the sbtest tables, runs every OLTP workload
           (oltp_read_write, oltp_read_only, oltp_point_select, oltp_write_only,
@@ -20,6 +20,11 @@ cpu       The server's CPU time (user + system, from /proc) per query for each q
           oltp_read_only alone (point selects, and the four 100-row range queries), one
           client thread, --events queries each; with --mariadb for MariaDB too; with --no-ps
           through the text protocol (--db-ps-mode=disable).
+
+redo      Redo bytes per transaction of each writing workload (the LSN's advance over
+          --events transactions, one client thread, after a warm-up), with --mariadb for
+          MariaDB too: how much log each change costs, and so how soon the log fills and
+          the checkpoint makes the page cleaners flush.
 
 Both servers run with equivalent settings (tools/bench/servers.py: buffer pool, redo
 capacity, innodb_flush_log_at_trx_commit=1, doublewrite, page size), each on its own temporary
@@ -306,6 +311,56 @@ def cmd_cpu(args):
     return 0
 
 
+REDO_WORKLOADS = [
+    "oltp_update_non_index",
+    "oltp_update_index",
+    "oltp_delete",
+    "oltp_insert",
+    "oltp_write_only",
+]
+
+
+def lsn(server):
+    """The server's current LSN, from SHOW ENGINE INNODB STATUS (both servers print it)."""
+    status = server.sql("SHOW ENGINE INNODB STATUS").replace("\\n", "\n")
+    return int(number(r"Log sequence number\s+(\d+)", status, "Log sequence number"))
+
+
+def cmd_redo(args):
+    """Redo bytes per transaction of each writing workload, one thread."""
+    st = settings(args)
+    servers = [InnoxideServer(args.innoxide, st)]
+    if args.mariadb:
+        servers.append(MariadbServer(st))
+    rows = []
+    try:
+        for s in servers:
+            s.start()
+            log("%s: prepared in %.1f s" % (s.name, prepare(s, args)))
+        for w in args.workloads or REDO_WORKLOADS:
+            res = {}
+            for s in servers:
+                extra = ["--threads=1", "--time=0"]
+                sysbench(s, args, w, "run", extra + ["--events=300"])  # warm up
+                before = lsn(s)
+                out = sysbench(s, args, w, "run", extra + ["--events=%d" % args.events])
+                done = parse_run(out)["transactions"]
+                if done != args.events:
+                    raise RunFailed("%s %s: %d transactions of %d" % (s.name, w, done, args.events))
+                res[s.name] = (lsn(s) - before) / args.events
+            rows.append((w, res))
+            log("%-22s " % w + "  ".join("%s %.0f bytes" % kv for kv in res.items()))
+    finally:
+        for s in servers:
+            s.stop()
+    names = [s.name for s in servers]
+    print("| workload | " + " | ".join("%s redo bytes/trx" % n for n in names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for w, res in rows:
+        print("| %s | " % w + " | ".join("%.0f" % res[n] for n in names) + " |")
+    return 0
+
+
 def settings(args):
     return Settings(buffer_pool=args.buffer_pool, log_capacity_mb=args.log_capacity_mb)
 
@@ -313,7 +368,7 @@ def settings(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("check", "compare", "cpu"):
+    for name in ("check", "compare", "cpu", "redo"):
         c = sub.add_parser(name)
         c.add_argument("--innoxide", default="target/release/innoxide", help="the innoxide binary")
         c.add_argument("--tables", type=int, default=4, help="sbtest tables (default 4)")
@@ -329,12 +384,17 @@ def main():
     c.add_argument("--mariadb", action="store_true", help="measure a private MariaDB too")
     c.add_argument("--events", type=int, default=10000, help="queries per kind (default 10000)")
     c.add_argument("--no-ps", action="store_true", help="send the queries as text (--db-ps-mode=disable)")
+    c = sub.choices["redo"]
+    c.add_argument("--mariadb", action="store_true", help="measure a private MariaDB too")
+    c.add_argument("--events", type=int, default=5000, help="transactions per workload (default 5000)")
     c = sub.choices["compare"]
     c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
     c.add_argument("--markdown", help="also write the table to this file")
     args = p.parse_args()
     try:
-        run = {"check": cmd_check, "compare": cmd_compare, "cpu": cmd_cpu}[args.command]
+        run = {"check": cmd_check, "compare": cmd_compare, "cpu": cmd_cpu, "redo": cmd_redo}[
+            args.command
+        ]
         return run(args)
     except (RunFailed, ServerError) as e:
         log("FAILED: %s" % e)

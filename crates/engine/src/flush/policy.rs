@@ -12,6 +12,14 @@
 //!   redo generated in the next seconds.
 //!
 //! An idle server flushes at io_capacity so dirty pages drain and the checkpoint catches up.
+//!
+//! Unlike MySQL 8.0, the observed rates only shape the amount once one of the two pressures is
+//! there: below both low-water marks (dirty pages under innodb_max_dirty_pages_pct_lwm, the
+//! checkpoint age under innodb_adaptive_flushing_lwm% of the async point) a busy server flushes
+//! nothing. MySQL flushes on the rates alone, about a third of the recently dirtied pages each
+//! second, writes no pressure asks for (each with its doublewrite copy) that compete with the
+//! redo's fsyncs; MariaDB 10.5+ waits for the marks the same way. Recovery stays bounded by
+//! the adaptive mark: past it, flushing starts as before.
 
 /// Inputs sampled once per page cleaner iteration.
 #[derive(Clone, Copy, Debug, Default)]
@@ -93,6 +101,9 @@ pub fn recommend(i: &Inputs) -> (u64, Reason) {
     let pd = pct_for_dirty(i);
     let pl = pct_for_lsn(i);
     let pct = pd.max(pl);
+    if pct == 0.0 {
+        return (0, Reason::None);
+    }
     let n = (i.io_capacity as f64 * pct / 100.0 + i.avg_page_rate + i.pages_for_lsn as f64) / 3.0;
     // A rate: an iteration caps what it flushes by the dirty pages it finds.
     let n = (n.round() as u64).min(i.io_capacity_max);
@@ -198,6 +209,23 @@ mod tests {
             }),
             0.0
         );
+        // Busy, below both marks: the recent rates alone flush nothing.
+        let calm = Inputs {
+            dirty_pages: 500,
+            modified_age: 10_000,
+            avg_page_rate: 300.0,
+            pages_for_lsn: 400,
+            ..base()
+        };
+        assert_eq!(recommend(&calm), (0, Reason::None));
+        // Past the adaptive mark they count again.
+        let pressed = Inputs {
+            modified_age: 200_000,
+            ..calm
+        };
+        let (n, r) = recommend(&pressed);
+        assert_eq!(r, Reason::Redo);
+        assert!(n > 230, "{n}");
         // Changing io_capacity changes the rate (a knob with real effect).
         let hi = Inputs {
             io_capacity: 2000,

@@ -8,6 +8,10 @@
 //! - I2: checkpoint slots are written alternately (slot = number % 2) and each write is synced,
 //!   so a torn checkpoint write leaves the other slot valid.
 //! - I3: any failed write or sync sets the shared fail-stop flag.
+//! - I4: a new file's log area is written with zeros before it is used (as InnoDB does), not
+//!   only reserved: on ext4 and XFS a reserved but never written extent is "unwritten", and the
+//!   first fdatasync after a write into it must also commit the journal entry that converts it,
+//!   which made each commit's fdatasync about a quarter slower until the ring had wrapped once.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -100,6 +104,11 @@ impl LogFiles {
         failed: Arc<AtomicBool>,
     ) -> Result<Self> {
         let tmp0 = dir.join("ib_logfile101");
+        tracing::info!(
+            "InnoDB: Writing {} MiB of zeros to {n} new redo log files",
+            u64::from(n) * file_size >> 20
+        );
+        let zeros = vec![0u8; 1 << 20];
         for i in 0..n {
             let path = if i == 0 {
                 tmp0.clone()
@@ -112,6 +121,14 @@ impl LogFiles {
             let f = fs.create(&path).map_err(|e| io(&failed, &path, e, false))?;
             f.allocate(file_size)
                 .map_err(|e| io(&failed, &path, e, false))?;
+            // I4.
+            let mut at = LOG_HEADER_SIZE;
+            while at < file_size {
+                let len = (file_size - at).min(zeros.len() as u64) as usize;
+                f.write_at(&zeros[..len], at)
+                    .map_err(|e| io(&failed, &path, e, true))?;
+                at += len as u64;
+            }
             let h = header_block(start_lsn, n, i, file_size, page_size);
             f.write_at(&h, 0).map_err(|e| io(&failed, &path, e, true))?;
             if i == 0 {
