@@ -106,7 +106,7 @@ impl LogFiles {
         let tmp0 = dir.join("ib_logfile101");
         tracing::info!(
             "InnoDB: Writing {} MiB of zeros to {n} new redo log files",
-            u64::from(n) * file_size >> 20
+            (u64::from(n) * file_size) >> 20
         );
         let zeros = vec![0u8; 1 << 20];
         for i in 0..n {
