@@ -35,6 +35,12 @@
 //!   behind a writer is seen by that writer's wake-up (woken if covered, or made the next
 //!   writer if it is the first of those left). Sleeps are bounded (10 ms), so a lost wake-up
 //!   costs time, never a hang; an I/O failure wakes everyone (they return the error).
+//! - W2: the waiter list's mutex is held only to add, take out or look at entries: `wake`
+//!   takes the covered waiters out under it and unparks them after releasing it, and a woken
+//!   waiter whose LSN is done leaves without touching the list (`wake` took it out; in the rare
+//!   case it was done before it slept, its entry stays until the next `wake` takes it out and
+//!   unparks it once more, which a parked thread treats as the spurious wake-up it must
+//!   expect anyway).
 //!
 //! LATCHING: writer mutex -> log mutex (the writer takes the buffer under both). The log mutex
 //! is held only to append or swap buffers; flush-list mutexes nest inside it. The checkpoint
@@ -291,7 +297,10 @@ impl Log {
                 if !done(self) && self.writer.is_locked() && !self.failed.load(Ordering::Acquire) {
                     std::thread::park_timeout(Duration::from_millis(10));
                 }
-                self.waiters.lock().retain(|x| x.thread.id() != me.id());
+                // W2: done means `wake` took the entry out (almost always).
+                if !done(self) {
+                    self.waiters.lock().retain(|x| x.thread.id() != me.id());
+                }
                 continue;
             };
             if done(self) {
@@ -367,18 +376,26 @@ impl Log {
     fn wake(&self, next: bool) {
         let failed = self.failed.load(Ordering::Acquire);
         let (written, flushed) = (self.written_lsn(), self.flushed_lsn());
-        let mut list = self.waiters.lock();
-        list.retain(|x| {
-            let covered = failed || x.lsn <= if x.flush { flushed } else { written };
-            if covered {
-                x.thread.unpark();
-            }
-            !covered
-        });
-        if next {
-            if let Some(x) = list.iter().min_by_key(|x| x.lsn) {
-                x.thread.unpark();
-            }
+        let (woken, first) = {
+            let mut list = self.waiters.lock();
+            let woken: Vec<Waiter> = list
+                .extract_if(.., |x| {
+                    failed || x.lsn <= if x.flush { flushed } else { written }
+                })
+                .collect();
+            let first = if next {
+                list.iter().min_by_key(|x| x.lsn).map(|x| x.thread.clone())
+            } else {
+                None
+            };
+            (woken, first)
+        };
+        // W2: the futex calls happen after the list's mutex is released.
+        for x in woken {
+            x.thread.unpark();
+        }
+        if let Some(t) = first {
+            t.unpark();
         }
     }
 
