@@ -207,12 +207,17 @@ impl Session {
                 }
             }
         }
-        let scope = [
-            ScopeTable::of_table(&t, &t.name, 0),
-            ScopeTable::of_table(&t, "\u{0}new", t.columns.len()),
-        ];
         let odku: Vec<(usize, CExpr)> = {
             let mut v = Vec::new();
+            // Only ON DUPLICATE KEY UPDATE needs names in scope: the old row, then the new.
+            let scope = if ins.on_duplicate.is_empty() {
+                vec![]
+            } else {
+                vec![
+                    ScopeTable::of_table(&t, &t.name, 0),
+                    ScopeTable::of_table(&t, "\u{0}new", t.columns.len()),
+                ]
+            };
             for (n, e) in &ins.on_duplicate {
                 let c = t
                     .column(n)

@@ -36,6 +36,12 @@ use sqlparser::tokenizer::Token as SpToken;
 /// identifiers and comments; each statement is trimmed; empty ones (only whitespace or
 /// comments) are dropped.
 pub fn split_statements(sql: &str) -> Vec<&str> {
+    // No `;` and nothing that may start a comment: one statement, or none if only blanks
+    // (no need to tokenize the text twice, here and in `parse`).
+    if !sql.contains([';', '#']) && !sql.contains("--") && !sql.contains("/*") {
+        let t = sql.trim();
+        return if t.is_empty() { vec![] } else { vec![t] };
+    }
     let tokens = lexer::tokenize(sql);
     let mut out = Vec::new();
     let mut begin = 0;

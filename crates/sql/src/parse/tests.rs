@@ -1621,6 +1621,14 @@ fn splitting() {
         vec!["SELECT 1--1", "SELECT 2"]
     );
     assert_eq!(split_statements(""), Vec::<&str>::new());
+    assert_eq!(split_statements(" \n\t "), Vec::<&str>::new());
+    assert_eq!(
+        split_statements("  INSERT INTO t VALUES (1, 'a-b', -2)\n"),
+        vec!["INSERT INTO t VALUES (1, 'a-b', -2)"]
+    );
+    assert_eq!(split_statements("-- only a comment"), Vec::<&str>::new());
+    assert_eq!(split_statements("# only a comment"), Vec::<&str>::new());
+    assert_eq!(split_statements("SELECT 1 -- c"), vec!["SELECT 1 -- c"]);
     assert_eq!(
         split_statements("SELECT 'unterminated; SELECT 2"),
         vec!["SELECT 'unterminated; SELECT 2"]
