@@ -276,8 +276,10 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cmd_cpu(args):
-    """Server CPU per query for each of oltp_read_only's query kinds alone, one thread."""
+def measure_each(args, items, measure, unit):
+    """Starts innoxide (and, with --mariadb, MariaDB), prepares the tables, then calls
+    measure(server, item) for each item on each server in turn. Returns the server names and
+    the rows (item, {server name: value})."""
     st = settings(args)
     servers = [InnoxideServer(args.innoxide, st)]
     if args.mariadb:
@@ -287,27 +289,38 @@ def cmd_cpu(args):
         for s in servers:
             s.start()
             log("%s: prepared in %.1f s" % (s.name, prepare(s, args)))
-        for kind in QUERY_KINDS:
-            only = ["--%s=%d" % (k, 1 if k == kind else 0) for k in QUERY_KINDS]
-            res = {}
-            for s in servers:
-                extra = only + ["--skip-trx=on", "--threads=1", "--time=0"]
-                if args.no_ps:
-                    extra.append("--db-ps-mode=disable")
-                sysbench(s, args, "oltp_read_only", "run", extra + ["--events=300"])  # warm up
-                before = cpu_seconds(s.pid)
-                sysbench(s, args, "oltp_read_only", "run", extra + ["--events=%d" % args.events])
-                res[s.name] = (cpu_seconds(s.pid) - before) / args.events * 1e6
-            rows.append((kind, res))
-            log("%-16s " % kind + "  ".join("%s %.1f us" % kv for kv in res.items()))
+        for item in items:
+            res = {s.name: measure(s, item) for s in servers}
+            rows.append((item, res))
+            log("%-22s " % item + "  ".join("%s %.1f %s" % (n, v, unit) for n, v in res.items()))
     finally:
         for s in servers:
             s.stop()
-    names = [s.name for s in servers]
-    print("| query | " + " | ".join("%s CPU us/query" % n for n in names) + " |")
+    return [s.name for s in servers], rows
+
+
+def print_table(first, what, names, rows, fmt):
+    print("| %s | " % first + " | ".join("%s %s" % (n, what) for n in names) + " |")
     print("|---|" + "---:|" * len(names))
-    for kind, res in rows:
-        print("| %s | " % kind + " | ".join("%.1f" % res[n] for n in names) + " |")
+    for item, res in rows:
+        print("| %s | " % item + " | ".join(fmt % res[n] for n in names) + " |")
+
+
+def cmd_cpu(args):
+    """Server CPU per query for each of oltp_read_only's query kinds alone, one thread."""
+
+    def measure(s, kind):
+        only = ["--%s=%d" % (k, 1 if k == kind else 0) for k in QUERY_KINDS]
+        extra = only + ["--skip-trx=on", "--threads=1", "--time=0"]
+        if args.no_ps:
+            extra.append("--db-ps-mode=disable")
+        sysbench(s, args, "oltp_read_only", "run", extra + ["--events=300"])  # warm up
+        before = cpu_seconds(s.pid)
+        sysbench(s, args, "oltp_read_only", "run", extra + ["--events=%d" % args.events])
+        return (cpu_seconds(s.pid) - before) / args.events * 1e6
+
+    names, rows = measure_each(args, QUERY_KINDS, measure, "us")
+    print_table("query", "CPU us/query", names, rows, "%.1f")
     return 0
 
 
@@ -328,36 +341,19 @@ def lsn(server):
 
 def cmd_redo(args):
     """Redo bytes per transaction of each writing workload, one thread."""
-    st = settings(args)
-    servers = [InnoxideServer(args.innoxide, st)]
-    if args.mariadb:
-        servers.append(MariadbServer(st))
-    rows = []
-    try:
-        for s in servers:
-            s.start()
-            log("%s: prepared in %.1f s" % (s.name, prepare(s, args)))
-        for w in args.workloads or REDO_WORKLOADS:
-            res = {}
-            for s in servers:
-                extra = ["--threads=1", "--time=0"]
-                sysbench(s, args, w, "run", extra + ["--events=300"])  # warm up
-                before = lsn(s)
-                out = sysbench(s, args, w, "run", extra + ["--events=%d" % args.events])
-                done = parse_run(out)["transactions"]
-                if done != args.events:
-                    raise RunFailed("%s %s: %d transactions of %d" % (s.name, w, done, args.events))
-                res[s.name] = (lsn(s) - before) / args.events
-            rows.append((w, res))
-            log("%-22s " % w + "  ".join("%s %.0f bytes" % kv for kv in res.items()))
-    finally:
-        for s in servers:
-            s.stop()
-    names = [s.name for s in servers]
-    print("| workload | " + " | ".join("%s redo bytes/trx" % n for n in names) + " |")
-    print("|---|" + "---:|" * len(names))
-    for w, res in rows:
-        print("| %s | " % w + " | ".join("%.0f" % res[n] for n in names) + " |")
+
+    def measure(s, w):
+        extra = ["--threads=1", "--time=0"]
+        sysbench(s, args, w, "run", extra + ["--events=300"])  # warm up
+        before = lsn(s)
+        out = sysbench(s, args, w, "run", extra + ["--events=%d" % args.events])
+        done = parse_run(out)["transactions"]
+        if done != args.events:
+            raise RunFailed("%s %s: %d transactions of %d" % (s.name, w, done, args.events))
+        return (lsn(s) - before) / args.events
+
+    names, rows = measure_each(args, args.workloads or REDO_WORKLOADS, measure, "bytes")
+    print_table("workload", "redo bytes/trx", names, rows, "%.0f")
     return 0
 
 
