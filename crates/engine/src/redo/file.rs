@@ -104,11 +104,13 @@ impl LogFiles {
         failed: Arc<AtomicBool>,
     ) -> Result<Self> {
         let tmp0 = dir.join("ib_logfile101");
-        tracing::info!(
-            "InnoDB: Writing {} MiB of zeros to {n} new redo log files",
-            (u64::from(n) * file_size) >> 20
-        );
+        let total_mib = (u64::from(n) * file_size) >> 20;
+        tracing::info!("InnoDB: Writing {total_mib} MiB of zeros to {n} new redo log files");
         let zeros = vec![0u8; 1 << 20];
+        let started = std::time::Instant::now();
+        // Progress every 10% of a large group (1 GiB or more), as mysqld's "Progress in MB".
+        let chunks = u64::from(n) * (file_size - LOG_HEADER_SIZE).div_ceil(zeros.len() as u64);
+        let (mut done, mut reported) = (0u64, 0u64);
         for i in 0..n {
             let path = if i == 0 {
                 tmp0.clone()
@@ -128,6 +130,14 @@ impl LogFiles {
                 f.write_at(&zeros[..len], at)
                     .map_err(|e| io(&failed, &path, e, true))?;
                 at += len as u64;
+                done += 1;
+                if total_mib >= 1024 && done * 10 / chunks > reported {
+                    reported = done * 10 / chunks;
+                    tracing::info!(
+                        "InnoDB: Redo log files: {}% of {total_mib} MiB written",
+                        reported * 10
+                    );
+                }
             }
             let h = header_block(start_lsn, n, i, file_size, page_size);
             f.write_at(&h, 0).map_err(|e| io(&failed, &path, e, true))?;
@@ -143,6 +153,11 @@ impl LogFiles {
             f.sync_data().map_err(|e| io(&failed, &path, e, true))?;
         }
         fs.sync_dir(dir).map_err(|e| io(&failed, dir, e, true))?;
+        tracing::info!(
+            "InnoDB: {n} redo log files of {} MiB each written and synced in {:.1}s",
+            file_size >> 20,
+            started.elapsed().as_secs_f64()
+        );
         let final0 = dir.join(file_name(0));
         fs.rename(&tmp0, &final0)
             .map_err(|e| io(&failed, &final0, e, true))?;
