@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sysbench 1.0 against innoxide, and side by side with MariaDB 10.11.
 
-Four commands:
+Five commands:
 
 check     Issue #4's acceptance run. Prepares the sbtest tables, runs every OLTP workload
           (oltp_read_write, oltp_read_only, oltp_point_select, oltp_write_only,
@@ -20,6 +20,10 @@ cpu       The server's CPU time (user + system, from /proc) per query for each q
           oltp_read_only alone (point selects, and the four 100-row range queries), one
           client thread, --events queries each; with --mariadb for MariaDB too; with --no-ps
           through the text protocol (--db-ps-mode=disable).
+
+trx-cpu   Throughput and the server's CPU time (user + system, from /proc) per transaction of
+          each workload at --threads for --time seconds; with --mariadb for MariaDB too. At 64
+          connections on 2 cores the CPU per transaction is what bounds the rate.
 
 redo      Redo bytes per transaction of each writing workload (the LSN's advance over
           --events transactions, one client thread, after a warm-up), with --mariadb for
@@ -324,6 +328,21 @@ def cmd_cpu(args):
     return 0
 
 
+def cmd_trx_cpu(args):
+    """TPS and server CPU microseconds per transaction of each workload."""
+
+    def measure(s, w):
+        before = cpu_seconds(s.pid)
+        run = parse_run(sysbench(s, args, w, "run", ["--threads=%d" % args.threads, "--time=%d" % args.time]))
+        used = cpu_seconds(s.pid) - before
+        log("%s %s: %.1f TPS" % (s.name, w, run["tps"]))
+        return used / run["transactions"] * 1e6
+
+    names, rows = measure_each(args, args.workloads or ["oltp_update_non_index"], measure, "us")
+    print_table("workload", "CPU us/trx (%d threads)" % args.threads, names, rows, "%.1f")
+    return 0
+
+
 REDO_WORKLOADS = [
     "oltp_update_non_index",
     "oltp_update_index",
@@ -364,7 +383,7 @@ def settings(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("check", "compare", "cpu", "redo"):
+    for name in ("check", "compare", "cpu", "redo", "trx-cpu"):
         c = sub.add_parser(name)
         c.add_argument("--innoxide", default="target/release/innoxide", help="the innoxide binary")
         c.add_argument("--tables", type=int, default=4, help="sbtest tables (default 4)")
@@ -383,12 +402,15 @@ def main():
     c = sub.choices["redo"]
     c.add_argument("--mariadb", action="store_true", help="measure a private MariaDB too")
     c.add_argument("--events", type=int, default=5000, help="transactions per workload (default 5000)")
+    c = sub.choices["trx-cpu"]
+    c.add_argument("--mariadb", action="store_true", help="measure a private MariaDB too")
+    c.add_argument("--threads", type=int, default=64, help="sysbench threads (default 64)")
     c = sub.choices["compare"]
     c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
     c.add_argument("--markdown", help="also write the table to this file")
     args = p.parse_args()
     try:
-        run = {"check": cmd_check, "compare": cmd_compare, "cpu": cmd_cpu, "redo": cmd_redo}[
+        run = {"check": cmd_check, "compare": cmd_compare, "cpu": cmd_cpu, "redo": cmd_redo, "trx-cpu": cmd_trx_cpu}[
             args.command
         ]
         return run(args)

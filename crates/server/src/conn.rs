@@ -110,7 +110,8 @@ struct Prepared {
     n_params: usize,
     types: Vec<ParamType>,
     long_data: HashMap<u16, Vec<u8>>,
-    /// The plan of its SELECT, kept between executions (P3 in exec/select.rs).
+    /// The plan of its SELECT, UPDATE or DELETE, kept between executions (P3 in
+    /// exec/prepared.rs).
     plan: Option<KeptPlan>,
 }
 

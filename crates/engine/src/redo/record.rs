@@ -139,9 +139,12 @@ impl Group {
                 let old = self.bytes.len() - data_at;
                 let new = old + data.len();
                 if varint_len(new) == varint_len(old) {
-                    let mut field = Vec::with_capacity(2);
-                    put_varint(&mut field, new as u64);
-                    self.bytes[len_at..data_at].copy_from_slice(&field);
+                    // The length field keeps its width: rewrite it in place.
+                    let mut v = new;
+                    for b in &mut self.bytes[len_at..data_at] {
+                        *b = (v as u8 & 0x7f) | if v >= 0x80 { 0x80 } else { 0 };
+                        v >>= 7;
+                    }
                     self.bytes.extend_from_slice(data);
                     self.open_write = Some((len_at, data_at, end + data.len()));
                 } else {
@@ -179,22 +182,27 @@ impl Group {
         if old.len() != new.len() {
             return self.rec(REC_UPDATE, id, slot, new);
         }
-        let (mut n, mut size) = (0u32, 0);
-        for (off, len) in changed_ranges(old, new) {
-            n += 1;
-            size += varint_len(off) + varint_len(len) + len;
-        }
-        if size + varint_len(n as usize) >= new.len() + varint_len(new.len()) {
-            return self.rec(REC_UPDATE, id, slot, new);
-        }
+        // One pass: the patch is written as the ranges are found, and taken back for the whole
+        // record once it would not be shorter (or would need more than 127 ranges).
+        let (start, last) = (self.bytes.len(), self.last);
         self.head(REC_PATCH, id);
         self.bytes.extend_from_slice(&(slot as u16).to_be_bytes());
-        put_varint(&mut self.bytes, u64::from(n));
+        let count_at = self.bytes.len();
+        self.bytes.push(0);
+        let limit = count_at + varint_len(new.len()) + new.len();
+        let mut n = 0u8;
         for (off, len) in changed_ranges(old, new) {
             put_varint(&mut self.bytes, off as u64);
             put_varint(&mut self.bytes, len as u64);
             self.bytes.extend_from_slice(&new[off..off + len]);
+            n += 1;
+            if self.bytes.len() >= limit || n == 0x80 {
+                self.bytes.truncate(start);
+                self.last = last;
+                return self.rec(REC_UPDATE, id, slot, new);
+            }
         }
+        self.bytes[count_at] = n;
     }
 
     pub fn delete(&mut self, id: PageId, slot: usize) {
@@ -591,6 +599,19 @@ mod tests {
         let mut g = Group::default();
         g.rec_update(id, 0, &old, &other);
         assert_eq!(g.bytes()[0], REC_UPDATE);
+        // Taken back after a record for another page: the whole record names its page.
+        let other_page = PageId::new(1, 5);
+        let mut g = Group::default();
+        g.delete(other_page, 0);
+        g.rec_update(id, 0, &old, &other);
+        let mut r = Reader::new(g.bytes());
+        let (p1, _) = parse(&mut r, None).unwrap();
+        let at = r.pos;
+        let (p2, body) = parse(&mut r, Some(p1)).unwrap();
+        assert_eq!((p1, p2), (other_page, id));
+        assert_eq!(g.bytes()[at], REC_UPDATE, "no SAME_PAGE flag");
+        assert!(matches!(body, Body::RecUpdate { rec, .. } if rec == &other[..]));
+        assert!(r.is_empty());
         for v in [0, 1, 127, 128, 16383, 16384, usize::MAX] {
             let mut b = Vec::new();
             put_varint(&mut b, v as u64);
