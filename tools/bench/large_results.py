@@ -4,14 +4,15 @@
 20 x --objects rows), then each query run --repeat times, alternating servers. Reported per
 query and server: the client's wall time for the whole result (`mariadb --quick`, output
 discarded) and how much the server's peak resident memory (VmHWM) grew while it ran. Each
-result is checked: its row count must be the one expected, and a sorted result must come in
-its order, else the run fails.
+result is checked: its row count must be the one expected, a sorted result must come in its
+order, and a window function's rows must be the same on both servers, else the run fails.
 
     python3 tools/bench/large_results.py --innoxide target/release/innoxide \\
         --bench target/release/innoxide-bench --objects 50000 --repeat 2
 """
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -32,6 +33,9 @@ def sorted_by_created_desc(out):
         prev = key
     return True
 
+
+# The check of a query whose rows (in any order) must be the same on every server and run.
+SAME = "same rows on both servers"
 
 QUERIES = [
     # (label, statement, expected rows as a function of --objects[, check of the output])
@@ -72,6 +76,26 @@ QUERIES = [
         "SELECT DISTINCT REF_OBJECT, REF_STAT FROM HISTORY",
         None,
     ),
+    (
+        "window: ROW_NUMBER per OBJECT",
+        "SELECT REF_OBJECT, HORDER, ROW_NUMBER() OVER (PARTITION BY REF_OBJECT "
+        "ORDER BY VALUE DESC, HORDER) FROM HISTORY",
+        lambda n: 20 * n,
+        SAME,
+    ),
+    (
+        "window: SUM over 11 rows, one partition",
+        "SELECT REF_OBJECT, HORDER, SUM(VALUE) OVER (ORDER BY REF_OBJECT, HORDER "
+        "ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) FROM HISTORY",
+        lambda n: 20 * n,
+        SAME,
+    ),
+    (
+        "window: RANK by NOTE, one partition",
+        "SELECT REF_OBJECT, HORDER, RANK() OVER (ORDER BY NOTE) FROM HISTORY",
+        lambda n: 20 * n,
+        SAME,
+    ),
 ]
 
 
@@ -84,8 +108,8 @@ def peak_kb(pid):
 
 
 def run_query(server, statement, check=None):
-    """(seconds, rows, peak growth in MB) of one query read whole by the mariadb client;
-    `check` (if any) must accept the output."""
+    """(seconds, rows, peak growth in MB, digest of the sorted rows or None) of one query
+    read whole by the mariadb client; `check` (if any, but SAME) must accept the output."""
     before = peak_kb(server.pid)
     t0 = time.monotonic()
     r = subprocess.run(
@@ -99,9 +123,12 @@ def run_query(server, statement, check=None):
         raise SystemExit("%s: %s failed: %s" % (server.name, statement, r.stderr.decode()))
     rows = r.stdout.count(b"\n")
     grown = (peak_kb(server.pid) - before) / 1024
-    if check is not None and not check(r.stdout):
+    digest = None
+    if check is SAME:
+        digest = hashlib.sha256(b"\n".join(sorted(r.stdout.splitlines()))).hexdigest()
+    elif check is not None and not check(r.stdout):
         raise SystemExit("%s: %s: the rows are not in order" % (server.name, statement))
-    return elapsed, rows, grown
+    return elapsed, rows, grown, digest
 
 
 def main():
@@ -133,7 +160,10 @@ def main():
                 order = servers if i % 2 == 0 else servers[::-1]
                 for s in order:
                     results[s.name].append(run_query(s, statement, *check))
-            counts = {rows for runs in results.values() for _, rows, _ in runs}
+            counts = {rows for runs in results.values() for _, rows, _, _ in runs}
+            digests = {d for runs in results.values() for _, _, _, d in runs}
+            if len(digests) != 1:
+                raise SystemExit("%s: the servers' rows differ" % label)
             expected = want(args.objects) if want else None
             if len(counts) != 1 or (expected is not None and counts != {expected}):
                 raise SystemExit("%s: row counts differ: %s (expected %s)"
@@ -142,9 +172,9 @@ def main():
                 runs = results[s.name]
                 print("| `%s` | %s | %s | %d | %s |" % (
                     label, s.name,
-                    " / ".join("%.2f" % t for t, _, _ in runs),
+                    " / ".join("%.2f" % t for t, _, _, _ in runs),
                     runs[0][1],
-                    " / ".join("%.0f" % g for _, _, g in runs)))
+                    " / ".join("%.0f" % g for _, _, g, _ in runs)))
     finally:
         for s in servers:
             s.stop()

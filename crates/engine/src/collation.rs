@@ -121,6 +121,56 @@ impl Collation {
     }
 }
 
+impl Collation {
+    /// The first bytes of `sort_key(s)` (up to 8; the rest of the array zero) and how many
+    /// there are, 8 meaning 8 or more: a prefix in the order `compare` gives (a sort's
+    /// shortcut, exec/sort.rs), made without the whole key.
+    pub fn sort_prefix(self, s: &[u8]) -> ([u8; 8], usize) {
+        let mut out = [0u8; 8];
+        let mut n = 0;
+        let mut put = |bytes: &[u8]| {
+            for &b in bytes {
+                if n == 8 {
+                    return false;
+                }
+                out[n] = b;
+                n += 1;
+            }
+            true
+        };
+        match self {
+            Collation::Binary | Collation::Utf8mb40900Bin => {
+                put(&s[..s.len().min(8)]);
+            }
+            Collation::Latin1Bin | Collation::Utf8mb4Bin => {
+                let t = trim_spaces(s);
+                put(&t[..t.len().min(8)]);
+            }
+            Collation::Latin1SwedishCi => {
+                for &c in trim_spaces(s).iter().take(8) {
+                    put(&[latin1_fold(c)]);
+                }
+            }
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi => {
+                let s = if self.pad_space() { trim_spaces(s) } else { s };
+                let ai = self == Collation::Utf8mb40900AiCi;
+                let mut buf = [0; 4];
+                for c in chars(s) {
+                    let w = if c.is_ascii() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        char::from_u32(fold_char(c, ai)).unwrap_or(c)
+                    };
+                    if !put(w.encode_utf8(&mut buf).as_bytes()) {
+                        break;
+                    }
+                }
+            }
+        }
+        (out, n)
+    }
+}
+
 /// Compares `a` and `b` as their upper case eight bytes at a time while both hold ASCII (which
 /// folds to its upper case in both utf8mb4 case-insensitive collations): the order if that
 /// decides it, else how far they fold equally (a character boundary of both).
@@ -223,6 +273,42 @@ fn strip_accent(c: char) -> char {
 mod tests {
     use super::*;
     use std::cmp::Ordering::*;
+
+    #[test]
+    fn sort_prefix_is_the_sort_keys_start() {
+        let words: &[&[u8]] = &[
+            b"",
+            b"a",
+            b"A",
+            b"a ",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefghij",
+            b"ABCDEFGHIJ",
+            "\u{e9}t\u{e9}".as_bytes(),
+            "\u{c9}T\u{c9} ".as_bytes(),
+            b"zz\x00",
+            b"\xe9t\xe9",
+            "stra\u{df}e long word".as_bytes(),
+        ];
+        for coll in [
+            Collation::Binary,
+            Collation::Latin1SwedishCi,
+            Collation::Latin1Bin,
+            Collation::Utf8mb4GeneralCi,
+            Collation::Utf8mb4Bin,
+            Collation::Utf8mb40900AiCi,
+            Collation::Utf8mb40900Bin,
+        ] {
+            for w in words {
+                let key = coll.sort_key(w);
+                let (p, n) = coll.sort_prefix(w);
+                assert_eq!(n, key.len().min(8), "{coll:?} {w:?}");
+                assert_eq!(&p[..n], &key[..n], "{coll:?} {w:?}");
+                assert!(p[n..].iter().all(|&b| b == 0));
+            }
+        }
+    }
 
     #[test]
     fn pad_space_and_case() {

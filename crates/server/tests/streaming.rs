@@ -157,6 +157,35 @@ fn large_results_stream_without_holding_them() {
     }
     assert_eq!((n, sum), (ROWS, ROWS * (ROWS + 1) / 2));
     assert!(status(&mut c, "Created_tmp_disk_tables") >= disk_before + 2);
+    // Window functions over every row, one partition of 150,000 for two of them: each window
+    // sorts through runs and reads its partitions through a frame buffer on disk beyond the
+    // 2 MB (window.rs W5, rowbuf.rs), and the rows come back in their order (W1).
+    let disk_before = status(&mut c, "Created_tmp_disk_tables");
+    let mut n = 0i64;
+    let mut ks = Vec::new();
+    for row in c
+        .query_iter(
+            "SELECT id, pad, ROW_NUMBER() OVER (ORDER BY k DESC, id), \
+             LAG(id) OVER (PARTITION BY k ORDER BY id), \
+             SUM(k) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t",
+        )
+        .unwrap()
+    {
+        let (id, p, rn, lag, sum): (i64, String, i64, Option<i64>, i64) =
+            mysql::from_row(row.unwrap());
+        n += 1;
+        let k = id % 10;
+        // In the last window's order: by id.
+        assert_eq!(id, n);
+        ks.push(k);
+        let window_sum: i64 = ks.iter().rev().take(3).sum();
+        assert_eq!(p.len(), 200);
+        assert_eq!(rn, (9 - k) * (ROWS / 10) + (id - 1) / 10 + 1, "row {id}");
+        assert_eq!(lag, (id > 10).then_some(id - 10), "row {id}");
+        assert_eq!(sum, window_sum, "row {id}");
+    }
+    assert_eq!(n, ROWS);
+    assert!(status(&mut c, "Created_tmp_disk_tables") > disk_before);
     c.query_drop("SET SESSION tmp_table_size = DEFAULT")
         .unwrap();
     let grown = peak_kb(s.pid()).saturating_sub(before);
@@ -351,5 +380,219 @@ fn group_by_and_distinct_beyond_tmp_table_size() {
     assert_eq!(in_memory[5].len(), 7);
     assert_eq!(in_memory[6], vec![vec![Some("5000".to_string())]]);
     assert_eq!(in_memory[7][0][0].as_deref(), Some("4999"));
+    assert!(s.panics().is_empty());
+}
+
+/// Window functions give the same results whether each window's sort and partition stay in
+/// memory or go to tmpdir (window.rs W5, rowbuf.rs): ranking, LAG/LEAD, running and sliding
+/// aggregates, RANGE frames with offsets, NTILE, CUME_DIST, windows over groups after HAVING;
+/// and the in-memory results are the ones computed here.
+#[test]
+fn window_functions_beyond_tmp_table_size() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("SET SESSION sql_mode = ''").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, g INT, s VARCHAR(20), v INT)")
+        .unwrap();
+    let row = |id: i64| {
+        let g = (id * 7919) % 5000;
+        let word = format!("w{}", id % 300);
+        let word = if id % 2 == 0 {
+            word.to_uppercase()
+        } else {
+            word
+        };
+        (id, g, word, id % 97)
+    };
+    const N: i64 = 20_000;
+    for chunk in 0..N / 1000 {
+        let rows: Vec<String> = (1..=1000)
+            .map(|i| {
+                let (id, g, s, v) = row(chunk * 1000 + i);
+                format!("({id}, {g}, '{s}', {v})")
+            })
+            .collect();
+        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
+            .unwrap();
+    }
+    let queries = [
+        "SELECT id, ROW_NUMBER() OVER (ORDER BY g, id), \
+         RANK() OVER (PARTITION BY g % 10 ORDER BY v), \
+         DENSE_RANK() OVER (PARTITION BY g % 10 ORDER BY v), \
+         SUM(v) OVER (PARTITION BY g % 10 ORDER BY v), \
+         LAG(s, 2) OVER (ORDER BY id), LEAD(id, 3, -1) OVER (ORDER BY id) FROM t ORDER BY id",
+        "SELECT id, AVG(v) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING), \
+         COUNT(*) OVER (ORDER BY v RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING), \
+         FIRST_VALUE(id) OVER (PARTITION BY v ORDER BY id DESC), \
+         LAST_VALUE(id) OVER (PARTITION BY s), NTILE(7) OVER (ORDER BY g, id), \
+         CUME_DIST() OVER (ORDER BY v), PERCENT_RANK() OVER (PARTITION BY s ORDER BY v), \
+         NTH_VALUE(g, 3) OVER (PARTITION BY v ORDER BY id) FROM t ORDER BY id",
+        "SELECT g % 100 AS b, COUNT(*), SUM(SUM(v)) OVER (ORDER BY g % 100), \
+         RANK() OVER (ORDER BY COUNT(*) DESC) FROM t GROUP BY g % 100 \
+         HAVING COUNT(*) > 150 AND b % 3 = 0 ORDER BY b",
+        // No ORDER BY: the rows in the window's order (W1), as in MySQL and MariaDB.
+        "SELECT id, ROW_NUMBER() OVER (ORDER BY v DESC, id) FROM t",
+    ];
+    type Row = Vec<Option<String>>;
+    let run = |c: &mut mysql::Conn, q: &str| -> Vec<Row> {
+        c.query_map(q, |r: mysql::Row| {
+            (0..r.len())
+                .map(|i| r.get_opt::<Option<String>, _>(i).unwrap().unwrap())
+                .collect::<Row>()
+        })
+        .unwrap()
+    };
+    // Sorts in memory too: no merge pass, no temporary table on disk.
+    c.query_drop("SET SESSION sort_buffer_size = 64 * 1024 * 1024")
+        .unwrap();
+    let (disk0, passes0) = (status(&mut c, "Created_tmp_disk_tables"), passes(&mut c));
+    let in_memory: Vec<Vec<Row>> = queries.iter().map(|q| run(&mut c, q)).collect();
+    assert_eq!(status(&mut c, "Created_tmp_disk_tables"), disk0);
+    assert_eq!(passes(&mut c), passes0);
+    c.query_drop("SET SESSION tmp_table_size = 1024").unwrap();
+    c.query_drop("SET SESSION sort_buffer_size = 32768")
+        .unwrap();
+    for (q, want) in queries.iter().zip(&in_memory) {
+        assert_eq!(&run(&mut c, q), want, "{q}");
+    }
+    assert!(status(&mut c, "Created_tmp_disk_tables") >= disk0 + 3);
+    assert!(passes(&mut c) > passes0);
+    // The in-memory results themselves.
+    let rows: Vec<(i64, i64, String, i64)> = (1..=N).map(row).collect();
+    let int = |r: &Row, i: usize| -> i64 { r[i].as_deref().unwrap().parse().unwrap() };
+    let mut by_g: Vec<&(i64, i64, String, i64)> = rows.iter().collect();
+    by_g.sort_by_key(|r| (r.1, r.0));
+    for (pos, r) in by_g.iter().enumerate() {
+        let got = &in_memory[0][(r.0 - 1) as usize];
+        assert_eq!(int(got, 1), pos as i64 + 1, "ROW_NUMBER of {}", r.0);
+        // NTILE(7) over the same order: 20,000 = 7 * 2857 + 1, so the first bucket has 2858.
+        let tile = if pos < 2858 {
+            1
+        } else {
+            2 + (pos - 2858) / 2857
+        };
+        assert_eq!(int(&in_memory[1][(r.0 - 1) as usize], 5), tile as i64);
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let got = &in_memory[0][i];
+        assert_eq!(int(got, 0), r.0);
+        // RANK and running SUM within g % 10 by v, peers included.
+        let part = rows.iter().filter(|x| x.1 % 10 == r.1 % 10);
+        let (below, upto): (i64, i64) = part.fold((0, 0), |(b, u), x| {
+            (
+                b + i64::from(x.3 < r.3),
+                u + if x.3 <= r.3 { x.3 } else { 0 },
+            )
+        });
+        if i % 97 == 0 {
+            assert_eq!(int(got, 2), below + 1, "RANK of {}", r.0);
+            assert_eq!(int(got, 4), upto, "SUM of {}", r.0);
+        }
+        let lag = (i >= 2).then(|| rows[i - 2].2.clone());
+        assert_eq!(got[5], lag);
+        assert_eq!(int(got, 6), if r.0 + 3 <= N { r.0 + 3 } else { -1 });
+        // AVG over the five rows before and after (a frame that slides: W3).
+        let near = &rows[i.saturating_sub(5)..(i + 6).min(rows.len())];
+        let avg = near.iter().map(|x| x.3).sum::<i64>() as f64 / near.len() as f64;
+        let got_avg: f64 = in_memory[1][i][1].as_deref().unwrap().parse().unwrap();
+        assert!((got_avg - avg).abs() < 0.0001, "AVG of {}: {got_avg}", r.0);
+        // COUNT(*) over v - 3 .. v + 2.
+        if i % 89 == 0 {
+            let in_range = rows
+                .iter()
+                .filter(|x| x.3 >= r.3 - 3 && x.3 <= r.3 + 2)
+                .count();
+            assert_eq!(
+                int(&in_memory[1][i], 2),
+                in_range as i64,
+                "COUNT of {}",
+                r.0
+            );
+        }
+    }
+    // 100 groups of 200 rows, a third kept by HAVING before the windows: running sums of
+    // 200 rows' v per group, all of one rank.
+    assert_eq!(in_memory[2].len(), 34);
+    let mut running = 0;
+    for r in &in_memory[2] {
+        let b = int(r, 0);
+        running += rows
+            .iter()
+            .filter(|x| x.1 % 100 == b)
+            .map(|x| x.3)
+            .sum::<i64>();
+        assert_eq!((int(r, 1), int(r, 2), int(r, 3)), (200, running, 1));
+    }
+    let order: Vec<(i64, i64)> = in_memory[3]
+        .iter()
+        .map(|r| (int(r, 0), int(r, 1)))
+        .collect();
+    let mut want: Vec<&(i64, i64, String, i64)> = rows.iter().collect();
+    want.sort_by_key(|r| (-r.3, r.0));
+    let want: Vec<(i64, i64)> = want.iter().zip(1..).map(|(r, n)| (r.0, n)).collect();
+    assert_eq!(order, want);
+    assert!(s.panics().is_empty());
+}
+
+/// INSERT ... SELECT and CREATE TABLE ... SELECT gather the selected rows within
+/// tmp_table_size in memory and in tmpdir beyond it (rowbuf.rs) before inserting them: the
+/// server's peak memory does not grow with the rows copied; a SELECT of the table being filled
+/// sees none of the rows the statement inserts.
+#[test]
+fn insert_select_does_not_hold_the_rows() {
+    // A buffer pool smaller than the table: its frames are all in use before the copy.
+    let s = common::start_with(true, &["--innodb-buffer-pool-size=8M"]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, pad VARCHAR(200))")
+        .unwrap();
+    const ROWS: i64 = 100_000;
+    let pad = "y".repeat(200);
+    for chunk in 0..ROWS / 1000 {
+        let rows: Vec<String> = (1..=1000)
+            .map(|i| format!("({}, {}, '{pad}')", chunk * 1000 + i, i % 7))
+            .collect();
+        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
+            .unwrap();
+    }
+    c.query_drop("SET SESSION tmp_table_size = 2 * 1024 * 1024")
+        .unwrap();
+    // Warm: the statements' own structures, and a first copy of a few rows.
+    c.query_drop("CREATE TABLE w AS SELECT * FROM t WHERE id < 100")
+        .unwrap();
+    let before = peak_kb(s.pid());
+    c.query_drop("CREATE TABLE t2 LIKE t").unwrap();
+    c.query_drop("INSERT INTO t2 SELECT * FROM t").unwrap();
+    c.query_drop("CREATE TABLE t3 AS SELECT id, pad, k * 2 AS k2 FROM t WHERE id % 2 = 0")
+        .unwrap();
+    c.query_drop("INSERT INTO t SELECT id + 1000000, k, pad FROM t")
+        .unwrap();
+    let grown = peak_kb(s.pid()).saturating_sub(before);
+    let sums =
+        |c: &mut mysql::Conn, q: &str| -> (i64, i64, i64) { c.query_first(q).unwrap().unwrap() };
+    let n = ROWS;
+    assert_eq!(
+        sums(&mut c, "SELECT COUNT(*), SUM(id), SUM(LENGTH(pad)) FROM t2"),
+        (n, n * (n + 1) / 2, n * 200)
+    );
+    let even = (1..=n).filter(|i| i % 2 == 0);
+    assert_eq!(
+        sums(&mut c, "SELECT COUNT(*), SUM(id), SUM(k2) FROM t3"),
+        (
+            n / 2,
+            even.clone().sum(),
+            even.map(|id| 2 * (((id - 1) % 1000 + 1) % 7)).sum()
+        )
+    );
+    // The copy of t into itself took each row once.
+    assert_eq!(
+        sums(&mut c, "SELECT COUNT(*), SUM(id), SUM(LENGTH(pad)) FROM t"),
+        (2 * n, n * (n + 1) + 1_000_000 * n, 2 * n * 200)
+    );
+    // 100,000 rows of 200 bytes: held whole they take over 40 MB.
+    assert!(grown < 15_000, "peak memory grew by {grown} kB");
     assert!(s.panics().is_empty());
 }

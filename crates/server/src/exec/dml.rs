@@ -20,6 +20,7 @@ use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{CExpr, Compiler, Env, ScopeTable};
 use super::prepared::PlanBasis;
+use super::rowbuf::RowBuf;
 use super::select::{conjuncts, load_row, sort_by_keys, Access, ReadHow};
 use super::{KeptPlan, Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
@@ -163,6 +164,9 @@ impl Session {
         let mode = self.vars.sql_mode();
         let mut w = Warnings::default();
         let mut src: Vec<Vec<Option<Datum>>> = Vec::new();
+        // INSERT ... SELECT: the selected rows, gathered before the first is inserted (MySQL
+        // reads a SELECT of the table being filled whole first too), and where each goes.
+        let mut selected: Option<(RowBuf, usize)> = None;
         // VALUES: per row and column, what evaluating the value reported (given out as that
         // column is stored, so warnings and errors come column by column, as in MySQL).
         let mut pending: Vec<Vec<Pending>> = Vec::new();
@@ -194,17 +198,11 @@ impl Session {
                 }
             }
             InsertSource::Select(q) => {
-                let (c2, rows) = self.select(q, params)?;
+                let (c2, rows) = self.select_stored(q, params)?;
                 if c2.len() != cols.len() {
                     return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&1]));
                 }
-                for r in rows {
-                    let mut given = vec![None; t.columns.len()];
-                    for (d, &c) in r.into_iter().zip(&cols) {
-                        given[c] = Some(d);
-                    }
-                    src.push(given);
-                }
+                selected = Some((rows, 0));
             }
         }
         let odku: Vec<(usize, CExpr)> = {
@@ -255,7 +253,24 @@ impl Session {
         let mut affected = 0u64;
         let mut first_id = 0u64;
         let mut pending = pending.into_iter();
-        for (ri, given) in src.into_iter().enumerate() {
+        let mut values = src.into_iter();
+        for ri in 0usize.. {
+            let given = match selected.as_mut() {
+                Some((rows, next)) if *next < rows.len() => {
+                    let r = rows.take_from(*next, 0)?;
+                    *next += 1;
+                    let mut given = vec![None; t.columns.len()];
+                    for (d, &c) in r.into_iter().zip(&cols) {
+                        given[c] = Some(d);
+                    }
+                    given
+                }
+                Some(_) => break,
+                None => match values.next() {
+                    Some(given) => given,
+                    None => break,
+                },
+            };
             let pend = pending.next().unwrap_or_default();
             let row = self.make_row(
                 &t,

@@ -1276,7 +1276,8 @@ impl<'a> Compiler<'a> {
             }
             let mut partition = Vec::with_capacity(partition_by.len());
             for p in partition_by {
-                partition.push(self.compile(p, cx)?.0);
+                let (c, t) = self.compile(p, cx)?;
+                partition.push((c, t.collation()));
             }
             let mut order = Vec::with_capacity(order_by.len());
             let mut order_types = Vec::with_capacity(order_by.len());
@@ -1292,7 +1293,7 @@ impl<'a> Compiler<'a> {
         let (cargs, types, partition, order, order_types) = r?;
         let exprs = cargs
             .iter()
-            .chain(&partition)
+            .chain(partition.iter().map(|p| &p.0))
             .chain(order.iter().map(|o| &o.0));
         if exprs.clone().any(CExpr::has_sub) {
             return Err(SqlError::new(

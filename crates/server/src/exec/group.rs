@@ -444,6 +444,37 @@ impl AggState {
         Ok(())
     }
 
+    /// Takes back a value `add` took (a window frame sliding on, window.rs W3): COUNT, and SUM
+    /// and AVG of integers and decimals, whose arithmetic is exact. False, the state left as
+    /// it was, for anything else (a DOUBLE would drift, as MySQL's windowing_use_high_precision
+    /// avoids).
+    pub(crate) fn remove(
+        &mut self,
+        a: &AggSpec,
+        v: &Datum,
+        mode: types::SqlMode,
+        w: &mut Warnings,
+    ) -> Result<bool, SqlError> {
+        if v.is_null() {
+            return Ok(true);
+        }
+        match (a.kind, v) {
+            (AggKind::Count, _) => {}
+            (AggKind::Sum | AggKind::Avg, Datum::Int(i)) => self.int_sum -= i128::from(*i),
+            (AggKind::Sum | AggKind::Avg, Datum::UInt(u)) => self.int_sum -= i128::from(*u),
+            (AggKind::Sum | AggKind::Avg, Datum::Decimal(_)) if !self.acc.is_null() => {
+                self.acc = types::sub(&self.acc, v, mode, w)?;
+            }
+            _ => return Ok(false),
+        }
+        self.count -= 1;
+        if self.count == 0 {
+            // An empty frame: SUM and AVG are NULL again.
+            *self = AggState::new(a);
+        }
+        Ok(true)
+    }
+
     /// The aggregate's value for group number `group` (GROUP_CONCAT is cut at
     /// group_concat_max_len bytes, on a character boundary, with warning 1260).
     pub(crate) fn finish(

@@ -27,6 +27,7 @@ pub mod group;
 pub mod json;
 mod prepared;
 pub mod recursive;
+mod rowbuf;
 pub mod select;
 pub mod show;
 mod sort;

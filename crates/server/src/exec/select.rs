@@ -32,8 +32,9 @@
 //! - S8: ORDER BY sorts with a `sort::Sorter` (sort_buffer_size in memory, sorted runs in
 //!   tmpdir beyond it; under LIMIT only the first offset + limit rows are kept), GROUP BY and
 //!   DISTINCT hold at most the temporary-table budget and spill to a sort beyond it
-//!   (group.rs G2, finish.rs F1): no input size makes a SELECT hold its rows in memory, except
-//!   for window functions and a RIGHT JOIN level (S9).
+//!   (group.rs G2, finish.rs F1), window functions sort and buffer theirs within the same
+//!   limits (window.rs W5): no input size makes a SELECT hold its rows in memory, except for
+//!   a RIGHT JOIN level (S9).
 //! - S9: the nested-loop join is pipelined: each level pulls its table's rows one at a time
 //!   (`open_rows`, `pull_row`) and hands the joined rows to the next level in batches of
 //!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level, which needs every
@@ -76,8 +77,9 @@ use super::expr::{enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTab
 use super::finish::{Finish, Out, Shape, TmpArea};
 use super::group::{row_key, Group, GroupCtx, Grouper, Groups};
 use super::prepared::{KeptPlan, PlanBasis};
+use super::rowbuf::RowBuf;
 use super::sort::SortArea;
-use super::window::{self, WinSpec};
+use super::window::{self, WinSpec, Windows};
 use super::{Column, Output, Session};
 use crate::catalog::{engine_error, SqlTable};
 
@@ -952,17 +954,19 @@ impl Session {
             let mut first = q.clone();
             first.unions.clear();
             let (cols, mut rows) = self.select(&first, params)?;
-            let mut distinct = false;
-            for (all, u) in &q.unions {
+            // A UNION DISTINCT removes the duplicates of every part up to it, the parts
+            // joined by UNION ALL before it included; the UNION ALL parts after the last one
+            // are added as they are (MySQL).
+            let last_distinct = q.unions.iter().rposition(|(all, _)| !*all);
+            for (i, (_, u)) in q.unions.iter().enumerate() {
                 let (c2, r2) = self.select(u, params)?;
                 if c2.len() != cols.len() {
                     return Err(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
                 }
                 rows.extend(r2);
-                distinct |= !*all;
-            }
-            if distinct {
-                dedup_rows(&mut rows);
+                if Some(i) == last_distinct {
+                    dedup_rows(&mut rows);
+                }
             }
             return Ok((cols, rows));
         }
@@ -1629,7 +1633,8 @@ impl Session {
                         hints: &index_use[0],
                     },
                 )?;
-                sorted = in_order && *order_follows;
+                // Window functions leave the rows in their last window's order (W1).
+                sorted = in_order && *order_follows && windows.is_empty();
                 groups_in_order = in_order && grouped && *keys_adjacent;
                 distinct_in_order = in_order && !grouped && distinct && *keys_adjacent;
                 first_access = Some(access);
@@ -1733,13 +1738,20 @@ impl Session {
             &tmp,
             Out::new(sink, cols, offset, limit),
         );
-        // The joined rows go straight to the last stage when nothing needs them all first.
-        let direct = n_sources > 0
-            && !grouped
-            && windows.is_empty()
-            && where_sub.is_none()
-            && top_n.is_none()
-            && !late_subs;
+        // The joined rows go straight to the last stage when nothing needs them all first,
+        // or to the window stage (W5 in window.rs) when HAVING needs no subquery bound.
+        let direct =
+            n_sources > 0 && !grouped && where_sub.is_none() && top_n.is_none() && !late_subs;
+        let win = (!windows.is_empty()).then(|| {
+            let cx = window::Ctx {
+                params,
+                mode,
+                gc_max: self.vars.group_concat_max_len(),
+                having: having.as_ref(),
+                tmp: &tmp,
+            };
+            Windows::new(windows, cx)
+        });
         let mut out = JoinOut {
             where_c,
             order,
@@ -1751,6 +1763,7 @@ impl Session {
             grouper,
             fin,
             direct,
+            win,
             rows: Vec::new(),
         };
         if n_sources > 0 {
@@ -1773,7 +1786,7 @@ impl Session {
         } else {
             out.rows = rows;
         }
-        let (grouper, mut fin) = (out.grouper, out.fin);
+        let (grouper, mut fin, win) = (out.grouper, out.fin, out.win);
         let mut rows = out.rows;
         if let (Some(k), Some(Source::Table(t, _, _)), true) =
             (top_n, sources.first(), deferred.is_some())
@@ -1819,53 +1832,41 @@ impl Session {
             .chain(order.iter().map(|o| &o.0))
             .filter(|e| e.has_sub())
             .collect();
-        if windows.is_empty() {
-            while let Some((r, a)) = groups.next(&mut w)? {
-                for e in &late {
-                    self.bind_subs(e, &r, &a, params)?;
-                }
-                if !fin.take(r, &a, &[], &mut w)? {
-                    break;
+        match win {
+            None => {
+                while let Some((r, a)) = groups.next(&mut w)? {
+                    for e in &late {
+                        self.bind_subs(e, &r, &a, params)?;
+                    }
+                    if !fin.take(r, &a, &[], &mut w)? {
+                        break;
+                    }
                 }
             }
-        } else {
-            // Window functions see the rows HAVING keeps (W1 in window.rs), all at once.
-            let mut all = Vec::new();
-            while let Some((r, a)) = groups.next(&mut w)? {
-                if let Some(h) = having {
-                    if h.has_sub() {
+            Some(mut win) => {
+                // Window functions see the rows HAVING keeps (W1 in window.rs): those not
+                // handed over as they were joined go in now.
+                while let Some((r, a)) = groups.next(&mut w)? {
+                    if let Some(h) = having.as_ref().filter(|h| h.has_sub()) {
                         self.bind_subs(h, &r, &a, params)?;
                     }
-                    let env = Env {
-                        row: &r,
-                        aggs: &a,
-                        wins: &[],
-                        params,
-                        mode,
-                    };
-                    if h.eval(&env, &mut w)?.truth() != Some(true) {
-                        continue;
+                    win.push(r, a, &mut w)?;
+                }
+                let mut rows = win.finish(&mut w)?;
+                while let Some((r, a, wv)) = rows.next(&mut w)? {
+                    for e in &late {
+                        self.bind_subs(e, &r, &a, params)?;
+                    }
+                    if !fin.take(r, &a, &wv, &mut w)? {
+                        break;
                     }
                 }
-                all.push((r, a));
-            }
-            let cx = window::Ctx {
-                params,
-                mode,
-                gc_max: self.vars.group_concat_max_len(),
-            };
-            let wins = window::compute(windows, &all, &cx, &mut w)?;
-            for ((r, a), wv) in all.into_iter().zip(wins) {
-                for e in &late {
-                    self.bind_subs(e, &r, &a, params)?;
-                }
-                if !fin.take(r, &a, &wv, &mut w)? {
-                    break;
-                }
+                spilled |= rows.spilled();
             }
         }
         let tmp_tables = usize::from(grouped && !group.is_empty() && !groups_in_order)
-            + usize::from(distinct && !distinct_in_order);
+            + usize::from(distinct && !distinct_in_order)
+            + usize::from(!windows.is_empty());
         self.server
             .tmp_tables
             .fetch_add(tmp_tables as u64, AtomicOrdering::Relaxed);
@@ -1964,6 +1965,28 @@ impl Session {
             }
         }
         Ok(true)
+    }
+
+    /// The rows of `q` gathered in a `RowBuf` (in memory within the temporary-table budget,
+    /// in tmpdir beyond it) as they are made, for INSERT ... SELECT and CREATE TABLE ...
+    /// SELECT, which insert them once the SELECT is done.
+    pub(crate) fn select_stored(
+        &mut self,
+        q: &ast::Select,
+        params: &[Datum],
+    ) -> Result<(Vec<Column>, RowBuf), SqlError> {
+        let tmp = self.tmp_area();
+        let mut buf = RowBuf::new(tmp.budget, tmp.sort.tmpdir.clone());
+        if !q.unions.is_empty() || self.describing() {
+            let (columns, rows) = self.select(q, params)?;
+            for r in rows {
+                buf.push(r)?;
+            }
+            return Ok((columns, buf));
+        }
+        let plan = self.compile_select(q, params)?;
+        self.run_select_to(&plan, params, Some((&mut buf, u64::MAX)))?;
+        Ok((plan.columns(), buf))
     }
 
     /// SELECT ... INTO @a, @b: one row into the variables (1172 for more, warning 1329 for
@@ -2142,8 +2165,10 @@ struct JoinOut<'p, 's> {
     mode: types::SqlMode,
     grouper: Option<Grouper<'p>>,
     fin: Finish<'p, 's>,
-    /// Rows go to `fin` as they come.
+    /// Rows go to `fin`, or to `win` if there is one, as they come.
     direct: bool,
+    /// The window stage, when the SELECT has window functions.
+    win: Option<Windows<'p>>,
     rows: Vec<Vec<Datum>>,
 }
 
@@ -2159,7 +2184,12 @@ impl JoinOut<'_, '_> {
                         return self.fin.take(r, &a, &[], w);
                     }
                 }
-                _ if self.direct => return self.fin.take(row, &[], &[], w),
+                _ if self.direct => {
+                    return match self.win.as_mut() {
+                        Some(win) => win.push(row, Vec::new(), w).map(|()| true),
+                        None => self.fin.take(row, &[], &[], w),
+                    };
+                }
                 _ => self.rows.push(row),
             }
             if let Some(k) = self.top_n {

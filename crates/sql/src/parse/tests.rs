@@ -1147,9 +1147,15 @@ fn dml_exact() {
     else {
         panic!()
     };
-    assert_eq!(q.unions.len(), 2);
-    assert!(q.unions[0].0 && !q.unions[1].0);
+    // ORDER BY and LIMIT of the whole UNION: a SELECT * over it as a derived table.
     assert_eq!(q.limit, Some(num("2")));
+    assert_eq!((q.items.len(), q.order_by.len()), (1, 1));
+    let [TableRef::Derived { subquery: u, .. }] = &q.from[..] else {
+        panic!("{:?}", q.from)
+    };
+    assert_eq!(u.unions.len(), 2);
+    assert!(u.unions[0].0 && !u.unions[1].0);
+    assert_eq!((u.limit.as_ref(), u.order_by.len()), (None, 0));
 
     let Statement::Select(q) = p("SELECT a FROM t LIMIT 10, 20") else {
         panic!()
