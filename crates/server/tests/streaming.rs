@@ -282,6 +282,51 @@ fn sort_buffer_size_bounds_the_sort_in_memory() {
     assert!(s.panics().is_empty());
 }
 
+/// Row `id` of the table the grouping and window tests share: (id, g, s, v), g spread over
+/// 5,000 values, s one of 300 words written in two cases (one group under
+/// utf8mb4_0900_ai_ci), v over 97.
+fn gsv_row(id: i64) -> (i64, i64, String, i64) {
+    let g = (id * 7919) % 5000;
+    let word = format!("w{}", id % 300);
+    let word = if id % 2 == 0 {
+        word.to_uppercase()
+    } else {
+        word
+    };
+    (id, g, word, id % 97)
+}
+
+/// Database d with table t of `n` (a multiple of 1,000) `gsv_row`s, sql_mode ''.
+fn load_gsv(c: &mut mysql::Conn, n: i64) {
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("SET SESSION sql_mode = ''").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, g INT, s VARCHAR(20), v INT)")
+        .unwrap();
+    for chunk in 0..n / 1000 {
+        let rows: Vec<String> = (1..=1000)
+            .map(|i| {
+                let (id, g, s, v) = gsv_row(chunk * 1000 + i);
+                format!("({id}, {g}, '{s}', {v})")
+            })
+            .collect();
+        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
+            .unwrap();
+    }
+}
+
+/// A result's rows as text.
+type TextRow = Vec<Option<String>>;
+
+fn text_rows(c: &mut mysql::Conn, q: &str) -> Vec<TextRow> {
+    c.query_map(q, |r: mysql::Row| {
+        (0..r.len())
+            .map(|i| r.get_opt::<Option<String>, _>(i).unwrap().unwrap())
+            .collect::<TextRow>()
+    })
+    .unwrap()
+}
+
 /// GROUP BY and DISTINCT give the same results whether their temporary table stays in memory
 /// or outgrows tmp_table_size and goes on in a sort on disk (group.rs G1-G3, finish.rs F3):
 /// aggregates, each group's first row, GROUP_CONCAT order, HAVING, ORDER BY and LIMIT after
@@ -290,29 +335,7 @@ fn sort_buffer_size_bounds_the_sort_in_memory() {
 fn group_by_and_distinct_beyond_tmp_table_size() {
     let s = start();
     let mut c = connect(&s);
-    c.query_drop("CREATE DATABASE d").unwrap();
-    c.query_drop("USE d").unwrap();
-    c.query_drop("SET SESSION sql_mode = ''").unwrap();
-    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, g INT, s VARCHAR(20), v INT)")
-        .unwrap();
-    for chunk in 0..20 {
-        let rows: Vec<String> = (1..=1000)
-            .map(|i| {
-                let id = chunk * 1000 + i;
-                let g = (id * 7919) % 5000;
-                // The same word in two cases: one group under utf8mb4_0900_ai_ci.
-                let word = format!("w{}", id % 300);
-                let word = if id % 2 == 0 {
-                    word.to_uppercase()
-                } else {
-                    word
-                };
-                format!("({id}, {g}, '{word}', {})", id % 97)
-            })
-            .collect();
-        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
-            .unwrap();
-    }
+    load_gsv(&mut c, 20_000);
     // (query, whether its row order is defined)
     let queries = [
         (
@@ -335,15 +358,8 @@ fn group_by_and_distinct_beyond_tmp_table_size() {
         ("SELECT COUNT(*) FROM (SELECT DISTINCT g FROM t) AS x", true),
         ("SELECT g FROM t GROUP BY g ORDER BY g DESC LIMIT 3", true),
     ];
-    type Row = Vec<Option<String>>;
-    let run = |c: &mut mysql::Conn, q: &str| -> Vec<Row> {
-        c.query_map(q, |r: mysql::Row| {
-            (0..r.len())
-                .map(|i| r.get_opt::<Option<String>, _>(i).unwrap().unwrap())
-                .collect::<Row>()
-        })
-        .unwrap()
-    };
+    type Row = TextRow;
+    let run = text_rows;
     let mut in_memory = Vec::new();
     let disk0 = status(&mut c, "Created_tmp_disk_tables");
     let tmp0 = status(&mut c, "Created_tmp_tables");
@@ -391,32 +407,8 @@ fn group_by_and_distinct_beyond_tmp_table_size() {
 fn window_functions_beyond_tmp_table_size() {
     let s = start();
     let mut c = connect(&s);
-    c.query_drop("CREATE DATABASE d").unwrap();
-    c.query_drop("USE d").unwrap();
-    c.query_drop("SET SESSION sql_mode = ''").unwrap();
-    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, g INT, s VARCHAR(20), v INT)")
-        .unwrap();
-    let row = |id: i64| {
-        let g = (id * 7919) % 5000;
-        let word = format!("w{}", id % 300);
-        let word = if id % 2 == 0 {
-            word.to_uppercase()
-        } else {
-            word
-        };
-        (id, g, word, id % 97)
-    };
     const N: i64 = 20_000;
-    for chunk in 0..N / 1000 {
-        let rows: Vec<String> = (1..=1000)
-            .map(|i| {
-                let (id, g, s, v) = row(chunk * 1000 + i);
-                format!("({id}, {g}, '{s}', {v})")
-            })
-            .collect();
-        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
-            .unwrap();
-    }
+    load_gsv(&mut c, N);
     let queries = [
         "SELECT id, ROW_NUMBER() OVER (ORDER BY g, id), \
          RANK() OVER (PARTITION BY g % 10 ORDER BY v), \
@@ -435,15 +427,8 @@ fn window_functions_beyond_tmp_table_size() {
         // No ORDER BY: the rows in the window's order (W1), as in MySQL and MariaDB.
         "SELECT id, ROW_NUMBER() OVER (ORDER BY v DESC, id) FROM t",
     ];
-    type Row = Vec<Option<String>>;
-    let run = |c: &mut mysql::Conn, q: &str| -> Vec<Row> {
-        c.query_map(q, |r: mysql::Row| {
-            (0..r.len())
-                .map(|i| r.get_opt::<Option<String>, _>(i).unwrap().unwrap())
-                .collect::<Row>()
-        })
-        .unwrap()
-    };
+    type Row = TextRow;
+    let run = text_rows;
     // Sorts in memory too: no merge pass, no temporary table on disk.
     c.query_drop("SET SESSION sort_buffer_size = 64 * 1024 * 1024")
         .unwrap();
@@ -460,7 +445,7 @@ fn window_functions_beyond_tmp_table_size() {
     assert!(status(&mut c, "Created_tmp_disk_tables") >= disk0 + 3);
     assert!(passes(&mut c) > passes0);
     // The in-memory results themselves.
-    let rows: Vec<(i64, i64, String, i64)> = (1..=N).map(row).collect();
+    let rows: Vec<(i64, i64, String, i64)> = (1..=N).map(gsv_row).collect();
     let int = |r: &Row, i: usize| -> i64 { r[i].as_deref().unwrap().parse().unwrap() };
     let mut by_g: Vec<&(i64, i64, String, i64)> = rows.iter().collect();
     by_g.sort_by_key(|r| (r.1, r.0));
