@@ -186,6 +186,26 @@ fn large_results_stream_without_holding_them() {
     }
     assert_eq!(n, ROWS);
     assert!(status(&mut c, "Created_tmp_disk_tables") > disk_before);
+    // UNION ALL: each part's rows go out as they are made, under one header, in the text
+    // and the binary protocol.
+    let (mut n, mut sum) = (0i64, 0i64);
+    for row in c
+        .query_iter("SELECT id, pad FROM t UNION ALL SELECT id, pad FROM t WHERE k = 1")
+        .unwrap()
+    {
+        let (id, p): (i64, String) = mysql::from_row(row.unwrap());
+        assert_eq!(p.len(), 200);
+        n += 1;
+        sum += id;
+    }
+    let ones: i64 = (1..=ROWS).filter(|i| i % 10 == 1).sum();
+    assert_eq!((n, sum), (ROWS + ROWS / 10, ROWS * (ROWS + 1) / 2 + ones));
+    let st = c
+        .prep("SELECT id FROM t WHERE k = ? UNION ALL SELECT id FROM t WHERE k = ?")
+        .unwrap();
+    let ids: Vec<i64> = c.exec(&st, (2, 3)).unwrap();
+    assert_eq!(ids.len() as i64, ROWS / 5);
+    assert!(ids[..ids.len() / 2].iter().all(|i| i % 10 == 2));
     c.query_drop("SET SESSION tmp_table_size = DEFAULT")
         .unwrap();
     let grown = peak_kb(s.pid()).saturating_sub(before);

@@ -1932,6 +1932,22 @@ impl Session {
                 return Ok(Output::Streamed { rows: n });
             }
             (plan.columns(), rows)
+        } else if self.sink.is_some() && union_all(q) && !self.describing() {
+            // UNION ALL: each part's rows go to the client as they are made, under one header.
+            self.profiler.stage("executing");
+            let cap = self.vars.sql_select_limit();
+            let Some(inner) = self.sink.take() else {
+                unreachable!("checked above")
+            };
+            let mut parts = UnionSink {
+                inner,
+                begun: false,
+            };
+            let r = self.union_parts(q, params, &mut parts, cap);
+            self.sink = Some(parts.inner);
+            let (_, sent) = r?;
+            self.found_rows = sent;
+            return Ok(Output::Streamed { rows: sent });
         } else {
             self.profiler.stage("executing");
             self.select(q, params)?
@@ -1977,6 +1993,10 @@ impl Session {
     ) -> Result<(Vec<Column>, RowBuf), SqlError> {
         let tmp = self.tmp_area();
         let mut buf = RowBuf::new(tmp.budget, tmp.sort.tmpdir.clone());
+        if union_all(q) && !self.describing() {
+            let (columns, _) = self.union_parts(q, params, &mut buf, u64::MAX)?;
+            return Ok((columns, buf));
+        }
         if !q.unions.is_empty() || self.describing() {
             let (columns, rows) = self.select(q, params)?;
             for r in rows {
@@ -1987,6 +2007,37 @@ impl Session {
         let plan = self.compile_select(q, params)?;
         self.run_select_to(&plan, params, Some((&mut buf, u64::MAX)))?;
         Ok((plan.columns(), buf))
+    }
+
+    /// The parts of a UNION ALL run one after another into `sink`, at most `cap` rows in all:
+    /// the first part's columns and the rows sent. Every part is compiled first, so one that
+    /// fails, or has another number of columns (1222), fails before any row is sent.
+    fn union_parts(
+        &mut self,
+        q: &ast::Select,
+        params: &[Datum],
+        sink: &mut (dyn super::RowSink + 'static),
+        cap: u64,
+    ) -> Result<(Vec<Column>, u64), SqlError> {
+        let mut first = q.clone();
+        first.unions.clear();
+        let mut plans = vec![self.compile_select(&first, params)?];
+        for (_, u) in &q.unions {
+            plans.push(self.compile_select(u, params)?);
+        }
+        let columns = plans[0].columns();
+        if plans.iter().any(|p| p.columns().len() != columns.len()) {
+            return Err(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
+        }
+        let mut sent = 0;
+        for (i, plan) in plans.iter().enumerate() {
+            if i > 0 && sent >= cap {
+                break;
+            }
+            let (_, n) = self.run_select_to(plan, params, Some((&mut *sink, cap - sent)))?;
+            sent += n.unwrap_or(0);
+        }
+        Ok((columns, sent))
     }
 
     /// SELECT ... INTO @a, @b: one row into the variables (1172 for more, warning 1329 for
@@ -2015,6 +2066,36 @@ impl Session {
             _ => return Err(SqlError::new(ER_TOO_MANY_ROWS, &[])),
         }
         Ok(Output::ok(0))
+    }
+}
+
+/// Whether `q` is a UNION of parts all joined by UNION ALL (their rows can go on as they are
+/// made, part after part).
+fn union_all(q: &ast::Select) -> bool {
+    !q.unions.is_empty() && q.unions.iter().all(|(all, _)| *all)
+}
+
+/// The client's sink across the parts of a UNION ALL: one header, then every part's rows.
+struct UnionSink {
+    inner: Box<dyn super::RowSink>,
+    begun: bool,
+}
+
+impl super::RowSink for UnionSink {
+    fn begin(&mut self, columns: &[Column]) -> Result<(), SqlError> {
+        if self.begun {
+            return Ok(());
+        }
+        self.begun = true;
+        self.inner.begin(columns)
+    }
+
+    fn row(&mut self, row: &[Datum]) -> Result<(), SqlError> {
+        self.inner.row(row)
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
     }
 }
 
