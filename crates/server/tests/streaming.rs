@@ -157,6 +157,27 @@ fn large_results_stream_without_holding_them() {
     }
     assert_eq!((n, sum), (ROWS, ROWS * (ROWS + 1) / 2));
     assert!(status(&mut c, "Created_tmp_disk_tables") >= disk_before + 2);
+    // A derived table, and a RIGHT JOIN's right table, beyond the 2 MB: gathered in a row
+    // buffer that goes on in tmpdir (rowbuf.rs), read back for each row joined with them.
+    let (n, sum, pads): (i64, i64, i64) = c
+        .query_first("SELECT COUNT(*), SUM(id), SUM(LENGTH(pad)) FROM (SELECT id, pad FROM t) AS d")
+        .unwrap()
+        .unwrap();
+    assert_eq!((n, sum, pads), (ROWS, ROWS * (ROWS + 1) / 2, ROWS * 200));
+    let (n, names): (i64, i64) = c
+        .query_first(
+            "SELECT COUNT(*), COUNT(kk.name) FROM kk JOIN (SELECT id, k, pad FROM t) AS d \
+             ON d.k = kk.k AND d.id % 3 = 0",
+        )
+        .unwrap()
+        .unwrap();
+    let want = (1..=ROWS).filter(|i| i % 3 == 0 && i % 10 != 9).count() as i64;
+    assert_eq!((n, names), (want, want));
+    let (n, nulls): (i64, i64) = c
+        .query_first("SELECT COUNT(*), SUM(kk.name IS NULL) FROM kk RIGHT JOIN t ON t.k = kk.k")
+        .unwrap()
+        .unwrap();
+    assert_eq!((n, nulls), (ROWS, ROWS / 10));
     // Window functions over every row, one partition of 150,000 for two of them: each window
     // sorts through runs and reads its partitions through a frame buffer on disk beyond the
     // 2 MB (window.rs W5, rowbuf.rs), and the rows come back in their order (W1).

@@ -209,6 +209,15 @@ impl RowBuf {
         &c.rows[j - c.first]
     }
 
+    /// The rows, if they are all in memory; else the buffer back.
+    pub(crate) fn into_rows(self) -> Result<Vec<Vec<Datum>>, Box<RowBuf>> {
+        if self.file.is_none() {
+            Ok(self.tail)
+        } else {
+            Err(Box::new(self))
+        }
+    }
+
     /// Moves the values of row `j` from position `at` on out of the buffer; the row keeps its
     /// first `at` (what window.rs reads of other rows: the keys and arguments).
     pub(crate) fn take_from(&mut self, j: usize, at: usize) -> Result<Vec<Datum>, SqlError> {

@@ -33,13 +33,14 @@
 //!   tmpdir beyond it; under LIMIT only the first offset + limit rows are kept), GROUP BY and
 //!   DISTINCT hold at most the temporary-table budget and spill to a sort beyond it
 //!   (group.rs G2, finish.rs F1), window functions sort and buffer theirs within the same
-//!   limits (window.rs W5): no input size makes a SELECT hold its rows in memory, except for
-//!   a RIGHT JOIN level (S9).
+//!   limits (window.rs W5), and a derived table's rows go to a row buffer (rowbuf.rs, in
+//!   tmpdir beyond the budget): no input size makes a SELECT hold its rows in memory, except
+//!   for the rows before a RIGHT JOIN level (S9).
 //! - S9: the nested-loop join is pipelined: each level pulls its table's rows one at a time
 //!   (`open_rows`, `pull_row`) and hands the joined rows to the next level in batches of
 //!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level, which needs every
-//!   row before it, takes them all at once, and a locking range read holds the rows it
-//!   locked.
+//!   row before it, takes them all at once (its own table goes to a row buffer), and a
+//!   locking range read holds the rows it locked.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -61,10 +62,11 @@
 //!   asks for their order the same way and then compares each row with the previous one
 //!   (finish.rs F5).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering as AtomicOrdering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use innoxide_engine::{Collation, KeyBound, LockRead, Value, WaitPolicy};
 use innoxide_sql::ast::{
@@ -501,8 +503,8 @@ impl Session {
         };
         // RIGHT JOIN: every row of this table, with the matching rows so far or NULLs;
         // a table is read whole first (no condition of earlier tables applies to it).
-        let whole: Vec<Vec<Datum>>;
-        let data: Option<&[Vec<Datum>]> = match src {
+        let whole: Held;
+        let data: Option<&Held> = match src {
             Source::Table(t, JoinKind::Right, _) => {
                 let needs = PathNeeds {
                     used: None,
@@ -516,14 +518,15 @@ impl Session {
                     columns: Some(used_here),
                     limit: None,
                 };
-                let mut data = Vec::new();
+                let tmp = self.tmp_area();
+                let mut data = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
                 self.read_rows(t, access, how, &mut |_| true, &mut |r| {
                     let mut row = Vec::with_capacity(r.len());
                     load_used(t, r, used_here, &mut row);
-                    data.push(row);
+                    data.push(row)?;
                     Ok(true)
                 })?;
-                whole = data;
+                whole = Held::of(data);
                 Some(&whole)
             }
             Source::Rows(data, _, _) => Some(data),
@@ -531,7 +534,9 @@ impl Session {
         };
         match (data, src) {
             (Some(data), _) if kind == JoinKind::Right => {
-                for r in data {
+                for at in 0..data.len() {
+                    let r = data.get(at)?;
+                    let r = &r[..];
                     let mut matched = false;
                     for left in &rows {
                         match pair(left, r, on_c, j, (last, out, &mut next), w)? {
@@ -552,8 +557,9 @@ impl Session {
             (Some(data), _) => {
                 for left in &rows {
                     let mut matched = false;
-                    for r in data {
-                        match pair(left, r, on_c, j, (last, out, &mut next), w)? {
+                    for at in 0..data.len() {
+                        let r = data.get(at)?;
+                        match pair(left, &r, on_c, j, (last, out, &mut next), w)? {
                             Some(false) => return Ok(false),
                             Some(true) => matched = true,
                             None => {}
@@ -1041,7 +1047,7 @@ impl Session {
                     let shown = alias.clone().unwrap_or_else(|| name.name.clone());
                     let st = ScopeTable::of_result(shown, String::new(), &cols, width);
                     width += st.columns.len();
-                    sources.push(Source::Rows(rows, *kind, on.clone()));
+                    sources.push(Source::Rows(Held::Vec(rows), *kind, on.clone()));
                     index_use.push(IndexUse::default());
                     scope.push(st);
                 }
@@ -1054,7 +1060,7 @@ impl Session {
                         let shown = alias.clone().unwrap_or_else(|| name.name.clone());
                         let st = ScopeTable::of_result(shown, db.clone(), &cols, width);
                         width += st.columns.len();
-                        sources.push(Source::Rows(rows, *kind, on.clone()));
+                        sources.push(Source::Rows(Held::Vec(rows), *kind, on.clone()));
                         index_use.push(IndexUse::default());
                         scope.push(st);
                         continue;
@@ -1073,10 +1079,12 @@ impl Session {
                 TableRef::Derived { .. } | TableRef::Recursive { .. } => {
                     let (alias, (cols, rows)) = match tr {
                         TableRef::Recursive { cte, alias } => {
-                            (alias, self.recursive_cte(cte, params)?)
+                            let (cols, rows) = self.recursive_cte(cte, params)?;
+                            (alias, (cols, Held::Vec(rows)))
                         }
                         TableRef::Derived { subquery, alias } => {
-                            (alias, self.select(subquery, params)?)
+                            let (cols, rows) = self.select_stored(subquery, params)?;
+                            (alias, (cols, Held::of(rows)))
                         }
                         _ => unreachable!("matched above"),
                     };
@@ -2112,7 +2120,43 @@ pub(crate) struct ReadHow<'a> {
 
 enum Source {
     Table(Arc<SqlTable>, JoinKind, Option<Expr>),
-    Rows(Vec<Vec<Datum>>, JoinKind, Option<Expr>),
+    Rows(Held, JoinKind, Option<Expr>),
+}
+
+/// The rows of a FROM item that is not a base table: a derived table's (gathered within the
+/// temporary-table budget, in tmpdir beyond it), or rows made in memory (a system table, the
+/// previous round of a recursive CTE).
+enum Held {
+    Vec(Vec<Vec<Datum>>),
+    Buf(Mutex<Box<RowBuf>>),
+}
+
+impl Held {
+    /// The rows of `buf`: a vector if they never left memory (read in place, not copied).
+    fn of(buf: RowBuf) -> Held {
+        match buf.into_rows() {
+            Ok(rows) => Held::Vec(rows),
+            Err(buf) => Held::Buf(Mutex::new(buf)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Held::Vec(v) => v.len(),
+            Held::Buf(b) => b.lock().unwrap_or_else(|e| e.into_inner()).len(),
+        }
+    }
+
+    /// Row `j` (< len).
+    fn get(&self, j: usize) -> Result<Cow<'_, [Datum]>, SqlError> {
+        Ok(match self {
+            Held::Vec(v) => Cow::Borrowed(&v[j]),
+            Held::Buf(b) => {
+                let mut b = b.lock().unwrap_or_else(|e| e.into_inner());
+                Cow::Owned(b.row(j)?.to_vec())
+            }
+        })
+    }
 }
 
 /// One SELECT (no UNION) compiled against the catalog (`Session::compile_select`), run by
