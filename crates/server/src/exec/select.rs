@@ -41,6 +41,10 @@
 //!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level, which needs every
 //!   row before it, takes them all at once (its own table goes to a row buffer), and a
 //!   locking range read holds the rows it locked.
+//! - S10: rows that need a subquery bound per row (WHERE's, grouping's, or, without
+//!   grouping, the select list's, HAVING's and ORDER BY's) gather at the last level and go on
+//!   JOIN_BATCH at a time while the join reads on (`drain`), so they are not held whole either;
+//!   only ORDER BY ... LIMIT's first rows (S7) wait for the join's end.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -552,6 +556,9 @@ impl Session {
                             return Ok(false);
                         }
                     }
+                    if !self.drain_some(last, out, w)? {
+                        return Ok(false);
+                    }
                 }
             }
             (Some(data), _) => {
@@ -569,6 +576,9 @@ impl Session {
                         && kind == JoinKind::Left
                         && !give(last, out, &mut next, null_extended(left), w)?
                     {
+                        return Ok(false);
+                    }
+                    if !self.drain_some(last, out, w)? {
                         return Ok(false);
                     }
                     if next.len() >= batch
@@ -650,7 +660,8 @@ impl Session {
                             continue;
                         }
                         matched = true;
-                        more = give(last, out, &mut next, row, w)?;
+                        more =
+                            give(last, out, &mut next, row, w)? && self.drain_some(last, out, w)?;
                         if !more {
                             break;
                         }
@@ -662,7 +673,8 @@ impl Session {
                         }
                     }
                     if more && !matched && kind == JoinKind::Left {
-                        more = give(last, out, &mut next, null_extended(left), w)?;
+                        more = give(last, out, &mut next, null_extended(left), w)?
+                            && self.drain_some(last, out, w)?;
                     }
                     if !more {
                         return Ok(false);
@@ -679,6 +691,63 @@ impl Session {
             return Ok(true);
         }
         self.join_level(j, si + 1, next, out, w)
+    }
+
+    /// At the last level, once JOIN_BATCH rows needing subqueries are collected, sends them
+    /// on (`drain`); false once no more rows are wanted.
+    fn drain_some(
+        &mut self,
+        last: bool,
+        out: &mut JoinOut<'_, '_>,
+        w: &mut Warnings,
+    ) -> Result<bool, SqlError> {
+        if last && out.subs.is_some() && out.rows.len() >= JOIN_BATCH {
+            self.drain(out, w)
+        } else {
+            Ok(true)
+        }
+    }
+
+    /// The collected rows go on (S10): WHERE's subqueries bound and WHERE tested, then to
+    /// the grouping (its subqueries bound), the window stage (HAVING's bound) or the last
+    /// stage (HAVING's, the select list's and ORDER BY's bound); false once no more rows are
+    /// wanted (LIMIT).
+    fn drain(&mut self, out: &mut JoinOut<'_, '_>, w: &mut Warnings) -> Result<bool, SqlError> {
+        let Some(subs) = out.subs.as_ref() else {
+            return Ok(true);
+        };
+        let (params, mode) = (out.params, out.mode);
+        for r in std::mem::take(&mut out.rows) {
+            if let Some(ws) = subs.where_sub {
+                self.bind_subs(ws, &r, &[], params)?;
+                if ws.eval(&Env::new(&r, params, mode), w)?.truth() != Some(true) {
+                    continue;
+                }
+            }
+            let done = if let Some(g) = out.grouper.as_mut() {
+                for e in &subs.group {
+                    self.bind_subs(e, &r, &[], params)?;
+                }
+                g.add(r, w)?
+            } else if let Some(win) = out.win.as_mut() {
+                if let Some(h) = subs.having {
+                    self.bind_subs(h, &r, &[], params)?;
+                }
+                win.push(r, Vec::new(), w)?;
+                None
+            } else {
+                Some((r, Vec::new()))
+            };
+            if let Some((r, a)) = done {
+                for e in &subs.late {
+                    self.bind_subs(e, &r, &a, params)?;
+                }
+                if !out.fin.take(r, &a, &[], w)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// The rows of `t` whose primary-key columns `partial` holds (S7), read again whole (the
@@ -1750,6 +1819,31 @@ impl Session {
         // or to the window stage (W5 in window.rs) when HAVING needs no subquery bound.
         let direct =
             n_sources > 0 && !grouped && where_sub.is_none() && top_n.is_none() && !late_subs;
+        // Rows that need a subquery bound per row gather in `out.rows` and go on a batch at a
+        // time during the join (S10), unless only the first rows in ORDER BY order are kept.
+        let late: Vec<&CExpr> = having
+            .iter()
+            .chain(items.iter().map(|i| &i.0))
+            .chain(order.iter().map(|o| &o.0))
+            .filter(|e| e.has_sub())
+            .collect();
+        let subs =
+            (top_n.is_none() && (where_sub.is_some() || group_subs || late_subs)).then(|| {
+                SubWork {
+                    where_sub: where_sub.as_ref(),
+                    group: if group_subs {
+                        group
+                            .iter()
+                            .map(|g| &g.0)
+                            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
+                    late: late.clone(),
+                    having: having.as_ref().filter(|h| h.has_sub()),
+                }
+            });
         let win = (!windows.is_empty()).then(|| {
             let cx = window::Ctx {
                 params,
@@ -1772,6 +1866,7 @@ impl Session {
             fin,
             direct,
             win,
+            subs,
             rows: Vec::new(),
         };
         if n_sources > 0 {
@@ -1794,6 +1889,9 @@ impl Session {
         } else {
             out.rows = rows;
         }
+        if out.subs.is_some() {
+            self.drain(&mut out, &mut w)?;
+        }
         let (grouper, mut fin, win) = (out.grouper, out.fin, out.win);
         let mut rows = out.rows;
         if let (Some(k), Some(Source::Table(t, _, _)), true) =
@@ -1802,31 +1900,13 @@ impl Session {
             keep_first(&mut rows, k, order, params, mode, &mut w)?;
             rows = self.fetch_whole(t, rows, &used[..t.columns.len()], where_c, params, &mut w)?;
         }
-        if let Some(ws) = &where_sub {
-            let mut kept = Vec::with_capacity(rows.len());
-            for r in rows {
-                self.bind_subs(ws, &r, &[], params)?;
-                if ws.eval(&Env::new(&r, params, mode), &mut w)?.truth() == Some(true) {
-                    kept.push(r);
-                }
-            }
-            rows = kept;
-        }
         let mut spilled = false;
         // The rows, or the groups, with their aggregate values.
         let mut groups = match grouper {
             Some(mut grouper) => {
-                // Rows not streamed (subqueries to bind first, or no table at all) go in now.
+                // Rows not streamed (the first rows under ORDER BY ... LIMIT, or no table at
+                // all) go in now; those with subqueries went in through `drain`.
                 for r in rows {
-                    if group_subs {
-                        for g in group
-                            .iter()
-                            .map(|g| &g.0)
-                            .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
-                        {
-                            self.bind_subs(g, &r, &[], params)?;
-                        }
-                    }
                     grouper.add(r, &mut w)?;
                 }
                 spilled = grouper.spilled();
@@ -1834,12 +1914,6 @@ impl Session {
             }
             None => Rows::Plain(rows.into_iter()),
         };
-        let late: Vec<&CExpr> = having
-            .iter()
-            .chain(items.iter().map(|i| &i.0))
-            .chain(order.iter().map(|o| &o.0))
-            .filter(|e| e.has_sub())
-            .collect();
         match win {
             None => {
                 while let Some((r, a)) = groups.next(&mut w)? {
@@ -2294,7 +2368,20 @@ struct JoinOut<'p, 's> {
     direct: bool,
     /// The window stage, when the SELECT has window functions.
     win: Option<Windows<'p>>,
+    /// Subqueries the collected rows need bound before they go on, when they may go on
+    /// during the join (`Session::drain`).
+    subs: Option<SubWork<'p>>,
     rows: Vec<Vec<Datum>>,
+}
+
+/// The subqueries a joined row needs bound, by the session, before it goes on (S10): WHERE's,
+/// grouping's (GROUP BY and aggregate arguments), and, for rows that go straight to the last
+/// stage, HAVING's and the select list's and ORDER BY's; `having` alone for the window stage.
+struct SubWork<'p> {
+    where_sub: Option<&'p CExpr>,
+    group: Vec<&'p CExpr>,
+    late: Vec<&'p CExpr>,
+    having: Option<&'p CExpr>,
 }
 
 impl JoinOut<'_, '_> {
