@@ -68,7 +68,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::{Arc, Mutex};
 
@@ -81,7 +81,7 @@ use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
 use super::finish::{Finish, Out, Shape, TmpArea};
-use super::group::{row_key, Group, GroupCtx, Grouper, Groups};
+use super::group::{Group, GroupCtx, Grouper, Groups};
 use super::prepared::{KeptPlan, PlanBasis};
 use super::rowbuf::RowBuf;
 use super::sort::SortArea;
@@ -1025,23 +1025,19 @@ impl Session {
         q: &ast::Select,
         params: &[Datum],
     ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
+        if let Some(q) = distinct_union(q) {
+            return self.select(&q, params);
+        }
         if !q.unions.is_empty() {
             let mut first = q.clone();
             first.unions.clear();
             let (cols, mut rows) = self.select(&first, params)?;
-            // A UNION DISTINCT removes the duplicates of every part up to it, the parts
-            // joined by UNION ALL before it included; the UNION ALL parts after the last one
-            // are added as they are (MySQL).
-            let last_distinct = q.unions.iter().rposition(|(all, _)| !*all);
-            for (i, (_, u)) in q.unions.iter().enumerate() {
+            for (_, u) in &q.unions {
                 let (c2, r2) = self.select(u, params)?;
                 if c2.len() != cols.len() {
                     return Err(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
                 }
                 rows.extend(r2);
-                if Some(i) == last_distinct {
-                    dedup_rows(&mut rows);
-                }
             }
             return Ok((cols, rows));
         }
@@ -1987,6 +1983,8 @@ impl Session {
         // A prepared statement's execution reuses the plan it kept, or keeps the one made
         // (P3). SHOW PROFILE shows the planning as "optimizing".
         let kept = self.stmt_plan.take();
+        let rewritten = distinct_union(q);
+        let q = rewritten.as_ref().unwrap_or(q);
         let (columns, mut rows) = if q.unions.is_empty() && !self.describing() {
             let plan = match kept.clone().flatten() {
                 Some(KeptPlan::Select(p)) if self.plan_valid(&p, params)? => p,
@@ -2073,6 +2071,8 @@ impl Session {
         q: &ast::Select,
         params: &[Datum],
     ) -> Result<(Vec<Column>, RowBuf), SqlError> {
+        let rewritten = distinct_union(q);
+        let q = rewritten.as_ref().unwrap_or(q);
         let tmp = self.tmp_area();
         let mut buf = RowBuf::new(tmp.budget, tmp.sort.tmpdir.clone());
         if union_all(q) && !self.describing() {
@@ -2884,9 +2884,35 @@ fn pass(
     }
 }
 
-fn dedup_rows(rows: &mut Vec<Vec<Datum>>) {
-    let mut seen = HashSet::new();
-    rows.retain(|r| seen.insert(row_key(r, &[])));
+/// A UNION with a UNION DISTINCT as `SELECT DISTINCT * FROM (<the parts up to the last
+/// UNION DISTINCT, joined by UNION ALL>)`, followed by the UNION ALL parts after it: a UNION
+/// DISTINCT removes the duplicates of every part up to it, the parts joined by UNION ALL
+/// before it included, and the parts after are added as they are (MySQL). The derived table
+/// and DISTINCT then hold their rows within the temporary-table budget (rowbuf.rs, finish.rs
+/// F1), and equal means equal under each column's collation. None without a UNION DISTINCT.
+fn distinct_union(q: &ast::Select) -> Option<ast::Select> {
+    let last = q.unions.iter().rposition(|(all, _)| !*all)?;
+    let mut inner = q.clone();
+    let rest = inner.unions.split_off(last + 1);
+    for u in &mut inner.unions {
+        u.0 = true;
+    }
+    Some(ast::Select {
+        distinct: true,
+        items: vec![ast::SelectItem::Wildcard],
+        from: vec![ast::TableRef::Derived {
+            subquery: Box::new(inner),
+            alias: "<union>".to_string(),
+        }],
+        selection: None,
+        group_by: Vec::new(),
+        having: None,
+        order_by: Vec::new(),
+        limit: None,
+        offset: None,
+        lock: None,
+        unions: rest,
+    })
 }
 
 /// A row of engine values as datums.
