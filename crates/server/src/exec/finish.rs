@@ -8,9 +8,9 @@
 //!   (`Dedup`, which passes them on once the input ends); ORDER BY goes through a `Sorter`
 //!   (sort_buffer_size, runs in tmpdir), which keeps only the first offset + limit rows under
 //!   a LIMIT; anything else goes straight to the sink. Only rows for a caller without a sink
-//!   (a subquery's) are kept whole, after LIMIT; INSERT ...
-//!   SELECT and a derived table give a `RowBuf` as the sink (rowbuf.rs), and the parts of a
-//!   UNION ALL go to the sink one after another (select.rs `union_parts`).
+//!   (a subquery in an expression: IN, EXISTS, a scalar) are kept whole, after LIMIT; INSERT
+//!   ... SELECT and a derived table give a `RowBuf` as the sink (rowbuf.rs), and the parts of
+//!   a UNION ALL go to the sink one after another (select.rs `union_parts`).
 //! - F2: rows reach the sink after OFFSET and up to LIMIT (and sql_select_limit); the columns
 //!   go with the first row or at the end, so an error before any row comes alone.
 //! - F3: of equal rows DISTINCT passes the first to arrive: every later one finds its key in
