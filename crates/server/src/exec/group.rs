@@ -10,8 +10,8 @@
 //! - G2: the table holds about min(tmp_table_size, max_heap_table_size) bytes of groups
 //!   (first row, key, aggregate states when created); beyond that, new groups go to the spill
 //!   (sort_buffer_size in memory, runs in tmpdir), which is aggregated one group at a time.
-//!   A single group (no GROUP BY) never spills. What COUNT(DISTINCT ...) and GROUP_CONCAT
-//!   collect inside a group is not counted and stays in memory.
+//!   A single group (no GROUP BY) never spills. What GROUP_CONCAT collects inside a group is
+//!   not counted and stays in memory.
 //! - G3: the groups come out in the order they first appeared (those in memory), then the
 //!   spilled ones in key order; each group's rows are aggregated in arrival order (the sort
 //!   keeps arrival order among equal keys), so a group's first row and an unordered
@@ -19,6 +19,11 @@
 //! - G4: rows that come in grouping order (select.rs P4) make no table: the group being
 //!   aggregated is finished and handed back when a row of another begins, in the order
 //!   the groups come.
+//! - G6: a DISTINCT aggregate (COUNT, SUM, AVG, GROUP_CONCAT ... DISTINCT) keeps the grouping
+//!   keys of the values it took up to the temporary-table budget; beyond it a value whose key
+//!   is not among them goes to a sort by key (with its ORDER BY keys), and at the end the first
+//!   value of each key there is added: each distinct value is taken once, and the keys held
+//!   never pass the budget (plus the sort's sort_buffer_size).
 //! - G5: values are grouped under their expression's collation (`group_key`), so the groups
 //!   are the ones an index in that collation keeps together.
 //!
@@ -161,7 +166,7 @@ impl<'p> Grouper<'p> {
                 let states = self.aggs.iter().map(AggState::new).collect();
                 self.groups.push((r.clone(), states));
             }
-            feed(self.aggs, &mut self.groups[0].1, &r, params, mode, w)?;
+            feed(self.aggs, &mut self.groups[0].1, &r, &self.cx, w)?;
             return Ok(None);
         }
         // The key is made in a buffer kept between rows: only a new group keeps it.
@@ -180,12 +185,12 @@ impl<'p> Grouper<'p> {
             if let Some((k, _, states)) = self.current.as_mut() {
                 if *k == key {
                     self.scratch = key;
-                    feed(self.aggs, states, &r, params, mode, w)?;
+                    feed(self.aggs, states, &r, &self.cx, w)?;
                     return Ok(None);
                 }
             }
             let mut states: Vec<AggState> = self.aggs.iter().map(AggState::new).collect();
-            feed(self.aggs, &mut states, &r, params, mode, w)?;
+            feed(self.aggs, &mut states, &r, &self.cx, w)?;
             return match self.current.replace((key, r, states)) {
                 Some((_, row, states)) => {
                     self.done += 1;
@@ -197,7 +202,7 @@ impl<'p> Grouper<'p> {
         }
         if let Some(&gi) = self.index.get(&key) {
             self.scratch = key;
-            feed(self.aggs, &mut self.groups[gi].1, &r, params, mode, w)?;
+            feed(self.aggs, &mut self.groups[gi].1, &r, &self.cx, w)?;
             return Ok(None);
         }
         if self.bytes >= self.cx.budget {
@@ -205,7 +210,7 @@ impl<'p> Grouper<'p> {
             return Ok(None);
         }
         let mut states: Vec<AggState> = self.aggs.iter().map(AggState::new).collect();
-        feed(self.aggs, &mut states, &r, params, mode, w)?;
+        feed(self.aggs, &mut states, &r, &self.cx, w)?;
         self.bytes += (r.iter().map(datum_bytes).sum::<usize>()
             + 2 * key.len()
             + 64
@@ -236,16 +241,17 @@ impl<'p> Grouper<'p> {
     }
 }
 
-/// Adds row `r` to the states of a group's aggregates.
+/// Adds row `r` to the states of a group's aggregates. A DISTINCT aggregate takes a value
+/// whose grouping key it has not seen; past the temporary-table budget the keys seen stay as
+/// they are and new values go to a sort by key, taken at the end (G6).
 fn feed(
     aggs: &[AggSpec],
     states: &mut [AggState],
     r: &[Datum],
-    params: &[Datum],
-    mode: types::SqlMode,
+    cx: &GroupCtx<'_>,
     w: &mut Warnings,
 ) -> Result<(), SqlError> {
-    let env = Env::new(r, params, mode);
+    let env = Env::new(r, cx.params, cx.mode);
     for (a, st) in aggs.iter().zip(states.iter_mut()) {
         let v = match &a.arg {
             Some(e) => e.eval(&env, w)?,
@@ -257,7 +263,24 @@ fn feed(
                 keys.push(k.eval(&env, w)?);
             }
         }
-        st.add(a, v, keys, mode, w)?;
+        if let (Some(seen), false) = (st.seen.as_mut(), v.is_null()) {
+            let mut k = Vec::new();
+            group_key(&v, a.coll, &mut k);
+            if seen.contains(&k) {
+                continue;
+            }
+            if st.seen_bytes >= cx.budget {
+                let mut row = Vec::with_capacity(1 + keys.len());
+                row.push(v);
+                row.extend(keys);
+                let slot = st.spill.0.get_or_insert_with(|| Box::new(None));
+                Sorter::push_keyed(slot, &cx.area, row, k)?;
+                continue;
+            }
+            st.seen_bytes += (k.len() + 48) as u64;
+            seen.insert(k);
+        }
+        st.add(a, v, keys, cx.mode, w)?;
     }
     Ok(())
 }
@@ -276,7 +299,6 @@ pub(crate) struct Groups<'p> {
 
 impl Groups<'_> {
     pub(crate) fn next(&mut self, w: &mut Warnings) -> Result<Option<Group>, SqlError> {
-        let (params, mode) = (self.cx.params, self.cx.mode);
         let (row, states) = match self.mem.next() {
             Some(g) => g,
             None => {
@@ -293,7 +315,7 @@ impl Groups<'_> {
                 let mut first = first;
                 let key = first.pop();
                 let mut states: Vec<AggState> = self.aggs.iter().map(AggState::new).collect();
-                feed(self.aggs, &mut states, &first, params, mode, w)?;
+                feed(self.aggs, &mut states, &first, &self.cx, w)?;
                 while let Some(mut r) = spilled.next_proj()? {
                     let k = r.pop();
                     if k != key {
@@ -301,7 +323,7 @@ impl Groups<'_> {
                         self.ahead = Some(r);
                         break;
                     }
-                    feed(self.aggs, &mut states, &r, params, mode, w)?;
+                    feed(self.aggs, &mut states, &r, &self.cx, w)?;
                 }
                 (first, states)
             }
@@ -323,8 +345,27 @@ fn finish_states(
     states
         .into_iter()
         .zip(aggs)
-        .map(|(s, a)| s.finish(a, cx.mode, cx.gc_max, n, w))
+        .map(|(s, a)| {
+            s.with_spilled(a, cx.mode, w)?
+                .finish(a, cx.mode, cx.gc_max, n, w)
+        })
         .collect()
+}
+
+/// The values a DISTINCT aggregate sent to a sort once its keys filled the budget (G6):
+/// boxed, so a state without them costs a pointer; the inner slot is `Sorter::push_keyed`'s.
+pub struct DistinctSpill(Option<Box<Option<Sorter>>>);
+
+impl Clone for DistinctSpill {
+    /// Only a window's states are cloned (window.rs W3), and a window function takes no
+    /// DISTINCT (1235): nothing is ever spilled in one.
+    fn clone(&self) -> Self {
+        assert!(
+            self.0.is_none(),
+            "a DISTINCT aggregate's state is never cloned"
+        );
+        DistinctSpill(None)
+    }
 }
 
 /// Running state of one aggregate.
@@ -336,6 +377,9 @@ pub struct AggState {
     /// 64 bits).
     int_sum: i128,
     seen: Option<HashSet<Vec<u8>>>,
+    /// The bytes `seen` holds, roughly, and the values that did not fit (G6).
+    seen_bytes: u64,
+    spill: DistinctSpill,
     /// GROUP_CONCAT: each value and its ORDER BY keys.
     parts: Vec<(Vec<u8>, Vec<Datum>)>,
     /// VARIANCE and friends: running mean and sum of squared deviations (Welford).
@@ -350,6 +394,8 @@ impl AggState {
             acc: Datum::Null,
             int_sum: 0,
             seen: a.distinct.then(HashSet::new),
+            seen_bytes: 0,
+            spill: DistinctSpill(None),
             parts: Vec::new(),
             mean: 0.0,
             m2: 0.0,
@@ -366,13 +412,6 @@ impl AggState {
     ) -> Result<(), SqlError> {
         if v.is_null() {
             return Ok(());
-        }
-        if let Some(seen) = &mut self.seen {
-            let mut k = Vec::new();
-            group_key(&v, a.coll, &mut k);
-            if !seen.insert(k) {
-                return Ok(());
-            }
         }
         self.count += 1;
         match a.kind {
@@ -442,6 +481,31 @@ impl AggState {
             }
         }
         Ok(())
+    }
+
+    /// Adds the values a DISTINCT aggregate spilled (G6): the first of each key, in key order.
+    fn with_spilled(
+        mut self,
+        a: &AggSpec,
+        mode: types::SqlMode,
+        w: &mut Warnings,
+    ) -> Result<Self, SqlError> {
+        let Some(Some(sorter)) = self.spill.0.take().map(|b| *b) else {
+            return Ok(self);
+        };
+        let mut sorted = sorter.finish()?;
+        let mut last: Option<Datum> = None;
+        while let Some(mut r) = sorted.next_proj()? {
+            let key = r.pop();
+            if key == last {
+                continue;
+            }
+            last = key;
+            let keys = r.split_off(1);
+            let v = r.pop().unwrap_or(Datum::Null);
+            self.add(a, v, keys, mode, w)?;
+        }
+        Ok(self)
     }
 
     /// Takes back a value `add` took (a window frame sliding on, window.rs W3): COUNT, and SUM
