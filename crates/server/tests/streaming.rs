@@ -164,6 +164,15 @@ fn large_results_stream_without_holding_them() {
         .unwrap()
         .unwrap();
     assert_eq!(distinct, ROWS);
+    // GROUP_CONCAT of 150,000 rows: cut at group_concat_max_len with warning 1260, the parts
+    // past it never kept.
+    let len: i64 = c
+        .query_first("SELECT LENGTH(GROUP_CONCAT(pad)) FROM t")
+        .unwrap()
+        .unwrap();
+    assert_eq!(len, 1024);
+    let warns: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(warns.iter().map(|w| w.1).collect::<Vec<_>>(), vec![1260]);
     // A correlated subquery in WHERE and one in the select list: the rows go on a batch at a
     // time as the scan reads on (select.rs S10), not collected whole first.
     let (mut n, mut sum) = (0i64, 0i64);

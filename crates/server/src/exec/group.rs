@@ -11,7 +11,8 @@
 //!   (first row, key, aggregate states when created); beyond that, new groups go to the spill
 //!   (sort_buffer_size in memory, runs in tmpdir), which is aggregated one group at a time.
 //!   A single group (no GROUP BY) never spills. What GROUP_CONCAT collects inside a group is
-//!   not counted and stays in memory.
+//!   not counted and stays in memory (without ORDER BY only up to group_concat_max_len: later
+//!   parts would be cut).
 //! - G3: the groups come out in the order they first appeared (those in memory), then the
 //!   spilled ones in key order; each group's rows are aggregated in arrival order (the sort
 //!   keeps arrival order among equal keys), so a group's first row and an unordered
@@ -280,6 +281,16 @@ fn feed(
             st.seen_bytes += (k.len() + 48) as u64;
             seen.insert(k);
         }
+        // GROUP_CONCAT without ORDER BY: the parts past group_concat_max_len would be cut, so
+        // they are not kept (the result is still cut there, with its warning).
+        if a.kind == AggKind::GroupConcat
+            && a.order.is_empty()
+            && !v.is_null()
+            && st.text_len > cx.gc_max
+        {
+            st.count += 1;
+            continue;
+        }
         st.add(a, v, keys, cx.mode, w)?;
     }
     Ok(())
@@ -380,6 +391,8 @@ pub struct AggState {
     /// The bytes `seen` holds, roughly, and the values that did not fit (G6).
     seen_bytes: u64,
     spill: DistinctSpill,
+    /// GROUP_CONCAT: the bytes of the parts and separators kept.
+    text_len: u64,
     /// GROUP_CONCAT: each value and its ORDER BY keys.
     parts: Vec<(Vec<u8>, Vec<Datum>)>,
     /// VARIANCE and friends: running mean and sum of squared deviations (Welford).
@@ -396,6 +409,7 @@ impl AggState {
             seen: a.distinct.then(HashSet::new),
             seen_bytes: 0,
             spill: DistinctSpill(None),
+            text_len: 0,
             parts: Vec::new(),
             mean: 0.0,
             m2: 0.0,
@@ -471,7 +485,9 @@ impl AggState {
                 });
             }
             AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
-                self.parts.push((v.to_text().unwrap_or_default(), keys))
+                let text = v.to_text().unwrap_or_default();
+                self.text_len += (text.len() + a.separator.len()) as u64;
+                self.parts.push((text, keys))
             }
             AggKind::Variance { .. } => {
                 let x = v.to_f64(w);
