@@ -334,6 +334,29 @@ pub struct Select {
     pub unions: Vec<(bool /* all */, Select)>,
 }
 
+impl Select {
+    /// `SELECT * FROM (<sub>) AS <alias>`: a query over another as a derived table (a UNION
+    /// under ORDER BY or LIMIT, a UNION DISTINCT).
+    pub fn star_from(sub: Select, alias: &str) -> Select {
+        Select {
+            distinct: false,
+            items: vec![SelectItem::Wildcard],
+            from: vec![TableRef::Derived {
+                subquery: Box::new(sub),
+                alias: alias.to_string(),
+            }],
+            selection: None,
+            group_by: Vec::new(),
+            having: None,
+            order_by: Vec::new(),
+            limit: None,
+            offset: None,
+            lock: None,
+            unions: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LockClause {
     /// FOR UPDATE [NOWAIT | SKIP LOCKED]

@@ -2897,22 +2897,10 @@ fn distinct_union(q: &ast::Select) -> Option<ast::Select> {
     for u in &mut inner.unions {
         u.0 = true;
     }
-    Some(ast::Select {
-        distinct: true,
-        items: vec![ast::SelectItem::Wildcard],
-        from: vec![ast::TableRef::Derived {
-            subquery: Box::new(inner),
-            alias: "<union>".to_string(),
-        }],
-        selection: None,
-        group_by: Vec::new(),
-        having: None,
-        order_by: Vec::new(),
-        limit: None,
-        offset: None,
-        lock: None,
-        unions: rest,
-    })
+    let mut outer = ast::Select::star_from(inner, "<union>");
+    outer.distinct = true;
+    outer.unions = rest;
+    Some(outer)
 }
 
 /// A row of engine values as datums.

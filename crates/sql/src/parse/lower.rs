@@ -210,22 +210,7 @@ impl<'a> Ctx<'a> {
             // ORDER BY and LIMIT after a UNION apply to the whole of it: the UNION becomes a
             // derived table, read by a SELECT * that has them (names and positions are the
             // UNION's columns, as in MySQL).
-            sel = Select {
-                distinct: false,
-                items: vec![SelectItem::Wildcard],
-                from: vec![TableRef::Derived {
-                    subquery: Box::new(sel),
-                    alias: "<union>".to_string(),
-                }],
-                selection: None,
-                group_by: Vec::new(),
-                having: None,
-                order_by: Vec::new(),
-                limit: None,
-                offset: None,
-                lock: None,
-                unions: Vec::new(),
-            };
+            sel = Select::star_from(sel, "<union>");
         }
         if has_outer && (!sel.order_by.is_empty() || sel.limit.is_some() || sel.lock.is_some()) {
             return Err(unsupported("nested ORDER BY / LIMIT"));
