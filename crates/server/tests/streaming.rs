@@ -193,6 +193,15 @@ fn large_results_stream_without_holding_them() {
     }
     let low: i64 = (1..=ROWS).filter(|i| i % 10 < 5).sum();
     assert_eq!((n, sum), (ROWS / 2, low));
+    // A correlated subquery run for 150,000 different outer values: its cache of results is
+    // emptied whenever it would pass the 2 MB (mod.rs `sub_rows`).
+    let (n, pads): (i64, i64) = c
+        .query_first(
+            "SELECT COUNT(*), SUM(LENGTH((SELECT t2.pad FROM t AS t2 WHERE t2.id = t.id))) FROM t",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!((n, pads), (ROWS, ROWS * 200));
     // A derived table, and a RIGHT JOIN's right table, beyond the 2 MB: gathered in a row
     // buffer that goes on in tmpdir (rowbuf.rs), read back for each row joined with them.
     let (n, sum, pads): (i64, i64, i64) = c

@@ -153,7 +153,16 @@ pub struct SubPlan {
     /// The value for the row being evaluated (E4).
     pub slot: Mutex<Option<Datum>>,
     /// Result rows by the outer values they were computed for.
-    pub cache: Mutex<HashMap<Vec<u8>, SubRows>>,
+    pub cache: Mutex<SubCache>,
+}
+
+/// A correlated subquery's results by the outer values they were computed for, and the bytes
+/// they take, roughly: emptied whenever the next result would take it past the
+/// temporary-table budget, so it never holds more than that whatever the outer rows.
+#[derive(Default)]
+pub struct SubCache {
+    pub map: HashMap<Vec<u8>, SubRows>,
+    pub bytes: u64,
 }
 
 /// A subquery's result rows, shared between the cache and its users.
@@ -1759,7 +1768,7 @@ fn sub_plan(
         outer,
         refs,
         slot: Mutex::new(None),
-        cache: Mutex::new(HashMap::new()),
+        cache: Mutex::new(SubCache::default()),
     }))
 }
 

@@ -1037,7 +1037,7 @@ impl Session {
                 &mut key,
             );
         }
-        if let Some(rows) = p.cache.lock().get(&key) {
+        if let Some(rows) = p.cache.lock().map.get(&key) {
             return Ok(rows.clone());
         }
         let mut q = p.query.clone();
@@ -1053,7 +1053,24 @@ impl Session {
         let r = self.select(&q, &params);
         self.frames.pop();
         let rows = Arc::new(r?.1);
-        p.cache.lock().insert(key, rows.clone());
+        let bytes = (key.len() + 64) as u64
+            + rows
+                .iter()
+                .map(|r| 24 + r.iter().map(sort::datum_bytes).sum::<usize>() as u64)
+                .sum::<u64>();
+        let budget = self
+            .vars
+            .tmp_table_size()
+            .min(self.vars.max_heap_table_size());
+        let mut cache = p.cache.lock();
+        if cache.bytes + bytes > budget {
+            cache.map.clear();
+            cache.bytes = 0;
+        }
+        if bytes <= budget {
+            cache.bytes += bytes;
+            cache.map.insert(key, rows.clone());
+        }
         Ok(rows)
     }
 }
