@@ -173,6 +173,20 @@ fn large_results_stream_without_holding_them() {
     assert_eq!(len, 1024);
     let warns: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
     assert_eq!(warns.iter().map(|w| w.1).collect::<Vec<_>>(), vec![1260]);
+    // With ORDER BY: only the parts that can still make the first 1,024 bytes are kept.
+    let (len, head): (i64, String) = c
+        .query_first(
+            "SELECT LENGTH(GROUP_CONCAT(pad ORDER BY id DESC)), \
+             LEFT(GROUP_CONCAT(id ORDER BY k, id DESC SEPARATOR '-'), 25) FROM t",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!((len, head.as_str()), (1024, "150000-149990-149980-1499"));
+    let warns: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(
+        warns.iter().map(|w| w.1).collect::<Vec<_>>(),
+        vec![1260, 1260]
+    );
     // A correlated subquery in WHERE and one in the select list: the rows go on a batch at a
     // time as the scan reads on (select.rs S10), not collected whole first.
     let (mut n, mut sum) = (0i64, 0i64);

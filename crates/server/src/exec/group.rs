@@ -11,8 +11,8 @@
 //!   (first row, key, aggregate states when created); beyond that, new groups go to the spill
 //!   (sort_buffer_size in memory, runs in tmpdir), which is aggregated one group at a time.
 //!   A single group (no GROUP BY) never spills. What GROUP_CONCAT collects inside a group is
-//!   not counted and stays in memory (without ORDER BY only up to group_concat_max_len: later
-//!   parts would be cut).
+//!   not counted: without ORDER BY it keeps no part past group_concat_max_len (later parts
+//!   would be cut), with ORDER BY see G7.
 //! - G3: the groups come out in the order they first appeared (those in memory), then the
 //!   spilled ones in key order; each group's rows are aggregated in arrival order (the sort
 //!   keeps arrival order among equal keys), so a group's first row and an unordered
@@ -25,6 +25,9 @@
 //!   is not among them goes to a sort by key (with its ORDER BY keys), and at the end the first
 //!   value of each key there is added: each distinct value is taken once, and the keys held
 //!   never pass the budget (plus the sort's sort_buffer_size).
+//! - G7: GROUP_CONCAT ... ORDER BY holds about twice group_concat_max_len of parts: beyond
+//!   that it keeps, in order, only the parts up to the one that takes the text past the
+//!   length (the result is cut there anyway, with its warning).
 //! - G5: values are grouped under their expression's collation (`group_key`), so the groups
 //!   are the ones an index in that collation keeps together.
 //!
@@ -292,6 +295,14 @@ fn feed(
             continue;
         }
         st.add(a, v, keys, cx.mode, w)?;
+        // GROUP_CONCAT ... ORDER BY: past twice group_concat_max_len the parts are put in
+        // order and those after the one that reaches the length dropped (G7).
+        if a.kind == AggKind::GroupConcat
+            && !a.order.is_empty()
+            && st.text_len > 2 * cx.gc_max + 4096
+        {
+            st.keep_first_parts(a, cx.gc_max);
+        }
     }
     Ok(())
 }
@@ -497,6 +508,32 @@ impl AggState {
             }
         }
         Ok(())
+    }
+
+    /// GROUP_CONCAT ... ORDER BY: sorts the parts (stably, so equal keys keep their arrival
+    /// order, as the final sort does) and keeps those up to and including the first that takes
+    /// the text past `max` bytes: no part after it can be in the result, whatever comes later
+    /// (a later part sorts before or after them all the same) (G7).
+    fn keep_first_parts(&mut self, a: &AggSpec, max: u64) {
+        let dirs: Vec<(bool, Collation)> = a.order.iter().map(|o| (o.1, o.2)).collect();
+        sort_by_keys(&mut self.parts, |p, i| &p.1[i], &dirs);
+        let mut len = 0u64;
+        let mut keep = self.parts.len();
+        for (i, (p, _)) in self.parts.iter().enumerate() {
+            // The text of parts 0..=i joined: already past `max`, so cut there.
+            len += p.len() as u64;
+            if len > max {
+                keep = i + 1;
+                break;
+            }
+            len += a.separator.len() as u64;
+        }
+        self.parts.truncate(keep);
+        self.text_len = self
+            .parts
+            .iter()
+            .map(|(p, _)| (p.len() + a.separator.len()) as u64)
+            .sum();
     }
 
     /// Adds the values a DISTINCT aggregate spilled (G6): the first of each key, in key order.
