@@ -216,6 +216,17 @@ fn large_results_stream_without_holding_them() {
         .unwrap()
         .unwrap();
     assert_eq!((n, pads), (ROWS, ROWS * 200));
+    // A recursive CTE of 150,000 rows in 150 rounds: its result in a row buffer (recursive.rs
+    // R4).
+    let (n, sum, pads): (i64, i64, i64) = c
+        .query_first(
+            "WITH RECURSIVE r (n, p) AS (SELECT id, pad FROM t WHERE id <= 1000 \
+             UNION ALL SELECT n + 1000, p FROM r WHERE n + 1000 <= 150000) \
+             SELECT COUNT(*), SUM(n), SUM(LENGTH(p)) FROM r",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!((n, sum, pads), (ROWS, ROWS * (ROWS + 1) / 2, ROWS * 200));
     // A derived table, and a RIGHT JOIN's right table, beyond the 2 MB: gathered in a row
     // buffer that goes on in tmpdir (rowbuf.rs), read back for each row joined with them.
     let (n, sum, pads): (i64, i64, i64) = c

@@ -11,6 +11,9 @@
 //!   removed whether a round succeeds or fails.
 //! - R3: the columns (names and types) are the anchor's; every recursive SELECT must give as
 //!   many (1222).
+//! - R4: the result gathers in a row buffer (rowbuf.rs: tmp_table_size in memory, tmpdir
+//!   beyond it); only the previous round's rows, and with UNION DISTINCT the keys of every row,
+//!   are held in memory.
 //!
 //! Latch order: none (the statement's rows only).
 
@@ -21,6 +24,7 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::Datum;
 
 use super::group::row_key;
+use super::rowbuf::RowBuf;
 use super::{Column, Session};
 
 impl Session {
@@ -29,13 +33,18 @@ impl Session {
         &mut self,
         cte: &RecursiveCte,
         params: &[Datum],
-    ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
-        let (cols, mut all) = self.select(&cte.anchor, params)?;
+    ) -> Result<(Vec<Column>, RowBuf), SqlError> {
+        let (cols, mut anchor) = self.select(&cte.anchor, params)?;
         let mut seen = HashSet::new();
         if cte.distinct {
-            all.retain(|r| seen.insert(row_key(r, &[])));
+            anchor.retain(|r| seen.insert(row_key(r, &[])));
         }
-        let mut work = all.clone();
+        let tmp = self.tmp_area();
+        let mut all = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
+        for r in &anchor {
+            all.push(r.clone())?;
+        }
+        let mut work = anchor;
         let max = self.vars.cte_max_recursion_depth();
         let mut rounds = 0u64;
         while !work.is_empty() {
@@ -67,7 +76,9 @@ impl Session {
             if cte.distinct {
                 added.retain(|r| seen.insert(row_key(r, &[])));
             }
-            all.extend(added.iter().cloned());
+            for r in &added {
+                all.push(r.clone())?;
+            }
             work = added;
         }
         Ok((cols, all))

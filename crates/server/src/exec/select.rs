@@ -1145,7 +1145,7 @@ impl Session {
                     let (alias, (cols, rows)) = match tr {
                         TableRef::Recursive { cte, alias } => {
                             let (cols, rows) = self.recursive_cte(cte, params)?;
-                            (alias, (cols, Held::Vec(rows)))
+                            (alias, (cols, Held::of(rows)))
                         }
                         TableRef::Derived { subquery, alias } => {
                             let (cols, rows) = self.select_stored(subquery, params)?;
@@ -1961,7 +1961,7 @@ impl Session {
     /// Where this statement's temporary results go: the temporary-table budget
     /// (min(tmp_table_size, max_heap_table_size), as MySQL's in-memory internal tables) and
     /// the sort area.
-    fn tmp_area(&self) -> TmpArea {
+    pub(crate) fn tmp_area(&self) -> TmpArea {
         TmpArea {
             budget: self
                 .vars
