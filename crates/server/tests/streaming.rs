@@ -249,7 +249,7 @@ fn large_results_stream_without_holding_them() {
         .unwrap();
     assert_eq!((n, nulls), (ROWS, ROWS / 10));
     // Window functions over every row, one partition of 150,000 for two of them: each window
-    // sorts through runs and reads its partitions through a frame buffer on disk beyond the
+    // sorts through runs and reads its partitions through a row buffer on disk beyond the
     // 2 MB (window.rs W5, rowbuf.rs), and the rows come back in their order (W1).
     let disk_before = status(&mut c, "Created_tmp_disk_tables");
     let mut n = 0i64;

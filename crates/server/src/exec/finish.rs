@@ -85,7 +85,7 @@ impl<'s> Out<'s> {
                 if let Some(cols) = self.header.take() {
                     sink.begin(&cols)?;
                 }
-                sink.row(&proj)?;
+                sink.row_owned(proj)?;
                 self.sent += 1;
             }
             None => self.kept.push(proj),

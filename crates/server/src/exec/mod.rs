@@ -190,6 +190,10 @@ pub trait RowSink: Send {
     /// Before the first row: the result's columns.
     fn begin(&mut self, columns: &[Column]) -> Result<(), SqlError>;
     fn row(&mut self, row: &[Datum]) -> Result<(), SqlError>;
+    /// A row the caller no longer needs (a sink that keeps rows takes it without a copy).
+    fn row_owned(&mut self, row: Vec<Datum>) -> Result<(), SqlError> {
+        self.row(&row)
+    }
     /// The sink back as what its owner made (to take its parts back).
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
@@ -1058,10 +1062,7 @@ impl Session {
                 .iter()
                 .map(|r| 24 + r.iter().map(sort::datum_bytes).sum::<usize>() as u64)
                 .sum::<u64>();
-        let budget = self
-            .vars
-            .tmp_table_size()
-            .min(self.vars.max_heap_table_size());
+        let budget = self.tmp_area().budget;
         let mut cache = p.cache.lock();
         if cache.bytes + bytes > budget {
             cache.map.clear();

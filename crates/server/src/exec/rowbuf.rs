@@ -249,6 +249,10 @@ impl RowSink for RowBuf {
         self.push(row.to_vec())
     }
 
+    fn row_owned(&mut self, row: Vec<Datum>) -> Result<(), SqlError> {
+        self.push(row)
+    }
+
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
     }

@@ -2176,6 +2176,10 @@ impl super::RowSink for UnionSink {
         self.inner.row(row)
     }
 
+    fn row_owned(&mut self, row: Vec<Datum>) -> Result<(), SqlError> {
+        self.inner.row_owned(row)
+    }
+
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
     }

@@ -133,8 +133,16 @@ pub(crate) struct Windows<'a> {
 
 /// A row's own part as it goes from window to window: its arrival number, the width of its
 /// columns, its columns, its aggregate values, the window values computed so far
-/// (docs/format/sort-run.md, "Window frame buffers").
+/// (docs/format/sort-run.md, "Row buffers").
 type Flat = Vec<Datum>;
+
+/// The width of a `Flat` row's columns (its second value).
+fn width(flat: &[Datum]) -> usize {
+    match flat[1] {
+        Datum::UInt(n) => n as usize,
+        _ => unreachable!("a row's width is an unsigned integer"),
+    }
+}
 
 /// The values a window puts in front of each row it sorts: the PARTITION BY values, the
 /// ORDER BY values, the arguments. The row's `Flat` follows them.
@@ -280,10 +288,7 @@ fn push_to(
     cx: &Ctx<'_>,
     w: &mut Warnings,
 ) -> Result<(), SqlError> {
-    let width = match flat[1] {
-        Datum::UInt(n) => n as usize,
-        _ => unreachable!("a row's width is an unsigned integer"),
-    };
+    let width = width(&flat);
     let mut row = Vec::with_capacity(header(spec) + flat.len());
     {
         let env = Env {
@@ -348,10 +353,7 @@ impl WinRows<'_> {
         let v = Partition::new(&mut self.buf, self.spec, &mut self.st).value(k, &self.cx, w)?;
         // The row's own part is read no more: only keys and arguments are (B2 in rowbuf.rs).
         let mut row = self.buf.take_from(k, header(self.spec))?;
-        let width = match row[1] {
-            Datum::UInt(n) => n as usize,
-            _ => unreachable!("a row's width is an unsigned integer"),
-        };
+        let width = width(&row);
         let mut wins = row.split_off(row.len() - (self.n - 1));
         wins.push(v);
         let aggs = row.split_off(2 + width);
@@ -375,7 +377,7 @@ struct PartState {
     no_slide: bool,
 }
 
-/// One partition of a window, read through its frame buffer in window order (each row:
+/// One partition of a window, read through its row buffer in window order (each row:
 /// PARTITION BY values, ORDER BY values, arguments, then its own part).
 struct Partition<'b> {
     buf: &'b mut RowBuf,
