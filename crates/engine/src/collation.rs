@@ -77,8 +77,8 @@ impl Collation {
                 } else {
                     (a, b)
                 };
-                // Eight bytes at a time while both are ASCII (which folds to its upper case);
-                // the rest, from a character boundary, one character at a time.
+                // ASCII by bytes while both are ASCII (it folds to its upper case); the rest,
+                // from a character boundary, one character at a time.
                 let p = match ascii_ci_prefix(a, b) {
                     Ok(p) => p,
                     Err(o) => return o,
@@ -171,9 +171,9 @@ impl Collation {
     }
 }
 
-/// Compares `a` and `b` as their upper case eight bytes at a time while both hold ASCII (which
-/// folds to its upper case in both utf8mb4 case-insensitive collations): the order if that
-/// decides it, else how far they fold equally (a character boundary of both).
+/// Compares `a` and `b` as their upper case (eight bytes at a time, then one) while both hold
+/// ASCII (which folds to its upper case in both utf8mb4 case-insensitive collations): the order
+/// if that decides it, else how far they fold equally (a character boundary of both).
 fn ascii_ci_prefix(a: &[u8], b: &[u8]) -> Result<usize, Ordering> {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let n = a.len().min(b.len());
@@ -191,6 +191,14 @@ fn ascii_ci_prefix(a: &[u8], b: &[u8]) -> Result<usize, Ordering> {
             }
         }
         p += 8;
+    }
+    // Then a byte at a time, up to the first non-ASCII byte of either.
+    while p < n && a[p].is_ascii() && b[p].is_ascii() {
+        let (x, y) = (a[p].to_ascii_uppercase(), b[p].to_ascii_uppercase());
+        if x != y {
+            return Err(x.cmp(&y));
+        }
+        p += 1;
     }
     Ok(p)
 }

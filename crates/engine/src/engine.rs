@@ -74,7 +74,8 @@ pub struct Inner {
     /// master tick) and exclusively by `check()`, which needs a still picture.
     pub bg_gate: crate::latch::RwLock<()>,
     /// Held shared by each purge batch (inside `bg_gate`) and exclusively by
-    /// `check::check_one_table`, so purge does not change the table being checked.
+    /// `check::check_one_table`, so purge does not change the table being checked (and for a
+    /// moment by `Engine::purge_all`, to wait out the batches under way).
     pub purge_gate: crate::latch::RwLock<()>,
     pub stats: EngineStats,
 }

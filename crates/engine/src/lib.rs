@@ -323,9 +323,15 @@ impl Engine {
     pub fn purge_all(&self) -> Result<usize> {
         let mut n = 0;
         loop {
-            let k = purge::purge_batch(&self.inner, 1024)?;
+            let mut k = purge::purge_batch(&self.inner, 1024)?;
             if k == 0 {
-                return Ok(n);
+                // A purge thread may be amid a batch it took (or may give a log back after a
+                // failure): wait it out through the gate every batch holds, then look again.
+                drop(self.inner.purge_gate.write());
+                k = purge::purge_batch(&self.inner, 1024)?;
+                if k == 0 {
+                    return Ok(n);
+                }
             }
             n += k;
         }
@@ -840,6 +846,7 @@ impl Trx {
             return Ok(RowIter {
                 inner: self.inner.clone(),
                 src: RowSrc::Locked(rows.into_iter()),
+                uncounted: 0,
             });
         }
         let i = index_no(t, index)?;
@@ -848,6 +855,7 @@ impl Trx {
         Ok(RowIter {
             inner: self.inner.clone(),
             src: RowSrc::Scan(Box::new(scan)),
+            uncounted: 0,
         })
     }
 
@@ -918,6 +926,9 @@ enum RowSrc {
 pub struct RowIter {
     inner: Arc<Inner>,
     src: RowSrc,
+    /// Rows returned and not yet added to the read counters (added 64 at a time, at the end
+    /// and when dropped).
+    uncounted: u64,
 }
 
 impl RowIter {
@@ -931,6 +942,15 @@ impl RowIter {
     }
 }
 
+impl RowIter {
+    fn count_read(&mut self) {
+        if let (RowSrc::Scan(s), n @ 1..) = (&self.src, self.uncounted) {
+            self.inner.stats.rows_read(s.table_name(), n);
+            self.uncounted = 0;
+        }
+    }
+}
+
 impl Iterator for RowIter {
     type Item = Result<Vec<Value>>;
     fn next(&mut self) -> Option<Self::Item> {
@@ -938,12 +958,22 @@ impl Iterator for RowIter {
             RowSrc::Scan(s) => {
                 let r = s.next(&self.inner).transpose();
                 if let Some(Ok(_)) = r {
-                    self.inner.stats.rows_read(s.table_name(), 1);
+                    self.uncounted += 1;
+                    if self.uncounted < 64 {
+                        return r;
+                    }
                 }
+                self.count_read();
                 r
             }
             // Counted by the locking scan that read them.
             RowSrc::Locked(v) => v.next().map(Ok),
         }
+    }
+}
+
+impl Drop for RowIter {
+    fn drop(&mut self) {
+        self.count_read();
     }
 }

@@ -7,9 +7,12 @@
 //! reader. Moving left releases the current leaf and searches again (leaves are only latched
 //! left to right, btree LATCHING).
 //!
-//! A scan may carry a resolver, called on every record while its leaf is latched: it returns
-//! the bytes to return instead (an older version, for a consistent read) or None to skip the
-//! record. The position is the last record examined, returned or skipped.
+//! What a scan returns for a record is made by its taker, called on every record while its
+//! leaf is latched (so it may read the record in place, rebuild an older version or read
+//! off-page values): an item to queue, nothing (the record is skipped), or the end of the scan.
+//! The default taker copies the record with its off-page values (`Fetched`); the row layer's
+//! decodes the version its reader sees straight from the page. The position is the last record
+//! examined, returned or skipped.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -41,8 +44,6 @@ pub struct Fetched {
     pub rec: Vec<u8>,
     /// (field number, full value) for every field stored off-page.
     pub externs: Vec<(usize, Vec<u8>)>,
-    /// PAGE_MAX_TRX_ID of the leaf the record came from (set by `Scan`; 0 elsewhere).
-    pub page_max_trx: u64,
 }
 
 impl Fetched {
@@ -84,17 +85,23 @@ pub fn fetch_rec(mtr: &mut Mtr<'_>, idx: &Index, rec: Vec<u8>) -> Result<Fetched
             }
         }
     }
-    Ok(Fetched {
-        rec,
-        externs,
-        page_max_trx: 0,
-    })
+    Ok(Fetched { rec, externs })
 }
 
-/// What a scan returns for a record (see the module comment).
-pub type Resolver = Box<dyn FnMut(&Inner, &[u8]) -> Result<Option<Vec<u8>>> + Send>;
+/// What a taker makes of a record (module comment).
+pub enum Took<T> {
+    /// Queue this item.
+    Item(T),
+    /// Pass over the record.
+    Skip,
+    /// The scan ends before this record.
+    Stop,
+}
 
-pub struct Scan {
+/// Called on record `slot` of latched leaf `leaf` (module comment).
+pub type Taker<T> = Box<dyn FnMut(&mut Mtr<'_>, PageRef, usize) -> Result<Took<T>> + Send>;
+
+pub struct Scan<T = Fetched> {
     idx: Arc<Index>,
     forward: bool,
     start: Option<Start>,
@@ -102,14 +109,26 @@ pub struct Scan {
     last: Option<Tuple>,
     /// The last record examined in the current refill.
     examined: Vec<u8>,
-    buf: VecDeque<Fetched>,
+    buf: VecDeque<T>,
     done: bool,
     batch: usize,
-    resolve: Option<Resolver>,
+    take: Taker<T>,
 }
 
-impl Scan {
+impl Scan<Fetched> {
+    /// A scan returning copies of the records (the default taker).
     pub fn new(idx: Arc<Index>, start: Start, forward: bool) -> Self {
+        let i = idx.clone();
+        let take: Taker<Fetched> = Box::new(move |mtr: &mut Mtr<'_>, leaf, slot| {
+            Ok(Took::Item(fetch(mtr, &i, leaf, slot)?))
+        });
+        Scan::with_taker(idx, start, forward, take)
+    }
+}
+
+impl<T> Scan<T> {
+    /// A scan whose records are made into items by `take` (module comment).
+    pub fn with_taker(idx: Arc<Index>, start: Start, forward: bool, take: Taker<T>) -> Self {
         Scan {
             idx,
             forward,
@@ -119,45 +138,35 @@ impl Scan {
             buf: VecDeque::new(),
             done: false,
             batch: 4,
-            resolve: None,
+            take,
         }
-    }
-
-    /// A scan whose records pass through `resolve` (module comment).
-    pub fn with_resolver(idx: Arc<Index>, start: Start, forward: bool, resolve: Resolver) -> Self {
-        let mut s = Self::new(idx, start, forward);
-        s.resolve = Some(resolve);
-        s
     }
 
     pub fn index(&self) -> &Arc<Index> {
         &self.idx
     }
 
-    /// The next record, or None at the end of the index.
-    pub fn next(&mut self, inner: &Inner) -> Result<Option<Fetched>> {
+    /// The next item, or None at the end of the index (or where the taker stopped).
+    pub fn next(&mut self, inner: &Inner) -> Result<Option<T>> {
         while self.buf.is_empty() && !self.done {
             self.refill(inner)?;
         }
         Ok(self.buf.pop_front())
     }
 
-    /// Examines record `slot` of `leaf`: queues what the resolver makes of it. (The collect
-    /// loops record the last record examined on each leaf as the position.)
-    fn take(&mut self, mtr: &mut Mtr<'_>, leaf: PageRef, slot: usize) -> Result<()> {
-        let f = match &mut self.resolve {
-            None => {
-                let mut f = fetch(mtr, &self.idx, leaf, slot)?;
-                f.page_max_trx = ip::max_trx_id(mtr.page(leaf));
-                f
+    /// Examines record `slot` of `leaf`: queues what the taker makes of it; false when the
+    /// taker ends the scan. (The collect loops record the last record examined on each leaf as
+    /// the position.)
+    fn take(&mut self, mtr: &mut Mtr<'_>, leaf: PageRef, slot: usize) -> Result<bool> {
+        match (self.take)(mtr, leaf, slot)? {
+            Took::Item(t) => self.buf.push_back(t),
+            Took::Skip => {}
+            Took::Stop => {
+                self.done = true;
+                return Ok(false);
             }
-            Some(r) => match r(mtr.inner(), ip::rec(mtr.page(leaf), slot))? {
-                None => return Ok(()),
-                Some(v) => fetch_rec(mtr, &self.idx, v)?,
-            },
-        };
-        self.buf.push_back(f);
-        Ok(())
+        }
+        Ok(true)
     }
 
     fn refill(&mut self, inner: &Inner) -> Result<()> {
@@ -221,7 +230,9 @@ impl Scan {
             let n = ip::n_recs(mtr.page(leaf));
             let first = slot;
             while slot < n && self.buf.len() < want {
-                self.take(mtr, leaf, slot)?;
+                if !self.take(mtr, leaf, slot)? {
+                    return Ok(());
+                }
                 slot += 1;
             }
             if slot > first {
@@ -260,7 +271,9 @@ impl Scan {
             let first = slot;
             while slot > 0 && self.buf.len() < want {
                 slot -= 1;
-                self.take(mtr, leaf, slot)?;
+                if !self.take(mtr, leaf, slot)? {
+                    return Ok(());
+                }
             }
             if slot < first {
                 self.examined.clear();

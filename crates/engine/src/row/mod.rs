@@ -323,7 +323,7 @@ pub fn decode_columns(t: &Table, f: &cursor::Fetched, wanted: Option<&[bool]>) -
 
 /// `decode_columns` of a record given as its bytes (possibly still in a latched page) and its
 /// off-page values.
-fn decode_rec(
+pub(crate) fn decode_rec(
     t: &Table,
     rec: &[u8],
     externs: &[(usize, Vec<u8>)],
@@ -658,7 +658,7 @@ pub fn get(
         ReadMode::View(v, own) if !v.sees(vers::trx_id(t, rec), own) => {
             let rec = rec.to_vec();
             match vers::visible(inner, t, &rec, v, own)? {
-                Some(old) => cursor::fetch_rec(&mut mtr, idx, old)?,
+                Some(old) => cursor::fetch_rec(&mut mtr, idx, old.into_owned())?,
                 None => return Ok(None),
             }
         }

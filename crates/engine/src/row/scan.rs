@@ -16,16 +16,24 @@
 //! - S2: without a view (READ UNCOMMITTED), when the entry is not delete-marked.
 //!
 //! Otherwise the row is looked up as above.
+//!
+//! The scan's taker (btree::cursor) does this work while the leaf is latched: it stops at the
+//! stop bound, and decodes clustered rows and covering reads straight from the page (or from
+//! the rebuilt older version), so a row is not copied before it is decoded.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::btree::cursor::{self, Resolver, Scan, Start};
+use std::borrow::Cow;
+
+use crate::btree::cursor::{self, Scan, Start, Taker, Took};
 use crate::dict::schema::{self, Value};
 use crate::dict::{FieldSrc, Table};
 use crate::engine::Inner;
 use crate::error::{Error, Result};
-use crate::page::record::{self, Tuple};
+use crate::mtr::{Mtr, PageRef};
+use crate::page::index_page as ip;
+use crate::page::record::{self, RecLayout, Tuple};
 use crate::row::vers;
 use crate::trx::view::ReadView;
 
@@ -41,19 +49,26 @@ pub struct RowScan {
     table: Arc<Table>,
     /// None = clustered index.
     index: Option<usize>,
-    scan: Scan,
+    /// Where the scan begins, until it is built (at the first `next`, once `set_columns` had
+    /// its chance to narrow what the taker decodes).
+    start: Option<Start>,
+    scan: Option<Scan<Got>>,
     /// Stop bound (key prefix, inclusive) in scan direction.
     stop: Option<(Tuple, bool)>,
     forward: bool,
-    done: bool,
     /// The view of a consistent read and the reader's transaction id; None reads the newest
     /// versions.
     view: Option<(Arc<ReadView>, u64)>,
     /// The columns the reader uses (None = all), see `set_columns`.
     columns: Option<Vec<bool>>,
-    /// For a secondary scan whose reader uses only columns of the index: (column, field of
-    /// the entry) of each, for covering reads (S1, S2).
-    covered: Option<Vec<(usize, usize)>>,
+}
+
+/// What the taker of a row scan makes of a record.
+enum Got {
+    /// The row, decoded while the leaf was latched (clustered records, covering reads).
+    Row(Vec<Value>),
+    /// A secondary entry whose row is to be looked up once the leaf is released.
+    Entry(Vec<u8>),
 }
 
 /// Encodes bound values as a key prefix of the index (`index` None = clustered).
@@ -130,16 +145,12 @@ impl RowScan {
                 return Err(Error::NoSuchIndex(format!("index #{i} of {}", t.name)));
             }
         }
-        let idx = match index {
-            None => t.clustered.clone(),
-            Some(i) => {
-                let s = &t.secondary[i];
-                if matches!(&view, Some((v, own)) if !v.sees(s.created_by, *own)) {
-                    return Err(Error::TableDefChanged);
-                }
-                s.index.clone()
+        if let Some(i) = index {
+            let created_by = t.secondary[i].created_by;
+            if matches!(&view, Some((v, own)) if !v.sees(created_by, *own)) {
+                return Err(Error::TableDefChanged);
             }
-        };
+        }
         // `start` is where the scan begins in its direction, `stop` where it ends.
         let (start_b, stop_b) = if forward { (from, to) } else { (to, from) };
         let start = match start_b {
@@ -154,118 +165,172 @@ impl RowScan {
             },
         };
         let stop = bound_key(&t, index, stop_b)?;
-        let scan = match (&view, index) {
-            (Some((v, own)), None) => {
-                let (v, own, t2) = (v.clone(), *own, t.clone());
-                let resolve: Resolver = Box::new(move |inner: &Inner, rec: &[u8]| {
-                    vers::visible(inner, &t2, rec, &v, own)
-                });
-                Scan::with_resolver(idx, start, forward, resolve)
-            }
-            _ => Scan::new(idx, start, forward),
-        };
         Ok(RowScan {
-            scan,
             table: t,
             index,
+            start: Some(start),
+            scan: None,
             stop,
             forward,
-            done: false,
             view,
             columns: None,
-            covered: None,
         })
     }
 
-    /// True if `rec` lies beyond the stop bound.
-    fn past_stop(&self, rec: &[u8]) -> bool {
-        let Some((k, inclusive)) = &self.stop else {
-            return false;
-        };
-        let lay = &self.scan.index().leaf;
-        // k vs rec on k's prefix.
-        let o = record::cmp_tuple_rec(lay, k, rec);
-        match (self.forward, inclusive) {
-            (true, true) => o == Ordering::Less,
-            (true, false) => o != Ordering::Greater,
-            (false, true) => o == Ordering::Greater,
-            (false, false) => o != Ordering::Less,
-        }
-    }
-
-    /// The next row, or None at the end of the range.
-    /// Only the columns marked in `wanted` need values: a scan of the clustered index returns
-    /// NULL for the others without decoding them.
+    /// Only the columns marked in `wanted` need values: the others are returned as NULL
+    /// without being decoded. Called before the first `next`.
     pub fn set_columns(&mut self, wanted: Vec<bool>) {
-        self.covered = self.index.and_then(|i| {
-            let fields = &self.table.secondary[i].fields;
-            (0..self.table.def.columns.len())
-                .filter(|&c| wanted.get(c).copied().unwrap_or(true))
-                .map(|c| {
-                    let pos = fields.iter().position(|f| *f == FieldSrc::Col(c))?;
-                    Some((c, pos))
-                })
-                .collect()
-        });
         self.columns = Some(wanted);
     }
 
-    /// The row of a covering read: the used columns from entry `rec`, NULL for the others.
-    fn row_of_entry(&self, i: usize, cols: &[(usize, usize)], f: &cursor::Fetched) -> Vec<Value> {
-        let t = &self.table;
-        let lay = &t.secondary[i].index.leaf;
-        let mut row = vec![Value::Null; t.def.columns.len()];
-        for &(c, pos) in cols {
-            row[c] = schema::decode(&t.def.columns[c], f.field(lay, pos));
-        }
-        row
-    }
-
-    pub fn next(&mut self, inner: &Inner) -> Result<Option<Vec<Value>>> {
-        let t = self.table.clone();
-        while !self.done {
-            let Some(f) = self.scan.next(inner)? else {
-                self.done = true;
-                break;
-            };
-            if self.past_stop(&f.rec) {
-                self.done = true;
-                break;
+    /// The scan, built at the first call: its taker stops at the stop bound and decodes rows
+    /// in place (clustered: the version the view sees; secondary: covering reads when S1/S2
+    /// allow, else the entry is copied for a lookup).
+    fn build(&mut self) -> Scan<Got> {
+        let start = self.start.take();
+        let (t, index, forward) = (self.table.clone(), self.index, self.forward);
+        let (stop, view, cols) = (self.stop.clone(), self.view.clone(), self.columns.clone());
+        let idx = match index {
+            None => t.clustered.clone(),
+            Some(i) => t.secondary[i].index.clone(),
+        };
+        let covered = index.and_then(|i| covered_fields(&t, i, cols.as_deref()));
+        let lay = idx.clone();
+        let take: Taker<Got> = Box::new(move |mtr: &mut Mtr<'_>, leaf, slot| {
+            let rec = ip::rec(mtr.page(leaf), slot);
+            if past_stop(&lay.leaf, stop.as_ref(), forward, rec) {
+                return Ok(Took::Stop);
             }
-            // A consistent read of a secondary index also visits delete-marked entries (module
-            // comment); the clustered resolver has already dropped deleted versions.
-            if self.view.is_none() && record::is_deleted(&f.rec) {
-                continue;
-            }
-            let Some(i) = self.index else {
-                let cols = self.columns.as_deref();
-                return Ok(Some(crate::row::decode_columns(&t, &f, cols)));
+            let Some(i) = index else {
+                return take_clustered(mtr, &t, view.as_ref(), cols.as_deref(), leaf, slot);
             };
-            if let Some(cols) = &self.covered {
-                let usable = match &self.view {
-                    Some((v, _)) => f.page_max_trx < v.up_limit_id,
+            // A consistent read also visits delete-marked entries (module comment).
+            if view.is_none() && record::is_deleted(rec) {
+                return Ok(Took::Skip);
+            }
+            if let Some(cov) = &covered {
+                let usable = match &view {
+                    Some((v, _)) => ip::max_trx_id(mtr.page(leaf)) < v.up_limit_id,
                     None => true,
                 };
                 if usable {
-                    if record::is_deleted(&f.rec) {
-                        continue;
+                    if record::is_deleted(rec) {
+                        return Ok(Took::Skip);
                     }
-                    return Ok(Some(self.row_of_entry(i, cols, &f)));
+                    return Ok(Took::Item(Got::Row(row_of_entry(&t, i, cov, rec))));
                 }
             }
-            let key = crate::row::lock::pk_of_sec_rec(&t, i, &f.rec);
-            let mode = match &self.view {
-                Some((v, own)) => crate::row::ReadMode::View(v, *own),
-                None => crate::row::ReadMode::Latest,
+            Ok(Took::Item(Got::Entry(rec.to_vec())))
+        });
+        Scan::with_taker(idx, start.unwrap_or(Start::End), forward, take)
+    }
+
+    /// The next row, or None at the end of the range.
+    pub fn next(&mut self, inner: &Inner) -> Result<Option<Vec<Value>>> {
+        if self.scan.is_none() {
+            self.scan = Some(self.build());
+        }
+        let Some(scan) = self.scan.as_mut() else {
+            return Ok(None);
+        };
+        loop {
+            let entry = match scan.next(inner)? {
+                None => return Ok(None),
+                Some(Got::Row(r)) => return Ok(Some(r)),
+                Some(Got::Entry(e)) => e,
             };
-            let Some(row) = crate::row::get(inner, &t, &key, mode)? else {
+            let (t, mode) = match &self.view {
+                Some((v, own)) => (&self.table, crate::row::ReadMode::View(v, *own)),
+                None => (&self.table, crate::row::ReadMode::Latest),
+            };
+            let Some(i) = self.index else {
+                return Err(Error::corrupted(
+                    t.space,
+                    t.clustered.root,
+                    "secondary entry from a clustered scan",
+                ));
+            };
+            let key = crate::row::lock::pk_of_sec_rec(t, i, &entry);
+            let Some(row) = crate::row::get(inner, t, &key, mode)? else {
                 continue;
             };
             // The version read must still have this entry.
-            if crate::row::lock::sec_matches(&t, i, &row, &f.rec)? {
+            if crate::row::lock::sec_matches(t, i, &row, &entry)? {
                 return Ok(Some(row));
             }
         }
-        Ok(None)
     }
+}
+
+/// True if `rec` lies beyond the stop bound `stop` of a scan in direction `forward`.
+fn past_stop(lay: &RecLayout, stop: Option<&(Tuple, bool)>, forward: bool, rec: &[u8]) -> bool {
+    let Some((k, inclusive)) = stop else {
+        return false;
+    };
+    // k vs rec on k's prefix.
+    let o = record::cmp_tuple_rec(lay, k, rec);
+    match (forward, inclusive) {
+        (true, true) => o == Ordering::Less,
+        (true, false) => o != Ordering::Greater,
+        (false, true) => o == Ordering::Greater,
+        (false, false) => o != Ordering::Less,
+    }
+}
+
+/// The row of clustered record `slot` of latched leaf `leaf` that the reader sees (`view`
+/// None: the newest version, unless delete-marked), decoded in place when it has no off-page
+/// value.
+fn take_clustered(
+    mtr: &mut Mtr<'_>,
+    t: &Table,
+    view: Option<&(Arc<ReadView>, u64)>,
+    cols: Option<&[bool]>,
+    leaf: PageRef,
+    slot: usize,
+) -> Result<Took<Got>> {
+    let rec = ip::rec(mtr.page(leaf), slot);
+    let v = match view {
+        Some((v, own)) => match vers::visible(mtr.inner(), t, rec, v, *own)? {
+            Some(r) => r,
+            None => return Ok(Took::Skip),
+        },
+        None if record::is_deleted(rec) => return Ok(Took::Skip),
+        None => Cow::Borrowed(rec),
+    };
+    if record::info(&v) & record::REC_INFO_HAS_EXTERN == 0 {
+        return Ok(Took::Item(Got::Row(crate::row::decode_rec(
+            t,
+            &v,
+            &[],
+            cols,
+        ))));
+    }
+    let f = cursor::fetch_rec(mtr, &t.clustered, v.into_owned())?;
+    Ok(Took::Item(Got::Row(crate::row::decode_columns(
+        t, &f, cols,
+    ))))
+}
+
+/// For a secondary scan whose reader uses only columns of the index: (column, field of the
+/// entry) of each, for covering reads (S1, S2); None otherwise.
+fn covered_fields(t: &Table, i: usize, wanted: Option<&[bool]>) -> Option<Vec<(usize, usize)>> {
+    let wanted = wanted?;
+    let fields = &t.secondary[i].fields;
+    (0..t.def.columns.len())
+        .filter(|&c| wanted.get(c).copied().unwrap_or(true))
+        .map(|c| {
+            let pos = fields.iter().position(|f| *f == FieldSrc::Col(c))?;
+            Some((c, pos))
+        })
+        .collect()
+}
+
+/// The row of a covering read: the used columns from entry `rec`, NULL for the others.
+fn row_of_entry(t: &Table, i: usize, cols: &[(usize, usize)], rec: &[u8]) -> Vec<Value> {
+    let lay = &t.secondary[i].index.leaf;
+    let mut row = vec![Value::Null; t.def.columns.len()];
+    for &(c, pos) in cols {
+        row[c] = schema::decode(&t.def.columns[c], record::field(lay, rec, pos));
+    }
+    row
 }

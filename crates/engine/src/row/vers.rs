@@ -15,6 +15,8 @@
 //!
 //! LATCHING: undo pages are latched (S) after the clustered leaf (the documented order).
 
+use std::borrow::Cow;
+
 use crate::dict::Table;
 use crate::engine::Inner;
 use crate::error::{Error, Result};
@@ -64,15 +66,15 @@ pub fn previous(inner: &Inner, t: &Table, rec: &[u8]) -> Result<Option<Vec<u8>>>
 
 /// The version of `rec` that `view` sees for a reader with transaction id `own`, or None if it
 /// sees none or sees it deleted (R1: the leaf is latched).
-pub fn visible(
+pub fn visible<'a>(
     inner: &Inner,
     t: &Table,
-    rec: &[u8],
+    rec: &'a [u8],
     view: &ReadView,
     own: u64,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<Cow<'a, [u8]>>> {
     if view.sees(trx_id(t, rec), own) {
-        return Ok((!record::is_deleted(rec)).then(|| rec.to_vec()));
+        return Ok((!record::is_deleted(rec)).then_some(Cow::Borrowed(rec)));
     }
     let mut cur = rec.to_vec();
     loop {
@@ -81,7 +83,7 @@ pub fn visible(
         };
         cur = prev;
         if view.sees(trx_id(t, &cur), own) {
-            return Ok((!record::is_deleted(&cur)).then_some(cur));
+            return Ok((!record::is_deleted(&cur)).then_some(Cow::Owned(cur)));
         }
     }
 }

@@ -15,6 +15,7 @@
 //! - E3: every comparison of strings uses the collation `compile` chose for it (the column's
 //!   when a column takes part, else the connection's).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -2010,6 +2011,21 @@ impl<'a> Env<'a> {
 }
 
 impl CExpr {
+    /// `eval`, without copying a constant's, a column's or a parameter's value.
+    pub fn eval_cow<'e>(
+        &'e self,
+        env: &'e Env<'_>,
+        w: &mut Warnings,
+    ) -> Result<Cow<'e, Datum>, SqlError> {
+        const NULL: &Datum = &Datum::Null;
+        Ok(match self {
+            CExpr::Const(d) => Cow::Borrowed(d),
+            CExpr::Col(i) => Cow::Borrowed(env.row.get(*i).unwrap_or(NULL)),
+            CExpr::Param(i) => Cow::Borrowed(env.params.get(*i).unwrap_or(NULL)),
+            _ => Cow::Owned(self.eval(env, w)?),
+        })
+    }
+
     pub fn eval(&self, env: &Env<'_>, w: &mut Warnings) -> Result<Datum, SqlError> {
         Ok(match self {
             CExpr::Const(d) => d.clone(),
@@ -2037,7 +2053,7 @@ impl CExpr {
                 arith(*op, &x, &y, env.mode, w)?
             }
             CExpr::Cmp(op, a, b, coll) => {
-                let (x, y) = (a.eval(env, w)?, b.eval(env, w)?);
+                let (x, y) = (a.eval_cow(env, w)?, b.eval_cow(env, w)?);
                 compare_op(*op, &x, &y, *coll)
             }
             CExpr::And(a, b) => {
@@ -2088,13 +2104,13 @@ impl CExpr {
                 Datum::Int(i64::from((t == Some(*val)) != *neg))
             }
             CExpr::In(e, list, neg, coll) => {
-                let v = e.eval(env, w)?;
+                let v = e.eval_cow(env, w)?;
                 if v.is_null() {
                     return Ok(Datum::Null);
                 }
                 let mut saw_null = false;
                 for x in list {
-                    let y = x.eval(env, w)?;
+                    let y = x.eval_cow(env, w)?;
                     match v.compare(&y, *coll) {
                         Some(Ordering::Equal) => return Ok(Datum::Int(i64::from(!*neg))),
                         None => saw_null = true,
@@ -2108,8 +2124,8 @@ impl CExpr {
                 }
             }
             CExpr::Between(e, lo, hi, neg, coll) => {
-                let v = e.eval(env, w)?;
-                let (l, h) = (lo.eval(env, w)?, hi.eval(env, w)?);
+                let v = e.eval_cow(env, w)?;
+                let (l, h) = (lo.eval_cow(env, w)?, hi.eval_cow(env, w)?);
                 match (v.compare(&l, *coll), v.compare(&h, *coll)) {
                     (Some(a), Some(b)) => {
                         let inside = a != Ordering::Less && b != Ordering::Greater;
@@ -2119,8 +2135,8 @@ impl CExpr {
                 }
             }
             CExpr::Like(e, p, esc, neg, coll) => {
-                let (v, pat) = (e.eval(env, w)?, p.eval(env, w)?);
-                let (Some(v), Some(pat)) = (v.to_text(), pat.to_text()) else {
+                let (v, pat) = (e.eval_cow(env, w)?, p.eval_cow(env, w)?);
+                let (Some(v), Some(pat)) = (v.text(), pat.text()) else {
                     return Ok(Datum::Null);
                 };
                 let ci = !matches!(

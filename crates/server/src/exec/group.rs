@@ -33,6 +33,7 @@
 //!
 //! LOCKING: none (one statement's own state).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
@@ -257,9 +258,10 @@ fn feed(
 ) -> Result<(), SqlError> {
     let env = Env::new(r, cx.params, cx.mode);
     for (a, st) in aggs.iter().zip(states.iter_mut()) {
+        const ONE: &Datum = &Datum::Int(1);
         let v = match &a.arg {
-            Some(e) => e.eval(&env, w)?,
-            None => Datum::Int(1),
+            Some(e) => e.eval_cow(&env, w)?,
+            None => Cow::Borrowed(ONE),
         };
         let mut keys = Vec::with_capacity(a.order.len());
         if !v.is_null() {
@@ -275,7 +277,7 @@ fn feed(
             }
             if st.seen_bytes >= cx.budget {
                 let mut row = Vec::with_capacity(1 + keys.len());
-                row.push(v);
+                row.push(v.into_owned());
                 row.extend(keys);
                 let slot = st.spill.0.get_or_insert_with(|| Box::new(None));
                 Sorter::push_keyed(slot, &cx.area, row, k)?;
@@ -430,7 +432,7 @@ impl AggState {
     pub(crate) fn add(
         &mut self,
         a: &AggSpec,
-        v: Datum,
+        v: Cow<'_, Datum>,
         keys: Vec<Datum>,
         mode: types::SqlMode,
         w: &mut Warnings,
@@ -442,20 +444,20 @@ impl AggState {
         match a.kind {
             AggKind::Count => {}
             AggKind::Sum | AggKind::Avg => {
-                match v {
+                match *v {
                     Datum::Int(i) => self.int_sum += i128::from(i),
                     Datum::UInt(u) => self.int_sum += i128::from(u),
                     _ => {}
                 }
-                if matches!(v, Datum::Int(_) | Datum::UInt(_)) {
+                if matches!(*v, Datum::Int(_) | Datum::UInt(_)) {
                     if self.acc.is_null() {
                         self.acc = Datum::Decimal(types::Decimal::zero(0));
                     }
                     return Ok(());
                 }
-                let v = match v {
-                    Datum::Int(_) | Datum::UInt(_) => Datum::Decimal(v.to_decimal(w)),
-                    Datum::Decimal(_) | Datum::Double(_) => v,
+                let v = match v.into_owned() {
+                    v @ (Datum::Int(_) | Datum::UInt(_)) => Datum::Decimal(v.to_decimal(w)),
+                    v @ (Datum::Decimal(_) | Datum::Double(_)) => v,
                     other => Datum::Double(other.to_f64(w)),
                 };
                 self.acc = if self.acc.is_null() {
@@ -474,7 +476,7 @@ impl AggState {
                     }
                 };
                 if better {
-                    self.acc = v;
+                    self.acc = v.into_owned();
                 }
             }
             AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
@@ -556,7 +558,7 @@ impl AggState {
             last = key;
             let keys = r.split_off(1);
             let v = r.pop().unwrap_or(Datum::Null);
-            self.add(a, v, keys, mode, w)?;
+            self.add(a, Cow::Owned(v), keys, mode, w)?;
         }
         Ok(self)
     }

@@ -29,6 +29,7 @@
 //!
 //! Latch order: none (the statement's rows only).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use innoxide_engine::Collation;
@@ -662,7 +663,13 @@ impl<'b> Partition<'b> {
                             .take()
                             .unwrap_or_else(|| (AggState::new(a), 0));
                         while held < hi {
-                            st.add(a, value(&mut self, held)?, Vec::new(), cx.mode, w)?;
+                            st.add(
+                                a,
+                                Cow::Owned(value(&mut self, held)?),
+                                Vec::new(),
+                                cx.mode,
+                                w,
+                            )?;
                             held += 1;
                         }
                         self.st.running = Some((st.clone(), held));
@@ -681,7 +688,13 @@ impl<'b> Partition<'b> {
                                 }
                                 if exact {
                                     for j in to.max(lo)..hi.max(lo) {
-                                        st.add(a, value(&mut self, j)?, Vec::new(), cx.mode, w)?;
+                                        st.add(
+                                            a,
+                                            Cow::Owned(value(&mut self, j)?),
+                                            Vec::new(),
+                                            cx.mode,
+                                            w,
+                                        )?;
                                     }
                                     Some(st)
                                 } else {
@@ -696,7 +709,13 @@ impl<'b> Partition<'b> {
                             None => {
                                 let mut st = AggState::new(a);
                                 for j in lo..hi.max(lo) {
-                                    st.add(a, value(&mut self, j)?, Vec::new(), cx.mode, w)?;
+                                    st.add(
+                                        a,
+                                        Cow::Owned(value(&mut self, j)?),
+                                        Vec::new(),
+                                        cx.mode,
+                                        w,
+                                    )?;
                                 }
                                 st
                             }

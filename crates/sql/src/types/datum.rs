@@ -137,6 +137,14 @@ impl Datum {
         })
     }
 
+    /// `to_text`, borrowing a string's bytes.
+    pub fn text(&self) -> Option<std::borrow::Cow<'_, [u8]>> {
+        match self {
+            Datum::Bytes(b) => Some(std::borrow::Cow::Borrowed(b)),
+            other => other.to_text().map(std::borrow::Cow::Owned),
+        }
+    }
+
     /// The text appended to `out` (nothing for NULL); temporal and decimal values without a
     /// formatter.
     pub fn push_text(&self, out: &mut Vec<u8>) {
