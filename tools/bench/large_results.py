@@ -77,6 +77,43 @@ QUERIES = [
         None,
     ),
     (
+        "scan: COUNT, SUM of a DECIMAL and a BIGINT",
+        "SELECT COUNT(*), SUM(VALUE), SUM(HORDER) FROM HISTORY",
+        lambda n: 1,
+        SAME,
+    ),
+    (
+        "scan: AVG, MIN, MAX of a DECIMAL",
+        "SELECT AVG(VALUE), MIN(VALUE), MAX(VALUE) FROM HISTORY",
+        lambda n: 1,
+        SAME,
+    ),
+    (
+        "scan: string range, MAX of a string",
+        "SELECT COUNT(*), MAX(NOTE), MIN(CREATED) FROM HISTORY WHERE NOTE < 'c'",
+        lambda n: 1,
+        SAME,
+    ),
+    (
+        "scan: LIKE '%zz%'",
+        "SELECT COUNT(*) FROM HISTORY WHERE NOTE LIKE '%zz%'",
+        lambda n: 1,
+        SAME,
+    ),
+    (
+        "IN (SELECT ...) of numbers, 1,000 values",
+        "SELECT COUNT(*) FROM HISTORY WHERE HORDER IN (SELECT REF_STAT FROM STAT)",
+        lambda n: 1,
+        SAME,
+    ),
+    (
+        "IN (SELECT ...) of strings, 1,980 values",
+        "SELECT COUNT(*) FROM HISTORY WHERE NOTE IN "
+        "(SELECT NOTE FROM HISTORY WHERE REF_OBJECT < 100)",
+        lambda n: 1,
+        SAME,
+    ),
+    (
         "window: ROW_NUMBER per OBJECT",
         "SELECT REF_OBJECT, HORDER, ROW_NUMBER() OVER (PARTITION BY REF_OBJECT "
         "ORDER BY VALUE DESC, HORDER) FROM HISTORY",
@@ -172,7 +209,7 @@ def main():
                 runs = results[s.name]
                 print("| `%s` | %s | %s | %d | %s |" % (
                     label, s.name,
-                    " / ".join("%.2f" % t for t, _, _, _ in runs),
+                    " / ".join("%.3f" % t for t, _, _, _ in runs),
                     runs[0][1],
                     " / ".join("%.0f" % g for _, _, g, _ in runs)))
     finally:

@@ -720,3 +720,61 @@ fn insert_select_does_not_hold_the_rows() {
     assert!(grown < 15_000, "peak memory grew by {grown} kB");
     assert!(s.panics().is_empty());
 }
+
+#[test]
+fn right_join_does_not_hold_the_rows_before_it() {
+    // A buffer pool smaller than the table: its frames are all in use before the join.
+    let s = common::start_with(true, &["--innodb-buffer-pool-size=8M"]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, pad VARCHAR(200))")
+        .unwrap();
+    c.query_drop("CREATE TABLE r (k INT PRIMARY KEY)").unwrap();
+    c.query_drop("CREATE TABLE e (k INT)").unwrap();
+    const ROWS: i64 = 100_000;
+    let pad = "y".repeat(200);
+    for chunk in 0..ROWS / 1000 {
+        let rows: Vec<String> = (1..=1000)
+            .map(|i| format!("({}, {}, '{pad}')", chunk * 1000 + i, i % 7))
+            .collect();
+        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
+            .unwrap();
+    }
+    // k 0..6 match t's rows; 7 and 8 match none.
+    c.query_drop("INSERT INTO r VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8)")
+        .unwrap();
+    c.query_drop("SET SESSION tmp_table_size = 2 * 1024 * 1024")
+        .unwrap();
+    let q =
+        |c: &mut mysql::Conn, q: &str| -> (i64, i64, i64) { c.query_first(q).unwrap().unwrap() };
+    // Warm: the statements' own structures.
+    q(
+        &mut c,
+        "SELECT COUNT(*), 0, 0 FROM t l RIGHT JOIN r ON l.k = r.k WHERE l.id < 100",
+    );
+    let before = peak_kb(s.pid());
+    // Every row of t comes before the RIGHT JOIN level; r's rows 7 and 8 come out with NULLs.
+    let got = q(
+        &mut c,
+        "SELECT COUNT(*), SUM(l.id), SUM(LENGTH(l.pad)) + SUM(r.k) FROM t l RIGHT JOIN r \
+         ON l.k = r.k",
+    );
+    let grown = peak_kb(s.pid()).saturating_sub(before);
+    let n = ROWS;
+    let ks: i64 = (1..=n).map(|id| ((id - 1) % 1000 + 1) % 7).sum();
+    assert_eq!(got, (n + 2, n * (n + 1) / 2, n * 200 + ks + 7 + 8));
+    // Two tables before the RIGHT JOIN, one of them empty: nothing reaches the RIGHT JOIN
+    // level, whose rows all come out NULL-extended.
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), COUNT(l.id), SUM(r.k) FROM t l JOIN e ON e.k = l.k RIGHT JOIN r \
+             ON r.k = l.k"
+        ),
+        (9, 0, 36)
+    );
+    // 100,000 rows of 200 bytes: held whole they take over 40 MB.
+    assert!(grown < 15_000, "peak memory grew by {grown} kB");
+    assert!(s.panics().is_empty());
+}

@@ -400,6 +400,9 @@ pub struct AggState {
     /// SUM/AVG of integer arguments not yet added to `acc` (exact: i128 holds 2^64 values of
     /// 64 bits).
     int_sum: i128,
+    /// SUM/AVG of DECIMAL arguments not yet added to `acc`: their sum times 10^scale, for
+    /// the scale of the first (values of another scale, or past i128, go to `acc`).
+    dec_sum: Option<(i128, u8)>,
     seen: Option<HashSet<Vec<u8>>>,
     /// The bytes `seen` holds, roughly, and the values that did not fit (G6).
     seen_bytes: u64,
@@ -419,6 +422,7 @@ impl AggState {
             count: 0,
             acc: Datum::Null,
             int_sum: 0,
+            dec_sum: None,
             seen: a.distinct.then(HashSet::new),
             seen_bytes: 0,
             spill: DistinctSpill(None),
@@ -454,6 +458,11 @@ impl AggState {
                         self.acc = Datum::Decimal(types::Decimal::zero(0));
                     }
                     return Ok(());
+                }
+                if let Datum::Decimal(d) = &*v {
+                    if self.add_unscaled(d, 1) {
+                        return Ok(());
+                    }
                 }
                 let v = match v.into_owned() {
                     v @ (Datum::Int(_) | Datum::UInt(_)) => Datum::Decimal(v.to_decimal(w)),
@@ -510,6 +519,29 @@ impl AggState {
             }
         }
         Ok(())
+    }
+
+    /// Adds (`sign` 1) or takes back (-1) `d` in `dec_sum`; false if it does not go there (a
+    /// scale other than the first value's, or past i128), so the caller uses `acc`.
+    fn add_unscaled(&mut self, d: &types::Decimal, sign: i128) -> bool {
+        let Some(u) = d.unscaled() else {
+            return false;
+        };
+        let (sum, scale) = self.dec_sum.get_or_insert((0, d.scale()));
+        if *scale != d.scale() {
+            return false;
+        }
+        match sum.checked_add(sign * u) {
+            Some(n) => {
+                *sum = n;
+                // The sum is exact from here on; a first value gives SUM its non-NULL zero.
+                if self.acc.is_null() {
+                    self.acc = Datum::Decimal(types::Decimal::zero(d.scale()));
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     /// GROUP_CONCAT ... ORDER BY: sorts the parts (stably, so equal keys keep their arrival
@@ -581,6 +613,7 @@ impl AggState {
             (AggKind::Count, _) => {}
             (AggKind::Sum | AggKind::Avg, Datum::Int(i)) => self.int_sum -= i128::from(*i),
             (AggKind::Sum | AggKind::Avg, Datum::UInt(u)) => self.int_sum -= i128::from(*u),
+            (AggKind::Sum | AggKind::Avg, Datum::Decimal(d)) if self.add_unscaled(d, -1) => {}
             (AggKind::Sum | AggKind::Avg, Datum::Decimal(_)) if !self.acc.is_null() => {
                 self.acc = types::sub(&self.acc, v, mode, w)?;
             }
@@ -607,6 +640,10 @@ impl AggState {
         if self.int_sum != 0 {
             let ints = Datum::Decimal(types::Decimal::from_i128(self.int_sum));
             self.acc = types::add(&self.acc, &ints, mode, w)?;
+        }
+        if let Some((sum, scale)) = self.dec_sum {
+            let decs = Datum::Decimal(types::Decimal::from_unscaled(sum, scale));
+            self.acc = types::add(&self.acc, &decs, mode, w)?;
         }
         Ok(match a.kind {
             AggKind::Count => Datum::Int(self.count),

@@ -96,6 +96,7 @@ fn is_predicate(c: &CExpr, e: &Expr) -> bool {
                 | CExpr::IsNull(..)
                 | CExpr::IsBool(..)
                 | CExpr::In(..)
+                | CExpr::InSet(..)
                 | CExpr::Between(..)
                 | CExpr::Like(..)
                 | CExpr::Quantified(..)

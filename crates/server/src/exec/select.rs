@@ -34,17 +34,20 @@
 //!   DISTINCT hold at most the temporary-table budget and spill to a sort beyond it
 //!   (group.rs G2, finish.rs F1), window functions sort and buffer theirs within the same
 //!   limits (window.rs W5), and a derived table's rows go to a row buffer (rowbuf.rs, in
-//!   tmpdir beyond the budget): no input size makes a SELECT hold its rows in memory, except
-//!   for the rows before a RIGHT JOIN level (S9).
+//!   tmpdir beyond the budget): no input size makes a SELECT hold its rows in memory.
 //! - S9: the nested-loop join is pipelined: each level pulls its table's rows one at a time
 //!   (`open_rows`, `pull_row`) and hands the joined rows to the next level in batches of
-//!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level, which needs every
-//!   row before it, takes them all at once (its own table goes to a row buffer), and a
-//!   locking range read holds the rows it locked.
+//!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level needs every row
+//!   before it (S11), and a locking range read holds the rows it locked.
 //! - S10: rows that need a subquery bound per row (WHERE's, grouping's, or, without
 //!   grouping, the select list's, HAVING's and ORDER BY's) gather at the last level and go on
 //!   JOIN_BATCH at a time while the join reads on (`drain`), so they are not held whole either;
 //!   only ORDER BY ... LIMIT's first rows (S7) wait for the join's end.
+//! - S11: a RIGHT JOIN level pairs each row of its table (read whole into a row buffer) with
+//!   every row before it, so the levels before the last RIGHT JOIN run once each and hand
+//!   their rows on whole, gathered in a row buffer (`NextRows`: tmp_table_size in memory,
+//!   tmpdir beyond); such a level runs even when no row reaches it, as its table's rows then
+//!   come out NULL-extended. The levels after it batch as in S9.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -485,7 +488,7 @@ impl Session {
         &mut self,
         j: &JoinPlan<'_>,
         si: usize,
-        rows: Vec<Vec<Datum>>,
+        rows: Held,
         out: &mut JoinOut<'_, '_>,
         w: &mut Warnings,
     ) -> Result<bool, SqlError> {
@@ -496,12 +499,18 @@ impl Session {
             Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on),
         };
         let where_here = if last { out.where_c } else { &None };
-        // A RIGHT JOIN level needs every row before it at once.
-        let batch = if j.any_right { usize::MAX } else { JOIN_BATCH };
-        let mut next: Vec<Vec<Datum>> = Vec::new();
+        // A RIGHT JOIN level needs every row before it at once (S11): the levels before the
+        // last one hand their rows on whole, gathered in a row buffer.
+        let mut next = NextRows {
+            rows: Vec::new(),
+            whole: j.last_right.is_some_and(|r| si < r).then(|| {
+                let tmp = self.tmp_area();
+                RowBuf::new(tmp.budget, tmp.sort.tmpdir)
+            }),
+        };
         let width = st.columns.len();
-        let null_extended = |left: &Vec<Datum>| {
-            let mut row = left.clone();
+        let null_extended = |left: &[Datum]| {
+            let mut row = left.to_vec();
             row.extend(std::iter::repeat_n(Datum::Null, width));
             row
         };
@@ -542,8 +551,9 @@ impl Session {
                     let r = data.get(at)?;
                     let r = &r[..];
                     let mut matched = false;
-                    for left in &rows {
-                        match pair(left, r, on_c, j, (last, out, &mut next), w)? {
+                    for at in 0..rows.len() {
+                        let left = rows.get(at)?;
+                        match pair(&left, r, on_c, j, (last, out, &mut next.rows), w)? {
                             Some(false) => return Ok(false),
                             Some(true) => matched = true,
                             None => {}
@@ -552,21 +562,22 @@ impl Session {
                     if !matched {
                         let mut row = vec![Datum::Null; st.offset];
                         row.extend(r.iter().cloned());
-                        if !give(last, out, &mut next, row, w)? {
+                        if !give(last, out, &mut next.rows, row, w)? {
                             return Ok(false);
                         }
                     }
-                    if !self.drain_some(last, out, w)? {
+                    if !self.drain_some(last, out, w)? || !self.hand_on(j, si, &mut next, out, w)? {
                         return Ok(false);
                     }
                 }
             }
             (Some(data), _) => {
-                for left in &rows {
+                for at in 0..rows.len() {
+                    let left = rows.get(at)?;
                     let mut matched = false;
                     for at in 0..data.len() {
                         let r = data.get(at)?;
-                        match pair(left, &r, on_c, j, (last, out, &mut next), w)? {
+                        match pair(&left, &r, on_c, j, (last, out, &mut next.rows), w)? {
                             Some(false) => return Ok(false),
                             Some(true) => matched = true,
                             None => {}
@@ -574,16 +585,11 @@ impl Session {
                     }
                     if !matched
                         && kind == JoinKind::Left
-                        && !give(last, out, &mut next, null_extended(left), w)?
+                        && !give(last, out, &mut next.rows, null_extended(&left), w)?
                     {
                         return Ok(false);
                     }
-                    if !self.drain_some(last, out, w)? {
-                        return Ok(false);
-                    }
-                    if next.len() >= batch
-                        && !self.join_level(j, si + 1, std::mem::take(&mut next), out, w)?
-                    {
+                    if !self.drain_some(last, out, w)? || !self.hand_on(j, si, &mut next, out, w)? {
                         return Ok(false);
                     }
                 }
@@ -611,7 +617,8 @@ impl Session {
                     .map(|c| param_outer(c, &j.scope[..si], params.len(), &mut refs))
                     .collect();
                 let mut ext = params.to_vec();
-                for left in &rows {
+                for at in 0..rows.len() {
+                    let left = rows.get(at)?;
                     let access = match (si, j.first_access) {
                         (0, Some(a)) => a.clone(),
                         _ => {
@@ -644,7 +651,7 @@ impl Session {
                         if lock.is_none() || !single {
                             return true;
                         }
-                        let mut row = left.clone();
+                        let mut row = left.to_vec();
                         load_used(t, r.to_vec(), used_here, &mut row);
                         pass(where_here, &row, params, mode, &mut Warnings::default())
                             .unwrap_or(true)
@@ -654,43 +661,72 @@ impl Session {
                         if !cur.tested() && !lock_pred(&r) {
                             continue;
                         }
-                        let mut row = left.clone();
+                        let mut row = left.to_vec();
                         load_used(t, r, read_here, &mut row);
                         if !pass(on_c, &row, params, mode, w)? {
                             continue;
                         }
                         matched = true;
-                        more =
-                            give(last, out, &mut next, row, w)? && self.drain_some(last, out, w)?;
+                        more = give(last, out, &mut next.rows, row, w)?
+                            && self.drain_some(last, out, w)?;
                         if !more {
                             break;
                         }
                         // The rows so far go on to the next table while this one is read.
-                        if next.len() >= batch
-                            && !self.join_level(j, si + 1, std::mem::take(&mut next), out, w)?
-                        {
+                        if !self.hand_on(j, si, &mut next, out, w)? {
                             return Ok(false);
                         }
                     }
                     if more && !matched && kind == JoinKind::Left {
-                        more = give(last, out, &mut next, null_extended(left), w)?
+                        more = give(last, out, &mut next.rows, null_extended(&left), w)?
                             && self.drain_some(last, out, w)?;
                     }
-                    if !more {
-                        return Ok(false);
-                    }
-                    if next.len() >= batch
-                        && !self.join_level(j, si + 1, std::mem::take(&mut next), out, w)?
-                    {
+                    if !more || !self.hand_on(j, si, &mut next, out, w)? {
                         return Ok(false);
                     }
                 }
             }
         }
-        if last || next.is_empty() {
+        if last {
             return Ok(true);
         }
-        self.join_level(j, si + 1, next, out, w)
+        let rows = match next.whole {
+            // Even no rows go on to a RIGHT JOIN: its table's rows come out NULL-extended.
+            Some(mut buf) => {
+                for r in next.rows {
+                    buf.push(r)?;
+                }
+                Held::of(buf)
+            }
+            None if next.rows.is_empty() => return Ok(true),
+            None => Held::Vec(next.rows),
+        };
+        self.join_level(j, si + 1, rows, out, w)
+    }
+
+    /// Once `next` holds JOIN_BATCH rows, they go on: to the next level, or (S11) to the row
+    /// buffer that gathers them whole for a RIGHT JOIN. False once no more rows are wanted.
+    fn hand_on(
+        &mut self,
+        j: &JoinPlan<'_>,
+        si: usize,
+        next: &mut NextRows,
+        out: &mut JoinOut<'_, '_>,
+        w: &mut Warnings,
+    ) -> Result<bool, SqlError> {
+        if next.rows.len() < JOIN_BATCH || si + 1 == j.sources.len() {
+            return Ok(true);
+        }
+        let rows = std::mem::take(&mut next.rows);
+        match &mut next.whole {
+            Some(buf) => {
+                for r in rows {
+                    buf.push(r)?;
+                }
+                Ok(true)
+            }
+            None => self.join_level(j, si + 1, Held::Vec(rows), out, w),
+        }
     }
 
     /// At the last level, once JOIN_BATCH rows needing subqueries are collected, sends them
@@ -1877,11 +1913,17 @@ impl Session {
                 deferred: deferred.as_deref(),
                 lock,
                 any_right,
+                last_right: sources.iter().rposition(|s| {
+                    matches!(
+                        s,
+                        Source::Table(_, JoinKind::Right, _) | Source::Rows(_, JoinKind::Right, _)
+                    )
+                }),
                 need,
                 params,
                 mode,
             };
-            self.join_level(&j, 0, rows, &mut out, &mut w)?;
+            self.join_level(&j, 0, Held::Vec(rows), &mut out, &mut w)?;
         } else {
             out.rows = rows;
         }
@@ -2351,9 +2393,18 @@ struct JoinPlan<'p> {
     deferred: Option<&'p [bool]>,
     lock: Option<LockRead>,
     any_right: bool,
+    /// The last source joined by RIGHT JOIN.
+    last_right: Option<usize>,
     need: Option<u64>,
     params: &'p [Datum],
     mode: types::SqlMode,
+}
+
+/// The joined rows a join level hands to the next (S11): batches, or for a level before a
+/// RIGHT JOIN, everything, gathered in `whole` (within tmp_table_size, then in tmpdir).
+struct NextRows {
+    rows: Vec<Vec<Datum>>,
+    whole: Option<RowBuf>,
 }
 
 /// Where the last table's joined rows go: WHERE first, then the grouping, the last stage

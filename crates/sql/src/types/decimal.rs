@@ -146,6 +146,30 @@ fn mag_divmod(a: &[u8], b: &[u8]) -> (Vec<u8>, Vec<u8>) {
     (trim(q), r)
 }
 
+/// Compares magnitudes `a` / 10^`sa` and `b` / 10^`sb` digit by digit from the top, without
+/// aligning copies.
+fn scaled_cmp(a: &[u8], sa: u8, b: &[u8], sb: u8) -> Ordering {
+    let (sa, sb) = (isize::from(sa), isize::from(sb));
+    // Digit i of a magnitude of scale s stands for 10^(i - s).
+    let digit = |m: &[u8], s: isize, e: isize| -> u8 {
+        usize::try_from(e + s)
+            .ok()
+            .and_then(|i| m.get(i).copied())
+            .unwrap_or(0)
+    };
+    let top = (a.len() as isize - sa).max(b.len() as isize - sb);
+    let bottom = (-sa).min(-sb);
+    let mut e = top - 1;
+    while e >= bottom {
+        let (x, y) = (digit(a, sa, e), digit(b, sb, e));
+        if x != y {
+            return x.cmp(&y);
+        }
+        e -= 1;
+    }
+    Ordering::Equal
+}
+
 /// `a × 10^k`.
 fn shl(a: &[u8], k: usize) -> Vec<u8> {
     if a.is_empty() {
@@ -505,37 +529,58 @@ impl Decimal {
         if bytes.len() != usize::from(Decimal::bin_size(m, d)) || bytes.is_empty() {
             return None;
         }
-        let mut x = bytes.to_vec();
-        x[0] ^= 0x80;
-        let neg = x[0] & 0x80 != 0;
-        if neg {
-            for b in &mut x {
-                *b = !*b;
-            }
-        }
-        let mut be = Vec::with_capacity(usize::from(m));
-        let mut pos = 0;
-        for (_, len) in groups(usize::from(m.saturating_sub(d)), usize::from(d)) {
-            let n = DIG2BYTES[len];
-            let val = x[pos..pos + n]
-                .iter()
-                .fold(0u32, |a, &b| (a << 8) | u32::from(b));
-            pos += n;
+        // The sign bit is stored flipped, and a negative value's bytes inverted.
+        let neg = bytes[0] & 0x80 == 0;
+        let flip = if neg { 0xFF } else { 0 };
+        let byte = |i: usize| bytes[i] ^ flip ^ if i == 0 { 0x80 } else { 0 };
+        // The groups from the last (least significant) on, each giving its digits least
+        // significant first: `mag`'s order.
+        let mut mag = Vec::with_capacity(usize::from(m));
+        let mut end = bytes.len();
+        for len in group_lens(usize::from(m.saturating_sub(d)), usize::from(d)).rev() {
+            let start = end - DIG2BYTES[len];
+            let val = (start..end).fold(0u32, |a, i| (a << 8) | u32::from(byte(i)));
+            end = start;
             if u64::from(val) >= 10u64.pow(len as u32) {
                 return None;
             }
-            // The group's digits, most significant first (`len` <= 9).
-            let mut digits = [0u8; 9];
             let mut v = val;
-            for d in digits[..len].iter_mut().rev() {
-                *d = (v % 10) as u8;
+            for _ in 0..len {
+                mag.push((v % 10) as u8);
                 v /= 10;
             }
-            be.extend_from_slice(&digits[..len]);
         }
-        be.reverse();
-        Some(Decimal::new(neg, be, d))
+        Some(Decimal::new(neg, mag, d))
     }
+
+    /// The value times 10^scale, when that fits in an i128 (38 digits).
+    pub fn unscaled(&self) -> Option<i128> {
+        if self.mag.len() > 38 {
+            return None;
+        }
+        let v = self
+            .mag
+            .iter()
+            .rev()
+            .fold(0i128, |acc, &d| acc * 10 + i128::from(d));
+        Some(if self.neg { -v } else { v })
+    }
+
+    /// `v` / 10^scale (scale capped at 30).
+    pub fn from_unscaled(v: i128, scale: u8) -> Decimal {
+        let mut d = Decimal::from_i128(v);
+        d.scale = scale.min(MAX_SCALE);
+        d
+    }
+}
+
+/// The digit counts of DECIMAL(intg+frac, frac)'s groups, in order (as `groups`).
+fn group_lens(intg: usize, frac: usize) -> impl DoubleEndedIterator<Item = usize> {
+    let (lead, trail) = (intg % 9, frac % 9);
+    std::iter::once(lead)
+        .filter(|&l| l > 0)
+        .chain(std::iter::repeat_n(9, intg / 9 + frac / 9))
+        .chain(std::iter::once(trail).filter(|&l| l > 0))
 }
 
 /// The digit groups of DECIMAL(intg+frac, frac) as (first digit, digit count), in order.
@@ -581,8 +626,7 @@ impl Ord for Decimal {
             (false, true) => Ordering::Greater,
             (true, false) => Ordering::Less,
             _ => {
-                let (x, y, _) = self.aligned(o);
-                let c = mag_cmp(&x, &y);
+                let c = scaled_cmp(&self.mag, self.scale, &o.mag, o.scale);
                 if self.neg {
                     c.reverse()
                 } else {
@@ -760,11 +804,42 @@ mod tests {
                 }
                 let b = x.encode(m, s);
                 assert_eq!(b.len(), usize::from(Decimal::bin_size(m, s)));
-                assert_eq!(Decimal::decode(&b, m, s), Some(x), "{v} in ({m},{s})");
+                let back = Decimal::decode(&b, m, s);
+                assert_eq!(back, Some(x.clone()), "{v} in ({m},{s})");
+                assert_eq!(back.map(|y| y.to_string()), Some(x.to_string()));
             }
         }
         assert_eq!(Decimal::decode(&[0xFF, 0xFF, 0xFF], 5, 2), None);
         assert_eq!(Decimal::decode(&[0x80], 5, 2), None);
+    }
+
+    #[test]
+    fn compares_across_scales() {
+        use std::cmp::Ordering::*;
+        for (a, b, o) in [
+            ("1.50", "1.5", Equal),
+            ("0.05", "0.5", Less),
+            ("10", "9.99", Greater),
+            ("-10", "-9.99", Less),
+            ("0", "0.000", Equal),
+            ("0.001", "0", Greater),
+            ("-0.001", "0", Less),
+            ("123.4", "123.40001", Less),
+        ] {
+            assert_eq!(d(a).cmp(&d(b)), o, "{a} vs {b}");
+            assert_eq!(d(b).cmp(&d(a)), o.reverse(), "{b} vs {a}");
+        }
+    }
+
+    #[test]
+    fn unscaled_values() {
+        for v in ["0.00", "14.01", "-14.01", "123456789012345678.123", "-0.5"] {
+            let x = d(v);
+            let u = x.unscaled().unwrap();
+            assert_eq!(Decimal::from_unscaled(u, x.scale()).to_string(), v);
+        }
+        assert_eq!(d("12.5").unscaled(), Some(125));
+        assert_eq!(d(&"9".repeat(39)).unscaled(), None);
     }
 
     #[test]
