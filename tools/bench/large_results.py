@@ -114,6 +114,13 @@ QUERIES = [
         SAME,
     ),
     (
+        "JOIN (SELECT ... GROUP BY) ON equality, 1,000 derived rows",
+        "SELECT COUNT(*), SUM(d.c) FROM HISTORY h JOIN (SELECT REF_STAT, COUNT(*) AS c "
+        "FROM HISTORY WHERE REF_OBJECT <= 1000 GROUP BY REF_STAT) d ON d.REF_STAT = h.REF_STAT",
+        lambda n: 1,
+        SAME,
+    ),
+    (
         "window: ROW_NUMBER per OBJECT",
         "SELECT REF_OBJECT, HORDER, ROW_NUMBER() OVER (PARTITION BY REF_OBJECT "
         "ORDER BY VALUE DESC, HORDER) FROM HISTORY",

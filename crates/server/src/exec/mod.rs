@@ -24,6 +24,7 @@ pub mod expr;
 mod finish;
 pub mod func;
 pub mod group;
+mod hashjoin;
 pub mod json;
 mod prepared;
 pub mod recursive;

@@ -85,6 +85,7 @@ use innoxide_sql::types::{self, Datum, Warnings};
 use super::expr::{enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
 use super::finish::{Finish, Out, Shape, TmpArea};
 use super::group::{Group, GroupCtx, Grouper, Groups};
+use super::hashjoin;
 use super::prepared::{KeptPlan, PlanBasis};
 use super::rowbuf::RowBuf;
 use super::sort::SortArea;
@@ -572,11 +573,26 @@ impl Session {
                 }
             }
             (Some(data), _) => {
+                // Equality with the rows before: only the held rows of the key (hashjoin.rs).
+                let cell = &j.hashes[si];
+                if cell.get().is_none() {
+                    let mut keys = Vec::new();
+                    if let Some(c) = on_c {
+                        hashjoin::equalities(c, st.offset, width, &mut keys);
+                    }
+                    if let (Some(c), false) = (out.where_c, kind == JoinKind::Left || j.any_right) {
+                        hashjoin::equalities(c, st.offset, width, &mut keys);
+                    }
+                    let _ = cell.set(hashjoin::build(data, keys, self.tmp_area().budget)?);
+                }
+                let hash = cell.get().and_then(Option::as_ref);
                 for at in 0..rows.len() {
                     let left = rows.get(at)?;
                     let mut matched = false;
-                    for at in 0..data.len() {
-                        let r = data.get(at)?;
+                    let picked = hash.and_then(|h| h.probe(&left, params, mode));
+                    let n = picked.map_or(data.len(), <[u32]>::len);
+                    for k in 0..n {
+                        let r = data.get(picked.map_or(k, |p| p[k] as usize))?;
                         match pair(&left, &r, on_c, j, (last, out, &mut next.rows), w)? {
                             Some(false) => return Ok(false),
                             Some(true) => matched = true,
@@ -1913,6 +1929,7 @@ impl Session {
                 deferred: deferred.as_deref(),
                 lock,
                 any_right,
+                hashes: sources.iter().map(|_| std::cell::OnceCell::new()).collect(),
                 last_right: sources.iter().rposition(|s| {
                     matches!(
                         s,
@@ -2246,7 +2263,7 @@ enum Source {
 /// The rows of a FROM item that is not a base table: a derived table's (gathered within the
 /// temporary-table budget, in tmpdir beyond it), or rows made in memory (a system table, the
 /// previous round of a recursive CTE).
-enum Held {
+pub(crate) enum Held {
     Vec(Vec<Vec<Datum>>),
     Buf(Mutex<Box<RowBuf>>),
 }
@@ -2260,7 +2277,7 @@ impl Held {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Held::Vec(v) => v.len(),
             Held::Buf(b) => b.lock().unwrap_or_else(|e| e.into_inner()).len(),
@@ -2268,7 +2285,7 @@ impl Held {
     }
 
     /// Row `j` (< len).
-    fn get(&self, j: usize) -> Result<Cow<'_, [Datum]>, SqlError> {
+    pub(crate) fn get(&self, j: usize) -> Result<Cow<'_, [Datum]>, SqlError> {
         Ok(match self {
             Held::Vec(v) => Cow::Borrowed(&v[j]),
             Held::Buf(b) => {
@@ -2395,6 +2412,8 @@ struct JoinPlan<'p> {
     any_right: bool,
     /// The last source joined by RIGHT JOIN.
     last_right: Option<usize>,
+    /// Each level's index of its held rows, made at its first use (hashjoin.rs H3).
+    hashes: Vec<std::cell::OnceCell<Option<hashjoin::RowsHash>>>,
     need: Option<u64>,
     params: &'p [Datum],
     mode: types::SqlMode,
