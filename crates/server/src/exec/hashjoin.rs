@@ -1,9 +1,10 @@
-//! Equality joins with held rows (a derived table, a CTE, a view's result: select.rs `Held`).
-//! Held rows have no index, so each row before them was paired with every one of them; a
-//! join on `d.g = t.g` of 200,000 rows with 5,000 derived rows made a billion pairs. The held
-//! rows are now indexed once by the values of their join columns (as MySQL gives a derived
-//! table an automatic key, or joins it by hash), and each row before them is paired only with
-//! the rows of its key.
+//! Equality joins with held rows (a derived table, a CTE, a view's result: select.rs `Held`),
+//! and with a base table no index of which serves the equality. Held rows have no index, so
+//! each row before them was paired with every one of them, and such a table was read whole
+//! for each row before it; a join on `d.g = t.g` of 200,000 rows with 5,000 derived rows made
+//! a billion pairs. The held rows are now indexed once by the values of their join columns
+//! (as MySQL gives a derived table an automatic key, or joins by hash), and each row before
+//! them is paired only with the rows of its key.
 //!
 //! INVARIANTS
 //! - H1: the index only narrows the rows paired: every candidate still goes through the whole
@@ -17,6 +18,10 @@
 //! - H3: the index is built at most once per execution of the join (`JoinPlan::hashes`), and
 //!   not kept when its keys would take more than the temporary-table budget: the level then
 //!   pairs every row, within bounded memory, as before.
+//! - H4: a base table joined (not first, not by a locking read) on equalities none of whose
+//!   columns leads one of its indexes is read once, through a row buffer (tmpdir beyond
+//!   tmp_table_size), and then joined as held rows are (`Session::table_held`); with an index
+//!   that such a column leads, it is looked up for each row before it instead.
 //!
 //! No latches: the index belongs to one statement's execution.
 

@@ -544,7 +544,7 @@ impl Session {
                 Some(&whole)
             }
             Source::Rows(data, _, _) => Some(data),
-            Source::Table(..) => None,
+            Source::Table(t, _, _) => self.table_held(j, si, t, kind, out.where_c)?,
         };
         match (data, src) {
             (Some(data), _) if kind == JoinKind::Right => {
@@ -718,6 +718,60 @@ impl Session {
             None => Held::Vec(next.rows),
         };
         self.join_level(j, si + 1, rows, out, w)
+    }
+
+    /// Table `t` of join level `si` when it is joined on equalities with the rows before it
+    /// that no index of its serves (the first column of none is among them): read once into a
+    /// row buffer, then joined by hash as held rows are (hashjoin.rs H4). None: the table is
+    /// read through its access path for each row before it (S9). Decided, and read, once per
+    /// execution of the join.
+    fn table_held<'j>(
+        &mut self,
+        j: &'j JoinPlan<'_>,
+        si: usize,
+        t: &Arc<SqlTable>,
+        kind: JoinKind,
+        where_c: &Option<CExpr>,
+    ) -> Result<Option<&'j Held>, SqlError> {
+        let cell = &j.tables[si];
+        if cell.get().is_some() {
+            return Ok(cell.get().and_then(Option::as_ref));
+        }
+        let st = &j.scope[si];
+        let width = st.columns.len();
+        let level = HashLevel {
+            si,
+            kind,
+            any_right: j.any_right,
+            locking: j.lock.is_some(),
+        };
+        if !hash_joined(t, st, &level, &j.on_cs[si], where_c) {
+            let _ = cell.set(None);
+            return Ok(None);
+        }
+        let used_here = &j.used[st.offset..st.offset + width];
+        let how = ReadHow {
+            lock: None,
+            semi_consistent: false,
+            columns: Some(used_here),
+            limit: None,
+        };
+        let all = Access::Range {
+            index: None,
+            from: KeyBound::Unbounded,
+            to: KeyBound::Unbounded,
+            forward: true,
+        };
+        let tmp = self.tmp_area();
+        let mut data = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
+        self.read_rows(t, all, how, &mut |_| true, &mut |r| {
+            let mut row = Vec::with_capacity(width);
+            load_used(t, r, used_here, &mut row);
+            data.push(row)?;
+            Ok(true)
+        })?;
+        let _ = cell.set(Some(Held::of(data)));
+        Ok(cell.get().and_then(Option::as_ref))
     }
 
     /// Once `next` holds JOIN_BATCH rows, they go on: to the next level, or (S11) to the row
@@ -1610,12 +1664,27 @@ impl Session {
                 hints: &plan.index_use[si],
             };
             let mut per_row = false;
+            let level = HashLevel {
+                si,
+                kind: *kind,
+                any_right: plan.any_right,
+                locking: plan.lock.is_some(),
+            };
+            let hash_join = hash_joined(t, st, &level, &plan.on_cs[si], &plan.where_c);
             let (access, in_order) = if si == 0 && *kind != JoinKind::Right {
                 let order = plan.first_order.as_deref();
                 self.plan_ordered(t, &name, single, &conds, params, order, limited, needs)?
             } else {
                 let mut access = self.plan_access(t, &name, single, &conds, params, needs)?;
-                if access.is_full_scan() && *kind != JoinKind::Right {
+                if hash_join {
+                    // Read whole, once (hashjoin.rs H4).
+                    access = Access::Range {
+                        index: None,
+                        from: KeyBound::Unbounded,
+                        to: KeyBound::Unbounded,
+                        forward: true,
+                    };
+                } else if access.is_full_scan() && *kind != JoinKind::Right {
                     let earlier = &plan.scope[..si];
                     let samples: Vec<Datum> = earlier
                         .iter()
@@ -1652,6 +1721,7 @@ impl Session {
                         && !(in_order && plan.keys_adjacent && plan.group.is_empty())
                         || !plan.group.is_empty() && !in_order),
                 per_row,
+                hash_join,
             });
         }
         Ok(out)
@@ -1930,6 +2000,7 @@ impl Session {
                 lock,
                 any_right,
                 hashes: sources.iter().map(|_| std::cell::OnceCell::new()).collect(),
+                tables: sources.iter().map(|_| std::cell::OnceCell::new()).collect(),
                 last_right: sources.iter().rposition(|s| {
                     matches!(
                         s,
@@ -2365,6 +2436,8 @@ pub(crate) struct PathShown {
     pub temporary: bool,
     /// The keys come from each row of the tables before (a join lookup: eq_ref, ref).
     pub per_row: bool,
+    /// Read once and joined by hash with the rows before (hashjoin.rs H4).
+    pub hash_join: bool,
     /// A secondary index holds every column the statement uses from the table: the engine
     /// reads them from its entries (row::scan S1), "Using index".
     pub covering: bool,
@@ -2414,6 +2487,8 @@ struct JoinPlan<'p> {
     last_right: Option<usize>,
     /// Each level's index of its held rows, made at its first use (hashjoin.rs H3).
     hashes: Vec<std::cell::OnceCell<Option<hashjoin::RowsHash>>>,
+    /// Each base table level's rows, when it is joined by hash (`table_held`).
+    tables: Vec<std::cell::OnceCell<Option<Held>>>,
     need: Option<u64>,
     params: &'p [Datum],
     mode: types::SqlMode,
@@ -2537,6 +2612,47 @@ fn give(
         next.push(row);
         Ok(true)
     }
+}
+
+/// Where a base table stands in a join, for `hash_joined`.
+struct HashLevel {
+    si: usize,
+    kind: JoinKind,
+    any_right: bool,
+    locking: bool,
+}
+
+/// Whether table `t` (scope `st`) is joined by hash (hashjoin.rs H4): not first, not by a
+/// locking read nor a RIGHT JOIN, and joined on equalities with the rows before it (its ON
+/// condition's, and WHERE's unless a LEFT or RIGHT JOIN makes NULLs) none of whose columns
+/// leads an index of the table.
+fn hash_joined(
+    t: &SqlTable,
+    st: &ScopeTable,
+    level: &HashLevel,
+    on_c: &Option<CExpr>,
+    where_c: &Option<CExpr>,
+) -> bool {
+    if level.si == 0 || level.locking || level.kind == JoinKind::Right {
+        return false;
+    }
+    let width = st.columns.len();
+    let mut keys = Vec::new();
+    if let Some(c) = on_c {
+        hashjoin::equalities(c, st.offset, width, &mut keys);
+    }
+    if let (Some(c), false) = (where_c, level.kind == JoinKind::Left || level.any_right) {
+        hashjoin::equalities(c, st.offset, width, &mut keys);
+    }
+    let et = &t.table;
+    let leads = |c: usize| {
+        et.pk_cols.first() == Some(&c)
+            || et
+                .secondary
+                .iter()
+                .any(|s| s.spec.columns.first() == Some(&c))
+    };
+    !keys.is_empty() && !keys.iter().any(|(c, _, _)| leads(*c))
 }
 
 /// One table's USE / FORCE / IGNORE INDEX (MySQL's index hints), checked against its indexes.

@@ -1402,7 +1402,8 @@ impl Session {
         params: &[Datum],
     ) -> Result<Output, SqlError> {
         let mut rows = Vec::new();
-        let row = |i: usize, name: &str, t: &SqlTable, access: &Access, how: How, est: u64| {
+        // Every table of the SELECT shown has id 1 (MySQL numbers SELECTs, not tables).
+        let row = |name: &str, t: &SqlTable, access: &Access, how: How, est: u64| {
             let How {
                 filesort,
                 ordered,
@@ -1410,6 +1411,7 @@ impl Session {
                 covering,
                 conditions,
                 temporary,
+                hash_join,
             } = how;
             let (mut ty, mut key, possible) = access.describe(t);
             if per_row && ty == "const" {
@@ -1423,13 +1425,14 @@ impl Session {
             let notes = [
                 (ty == "ALL" && conditions, "Using where"),
                 (covering, "Using index"),
+                (hash_join, "Using join buffer (hash join)"),
                 (temporary, "Using temporary"),
                 (filesort, "Using filesort"),
             ];
             let extra: Vec<&str> = notes.iter().filter(|n| n.0).map(|n| n.1).collect();
             let extra = extra.join("; ");
             vec![
-                n(i as u64 + 1),
+                n(1),
                 s("SIMPLE"),
                 s(name),
                 Datum::Null,
@@ -1452,10 +1455,9 @@ impl Session {
                 {
                     return Ok(explain_output(vec![impossible_where()]));
                 }
-                for (i, p) in paths.iter().enumerate() {
+                for p in &paths {
                     let est = self.explain_rows(&p.table, &p.access, p.per_row)?;
                     rows.push(row(
-                        i,
                         &p.name,
                         &p.table,
                         &p.access,
@@ -1466,6 +1468,7 @@ impl Session {
                             covering: p.covering,
                             conditions: p.conditions,
                             temporary: p.temporary,
+                            hash_join: p.hash_join,
                         },
                         est,
                     ));
@@ -1521,7 +1524,7 @@ impl Session {
         for f in &from {
             leaves(f, &mut tables);
         }
-        for (i, (name, alias)) in tables.iter().enumerate() {
+        for (name, alias) in &tables {
             let db = self.db_of(name)?;
             let t = self.server.catalog.table(&db, &name.name)?;
             let needs = super::select::PathNeeds::ROWS;
@@ -1531,7 +1534,6 @@ impl Session {
             }
             let est = self.explain_rows(&t, &access, false)?;
             rows.push(row(
-                i,
                 alias,
                 &t,
                 &access,
@@ -1856,4 +1858,6 @@ struct How {
     conditions: bool,
     /// GROUP BY or DISTINCT keep a temporary table.
     temporary: bool,
+    /// Joined by hash with the rows before.
+    hash_join: bool,
 }
