@@ -121,6 +121,13 @@ QUERIES = [
         SAME,
     ),
     (
+        "JOIN ON an unindexed column (SECTION, then OBJECT.REF_SECTION)",
+        "SELECT COUNT(*), SUM(o.REF_OBJECT) FROM SECTION s JOIN OBJECT o "
+        "ON o.REF_SECTION = s.REF_SECTION",
+        lambda n: 1,
+        SAME,
+    ),
+    (
         "window: ROW_NUMBER per OBJECT",
         "SELECT REF_OBJECT, HORDER, ROW_NUMBER() OVER (PARTITION BY REF_OBJECT "
         "ORDER BY VALUE DESC, HORDER) FROM HISTORY",
