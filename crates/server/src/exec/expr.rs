@@ -2071,6 +2071,78 @@ fn merge_type(a: Option<EType>, b: EType) -> EType {
     }
 }
 
+/// `t` without a column's declared type: the kind of value it is (for `union_type`).
+fn value_type(t: &EType) -> EType {
+    use innoxide_sql::ast::TypeName as T;
+    let EType::Column(c) = t else {
+        return t.clone();
+    };
+    match c.name {
+        _ if c.is_string() || c.name == T::Json || c.name == T::Bit => EType::Str {
+            coll: c.collation(),
+        },
+        T::Date => EType::Date,
+        T::DateTime | T::Timestamp => EType::DateTime { fsp: c.fsp() },
+        T::Time => EType::Time { fsp: c.fsp() },
+        _ => numeric_type(t),
+    }
+}
+
+/// The type of a UNION's column whose parts give types `a` and `b` (MySQL's type
+/// aggregation): the same type stays; a string makes a string; temporal types of the date
+/// family make a DATETIME, other mixes with a temporal type a string; numbers make the
+/// widest number (a signed and an unsigned integer a DECIMAL, which holds both).
+pub(crate) fn union_type(a: &EType, b: &EType) -> EType {
+    let (x, y) = (value_type(a), value_type(b));
+    match (&x, &y) {
+        _ if a == b => a.clone(),
+        (EType::Null, _) => b.clone(),
+        (_, EType::Null) => a.clone(),
+        _ if x == y => x,
+        _ if x.is_string() || y.is_string() => EType::Str {
+            coll: pick_collation(a, b, Collation::Utf8mb40900AiCi),
+        },
+        (EType::Date | EType::DateTime { .. }, EType::Date | EType::DateTime { .. }) => {
+            EType::DateTime {
+                fsp: decimals_of(&x).max(decimals_of(&y)),
+            }
+        }
+        (EType::Time { .. }, EType::Time { .. }) => EType::Time {
+            fsp: decimals_of(&x).max(decimals_of(&y)),
+        },
+        (EType::Date | EType::DateTime { .. } | EType::Time { .. }, _)
+        | (_, EType::Date | EType::DateTime { .. } | EType::Time { .. }) => EType::Str {
+            coll: Collation::Utf8mb40900AiCi,
+        },
+        (EType::Int { unsigned: u }, EType::Int { unsigned: v }) if u != v => {
+            EType::Decimal { scale: 0 }
+        }
+        _ => arith_type(BinaryOp::Add, &x, &y),
+    }
+}
+
+/// Value `d` of a part of a UNION as its column's type `to` shows it (`union_type`): as text
+/// for a string column, with the column's scale for a DECIMAL, as a DOUBLE or a DATETIME.
+pub(crate) fn conform(d: Datum, to: &EType, w: &mut Warnings) -> Result<Datum, SqlError> {
+    use innoxide_sql::ast::CastType;
+    if d.is_null() {
+        return Ok(d);
+    }
+    Ok(match (value_type(to), &d) {
+        (EType::Str { .. }, Datum::Bytes(_)) => d,
+        (EType::Str { .. }, _) => Datum::Bytes(d.to_text().unwrap_or_default()),
+        (EType::Decimal { scale }, _) => {
+            types::cast(&d, &CastType::Decimal(Some(65), Some(u64::from(scale))), w)?
+        }
+        (EType::Double, Datum::Double(_)) => d,
+        (EType::Double, _) => Datum::Double(d.to_f64(w)),
+        (EType::DateTime { fsp }, Datum::Date(_)) => {
+            types::cast(&d, &CastType::DateTime(Some(u64::from(fsp))), w)?
+        }
+        _ => d,
+    })
+}
+
 fn pick_collation(a: &EType, b: &EType, default: Collation) -> Collation {
     if matches!(a, EType::Column(_)) && a.is_string() {
         a.collation()

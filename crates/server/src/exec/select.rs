@@ -82,7 +82,7 @@ use innoxide_sql::ast::{
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
-use super::expr::{enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
+use super::expr::{self, enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
 use super::finish::{Finish, Out, Shape, TmpArea};
 use super::group::{Group, GroupCtx, Grouper, Groups};
 use super::hashjoin;
@@ -1137,15 +1137,24 @@ impl Session {
         if !q.unions.is_empty() {
             let mut first = q.clone();
             first.unions.clear();
-            let (cols, mut rows) = self.select(&first, params)?;
+            let (cols, first_rows) = self.select(&first, params)?;
+            let mut parts = vec![(cols.clone(), first_rows)];
             for (_, u) in &q.unions {
                 let (c2, r2) = self.select(u, params)?;
                 if c2.len() != cols.len() {
                     return Err(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
                 }
-                rows.extend(r2);
+                parts.push((c2, r2));
             }
-            return Ok((cols, rows));
+            let columns = union_columns(parts.iter().map(|p| &p.0[..]));
+            let mut rows = Vec::new();
+            let mut w = Warnings::default();
+            for (part, part_rows) in parts {
+                for r in part_rows {
+                    rows.push(conform_row(r, &part, &columns, &mut w)?);
+                }
+            }
+            return Ok((columns, rows));
         }
         let plan = self.compile_select(q, params)?;
         if self.describing() {
@@ -2149,11 +2158,11 @@ impl Session {
             let Some(inner) = self.sink.take() else {
                 unreachable!("checked above")
             };
-            let mut parts = UnionSink {
+            let parts = UnionSink {
                 inner,
                 begun: false,
             };
-            let r = self.union_parts(q, params, &mut parts, cap);
+            let (parts, r) = self.union_parts(q, params, parts, cap);
             self.sink = Some(parts.inner);
             let (_, sent) = r?;
             self.found_rows = sent;
@@ -2206,8 +2215,8 @@ impl Session {
         let tmp = self.tmp_area();
         let mut buf = RowBuf::new(tmp.budget, tmp.sort.tmpdir.clone());
         if union_all(q) && !self.describing() {
-            let (columns, _) = self.union_parts(q, params, &mut buf, u64::MAX)?;
-            return Ok((columns, buf));
+            let (buf, r) = self.union_parts(q, params, buf, u64::MAX);
+            return Ok((r?.0, buf));
         }
         if !q.unions.is_empty() || self.describing() {
             let (columns, rows) = self.select(q, params)?;
@@ -2224,32 +2233,49 @@ impl Session {
     /// The parts of a UNION ALL run one after another into `sink`, at most `cap` rows in all:
     /// the first part's columns and the rows sent. Every part is compiled first, so one that
     /// fails, or has another number of columns (1222), fails before any row is sent.
-    fn union_parts(
+    fn union_parts<S: super::RowSink + 'static>(
         &mut self,
         q: &ast::Select,
         params: &[Datum],
-        sink: &mut (dyn super::RowSink + 'static),
+        mut sink: S,
         cap: u64,
-    ) -> Result<(Vec<Column>, u64), SqlError> {
+    ) -> (S, Result<(Vec<Column>, u64), SqlError>) {
         let mut first = q.clone();
         first.unions.clear();
-        let mut plans = vec![self.compile_select(&first, params)?];
-        for (_, u) in &q.unions {
-            plans.push(self.compile_select(u, params)?);
+        let mut plans = Vec::new();
+        for part in std::iter::once(&first).chain(q.unions.iter().map(|(_, u)| u)) {
+            match self.compile_select(part, params) {
+                Ok(p) => plans.push(p),
+                Err(e) => return (sink, Err(e)),
+            }
         }
-        let columns = plans[0].columns();
-        if plans.iter().any(|p| p.columns().len() != columns.len()) {
-            return Err(SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]));
+        let part_columns: Vec<Vec<Column>> = plans.iter().map(|p| p.columns()).collect();
+        if part_columns
+            .iter()
+            .any(|c| c.len() != part_columns[0].len())
+        {
+            let e = SqlError::new(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT, &[]);
+            return (sink, Err(e));
         }
+        let columns = union_columns(part_columns.iter().map(|c| &c[..]));
         let mut sent = 0;
-        for (i, plan) in plans.iter().enumerate() {
+        for (i, (plan, part)) in plans.iter().zip(part_columns).enumerate() {
             if i > 0 && sent >= cap {
                 break;
             }
-            let (_, n) = self.run_select_to(plan, params, Some((&mut *sink, cap - sent)))?;
-            sent += n.unwrap_or(0);
+            let mut part = PartSink {
+                inner: sink,
+                columns: columns.clone(),
+                part,
+            };
+            let r = self.run_select_to(plan, params, Some((&mut part, cap - sent)));
+            sink = part.inner;
+            match r {
+                Ok((_, n)) => sent += n.unwrap_or(0),
+                Err(e) => return (sink, Err(e)),
+            }
         }
-        Ok((columns, sent))
+        (sink, Ok((columns, sent)))
     }
 
     /// SELECT ... INTO @a, @b: one row into the variables (1172 for more, warning 1329 for
@@ -2285,6 +2311,69 @@ impl Session {
 /// made, part after part).
 fn union_all(q: &ast::Select) -> bool {
     !q.unions.is_empty() && q.unions.iter().all(|(all, _)| *all)
+}
+
+/// The columns of a UNION whose parts have `parts` columns: the first part's names, each type
+/// aggregated over every part (`expr::union_type`).
+fn union_columns<'c>(mut parts: impl Iterator<Item = &'c [Column]>) -> Vec<Column> {
+    let mut columns = parts.next().map(<[Column]>::to_vec).unwrap_or_default();
+    for p in parts {
+        for (c, pc) in columns.iter_mut().zip(p) {
+            c.ety = expr::union_type(&c.ety, &pc.ety);
+        }
+    }
+    columns
+}
+
+/// A row of a UNION's part (columns `part`) as the union's `columns` type it.
+fn conform_row(
+    row: Vec<Datum>,
+    part: &[Column],
+    columns: &[Column],
+    w: &mut Warnings,
+) -> Result<Vec<Datum>, SqlError> {
+    if part.iter().zip(columns).all(|(p, c)| p.ety == c.ety) {
+        return Ok(row);
+    }
+    row.into_iter()
+        .zip(columns)
+        .map(|(d, c)| expr::conform(d, &c.ety, w))
+        .collect()
+}
+
+/// One part of a UNION ALL on its way to the union's sink: under the union's header, its
+/// rows typed as the union's columns (`conform_row`).
+struct PartSink<S> {
+    inner: S,
+    columns: Vec<Column>,
+    part: Vec<Column>,
+}
+
+impl<S: super::RowSink + 'static> super::RowSink for PartSink<S> {
+    fn begin(&mut self, _part: &[Column]) -> Result<(), SqlError> {
+        self.inner.begin(&self.columns)
+    }
+
+    fn row(&mut self, row: &[Datum]) -> Result<(), SqlError> {
+        if self
+            .part
+            .iter()
+            .zip(&self.columns)
+            .all(|(p, c)| p.ety == c.ety)
+        {
+            return self.inner.row(row);
+        }
+        self.row_owned(row.to_vec())
+    }
+
+    fn row_owned(&mut self, row: Vec<Datum>) -> Result<(), SqlError> {
+        let row = conform_row(row, &self.part, &self.columns, &mut Warnings::default())?;
+        self.inner.row_owned(row)
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
 }
 
 /// The client's sink across the parts of a UNION ALL: one header, then every part's rows.
