@@ -932,21 +932,26 @@ impl<'a> Compiler<'a> {
                 };
                 let mut ws = Vec::with_capacity(whens.len());
                 let mut rt: Option<EType> = None;
+                let mut branch_types = Vec::with_capacity(whens.len() + 1);
                 for (w, r) in whens {
                     let (wc, _) = self.compile(w, cx)?;
                     let (rc, t) = self.compile(r, cx)?;
-                    rt = Some(merge_type(rt, t));
+                    rt = Some(merge_type(rt, t.clone()));
+                    branch_types.push(t);
                     ws.push((wc, rc));
                 }
                 let el = match else_ {
                     Some(e) => {
                         let (c, t) = self.compile(e, cx)?;
-                        rt = Some(merge_type(rt, t));
+                        rt = Some(merge_type(rt, t.clone()));
+                        branch_types.push(t);
                         Some(Box::new(c))
                     }
                     None => None,
                 };
-                (CExpr::Case(op, ws, el, coll), rt.unwrap_or(EType::Null))
+                let rt = rt.unwrap_or(EType::Null);
+                let case = CExpr::Case(op, ws, el, coll);
+                (shown_as(case, &branch_types, &rt), rt)
             }
             Expr::Cast {
                 expr,
@@ -1824,6 +1829,16 @@ impl<'a> Compiler<'a> {
         if !n.contains(&cargs.len()) {
             return Err(SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&name]));
         }
+        // The value of one of several arguments, typed by all of them.
+        let branches: &[EType] = match f {
+            Func::If => types_.get(1..).unwrap_or_default(),
+            Func::IfNull | Func::Coalesce => &types_,
+            _ => &[],
+        };
+        if !branches.is_empty() {
+            let c = shown_as(CExpr::Func(f, cargs), branches, &t);
+            return Ok((c, t));
+        }
         Ok((CExpr::Func(f, cargs), t))
     }
 }
@@ -2061,14 +2076,36 @@ fn merge_type(a: Option<EType>, b: EType) -> EType {
             if a == b {
                 a
             } else if a.is_string() || b.is_string() {
+                // The string's collation (a number has none: not binary).
                 EType::Str {
-                    coll: a.collation(),
+                    coll: pick_collation(&a, &b, Collation::Utf8mb40900AiCi),
                 }
             } else {
                 arith_type(BinaryOp::Add, &a, &b)
             }
         }
     }
+}
+
+/// `c`, an expression whose value is one of branches of types `branches` (CASE, IF, IFNULL,
+/// COALESCE), made to show its value as its type `rt` does when a branch's kind differs: with
+/// the DECIMAL scale of the widest, as a DOUBLE, or as a string (MySQL: `CASE ... THEN 2 ELSE
+/// 1.5 END` is 2.0).
+fn shown_as(c: CExpr, branches: &[EType], rt: &EType) -> CExpr {
+    let kind = value_type(rt);
+    if branches
+        .iter()
+        .all(|b| *b == EType::Null || value_type(b) == kind)
+    {
+        return c;
+    }
+    let to = match kind {
+        EType::Decimal { scale } => CastType::Decimal(Some(65), Some(u64::from(scale))),
+        EType::Double => CastType::Double,
+        EType::Str { .. } => CastType::Char(None, None),
+        _ => return c,
+    };
+    CExpr::Cast(Box::new(c), to)
 }
 
 /// `t` without a column's declared type: the kind of value it is (for `union_type`).
