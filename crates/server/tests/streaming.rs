@@ -664,18 +664,19 @@ fn window_functions_beyond_tmp_table_size() {
 /// tmp_table_size in memory and in tmpdir beyond it (rowbuf.rs) before inserting them: the
 /// server's peak memory does not grow with the rows copied; a SELECT of the table being filled
 /// sees none of the rows the statement inserts.
-#[test]
-fn insert_select_does_not_hold_the_rows() {
-    // A buffer pool smaller than the table: its frames are all in use before the copy.
+const PADDED_ROWS: i64 = 100_000;
+
+/// A server whose buffer pool is smaller than table `d.t` (id, k = id's place in its thousand
+/// mod 7, pad of 200 bytes; PADDED_ROWS rows), with tmp_table_size 2 MiB in the session.
+fn padded_table() -> (common::Server, mysql::Conn) {
     let s = common::start_with(true, &["--innodb-buffer-pool-size=8M"]);
     let mut c = connect(&s);
     c.query_drop("CREATE DATABASE d").unwrap();
     c.query_drop("USE d").unwrap();
     c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, pad VARCHAR(200))")
         .unwrap();
-    const ROWS: i64 = 100_000;
     let pad = "y".repeat(200);
-    for chunk in 0..ROWS / 1000 {
+    for chunk in 0..PADDED_ROWS / 1000 {
         let rows: Vec<String> = (1..=1000)
             .map(|i| format!("({}, {}, '{pad}')", chunk * 1000 + i, i % 7))
             .collect();
@@ -684,6 +685,13 @@ fn insert_select_does_not_hold_the_rows() {
     }
     c.query_drop("SET SESSION tmp_table_size = 2 * 1024 * 1024")
         .unwrap();
+    (s, c)
+}
+
+#[test]
+fn insert_select_does_not_hold_the_rows() {
+    let (s, mut c) = padded_table();
+    const ROWS: i64 = PADDED_ROWS;
     // Warm: the statements' own structures, and a first copy of a few rows.
     c.query_drop("CREATE TABLE w AS SELECT * FROM t WHERE id < 100")
         .unwrap();
@@ -723,28 +731,12 @@ fn insert_select_does_not_hold_the_rows() {
 
 #[test]
 fn right_join_does_not_hold_the_rows_before_it() {
-    // A buffer pool smaller than the table: its frames are all in use before the join.
-    let s = common::start_with(true, &["--innodb-buffer-pool-size=8M"]);
-    let mut c = connect(&s);
-    c.query_drop("CREATE DATABASE d").unwrap();
-    c.query_drop("USE d").unwrap();
-    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, pad VARCHAR(200))")
-        .unwrap();
+    let (s, mut c) = padded_table();
+    const ROWS: i64 = PADDED_ROWS;
     c.query_drop("CREATE TABLE r (k INT PRIMARY KEY)").unwrap();
     c.query_drop("CREATE TABLE e (k INT)").unwrap();
-    const ROWS: i64 = 100_000;
-    let pad = "y".repeat(200);
-    for chunk in 0..ROWS / 1000 {
-        let rows: Vec<String> = (1..=1000)
-            .map(|i| format!("({}, {}, '{pad}')", chunk * 1000 + i, i % 7))
-            .collect();
-        c.query_drop(format!("INSERT INTO t VALUES {}", rows.join(",")))
-            .unwrap();
-    }
     // k 0..6 match t's rows; 7 and 8 match none.
     c.query_drop("INSERT INTO r VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8)")
-        .unwrap();
-    c.query_drop("SET SESSION tmp_table_size = 2 * 1024 * 1024")
         .unwrap();
     let q =
         |c: &mut mysql::Conn, q: &str| -> (i64, i64, i64) { c.query_first(q).unwrap().unwrap() };

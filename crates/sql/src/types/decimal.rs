@@ -459,16 +459,8 @@ impl Decimal {
 
     /// The value rounded half up (or truncated) to an integer; None beyond i128.
     pub fn to_i128(&self, truncate: bool) -> Option<i128> {
-        let r = self.round_to(0, truncate);
-        if r.mag.len() > 38 {
-            return None;
-        }
-        let v = r
-            .mag
-            .iter()
-            .rev()
-            .fold(0i128, |acc, &d| acc * 10 + i128::from(d));
-        Some(if r.neg { -v } else { v })
+        // Rounded to scale 0, the unscaled value is the integer.
+        self.round_to(0, truncate).unscaled()
     }
 
     pub fn to_f64(&self) -> f64 {
