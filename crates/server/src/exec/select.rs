@@ -576,13 +576,7 @@ impl Session {
                 // Equality with the rows before: only the held rows of the key (hashjoin.rs).
                 let cell = &j.hashes[si];
                 if cell.get().is_none() {
-                    let mut keys = Vec::new();
-                    if let Some(c) = on_c {
-                        hashjoin::equalities(c, st.offset, width, &mut keys);
-                    }
-                    if let (Some(c), false) = (out.where_c, kind == JoinKind::Left || j.any_right) {
-                        hashjoin::equalities(c, st.offset, width, &mut keys);
-                    }
+                    let keys = join_keys(st, kind, j.any_right, on_c, out.where_c);
                     let _ = cell.set(hashjoin::build(data, keys, self.tmp_area().budget)?);
                 }
                 let hash = cell.get().and_then(Option::as_ref);
@@ -2703,6 +2697,27 @@ fn give(
     }
 }
 
+/// The equalities a join level (scope `st`) is joined on with the rows before it, as
+/// hashjoin.rs takes them: its ON condition's, and WHERE's unless a LEFT or RIGHT JOIN makes
+/// NULLs (as the access paths take WHERE).
+fn join_keys(
+    st: &ScopeTable,
+    kind: JoinKind,
+    any_right: bool,
+    on_c: &Option<CExpr>,
+    where_c: &Option<CExpr>,
+) -> Vec<(usize, CExpr, Collation)> {
+    let width = st.columns.len();
+    let mut keys = Vec::new();
+    if let Some(c) = on_c {
+        hashjoin::equalities(c, st.offset, width, &mut keys);
+    }
+    if let (Some(c), false) = (where_c, kind == JoinKind::Left || any_right) {
+        hashjoin::equalities(c, st.offset, width, &mut keys);
+    }
+    keys
+}
+
 /// Where a base table stands in a join, for `hash_joined`.
 struct HashLevel {
     si: usize,
@@ -2725,14 +2740,7 @@ fn hash_joined(
     if level.si == 0 || level.locking || level.kind == JoinKind::Right {
         return false;
     }
-    let width = st.columns.len();
-    let mut keys = Vec::new();
-    if let Some(c) = on_c {
-        hashjoin::equalities(c, st.offset, width, &mut keys);
-    }
-    if let (Some(c), false) = (where_c, level.kind == JoinKind::Left || level.any_right) {
-        hashjoin::equalities(c, st.offset, width, &mut keys);
-    }
+    let keys = join_keys(st, level.kind, level.any_right, on_c, where_c);
     let et = &t.table;
     let leads = |c: usize| {
         et.pk_cols.first() == Some(&c)
