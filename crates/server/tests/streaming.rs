@@ -279,31 +279,34 @@ fn large_results_stream_without_holding_them() {
     assert!(status(&mut c, "Created_tmp_disk_tables") > disk_before);
     // UNION ALL: each part's rows go out as they are made, under one header, in the text
     // and the binary protocol.
-    let (mut n, mut sum) = (0i64, 0i64);
-    for row in c
-        .query_iter("SELECT id, pad FROM t UNION ALL SELECT id, pad FROM t WHERE k = 1")
-        .unwrap()
-    {
-        let (id, p): (i64, String) = mysql::from_row(row.unwrap());
-        assert_eq!(p.len(), 200);
-        n += 1;
-        sum += id;
-    }
+    // (rows, sum of id) of a query's (id, pad) rows, each pad 200 bytes, read as they come.
+    let count_sum = |c: &mut mysql::Conn, q: &str| {
+        let (mut n, mut sum) = (0i64, 0i64);
+        for row in c.query_iter(q).unwrap() {
+            let (id, p): (i64, String) = mysql::from_row(row.unwrap());
+            assert_eq!(p.len(), 200);
+            n += 1;
+            sum += id;
+        }
+        (n, sum)
+    };
     let ones: i64 = (1..=ROWS).filter(|i| i % 10 == 1).sum();
-    assert_eq!((n, sum), (ROWS + ROWS / 10, ROWS * (ROWS + 1) / 2 + ones));
+    assert_eq!(
+        count_sum(
+            &mut c,
+            "SELECT id, pad FROM t UNION ALL SELECT id, pad FROM t WHERE k = 1"
+        ),
+        (ROWS + ROWS / 10, ROWS * (ROWS + 1) / 2 + ones)
+    );
     // UNION (DISTINCT): the parts through a derived table's row buffer, the duplicates
     // removed within tmp_table_size and a sort beyond it.
-    let (mut n, mut sum) = (0i64, 0i64);
-    for row in c
-        .query_iter("SELECT id, pad FROM t UNION SELECT id, pad FROM t WHERE k = 1")
-        .unwrap()
-    {
-        let (id, p): (i64, String) = mysql::from_row(row.unwrap());
-        assert_eq!(p.len(), 200);
-        n += 1;
-        sum += id;
-    }
-    assert_eq!((n, sum), (ROWS, ROWS * (ROWS + 1) / 2));
+    assert_eq!(
+        count_sum(
+            &mut c,
+            "SELECT id, pad FROM t UNION SELECT id, pad FROM t WHERE k = 1"
+        ),
+        (ROWS, ROWS * (ROWS + 1) / 2)
+    );
     let st = c
         .prep("SELECT id FROM t WHERE k = ? UNION ALL SELECT id FROM t WHERE k = ?")
         .unwrap();

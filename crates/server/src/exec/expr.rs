@@ -2068,22 +2068,12 @@ fn arith_base(op: BinaryOp, l: &EType, r: &EType) -> EType {
     }
 }
 
+/// The type of CASE, IF, IFNULL or COALESCE over branches of types `a` (so far) and `b`: as a
+/// UNION's column (MySQL aggregates both alike).
 fn merge_type(a: Option<EType>, b: EType) -> EType {
     match a {
-        None | Some(EType::Null) => b,
-        Some(a) if b == EType::Null => a,
-        Some(a) => {
-            if a == b {
-                a
-            } else if a.is_string() || b.is_string() {
-                // The string's collation (a number has none: not binary).
-                EType::Str {
-                    coll: pick_collation(&a, &b, Collation::Utf8mb40900AiCi),
-                }
-            } else {
-                arith_type(BinaryOp::Add, &a, &b)
-            }
-        }
+        None => b,
+        Some(a) => union_type(&a, &b),
     }
 }
 
@@ -2099,13 +2089,10 @@ fn shown_as(c: CExpr, branches: &[EType], rt: &EType) -> CExpr {
     {
         return c;
     }
-    let to = match kind {
-        EType::Decimal { scale } => CastType::Decimal(Some(65), Some(u64::from(scale))),
-        EType::Double => CastType::Double,
-        EType::Str { .. } => CastType::Char(None, None),
-        _ => return c,
-    };
-    CExpr::Cast(Box::new(c), to)
+    match shown_cast(rt) {
+        Some(to) => CExpr::Cast(Box::new(c), to),
+        None => c,
+    }
 }
 
 /// `t` without a column's declared type: the kind of value it is (for `union_type`).
@@ -2158,26 +2145,25 @@ pub(crate) fn union_type(a: &EType, b: &EType) -> EType {
     }
 }
 
-/// Value `d` of a part of a UNION as its column's type `to` shows it (`union_type`): as text
-/// for a string column, with the column's scale for a DECIMAL, as a DOUBLE or a DATETIME.
-pub(crate) fn conform(d: Datum, to: &EType, w: &mut Warnings) -> Result<Datum, SqlError> {
-    use innoxide_sql::ast::CastType;
-    if d.is_null() {
-        return Ok(d);
-    }
-    Ok(match (value_type(to), &d) {
-        (EType::Str { .. }, Datum::Bytes(_)) => d,
-        (EType::Str { .. }, _) => Datum::Bytes(d.to_text().unwrap_or_default()),
-        (EType::Decimal { scale }, _) => {
-            types::cast(&d, &CastType::Decimal(Some(65), Some(u64::from(scale))), w)?
-        }
-        (EType::Double, Datum::Double(_)) => d,
-        (EType::Double, _) => Datum::Double(d.to_f64(w)),
-        (EType::DateTime { fsp }, Datum::Date(_)) => {
-            types::cast(&d, &CastType::DateTime(Some(u64::from(fsp))), w)?
-        }
-        _ => d,
+/// The conversion that shows a value as type `to` does, when a value of another type may
+/// stand for it (a UNION part's, a CASE branch's): to the DECIMAL's scale, to a DOUBLE, to
+/// text, or (a DATE) to a DATETIME. None: the value shows as it is.
+fn shown_cast(to: &EType) -> Option<CastType> {
+    Some(match value_type(to) {
+        EType::Decimal { scale } => CastType::Decimal(Some(65), Some(u64::from(scale))),
+        EType::Double => CastType::Double,
+        EType::Str { .. } => CastType::Char(None, None),
+        EType::DateTime { fsp } => CastType::DateTime(Some(u64::from(fsp))),
+        _ => return None,
     })
+}
+
+/// Value `d` of a part of a UNION as its column's type `to` shows it (`union_type`).
+pub(crate) fn conform(d: Datum, to: &EType, w: &mut Warnings) -> Result<Datum, SqlError> {
+    match shown_cast(to) {
+        Some(c) if !d.is_null() => types::cast(&d, &c, w),
+        _ => Ok(d),
+    }
 }
 
 fn pick_collation(a: &EType, b: &EType, default: Collation) -> Collation {

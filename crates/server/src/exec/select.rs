@@ -2329,9 +2329,16 @@ fn conform_row(
     if part.iter().zip(columns).all(|(p, c)| p.ety == c.ety) {
         return Ok(row);
     }
+    // Only the columns whose type the part does not share.
     row.into_iter()
-        .zip(columns)
-        .map(|(d, c)| expr::conform(d, &c.ety, w))
+        .zip(part.iter().zip(columns))
+        .map(|(d, (p, c))| {
+            if p.ety == c.ety {
+                Ok(d)
+            } else {
+                expr::conform(d, &c.ety, w)
+            }
+        })
         .collect()
 }
 
