@@ -1615,6 +1615,14 @@ impl SessionVars {
         }
     }
 
+    /// collation_connection's name.
+    pub fn collation_connection(&self) -> &str {
+        match &self.vals[COLLATION_CONNECTION] {
+            VarValue::Str(c) => c,
+            _ => "utf8mb4_0900_ai_ci",
+        }
+    }
+
     fn b(&self, i: usize) -> bool {
         matches!(self.vals[i], VarValue::Bool(true))
     }

@@ -476,3 +476,218 @@ fn json_value_extracts_scalars() {
     );
     assert!(s.panics().is_empty());
 }
+
+#[test]
+fn json_table_makes_rows_as_mysql_does() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("USE d").unwrap();
+    let rows = |c: &mut mysql::Conn, q: &str| -> Vec<String> {
+        let got: Vec<mysql::Row> = c.query(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+        got.into_iter()
+            .map(|r| {
+                (0..r.len())
+                    .map(|i| match r.as_ref(i) {
+                        Some(mysql::Value::NULL) | None => "NULL".to_string(),
+                        Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+                        Some(v) => v.as_sql(true),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    // Nested paths: a parent's rows with each match of its NESTED PATH, one NULL row when it
+    // has none; sibling nested paths one after the other; ORDINALITY per parent.
+    let doc = r#"'[{"a":1,"b":[11,111]},{"a":2,"b":[22]},{"a":3}]'"#;
+    assert_eq!(
+        rows(
+            &mut c,
+            &format!(
+                "SELECT * FROM JSON_TABLE({doc}, '$[*]' COLUMNS(id FOR ORDINALITY, \
+                 a INT PATH '$.a', NESTED PATH '$.b[*]' COLUMNS (n FOR ORDINALITY, \
+                 b1 INT PATH '$'), NESTED PATH '$.b[*]' COLUMNS (b2 INT PATH '$'))) AS jt"
+            )
+        ),
+        [
+            "1 1 1 11 NULL",
+            "1 1 2 111 NULL",
+            "1 1 NULL NULL 11",
+            "1 1 NULL NULL 111",
+            "2 2 1 22 NULL",
+            "2 2 NULL NULL 22",
+            "3 3 NULL NULL NULL",
+        ]
+    );
+    // LATERAL: the document comes from the table before; a NULL document makes no row, and
+    // LEFT JOIN keeps the row with NULLs.
+    c.query_drop("CREATE TABLE o (id INT PRIMARY KEY, doc JSON)")
+        .unwrap();
+    c.query_drop(
+        r#"INSERT INTO o VALUES (1, '{"items":[{"sku":"a","qty":2},{"sku":"b","qty":1}]}'),
+           (2, '{"items":[]}'), (3, NULL), (4, '{"items":[{"sku":"c","qty":"5"}]}')"#,
+    )
+    .unwrap();
+    let items = "JSON_TABLE(o.doc, '$.items[*]' COLUMNS(sku VARCHAR(10) PATH '$.sku', \
+                 qty INT PATH '$.qty')) j";
+    assert_eq!(
+        rows(
+            &mut c,
+            &format!("SELECT o.id, j.* FROM o, {items} ORDER BY o.id, j.sku")
+        ),
+        ["1 a 2", "1 b 1", "4 c 5"]
+    );
+    assert_eq!(
+        rows(
+            &mut c,
+            &format!("SELECT o.id, j.sku FROM o LEFT JOIN {items} ON TRUE ORDER BY o.id, j.sku")
+        ),
+        ["1 a", "1 b", "2 NULL", "3 NULL", "4 c"]
+    );
+    assert_eq!(
+        rows(
+            &mut c,
+            &format!("SELECT o.id, SUM(j.qty) FROM o JOIN {items} GROUP BY o.id ORDER BY o.id")
+        ),
+        ["1 3", "4 5"]
+    );
+    // In a correlated subquery, over the outer row's document.
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT id, (SELECT COUNT(*) FROM JSON_TABLE(o.doc, '$.items[*]' \
+             COLUMNS(q INT PATH '$.qty')) k) FROM o ORDER BY id"
+        ),
+        ["1 2", "2 0", "3 0", "4 1"]
+    );
+    // Values (MySQL 8.0.20 on): what does not convert is NULL ON ERROR by default, without a
+    // warning; a JSON null is SQL NULL; several matches make an array in a JSON column only.
+    let vals =
+        r#"'[{"x":"abc"},{"x":[1]},{"x":"12"},{},{"x":null},{"x":true},{"x":3.7},{"x":[5,6]}]'"#;
+    assert_eq!(
+        rows(
+            &mut c,
+            &format!(
+                "SELECT * FROM JSON_TABLE({vals}, '$[*]' COLUMNS(x INT PATH '$.x', \
+                 s VARCHAR(3) PATH '$.x', j JSON PATH '$.x[*]', e INT EXISTS PATH '$.x', \
+                 d DECIMAL(5,1) PATH '$.x' DEFAULT '9' ON EMPTY DEFAULT '-1' ON ERROR)) t"
+            )
+        ),
+        [
+            "NULL abc NULL 1 -1.0",
+            "NULL NULL 1 1 -1.0",
+            "12 12 NULL 1 12.0",
+            "NULL NULL NULL 0 9.0",
+            "NULL NULL NULL 1 NULL",
+            "1 NULL NULL 1 1.0",
+            "4 3.7 NULL 1 3.7",
+            "NULL NULL [5, 6] 1 -1.0",
+        ]
+    );
+    let warnings: Vec<mysql::Row> = c.query("SHOW WARNINGS").unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    // The errors MySQL gives.
+    let cases: &[(&str, u16, &str)] = &[
+        (
+            r#"SELECT * FROM JSON_TABLE('{"a":1}', '$' COLUMNS(b INT PATH '$.b' ERROR ON EMPTY)) t"#,
+            3665,
+            "Missing value for JSON_TABLE column 'b'",
+        ),
+        (
+            r#"SELECT * FROM JSON_TABLE('{"a":[1]}', '$' COLUMNS(a INT PATH '$.a' ERROR ON ERROR)) t"#,
+            3666,
+            "Can't store an array or an object in the scalar JSON_TABLE column 'a'",
+        ),
+        (
+            r#"SELECT * FROM JSON_TABLE('{"a":"x"}', '$' COLUMNS(a INT PATH '$.a' ERROR ON ERROR)) t"#,
+            3669,
+            "Value is out of range for JSON_TABLE's column 'a'",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[1]', '$[*]' COLUMNS(a INT PATH '$'))",
+            3667,
+            "Every table function must have an alias",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[1]', '$[*]' COLUMNS(a INT PATH '$', A INT PATH '$')) t",
+            1060,
+            "Duplicate column name 'A'",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[1]', '$[*]' COLUMNS(a INT PATH '$' DEFAULT 'x' ON EMPTY)) t",
+            1067,
+            "Invalid default value for 'a'",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[1]', '$[' COLUMNS(a INT PATH '$')) t",
+            3143,
+            "Invalid JSON path expression. The error is around character position 3.",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[1', '$[*]' COLUMNS(a INT PATH '$')) t",
+            3141,
+            "Invalid JSON text in argument 1 to function json_table: \"Missing a comma or ']' \
+             after an array element.\" at position 2.",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE(5, '$[*]' COLUMNS(a INT PATH '$')) t",
+            3146,
+            "Invalid data type for JSON data in argument 1 to function json_table; a JSON \
+             string or JSON type is required.",
+        ),
+        (
+            "SELECT * FROM o RIGHT JOIN JSON_TABLE(o.doc, '$[*]' COLUMNS(a INT PATH '$')) k ON TRUE",
+            3668,
+            "INNER or LEFT JOIN must be used for LATERAL references made by 'k'",
+        ),
+        (
+            "SELECT * FROM o, JSON_TABLE((SELECT doc FROM o LIMIT 1), '$' COLUMNS(a INT PATH '$')) k",
+            1210,
+            "Incorrect arguments to JSON_TABLE",
+        ),
+    ];
+    for (q, code, msg) in cases {
+        assert_eq!(err(&mut c, q), (*code, msg.to_string()), "{q}");
+    }
+    // At most 15 NESTED PATHs (MySQL's 16 row paths with the top one).
+    let deep = (0..15).fold("x INT PATH '$[0]'".to_string(), |cols, _| {
+        format!("NESTED PATH '$' COLUMNS ({cols})")
+    });
+    let deep = format!("SELECT * FROM JSON_TABLE('[1]', '$' COLUMNS ({deep})) AS deep");
+    assert_eq!(
+        err(&mut c, &deep),
+        (
+            3670,
+            "More than supported 16 NESTED PATHs were found in JSON_TABLE 'deep'".into()
+        )
+    );
+    let fourteen = deep
+        .replacen("NESTED PATH '$' COLUMNS (", "", 1)
+        .replacen(')', "", 1);
+    assert_eq!(rows(&mut c, &fourteen), ["1"]);
+    // A prepared document: compiled once, each execution its own rows.
+    let stmt = c
+        .prep("SELECT COUNT(*), SUM(x) FROM JSON_TABLE(?, '$[*]' COLUMNS(x INT PATH '$')) t")
+        .unwrap();
+    let a: (i64, Option<i64>) = c.exec_first(&stmt, ("[1,2,3]",)).unwrap().unwrap();
+    let b: (i64, Option<i64>) = c.exec_first(&stmt, ("[10,20]",)).unwrap().unwrap();
+    assert_eq!((a, b), ((3, Some(6)), (2, Some(30))));
+    // A large document: 100,000 rows, joined back to itself by hash.
+    let big = format!(
+        "[{}]",
+        (0..100_000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    c.exec_drop("SET @big = ?", (big,)).unwrap();
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT COUNT(*), SUM(a.x) FROM JSON_TABLE(@big, '$[*]' COLUMNS(x INT PATH '$')) a \
+             JOIN JSON_TABLE(@big, '$[*]' COLUMNS(y INT PATH '$')) b ON a.x = b.y"
+        ),
+        ["100000 4999950000"]
+    );
+}

@@ -402,6 +402,9 @@ pub enum TableRef {
         cte: Box<RecursiveCte>,
         alias: String,
     },
+    /// JSON_TABLE(expr, path COLUMNS (...)) AS alias: rows made from a JSON document; `expr`
+    /// may read the columns of the tables before it in FROM.
+    JsonTable(Box<JsonTable>),
     Join {
         left: Box<TableRef>,
         right: Box<TableRef>,
@@ -423,6 +426,49 @@ pub struct RecursiveCte {
     pub recursive: Vec<Select>,
     /// UNION DISTINCT somewhere between the parts: rows already produced are not added again.
     pub distinct: bool,
+}
+
+/// `JSON_TABLE(expr, path COLUMNS (columns)) AS alias`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonTable {
+    pub expr: Expr,
+    /// The path whose matches are the rows (each a row source for the columns' paths).
+    pub path: String,
+    pub columns: Vec<JtColumn>,
+    pub alias: String,
+}
+
+/// A column of a JSON_TABLE's COLUMNS clause.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JtColumn {
+    /// `name FOR ORDINALITY`: the row source's number, from 1, within its parent.
+    Ordinality(String),
+    /// `name type [EXISTS] PATH path [on_empty ON EMPTY] [on_error ON ERROR]`.
+    Path {
+        name: String,
+        ty: ColumnType,
+        path: String,
+        /// EXISTS PATH: 1 if the path matches something, else 0.
+        exists: bool,
+        on_empty: JtResponse,
+        on_error: JtResponse,
+    },
+    /// `NESTED [PATH] path COLUMNS (columns)`: rows from the matches of `path` within each
+    /// row source of the level above.
+    Nested {
+        path: String,
+        columns: Vec<JtColumn>,
+    },
+}
+
+/// What a JSON_TABLE column holds when its path matches nothing (ON EMPTY) or what it
+/// matched does not fit (ON ERROR).
+#[derive(Clone, Debug, PartialEq)]
+pub enum JtResponse {
+    Null,
+    /// DEFAULT 'json text'.
+    Default(String),
+    Error,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -227,6 +227,12 @@ codes! {
     ER_QUERY_TIMEOUT = 3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded";
     ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", "Field '%s' doesn't have a default value";
     ER_SP_FETCH_NO_DATA = 1329, "02000", "No data - zero rows fetched, selected, or processed";
+    ER_MISSING_JSON_TABLE_VALUE = 3665, "22035", "Missing value for JSON_TABLE column '%s'";
+    ER_WRONG_JSON_TABLE_VALUE = 3666, "2203F", "Can't store an array or an object in the scalar JSON_TABLE column '%s'";
+    ER_TF_MUST_HAVE_ALIAS = 3667, "42000", "Every table function must have an alias";
+    ER_TF_FORBIDDEN_JOIN_TYPE = 3668, "42000", "INNER or LEFT JOIN must be used for LATERAL references made by '%s'";
+    ER_JT_VALUE_OUT_OF_RANGE = 3669, "22003", "Value is out of range for JSON_TABLE's column '%s'";
+    ER_JT_MAX_NESTED_PATH = 3670, "42000", "More than supported %u NESTED PATHs were found in JSON_TABLE '%s'";
     ER_WARN_FIELD_RESOLVED = 1276, "HY000", "Field or reference '%s%s%s%s%s' of SELECT #%d was resolved in SELECT #%d";
 }
 

@@ -246,16 +246,7 @@ impl Args<'_> {
     }
 
     fn parse_text(&self, i: usize, b: &[u8]) -> Result<Json, SqlError> {
-        json::parse(b).map_err(|e| {
-            if e.too_deep {
-                SqlError::new(ER_JSON_DOCUMENT_TOO_DEEP, &[])
-            } else {
-                SqlError::new(
-                    ER_INVALID_JSON_TEXT_IN_PARAM,
-                    &[&(i + 1), &self.f.op.name(), &e.message, &e.offset],
-                )
-            }
-        })
+        parse_arg(b, i, self.f.op.name())
     }
 
     /// Argument `i` as a JSON document (None: SQL NULL).
@@ -330,6 +321,21 @@ impl Args<'_> {
             )),
         }
     }
+}
+
+/// JSON text `b`, argument `i` (from 0) of function `func`: 3141 naming them if it does not
+/// parse, 3157 if it nests too deep.
+pub fn parse_arg(b: &[u8], i: usize, func: &str) -> Result<Json, SqlError> {
+    json::parse(b).map_err(|e| {
+        if e.too_deep {
+            SqlError::new(ER_JSON_DOCUMENT_TOO_DEEP, &[])
+        } else {
+            SqlError::new(
+                ER_INVALID_JSON_TEXT_IN_PARAM,
+                &[&(i + 1), &func, &e.message, &e.offset],
+            )
+        }
+    })
 }
 
 fn out(j: &Json) -> Datum {

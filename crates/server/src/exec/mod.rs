@@ -26,6 +26,7 @@ pub mod func;
 pub mod group;
 mod hashjoin;
 pub mod json;
+mod jsontable;
 mod prepared;
 pub mod recursive;
 mod rowbuf;

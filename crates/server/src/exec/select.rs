@@ -86,6 +86,7 @@ use super::expr::{self, enum_as_number, AggSpec, CExpr, Compiler, EType, Env, Sc
 use super::finish::{Finish, Out, Shape, TmpArea};
 use super::group::{Group, GroupCtx, Grouper, Groups};
 use super::hashjoin;
+use super::jsontable::{JsonSource, JsonTableSpec};
 use super::prepared::{KeptPlan, PlanBasis};
 use super::rowbuf::RowBuf;
 use super::sort::SortArea;
@@ -496,9 +497,7 @@ impl Session {
         let (params, mode, lock) = (j.params, j.mode, j.lock);
         let (src, on_c, st) = (&j.sources[si], &j.on_cs[si], &j.scope[si]);
         let last = si + 1 == j.sources.len();
-        let (kind, on) = match src {
-            Source::Table(_, k, on) | Source::Rows(_, k, on) => (*k, on),
-        };
+        let (kind, on) = src.join();
         let where_here = if last { out.where_c } else { &None };
         // A RIGHT JOIN level needs every row before it at once (S11): the levels before the
         // last one hand their rows on whole, gathered in a row buffer.
@@ -545,6 +544,23 @@ impl Session {
             }
             Source::Rows(data, _, _) => Some(data),
             Source::Table(t, _, _) => self.table_held(j, si, t, kind, out.where_c)?,
+            // A document that reads no earlier item: its rows, made once per execution.
+            Source::Json(js, _, _) if !js.lateral => {
+                let cell = &j.tables[si];
+                if cell.get().is_none() {
+                    let tmp = self.tmp_area();
+                    let mut buf = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
+                    if let Some(doc) = js.document(&[], params, w)? {
+                        js.spec.rows(&doc, &mut |r| {
+                            buf.push(r.to_vec())?;
+                            Ok(true)
+                        })?;
+                    }
+                    let _ = cell.set(Some(Held::of(buf)));
+                }
+                cell.get().and_then(Option::as_ref)
+            }
+            Source::Json(..) => None,
         };
         match (data, src) {
             (Some(data), _) if kind == JoinKind::Right => {
@@ -605,6 +621,36 @@ impl Session {
                 }
             }
             (None, Source::Rows(..)) => unreachable!("rows are data"),
+            // LATERAL: the document is made from each row before, then its rows paired.
+            (None, Source::Json(js, _, _)) => {
+                for at in 0..rows.len() {
+                    let left = rows.get(at)?;
+                    let mut matched = false;
+                    if let Some(doc) = js.document(&left, params, w)? {
+                        let more = js.spec.rows(&doc, &mut |r| {
+                            match pair(&left, r, on_c, j, (last, out, &mut next.rows), w)? {
+                                Some(false) => return Ok(false),
+                                Some(true) => matched = true,
+                                None => {}
+                            }
+                            Ok(self.drain_some(last, out, w)?
+                                && self.hand_on(j, si, &mut next, out, w)?)
+                        })?;
+                        if !more {
+                            return Ok(false);
+                        }
+                    }
+                    if !matched
+                        && kind == JoinKind::Left
+                        && !give(last, out, &mut next.rows, null_extended(&left), w)?
+                    {
+                        return Ok(false);
+                    }
+                    if !self.drain_some(last, out, w)? || !self.hand_on(j, si, &mut next, out, w)? {
+                        return Ok(false);
+                    }
+                }
+            }
             (None, Source::Table(t, _, _)) => {
                 // Conditions usable for this table: WHERE conjuncts (inner joins) and ON
                 // conjuncts, with the columns of earlier tables bound per outer row.
@@ -1268,6 +1314,41 @@ impl Session {
                     index_use.push(IndexUse::default());
                     scope.push(st);
                 }
+                TableRef::JsonTable(jt) => {
+                    let coll = self.vars.collation_connection().to_string();
+                    let spec = JsonTableSpec::compile(jt, &coll, self.vars.sql_mode())?;
+                    // The document may read the FROM items before this one (LATERAL); it
+                    // holds no subquery (the parser refuses one).
+                    let expr = Compiler::new(&scope, "from clause")
+                        .compile(&jt.expr, self)?
+                        .0;
+                    let mut reads = vec![false; width];
+                    mark_columns(&expr, &mut reads);
+                    let lateral = reads.contains(&true);
+                    if lateral && *kind == JoinKind::Right {
+                        return Err(SqlError::new(ER_TF_FORBIDDEN_JOIN_TYPE, &[&jt.alias]));
+                    }
+                    let st = ScopeTable {
+                        name: jt.alias.clone(),
+                        db: String::new(),
+                        columns: spec
+                            .columns
+                            .iter()
+                            .map(|(n, t)| (n.clone(), EType::Column(Box::new(t.clone())), false))
+                            .collect(),
+                        offset: width,
+                        table: None,
+                    };
+                    width += st.columns.len();
+                    let src = JsonSource {
+                        spec,
+                        expr,
+                        lateral,
+                    };
+                    sources.push(Source::Json(Box::new(src), *kind, on.clone()));
+                    index_use.push(IndexUse::default());
+                    scope.push(st);
+                }
                 TableRef::Join { .. } => unreachable!("flattened"),
             }
         }
@@ -1291,7 +1372,7 @@ impl Session {
         }
         let (hidden, using_conds) = (joins.hidden, joins.conds);
         for (src, extra) in sources.iter_mut().zip(using_conds) {
-            let (Source::Table(_, _, on) | Source::Rows(_, _, on)) = src;
+            let on = src.on_mut();
             for c in extra {
                 *on = Some(match on.take() {
                     Some(o) => Expr::Binary {
@@ -1504,17 +1585,11 @@ impl Session {
             }
         };
         let (limit, offset) = (limit_expr(&q.limit, self)?, limit_expr(&q.offset, self)?);
-        let any_right = sources.iter().any(|s| {
-            matches!(
-                s,
-                Source::Table(_, JoinKind::Right, _) | Source::Rows(_, JoinKind::Right, _)
-            )
-        });
+        let any_right = sources.iter().any(|s| s.join().0 == JoinKind::Right);
         // ON clauses, each over the tables up to its own.
         let mut on_cs = Vec::with_capacity(sources.len());
         for (si, src) in sources.iter().enumerate() {
-            let (Source::Table(_, _, on) | Source::Rows(_, _, on)) = src;
-            on_cs.push(match on {
+            on_cs.push(match src.join().1 {
                 Some(e) => {
                     let mut c = Compiler::new(&scope[..=si], "on clause");
                     c.hidden = &hidden;
@@ -1541,7 +1616,11 @@ impl Session {
             let exprs = exprs.chain(where_sub.iter());
             let exprs = exprs.chain(aggs.iter().flat_map(|a| a.order.iter().map(|o| &o.0)));
             let exprs = exprs.chain(windows.iter().flat_map(WinSpec::exprs));
-            for e in exprs.chain(on_cs.iter().flatten()) {
+            let documents = sources.iter().filter_map(|s| match s {
+                Source::Json(js, _, _) => Some(&js.expr),
+                _ => None,
+            });
+            for e in exprs.chain(on_cs.iter().flatten()).chain(documents) {
                 mark_columns(e, &mut used);
             }
         }
@@ -2004,12 +2083,7 @@ impl Session {
                 any_right,
                 hashes: sources.iter().map(|_| std::cell::OnceCell::new()).collect(),
                 tables: sources.iter().map(|_| std::cell::OnceCell::new()).collect(),
-                last_right: sources.iter().rposition(|s| {
-                    matches!(
-                        s,
-                        Source::Table(_, JoinKind::Right, _) | Source::Rows(_, JoinKind::Right, _)
-                    )
-                }),
+                last_right: sources.iter().rposition(|s| s.join().0 == JoinKind::Right),
                 need,
                 params,
                 mode,
@@ -2184,7 +2258,7 @@ impl Session {
         }
         let bases = plan.sources.iter().filter_map(|s| match s {
             Source::Table(t, _, _) => Some(t),
-            Source::Rows(..) => None,
+            Source::Rows(..) | Source::Json(..) => None,
         });
         for ((db, name), t) in plan.tables.iter().zip(bases) {
             self.check_table(db, name, crate::privs::SELECT)?;
@@ -2419,6 +2493,22 @@ pub(crate) struct ReadHow<'a> {
 enum Source {
     Table(Arc<SqlTable>, JoinKind, Option<Expr>),
     Rows(Held, JoinKind, Option<Expr>),
+    Json(Box<JsonSource>, JoinKind, Option<Expr>),
+}
+
+impl Source {
+    /// How the item is joined to those before it, and its ON condition.
+    fn join(&self) -> (JoinKind, &Option<Expr>) {
+        match self {
+            Source::Table(_, k, on) | Source::Rows(_, k, on) | Source::Json(_, k, on) => (*k, on),
+        }
+    }
+
+    fn on_mut(&mut self) -> &mut Option<Expr> {
+        match self {
+            Source::Table(_, _, on) | Source::Rows(_, _, on) | Source::Json(_, _, on) => on,
+        }
+    }
 }
 
 /// The rows of a FROM item that is not a base table: a derived table's (gathered within the

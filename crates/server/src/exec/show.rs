@@ -1518,7 +1518,9 @@ impl Session {
                     leaves(left, out);
                     leaves(right, out);
                 }
-                ast::TableRef::Derived { .. } | ast::TableRef::Recursive { .. } => {}
+                ast::TableRef::Derived { .. }
+                | ast::TableRef::Recursive { .. }
+                | ast::TableRef::JsonTable(_) => {}
             }
         }
         for f in &from {

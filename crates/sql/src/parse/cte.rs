@@ -34,7 +34,7 @@ fn reads(s: &Select, name: &str) -> bool {
         match t {
             TableRef::Table { name: n, .. } => n.db.is_none() && n.name == name,
             TableRef::Derived { subquery, .. } => reads(subquery, name),
-            TableRef::Recursive { .. } => false,
+            TableRef::Recursive { .. } | TableRef::JsonTable(_) => false,
             TableRef::Join { left, right, .. } => tr(left, name) || tr(right, name),
         }
     }
@@ -136,7 +136,7 @@ fn table_ref(tr: &mut TableRef, ctes: &[Cte]) {
         }
         TableRef::Table { .. } => {}
         TableRef::Derived { subquery, .. } => inline(subquery, ctes),
-        TableRef::Recursive { .. } => {}
+        TableRef::Recursive { .. } | TableRef::JsonTable(_) => {}
         TableRef::Join {
             left, right, on, ..
         } => {

@@ -14,8 +14,8 @@ use super::expr::{column_type, object_last};
 use super::lexer::{self, Kind, Token};
 use crate::ast::*;
 use crate::error::{
-    SqlError, ER_DERIVED_MUST_HAVE_ALIAS, ER_NOT_SUPPORTED_YET, ER_TOO_LONG_IDENT,
-    ER_WRONG_COLUMN_NAME, ER_WRONG_FIELD_SPEC,
+    SqlError, ER_DERIVED_MUST_HAVE_ALIAS, ER_NOT_SUPPORTED_YET, ER_TF_MUST_HAVE_ALIAS,
+    ER_TOO_LONG_IDENT, ER_WRONG_ARGUMENTS, ER_WRONG_COLUMN_NAME, ER_WRONG_FIELD_SPEC,
 };
 use sqlparser::ast as sp;
 use sqlparser::tokenizer::Span;
@@ -61,6 +61,8 @@ pub struct Ctx<'a> {
     pub create_select_dup: Option<bool>,
     /// Fallback numbering for a placeholder without a usable span.
     next_param: Cell<usize>,
+    /// Queries lowered so far (subqueries included).
+    queries: Cell<usize>,
     /// WINDOW name AS (...) definitions of the SELECTs lowered so far (the last one of a name
     /// wins: an inner SELECT's own come after its outer one's).
     pub(super) windows: RefCell<Vec<(String, sp::WindowSpec)>>,
@@ -82,6 +84,7 @@ impl<'a> Ctx<'a> {
             ignore: false,
             create_select_dup: None,
             next_param: Cell::new(0),
+            queries: Cell::new(0),
             windows: RefCell::new(Vec::new()),
         }
     }
@@ -175,6 +178,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn query(&self, mut q: sp::Query) -> R<Select> {
+        self.queries.set(self.queries.get() + 1);
         if q.fetch.is_some() || q.for_clause.is_some() || q.settings.is_some() {
             return Err(unsupported("this query form"));
         }
@@ -485,6 +489,28 @@ impl<'a> Ctx<'a> {
                 table_with_joins,
                 alias: None,
             } => self.table_with_joins(*table_with_joins),
+            sp::TableFactor::JsonTable {
+                json_expr,
+                json_path,
+                columns,
+                alias,
+            } => {
+                let Some(alias) = table_alias(alias)? else {
+                    return Err(SqlError::new(ER_TF_MUST_HAVE_ALIAS, &[]));
+                };
+                // The document may not hold a subquery (MySQL: 1210).
+                let before = self.queries.get();
+                let expr = self.expr(json_expr)?;
+                if self.queries.get() != before {
+                    return Err(SqlError::new(ER_WRONG_ARGUMENTS, &[&"JSON_TABLE"]));
+                }
+                Ok(TableRef::JsonTable(Box::new(JsonTable {
+                    expr,
+                    path: quoted(&json_path.value)?,
+                    columns: jt_columns(columns)?,
+                    alias,
+                })))
+            }
             _ => Err(unsupported("this table reference")),
         }
     }
@@ -953,6 +979,46 @@ fn key_spec(c: sp::TableConstraint) -> R<KeySpec> {
         name: name.map(|n| n.value),
         columns,
     })
+}
+
+/// A JSON_TABLE path or DEFAULT: a string literal.
+fn quoted(v: &sp::Value) -> R<String> {
+    match v {
+        sp::Value::SingleQuotedString(s) | sp::Value::DoubleQuotedString(s) => Ok(s.clone()),
+        _ => Err(unsupported("a JSON_TABLE path that is not a string")),
+    }
+}
+
+/// The COLUMNS clause of a JSON_TABLE.
+fn jt_columns(cols: Vec<sp::JsonTableColumn>) -> R<Vec<JtColumn>> {
+    let response = |r: Option<sp::JsonTableColumnErrorHandling>| -> R<JtResponse> {
+        Ok(match r {
+            None | Some(sp::JsonTableColumnErrorHandling::Null) => JtResponse::Null,
+            Some(sp::JsonTableColumnErrorHandling::Error) => JtResponse::Error,
+            Some(sp::JsonTableColumnErrorHandling::Default(v)) => {
+                JtResponse::Default(quoted(&v.value)?)
+            }
+        })
+    };
+    cols.into_iter()
+        .map(|c| {
+            Ok(match c {
+                sp::JsonTableColumn::ForOrdinality(name) => JtColumn::Ordinality(name.value),
+                sp::JsonTableColumn::Named(n) => JtColumn::Path {
+                    name: n.name.value,
+                    ty: column_type(&n.r#type)?,
+                    path: quoted(&n.path.value)?,
+                    exists: n.exists,
+                    on_empty: response(n.on_empty)?,
+                    on_error: response(n.on_error)?,
+                },
+                sp::JsonTableColumn::Nested(n) => JtColumn::Nested {
+                    path: quoted(&n.path.value)?,
+                    columns: jt_columns(n.columns)?,
+                },
+            })
+        })
+        .collect()
 }
 
 fn option_text(e: &sp::Expr) -> String {

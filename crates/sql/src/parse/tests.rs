@@ -2074,3 +2074,49 @@ fn short_paths_match_the_general_parser_over_the_conformance_suite() {
         "{taken} of {seen} statements took a short path"
     );
 }
+
+#[test]
+fn json_table_is_lowered_with_its_columns() {
+    let Statement::Select(q) = p(
+        "SELECT * FROM t, JSON_TABLE(t.doc, '$.a[*]' COLUMNS (n FOR ORDINALITY, \
+         x INT PATH '$.x' DEFAULT '1' ON EMPTY ERROR ON ERROR, e INT EXISTS PATH '$.y', \
+         NESTED PATH '$.z[*]' COLUMNS (z VARCHAR(5) PATH '$'))) AS j",
+    ) else {
+        panic!("not a SELECT");
+    };
+    let [_, TableRef::JsonTable(jt)] = q.from.as_slice() else {
+        panic!("{:?}", q.from);
+    };
+    assert_eq!((jt.alias.as_str(), jt.path.as_str()), ("j", "$.a[*]"));
+    assert_eq!(jt.expr, qcol("t", "doc"));
+    let [JtColumn::Ordinality(n), JtColumn::Path {
+        name,
+        path,
+        exists: false,
+        on_empty: JtResponse::Default(d),
+        on_error: JtResponse::Error,
+        ..
+    }, JtColumn::Path {
+        exists: true,
+        on_empty: JtResponse::Null,
+        ..
+    }, JtColumn::Nested { path: np, columns }] = jt.columns.as_slice()
+    else {
+        panic!("{:?}", jt.columns);
+    };
+    assert_eq!(
+        (n.as_str(), name.as_str(), path.as_str(), d.as_str()),
+        ("n", "x", "$.x", "1")
+    );
+    assert_eq!((np.as_str(), columns.len()), ("$.z[*]", 1));
+    // An alias is required (3667); the document may not hold a subquery (1210).
+    let code = |sql: &str| parse(sql).map(|_| 0).unwrap_or_else(|e| e.code);
+    assert_eq!(
+        code("SELECT * FROM JSON_TABLE('[]', '$[*]' COLUMNS (a INT PATH '$'))"),
+        3667
+    );
+    assert_eq!(
+        code("SELECT * FROM JSON_TABLE((SELECT 1), '$' COLUMNS (a INT PATH '$')) AS j"),
+        1210
+    );
+}
