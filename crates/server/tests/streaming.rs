@@ -773,3 +773,80 @@ fn right_join_does_not_hold_the_rows_before_it() {
     assert!(grown < 15_000, "peak memory grew by {grown} kB");
     assert!(s.panics().is_empty());
 }
+
+#[test]
+fn in_subquery_result_past_the_budget_is_searched_on_disk() {
+    let (s, mut c) = padded_table();
+    let n = PADDED_ROWS;
+    let q = |c: &mut mysql::Conn, q: &str| -> (i64, Option<i64>) {
+        c.query_first(q)
+            .unwrap_or_else(|e| panic!("{q}: {e}"))
+            .unwrap()
+    };
+    // Warm: the statements' own structures.
+    q(
+        &mut c,
+        "SELECT COUNT(*), SUM(id) FROM t WHERE id IN (SELECT id FROM t WHERE id < 10)",
+    );
+    let before = peak_kb(s.pid());
+    // 100,000 strings of over 200 bytes: held as constants they take over 30 MB.
+    let half = n / 2;
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(id) FROM t WHERE CONCAT(pad, id) IN \
+             (SELECT CONCAT(UPPER(pad), id * 2) FROM t)"
+        ),
+        (half, Some(2 * half * (half + 1) / 2))
+    );
+    let grown = peak_kb(s.pid()).saturating_sub(before);
+    assert!(grown < 12_000, "peak memory grew by {grown} kB");
+    // Integers, NOT IN, and a NULL among the values (NOT IN is then never true).
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(id) FROM t WHERE id IN (SELECT id + 50000 FROM t)"
+        ),
+        (n - 50_000, Some((50_001..=n).sum()))
+    );
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(id) FROM t WHERE id NOT IN (SELECT id * 2 FROM t)"
+        ),
+        (half, Some(half * half))
+    );
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(id) FROM t WHERE id NOT IN \
+             (SELECT IF(id = 5, NULL, id + 1) FROM t)"
+        ),
+        (0, None)
+    );
+    // Values of another kind than the set's: a DECIMAL by its integer part, a string
+    // compared with every value.
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(id) FROM t WHERE id <= 10 AND id + 0.0 IN (SELECT id FROM t)"
+        ),
+        (10, Some(55))
+    );
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(id) FROM t WHERE id <= 10 AND id + 0.5 IN (SELECT id FROM t)"
+        ),
+        (0, None)
+    );
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(id) FROM t WHERE id <= 3 AND CAST(id AS CHAR) IN \
+             (SELECT id + 1 FROM t)"
+        ),
+        (2, Some(5))
+    );
+    assert!(s.panics().is_empty());
+}

@@ -31,6 +31,9 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 
 use super::builtins::{self, Builtin};
+use super::keyset::{DiskKeys, KeySetBuilder};
+use super::rowbuf::RowBuf;
+use super::sort::SortArea;
 use super::typeinfo::TypeInfo;
 use crate::catalog::SqlTable;
 
@@ -172,14 +175,23 @@ pub struct SubCache {
 /// sorted once, so each test takes log2(n) comparisons, not n.
 #[derive(Debug)]
 pub struct InSet {
-    /// Sorted under `coll`, without NULLs.
-    items: Vec<Datum>,
+    items: Items,
     /// The items are strings (else exact numbers), which compare among themselves in one
     /// total order (under `coll`; numerically), so a value of the same kind can be searched.
     strings: bool,
     has_null: bool,
     negated: bool,
     coll: Collation,
+}
+
+/// The items of an `InSet`.
+#[derive(Debug)]
+enum Items {
+    /// Sorted under the set's collation, without NULLs.
+    Memory(Vec<Datum>),
+    /// The keys (`in_key`) of a subquery's result that went past the temporary-table budget,
+    /// on disk (keyset.rs), each with its value (`raw_value`).
+    Disk(DiskKeys),
 }
 
 /// Constants from this many on go to an `InSet`.
@@ -223,7 +235,7 @@ fn in_list(c: CExpr, items: Vec<CExpr>, negated: bool, coll: Collation) -> CExpr
     CExpr::InSet(
         Box::new(c),
         Arc::new(InSet {
-            items: values,
+            items: Items::Memory(values),
             strings,
             has_null,
             negated,
@@ -235,30 +247,164 @@ fn in_list(c: CExpr, items: Vec<CExpr>, negated: bool, coll: Collation) -> CExpr
 impl InSet {
     /// The value of `v [NOT] IN (...)`: as `CExpr::In` gives it, a value of another kind than
     /// the items compared with each.
-    fn test(&self, v: &Datum) -> Datum {
+    fn test(&self, v: &Datum) -> Result<Datum, SqlError> {
         if v.is_null() {
-            return Datum::Null;
+            return Ok(Datum::Null);
         }
         let same_kind = match v {
             Datum::Bytes(_) => self.strings,
             Datum::Int(_) | Datum::UInt(_) | Datum::Decimal(_) => !self.strings,
             _ => false,
         };
-        let found = if same_kind {
-            self.items
+        let equal = |x: &Datum| v.compare(x, self.coll) == Some(Ordering::Equal);
+        let found = match &self.items {
+            Items::Memory(items) if same_kind => items
                 .binary_search_by(|x| x.compare(v, self.coll).unwrap_or(Ordering::Equal))
-                .is_ok()
-        } else {
-            self.items
-                .iter()
-                .any(|x| v.compare(x, self.coll) == Some(Ordering::Equal))
+                .is_ok(),
+            Items::Memory(items) => items.iter().any(equal),
+            Items::Disk(keys) if same_kind => {
+                // A DECIMAL is looked up by its integer part, which must then equal it.
+                let whole = match v {
+                    Datum::Decimal(d) => match d.to_i128(true).map(exact_integer) {
+                        Some(Some(i)) if equal(&i) => i,
+                        _ => return Ok(self.absent()),
+                    },
+                    other => other.clone(),
+                };
+                let mut k = Vec::new();
+                in_key(&whole, self.coll, &mut k);
+                keys.contains(&k)?
+            }
+            Items::Disk(keys) => keys.any_value(|raw| equal(&from_raw(raw)))?,
         };
-        if found {
+        Ok(if found {
             Datum::Int(i64::from(!self.negated))
-        } else if self.has_null {
+        } else {
+            self.absent()
+        })
+    }
+
+    /// The value when no item equals the operand.
+    fn absent(&self) -> Datum {
+        if self.has_null {
             Datum::Null
         } else {
             Datum::Int(i64::from(self.negated))
+        }
+    }
+}
+
+/// An integer as the exact value MySQL keeps it in (None beyond BIGINT UNSIGNED).
+fn exact_integer(i: i128) -> Option<Datum> {
+    i64::try_from(i)
+        .map(Datum::Int)
+        .or_else(|_| u64::try_from(i).map(Datum::UInt))
+        .ok()
+}
+
+/// Appends the key of `v` in a set of IN items (keyset.rs): a string's sort key under `coll`,
+/// an integer as a big-endian i128 (signed and unsigned of one value alike). False for a
+/// value of another kind, which makes no key.
+fn in_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) -> bool {
+    match v {
+        Datum::Int(n) => out.extend(i128::from(*n).to_be_bytes()),
+        Datum::UInt(n) => out.extend(i128::from(*n).to_be_bytes()),
+        Datum::Bytes(b) => out.extend(coll.sort_key(&types::comparable(coll, b))),
+        _ => return false,
+    }
+    true
+}
+
+/// `v` as kept beside its key: a tag (0 signed, 1 unsigned, 2 string), then its bytes.
+fn raw_value(v: &Datum) -> Vec<u8> {
+    let (tag, body) = match v {
+        Datum::Int(n) => (0, n.to_le_bytes().to_vec()),
+        Datum::UInt(n) => (1, n.to_le_bytes().to_vec()),
+        Datum::Bytes(b) => (2, b.clone()),
+        _ => (2, Vec::new()),
+    };
+    let mut out = Vec::with_capacity(1 + body.len());
+    out.push(tag);
+    out.extend(body);
+    out
+}
+
+fn from_raw(raw: &[u8]) -> Datum {
+    let eight = |b: &[u8]| <[u8; 8]>::try_from(b).unwrap_or_default();
+    match raw.split_first() {
+        Some((0, b)) => Datum::Int(i64::from_le_bytes(eight(b))),
+        Some((1, b)) => Datum::UInt(u64::from_le_bytes(eight(b))),
+        Some((_, b)) => Datum::Bytes(b.to_vec()),
+        None => Datum::Null,
+    }
+}
+
+/// `c [NOT] IN (SELECT ...)` over a result that went to tmpdir (`buf`): an `InSet` of its
+/// values' keys on disk when they are all strings or all integers (NULLs aside); None
+/// otherwise, for the caller to compare with each row.
+fn in_set_on_disk(
+    c: &CExpr,
+    buf: &mut RowBuf,
+    negated: bool,
+    coll: Collation,
+    area: &SortArea,
+) -> Result<Option<CExpr>, SqlError> {
+    let mut strings = None;
+    let mut has_null = false;
+    for j in 0..buf.len() {
+        let kind = match buf.row(j)?.first() {
+            None | Some(Datum::Null) => {
+                has_null = true;
+                continue;
+            }
+            Some(Datum::Bytes(_)) => true,
+            Some(Datum::Int(_) | Datum::UInt(_)) => false,
+            Some(_) => return Ok(None),
+        };
+        if *strings.get_or_insert(kind) != kind {
+            return Ok(None);
+        }
+    }
+    let mut keys = KeySetBuilder::new(area);
+    for j in 0..buf.len() {
+        let Some(v) = buf.row(j)?.first().filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let mut k = Vec::new();
+        in_key(v, coll, &mut k);
+        keys.push(k, raw_value(v))?;
+    }
+    Ok(Some(CExpr::InSet(
+        Box::new(c.clone()),
+        Arc::new(InSet {
+            items: Items::Disk(keys.finish()?),
+            strings: strings.unwrap_or(false),
+            has_null,
+            negated,
+            coll,
+        }),
+    )))
+}
+
+/// An uncorrelated subquery's rows: in memory, or in a row buffer gone to tmpdir.
+pub enum Found {
+    Rows(Vec<Vec<Datum>>),
+    Spilled(Box<RowBuf>),
+}
+
+impl Found {
+    pub fn len(&self) -> usize {
+        match self {
+            Found::Rows(r) => r.len(),
+            Found::Spilled(b) => b.len(),
+        }
+    }
+
+    /// Every row, in memory: what a use that needs them whole takes.
+    pub fn into_rows(self) -> Result<Vec<Vec<Datum>>, SqlError> {
+        match self {
+            Found::Rows(r) => Ok(r),
+            Found::Spilled(mut b) => (0..b.len()).map(|j| Ok(b.row(j)?.to_vec())).collect(),
         }
     }
 }
@@ -276,7 +422,7 @@ impl std::fmt::Debug for SubPlan {
 /// uncorrelated (None: it reads the outer positions `refs`).
 pub struct SubResult {
     pub columns: Vec<super::Column>,
-    pub rows: Option<Vec<Vec<Datum>>>,
+    pub rows: Option<Found>,
     pub refs: Vec<usize>,
     pub outer: Arc<(Vec<ScopeTable>, Vec<usize>)>,
 }
@@ -566,6 +712,8 @@ impl ScopeTable {
 
 /// What `compile` needs from the session.
 pub trait Context {
+    /// Where a sort of the statement's goes (sort_buffer_size, tmpdir).
+    fn sort_area(&self) -> SortArea;
     fn sys_var(&mut self, scope: VarScope, name: &str) -> Result<Datum, SqlError>;
     fn user_var(&mut self, name: &str) -> Datum;
     /// Compiles subquery `q` with `outer` (the scope of the expression it is in, and the
@@ -824,13 +972,24 @@ impl<'a> Compiler<'a> {
                 negated,
             } => {
                 let (c, sub, coll) = self.quantified_parts(expr, subquery, cx)?;
-                let Some(rows) = sub.rows else {
+                let Some(found) = sub.rows else {
                     let kind = SubKind::In {
                         lhs: c,
                         negated: *negated,
                         coll,
                     };
                     return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
+                };
+                // Past the temporary-table budget: searched on disk (keyset.rs).
+                let rows = match found {
+                    Found::Spilled(mut buf) => {
+                        let area = cx.sort_area();
+                        match in_set_on_disk(&c, &mut buf, *negated, coll, &area)? {
+                            Some(set) => return Ok((set, bool_type())),
+                            None => Found::Spilled(buf).into_rows()?,
+                        }
+                    }
+                    Found::Rows(rows) => rows,
                 };
                 if rows.is_empty() {
                     // FALSE even for a NULL operand (MySQL).
@@ -849,7 +1008,7 @@ impl<'a> Compiler<'a> {
                 subquery,
             } => {
                 let (c, sub, coll) = self.quantified_parts(expr, subquery, cx)?;
-                let Some(rows) = sub.rows else {
+                let Some(found) = sub.rows else {
                     let kind = SubKind::Quantified {
                         lhs: c,
                         op: *op,
@@ -858,7 +1017,8 @@ impl<'a> Compiler<'a> {
                     };
                     return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
                 };
-                let values = rows
+                let values = found
+                    .into_rows()?
                     .into_iter()
                     .map(|r| r.into_iter().next().unwrap_or(Datum::Null))
                     .collect();
@@ -1010,14 +1170,14 @@ impl<'a> Compiler<'a> {
             }
             Expr::Subquery(q) => {
                 let sub = self.subquery(q, cx)?;
-                let Some(rows) = sub.rows else {
+                let Some(found) = sub.rows else {
                     let t = sub.columns[0].ety.clone();
                     return Ok((sub_plan(q, SubKind::Scalar, sub.refs, sub.outer), t));
                 };
-                if rows.len() > 1 {
+                if found.len() > 1 {
                     return Err(SqlError::new(ER_SUBQUERY_NO_1_ROW, &[]));
                 }
-                let d = match rows.into_iter().next() {
+                let d = match found.into_rows()?.into_iter().next() {
                     None => Datum::Null,
                     Some(r) => r.into_iter().next().unwrap_or(Datum::Null),
                 };
@@ -1029,12 +1189,12 @@ impl<'a> Compiler<'a> {
             }
             Expr::Exists { subquery, negated } => {
                 let sub = cx.subquery(subquery, (self.tables, self.hidden))?;
-                let Some(rows) = sub.rows else {
+                let Some(found) = sub.rows else {
                     let kind = SubKind::Exists { negated: *negated };
                     self.note_refs(&sub.refs);
                     return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
                 };
-                let v = rows.is_empty() == *negated;
+                let v = (found.len() == 0) == *negated;
                 (CExpr::Const(Datum::Int(i64::from(v))), bool_type())
             }
             Expr::GroupConcat {
@@ -1084,16 +1244,17 @@ impl<'a> Compiler<'a> {
                         if sub.columns.len() != l.len() {
                             return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&l.len()]));
                         }
-                        let Some(rows) = sub.rows else {
+                        let Some(found) = sub.rows else {
                             return Err(SqlError::new(
                                 ER_NOT_SUPPORTED_YET,
                                 &[&"correlated row subqueries"],
                             ));
                         };
-                        if rows.len() > 1 {
+                        if found.len() > 1 {
                             return Err(SqlError::new(ER_SUBQUERY_NO_1_ROW, &[]));
                         }
-                        let vals = rows
+                        let vals = found
+                            .into_rows()?
                             .into_iter()
                             .next()
                             .unwrap_or_else(|| vec![Datum::Null; l.len()]);
@@ -1184,7 +1345,7 @@ impl<'a> Compiler<'a> {
                     .map(|((_, t), c)| pick_collation(t, &c.ety, cx.collation()))
                     .collect();
                 let lhs: Vec<CExpr> = lhs.into_iter().map(|x| x.0).collect();
-                let Some(rows) = sub.rows else {
+                let Some(found) = sub.rows else {
                     let kind = SubKind::InRow {
                         lhs,
                         negated: *negated,
@@ -1192,7 +1353,8 @@ impl<'a> Compiler<'a> {
                     };
                     return Ok(Some(sub_plan(subquery, kind, sub.refs, sub.outer)));
                 };
-                let alts: Vec<CExpr> = rows
+                let alts: Vec<CExpr> = found
+                    .into_rows()?
                     .into_iter()
                     .map(|r| {
                         let parts = r
@@ -2316,7 +2478,7 @@ impl CExpr {
                     Datum::Int(i64::from(*neg))
                 }
             }
-            CExpr::InSet(e, set) => set.test(&*e.eval_cow(env, w)?),
+            CExpr::InSet(e, set) => set.test(&*e.eval_cow(env, w)?)?,
             CExpr::Between(e, lo, hi, neg, coll) => {
                 let v = e.eval_cow(env, w)?;
                 let (l, h) = (lo.eval_cow(env, w)?, hi.eval_cow(env, w)?);

@@ -27,6 +27,7 @@ pub mod group;
 mod hashjoin;
 pub mod json;
 mod jsontable;
+mod keyset;
 mod prepared;
 pub mod recursive;
 mod rowbuf;
@@ -52,7 +53,8 @@ use innoxide_sql::types::{self, Datum, Level, Warning, Warnings};
 
 use crate::catalog::{engine_error, Catalog};
 use crate::vars::{Registry, SessionVars, VarInput, VarValue};
-use expr::{CExpr, Context, EType, Env, ScopeTable, SubKind, SubPlan, SubResult};
+use expr::{CExpr, Context, EType, Env, Found, ScopeTable, SubKind, SubPlan, SubResult};
+use sort::SortArea;
 
 /// What every session shares.
 pub struct Server {
@@ -1100,6 +1102,10 @@ fn var_datum(v: VarValue) -> Datum {
 }
 
 impl Context for Session {
+    fn sort_area(&self) -> SortArea {
+        self.tmp_area().sort
+    }
+
     fn param_type(&self, i: usize) -> Option<EType> {
         let coll = Context::collation(self);
         self.stmt_params
@@ -1136,13 +1142,18 @@ impl Context for Session {
         let refs = self.frames.pop().map(|f| f.refs).unwrap_or_default();
         self.describe_only = describing;
         let columns = r?.0;
+        // An uncorrelated result goes to a row buffer: past the temporary-table budget it is
+        // in tmpdir, and an IN searches it there (expr.rs `in_set_on_disk`).
         let rows = if !refs.is_empty() {
             None
         } else if describing {
-            Some(Vec::new())
+            Some(Found::Rows(Vec::new()))
         } else {
             self.folds += 1;
-            Some(self.select(q, &params)?.1)
+            Some(match self.select_stored(q, &params)?.1.into_rows() {
+                Ok(rows) => Found::Rows(rows),
+                Err(buf) => Found::Spilled(buf),
+            })
         };
         Ok(SubResult {
             columns,

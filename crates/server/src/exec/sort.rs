@@ -397,15 +397,7 @@ pub(crate) struct RunFile {
 
 impl RunFile {
     pub(crate) fn create(tmpdir: &Path) -> Result<RunFile, SqlError> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, AtomicOrdering::Relaxed);
-        let path = tmpdir.join(format!("innoxide-sort-{}-{n}", std::process::id()));
-        let fs = OsFs;
-        let file = fs
-            .create(&path)
-            .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
-        fs.remove(&path)
-            .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
+        let (file, path) = tmp_file(tmpdir)?;
         Ok(RunFile { file, path, end: 0 })
     }
 
@@ -454,7 +446,22 @@ impl Run {
     }
 }
 
-fn io_error(code: ErrorCode, path: &Path, e: &std::io::Error) -> SqlError {
+/// A new file in `tmpdir`, unlinked at once (X2): the handle is the only way to it.
+pub(crate) fn tmp_file(tmpdir: &Path) -> Result<(Arc<dyn File>, PathBuf), SqlError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, AtomicOrdering::Relaxed);
+    let path = tmpdir.join(format!("innoxide-sort-{}-{n}", std::process::id()));
+    let fs = OsFs;
+    let file = fs
+        .create(&path)
+        .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
+    fs.remove(&path)
+        .map_err(|e| io_error(ER_CANT_CREATE_FILE, &path, &e))?;
+    Ok((file, path))
+}
+
+/// MySQL's error `code` for an I/O error on `path`.
+pub(crate) fn io_error(code: ErrorCode, path: &Path, e: &std::io::Error) -> SqlError {
     let errno = e.raw_os_error().unwrap_or(5);
     SqlError::new(code, &[&path.display(), &errno, &e])
 }

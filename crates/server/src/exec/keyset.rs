@@ -1,0 +1,287 @@
+//! A set of byte keys larger than tmp_table_size: sorted, kept in tmpdir in blocks, with the
+//! first key of each block in memory. An uncorrelated `x [NOT] IN (SELECT ...)` whose result
+//! goes past the temporary-table budget is searched through one (MySQL materializes such a
+//! result into a temporary table with a unique index, on disk beyond tmp_table_size).
+//!
+//! INVARIANTS
+//! - K1: the file holds the distinct keys in byte order, each with the value it was made of
+//!   (docs/format/sort-run.md, "Key sets"), in blocks of about BLOCK bytes that each start
+//!   with a key; `index[i]` holds block i's first key and place. A key is in the set iff it
+//!   is in the block whose first key is the greatest not above it.
+//! - K2: building takes the sort's memory (sort_buffer_size, its runs in tmpdir) plus one
+//!   block; the file is unlinked when created (sort.rs X2) and goes with the set.
+//! - K3: a read error is the sort's read error (1024) naming the file; a block read back is
+//!   walked with its lengths checked, so a damaged file is an error, never a panic.
+//!
+//! LOCKING: the block read last is kept behind a mutex (one statement probes the set).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use innoxide_engine::Collation;
+use innoxide_io::File;
+use innoxide_sql::error::*;
+use innoxide_sql::types::Datum;
+
+use super::sort::{io_error, tmp_file, SortArea, SortKey, Sorter};
+
+/// Bytes after which a block is closed.
+const BLOCK: usize = 16 * 1024;
+
+/// A block: its first key, where it starts in the file and its length.
+struct BlockRef {
+    first: Vec<u8>,
+    at: u64,
+    len: u32,
+}
+
+/// Sorted distinct keys on disk (module comment).
+pub(crate) struct DiskKeys {
+    file: Arc<dyn File>,
+    path: PathBuf,
+    index: Vec<BlockRef>,
+    /// The block read last: its number and bytes.
+    last: Mutex<Option<(usize, Vec<u8>)>>,
+}
+
+impl std::fmt::Debug for DiskKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DiskKeys({} blocks)", self.index.len())
+    }
+}
+
+/// Builds a key set: (key, value) pairs pushed in any order, then `finish`.
+pub(crate) struct KeySetBuilder {
+    sorter: Sorter,
+    tmpdir: PathBuf,
+}
+
+impl KeySetBuilder {
+    pub(crate) fn new(area: &SortArea) -> KeySetBuilder {
+        let by_key = SortKey {
+            desc: false,
+            coll: Collation::Binary,
+            from_proj: Some(0),
+        };
+        KeySetBuilder {
+            sorter: Sorter::new(vec![by_key], area, None),
+            tmpdir: area.tmpdir.clone(),
+        }
+    }
+
+    /// Adds `key`, made of `value` (kept for the comparisons a key cannot answer).
+    pub(crate) fn push(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<(), SqlError> {
+        self.sorter
+            .push(vec![Datum::Bytes(key), Datum::Bytes(value)], Vec::new())
+    }
+
+    /// The set, written to tmpdir block by block as the sort hands the keys out (K1, K2).
+    pub(crate) fn finish(self) -> Result<DiskKeys, SqlError> {
+        let mut sorted = self.sorter.finish()?;
+        let (file, path) = tmp_file(&self.tmpdir)?;
+        let mut index = Vec::new();
+        let mut block: Vec<u8> = Vec::with_capacity(BLOCK + 256);
+        // The first key of the block being filled, and where it will start.
+        let mut first: Option<Vec<u8>> = None;
+        let mut at = 0u64;
+        let mut flush = |block: &mut Vec<u8>, first: Vec<u8>, at: &mut u64| {
+            file.write_at(block, *at)
+                .map_err(|e| io_error(ER_ERROR_ON_WRITE, &path, &e))?;
+            index.push(BlockRef {
+                first,
+                at: *at,
+                len: block.len() as u32,
+            });
+            *at += block.len() as u64;
+            block.clear();
+            Ok::<(), SqlError>(())
+        };
+        let mut prev: Option<Vec<u8>> = None;
+        while let Some(row) = sorted.next_proj()? {
+            let mut it = row.into_iter();
+            let (Some(Datum::Bytes(key)), Some(Datum::Bytes(value))) = (it.next(), it.next())
+            else {
+                continue;
+            };
+            if prev.as_ref() == Some(&key) {
+                continue;
+            }
+            if block.len() >= BLOCK {
+                if let Some(f) = first.take() {
+                    flush(&mut block, f, &mut at)?;
+                }
+            }
+            if first.is_none() {
+                first = Some(key.clone());
+            }
+            put(&mut block, &key);
+            put(&mut block, &value);
+            prev = Some(key);
+        }
+        if let Some(f) = first.take() {
+            flush(&mut block, f, &mut at)?;
+        }
+        Ok(DiskKeys {
+            file,
+            path,
+            index,
+            last: Mutex::new(None),
+        })
+    }
+}
+
+fn put(block: &mut Vec<u8>, bytes: &[u8]) {
+    block.extend((bytes.len() as u32).to_le_bytes());
+    block.extend(bytes);
+}
+
+/// The entries of a block: (key, value) pairs, or None where the lengths do not fit (K3).
+fn entries(block: &[u8]) -> impl Iterator<Item = Option<(&[u8], &[u8])>> {
+    let mut rest = block;
+    let mut broken = false;
+    std::iter::from_fn(move || {
+        if rest.is_empty() || broken {
+            return None;
+        }
+        let mut take = || -> Option<&[u8]> {
+            let n = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+            let v = rest.get(4..4 + n)?;
+            rest = &rest[4 + n..];
+            Some(v)
+        };
+        let got = take().zip(take());
+        broken = got.is_none();
+        Some(got)
+    })
+}
+
+impl DiskKeys {
+    /// Whether `key` is in the set (K1).
+    pub(crate) fn contains(&self, key: &[u8]) -> Result<bool, SqlError> {
+        let n = self.index.partition_point(|b| b.first.as_slice() <= key);
+        if n == 0 {
+            return Ok(false);
+        }
+        self.with_block(n - 1, |block| {
+            for e in entries(block) {
+                let (k, _) = e.ok_or_else(|| self.damaged())?;
+                match k.cmp(key) {
+                    std::cmp::Ordering::Less => {}
+                    std::cmp::Ordering::Equal => return Ok(true),
+                    std::cmp::Ordering::Greater => return Ok(false),
+                }
+            }
+            Ok(false)
+        })
+    }
+
+    /// Whether `test` holds for the value of some key, every block read in turn (for what a
+    /// key cannot answer: a value of another kind than the set's).
+    pub(crate) fn any_value(&self, mut test: impl FnMut(&[u8]) -> bool) -> Result<bool, SqlError> {
+        for i in 0..self.index.len() {
+            let found = self.with_block(i, |block| {
+                for e in entries(block) {
+                    let (_, v) = e.ok_or_else(|| self.damaged())?;
+                    if test(v) {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            })?;
+            if found {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Runs `f` on block `i`, read from the file unless it was the last one read.
+    fn with_block<T>(
+        &self,
+        i: usize,
+        f: impl FnOnce(&[u8]) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((n, block)) = &*last {
+            if *n == i {
+                return f(block);
+            }
+        }
+        let b = &self.index[i];
+        let mut buf = vec![0u8; b.len as usize];
+        self.file
+            .read_at(&mut buf, b.at)
+            .map_err(|e| io_error(ER_ERROR_ON_READ, &self.path, &e))?;
+        let r = f(&buf);
+        *last = Some((i, buf));
+        r
+    }
+
+    fn damaged(&self) -> SqlError {
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidData, "damaged key block");
+        io_error(ER_ERROR_ON_READ, &self.path, &e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    fn area(cap: u64) -> SortArea {
+        SortArea {
+            cap,
+            tmpdir: std::env::temp_dir(),
+            passes: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    #[test]
+    fn keys_past_the_sort_memory_are_found_and_others_not() {
+        // 40,000 keys in a 64 KiB sort: runs merged, then many blocks.
+        let mut b = KeySetBuilder::new(&area(64 * 1024));
+        for i in (0..40_000u32).rev() {
+            let k = (i * 2).to_be_bytes().to_vec();
+            b.push(k.clone(), format!("v{i}").into_bytes()).unwrap();
+            if i % 3 == 0 {
+                b.push(k, Vec::new()).unwrap();
+            }
+        }
+        let set = b.finish().unwrap();
+        assert!(set.index.len() > 10, "{set:?}");
+        for i in [
+            0u32,
+            1,
+            2,
+            79_998,
+            79_999,
+            80_000,
+            40_001,
+            40_002,
+            12_345 * 2,
+        ] {
+            assert_eq!(
+                set.contains(&i.to_be_bytes()).unwrap(),
+                i % 2 == 0 && i < 80_000,
+                "{i}"
+            );
+        }
+        assert!(!set.contains(&[]).unwrap());
+        assert!(set.any_value(|v| v == b"v39999").unwrap());
+        assert!(!set.any_value(|v| v == b"v40000").unwrap());
+    }
+
+    #[test]
+    fn an_empty_set_holds_nothing() {
+        let set = KeySetBuilder::new(&area(1 << 20)).finish().unwrap();
+        assert!(!set.contains(b"a").unwrap());
+        assert!(!set.any_value(|_| true).unwrap());
+    }
+
+    #[test]
+    fn a_damaged_block_is_an_error() {
+        assert!(entries(&[5, 0, 0, 0, 1]).any(|e| e.is_none()));
+        let ok: Vec<_> = entries(&[1, 0, 0, 0, 7, 0, 0, 0, 0]).collect();
+        assert_eq!(ok, vec![Some((&[7u8][..], &[][..]))]);
+    }
+}
