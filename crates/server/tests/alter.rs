@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::text_rows;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Row};
 
@@ -21,20 +22,6 @@ fn show_create(c: &mut Conn, t: &str) -> String {
         .unwrap()
         .unwrap();
     row.get::<String, _>(1).unwrap()
-}
-
-fn strings(c: &mut Conn, q: &str) -> Vec<String> {
-    c.query_map(q, |r: Row| {
-        (0..r.len())
-            .map(|i| match r.as_ref(i) {
-                Some(mysql::Value::NULL) | None => "NULL".to_string(),
-                Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
-                Some(v) => v.as_sql(true),
-            })
-            .collect::<Vec<_>>()
-            .join(",")
-    })
-    .unwrap()
 }
 
 fn tables(c: &mut Conn) -> Vec<String> {
@@ -68,9 +55,9 @@ fn rename_table_within_and_across_databases() {
     c.query_drop("RENAME TABLE a TO tmp, b TO a, tmp TO b")
         .unwrap();
     assert_eq!(tables(&mut c), ["a", "b"]);
-    assert_eq!(strings(&mut c, "SELECT * FROM a"), ["7"]);
+    assert_eq!(text_rows(&mut c, "SELECT * FROM a"), ["7"]);
     assert_eq!(
-        strings(&mut c, "SELECT id, v FROM b ORDER BY id"),
+        text_rows(&mut c, "SELECT id, v FROM b ORDER BY id"),
         ["1,a1", "2,a2"]
     );
     assert!(show_create(&mut c, "b").contains("KEY `kv` (`v`)"));
@@ -79,7 +66,7 @@ fn rename_table_within_and_across_databases() {
     c.query_drop("RENAME TABLE d1.b TO d2.moved").unwrap();
     assert_eq!(tables(&mut c), ["a"]);
     assert_eq!(
-        strings(&mut c, "SELECT v FROM d2.moved WHERE v = 'a2'"),
+        text_rows(&mut c, "SELECT v FROM d2.moved WHERE v = 'a2'"),
         ["a2"]
     );
     c.query_drop("ALTER TABLE d2.moved RENAME TO d2.m2")
@@ -90,7 +77,7 @@ fn rename_table_within_and_across_databases() {
     // The AUTO_INCREMENT counter moved with the table.
     c.query_drop("INSERT INTO back (v) VALUES ('a3')").unwrap();
     assert_eq!(
-        strings(&mut c, "SELECT id FROM back ORDER BY id"),
+        text_rows(&mut c, "SELECT id FROM back ORDER BY id"),
         ["1", "2", "3"]
     );
     // The old names are free again.
@@ -101,7 +88,7 @@ fn rename_table_within_and_across_databases() {
         show_create(&mut c, "d2.likeit").replace("`likeit`", "`back`"),
         show_create(&mut c, "back").replace(" AUTO_INCREMENT=4", "")
     );
-    assert_eq!(strings(&mut c, "SELECT COUNT(*) FROM d2.likeit"), ["0"]);
+    assert_eq!(text_rows(&mut c, "SELECT COUNT(*) FROM d2.likeit"), ["0"]);
     assert_eq!(err_code(c.query_drop("CREATE TABLE b LIKE back")), 1050);
     assert!(s.panics().is_empty());
 }
@@ -138,7 +125,7 @@ fn alter_columns_with_data_defaults_positions_and_indexes() {
     assert!(sc.contains("UNIQUE KEY `uname` (`name`)"), "{sc}");
     assert!(sc.contains("KEY `kage` (`age`)"), "{sc}");
     assert_eq!(
-        strings(&mut c, "SELECT * FROM p ORDER BY id"),
+        text_rows(&mut c, "SELECT * FROM p ORDER BY id"),
         [
             "NULL,1,ann,NULL,30,Oslo,0",
             "NULL,2,bob,NULL,NULL,Oslo,0",
@@ -146,11 +133,11 @@ fn alter_columns_with_data_defaults_positions_and_indexes() {
         ]
     );
     // Indexes still work (and still enforce uniqueness); the counter carried over.
-    assert_eq!(strings(&mut c, "SELECT id FROM p WHERE age = 41"), ["3"]);
+    assert_eq!(text_rows(&mut c, "SELECT id FROM p WHERE age = 41"), ["3"]);
     c.query_drop("INSERT INTO p (name, age, score) VALUES ('dee', 5, 0)")
         .unwrap();
     assert_eq!(
-        strings(&mut c, "SELECT id FROM p WHERE name = 'dee'"),
+        text_rows(&mut c, "SELECT id FROM p WHERE name = 'dee'"),
         ["4"]
     );
     assert_eq!(
@@ -176,7 +163,7 @@ fn alter_columns_with_data_defaults_positions_and_indexes() {
     // CHANGE redefines the column: its old DEFAULT is gone (as in MySQL).
     assert!(sc.contains("`town` varchar(12) DEFAULT NULL"), "{sc}");
     assert_eq!(
-        strings(&mut c, "SELECT * FROM p ORDER BY id"),
+        text_rows(&mut c, "SELECT * FROM p ORDER BY id"),
         [
             "1,ann,Oslo,0",
             "2,bob,Oslo,0",
@@ -186,11 +173,11 @@ fn alter_columns_with_data_defaults_positions_and_indexes() {
     );
     c.query_drop("INSERT INTO p (name) VALUES ('ann')").unwrap();
     assert_eq!(
-        strings(&mut c, "SELECT COUNT(*), MAX(score) FROM p"),
+        text_rows(&mut c, "SELECT COUNT(*), MAX(score) FROM p"),
         ["5,7"]
     );
     assert_eq!(
-        strings(&mut c, "SELECT id > 4 FROM p WHERE score = 7"),
+        text_rows(&mut c, "SELECT id > 4 FROM p WHERE score = 7"),
         ["1"]
     );
 
@@ -222,14 +209,14 @@ fn alter_columns_with_data_defaults_positions_and_indexes() {
     // Dropping the primary key column: the table gets a hidden row id; a new key can be added.
     c.query_drop("ALTER TABLE p DROP COLUMN id").unwrap();
     assert!(!show_create(&mut c, "p").contains("PRIMARY KEY"));
-    assert_eq!(strings(&mut c, "SELECT COUNT(*) FROM p"), ["5"]);
+    assert_eq!(text_rows(&mut c, "SELECT COUNT(*) FROM p"), ["5"]);
     c.query_drop("DELETE FROM p WHERE name = 'ann' LIMIT 1")
         .unwrap();
     c.query_drop("ALTER TABLE p ADD PRIMARY KEY (name)")
         .unwrap();
     assert!(show_create(&mut c, "p").contains("PRIMARY KEY (`name`)"));
     assert_eq!(
-        strings(&mut c, "SELECT name FROM p"),
+        text_rows(&mut c, "SELECT name FROM p"),
         ["ann", "bob", "cy", "dee"]
     );
     assert!(s.panics().is_empty());
@@ -255,7 +242,7 @@ fn strict_conversion_error_leaves_table_intact_and_restart_keeps_alter() {
     );
     assert_eq!(show_create(&mut c, "w"), before);
     assert_eq!(
-        strings(&mut c, "SELECT * FROM w ORDER BY id"),
+        text_rows(&mut c, "SELECT * FROM w ORDER BY id"),
         ["1,12,1", "2,abc,NULL", "3,7,3"]
     );
     assert_eq!(tables(&mut c), ["w"]);
@@ -266,7 +253,7 @@ fn strict_conversion_error_leaves_table_intact_and_restart_keeps_alter() {
     let warnings: Vec<Row> = c.query("SHOW WARNINGS").unwrap();
     assert!(!warnings.is_empty());
     assert_eq!(
-        strings(&mut c, "SELECT * FROM w ORDER BY id"),
+        text_rows(&mut c, "SELECT * FROM w ORDER BY id"),
         ["1,12,1", "2,0,0", "3,7,3"]
     );
     c.query_drop("ALTER TABLE w ADD COLUMN d DATE DEFAULT '2024-01-02' AFTER id")
@@ -281,7 +268,7 @@ fn strict_conversion_error_leaves_table_intact_and_restart_keeps_alter() {
     c.query_drop("USE t").unwrap();
     assert_eq!(show_create(&mut c, "w"), def);
     assert_eq!(
-        strings(&mut c, "SELECT * FROM w ORDER BY id"),
+        text_rows(&mut c, "SELECT * FROM w ORDER BY id"),
         ["1,2024-01-02,12,1", "2,2024-01-02,0,0", "3,2024-01-02,7,3"]
     );
     assert!(s.panics().is_empty());
@@ -344,11 +331,11 @@ fn sigkill_during_big_alter_leaves_original_and_no_work_table() {
     assert_eq!(tables(&mut c), ["t"]);
     assert_eq!(show_create(&mut c, "t"), def, "the original definition");
     assert_eq!(
-        strings(&mut c, "SELECT COUNT(*), SUM(id) FROM t"),
+        text_rows(&mut c, "SELECT COUNT(*), SUM(id) FROM t"),
         [format!("{n},{}", (n - 1) * n / 2)]
     );
     assert_eq!(
-        strings(&mut c, "SELECT COUNT(*) FROM t WHERE v = 'v5'"),
+        text_rows(&mut c, "SELECT COUNT(*) FROM t WHERE v = 'v5'"),
         [format!("{}", (0..n).filter(|i| i % 977 == 5).count())]
     );
     let leftovers: Vec<String> = std::fs::read_dir(s.datadir().join("big"))
@@ -362,7 +349,7 @@ fn sigkill_during_big_alter_leaves_original_and_no_work_table() {
     c.query_drop("ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 5, DROP INDEX kv")
         .unwrap();
     assert_eq!(
-        strings(&mut c, "SELECT SUM(extra) FROM t"),
+        text_rows(&mut c, "SELECT SUM(extra) FROM t"),
         [format!("{}", 5 * n)]
     );
     assert!(s.panics().is_empty());
@@ -399,19 +386,19 @@ fn table_options_alone() {
         sc.contains("`s` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci"),
         "{sc}"
     );
-    let fmt = strings(
+    let fmt = text_rows(
         &mut c,
         "SELECT ROW_FORMAT, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 't'",
     );
     assert_eq!(fmt, ["Compact,kept"]);
     c.query_drop("INSERT INTO t (s) VALUES ('c')").unwrap();
     assert_eq!(
-        strings(&mut c, "SELECT GROUP_CONCAT(id) FROM t"),
+        text_rows(&mut c, "SELECT GROUP_CONCAT(id) FROM t"),
         ["1,2,100"]
     );
     c.query_drop("ALTER TABLE t DISABLE KEYS").unwrap();
     assert_eq!(
-        strings(&mut c, "SHOW WARNINGS"),
+        text_rows(&mut c, "SHOW WARNINGS"),
         ["Note,1031,Table storage engine for 't' doesn't have this option"]
     );
     c.query_drop("SET sql_quote_show_create = 0").unwrap();

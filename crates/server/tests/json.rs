@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{connect, start};
+use common::{connect, start, text_rows};
 use mysql::prelude::*;
 
 fn one(c: &mut mysql::Conn, q: &str) -> Option<String> {
@@ -20,6 +20,13 @@ fn err(c: &mut mysql::Conn, q: &str) -> (u16, String) {
     match c.query_drop(q) {
         Err(mysql::Error::MySqlError(e)) => (e.code, e.message),
         other => panic!("{q}: expected an error, got {other:?}"),
+    }
+}
+
+/// Each statement fails with its error number and message.
+fn assert_errors(c: &mut mysql::Conn, cases: &[(&str, u16, &str)]) {
+    for (q, code, msg) in cases {
+        assert_eq!(err(c, q), (*code, msg.to_string()), "{q}");
     }
 }
 
@@ -405,9 +412,7 @@ fn json_errors_have_mysql_numbers_and_messages() {
             "A path expression is not a path to a cell in an array.",
         ),
     ];
-    for (q, code, msg) in cases {
-        assert_eq!(err(&mut c, q), (*code, msg.to_string()), "{q}");
-    }
+    assert_errors(&mut c, cases);
     let deep = format!(
         "SELECT JSON_DEPTH('{}{}')",
         "[".repeat(101),
@@ -483,26 +488,11 @@ fn json_table_makes_rows_as_mysql_does() {
     let mut c = connect(&s);
     c.query_drop("CREATE DATABASE d").unwrap();
     c.query_drop("USE d").unwrap();
-    let rows = |c: &mut mysql::Conn, q: &str| -> Vec<String> {
-        let got: Vec<mysql::Row> = c.query(q).unwrap_or_else(|e| panic!("{q}: {e}"));
-        got.into_iter()
-            .map(|r| {
-                (0..r.len())
-                    .map(|i| match r.as_ref(i) {
-                        Some(mysql::Value::NULL) | None => "NULL".to_string(),
-                        Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
-                        Some(v) => v.as_sql(true),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect()
-    };
     // Nested paths: a parent's rows with each match of its NESTED PATH, one NULL row when it
     // has none; sibling nested paths one after the other; ORDINALITY per parent.
     let doc = r#"'[{"a":1,"b":[11,111]},{"a":2,"b":[22]},{"a":3}]'"#;
     assert_eq!(
-        rows(
+        text_rows(
             &mut c,
             &format!(
                 "SELECT * FROM JSON_TABLE({doc}, '$[*]' COLUMNS(id FOR ORDINALITY, \
@@ -511,13 +501,13 @@ fn json_table_makes_rows_as_mysql_does() {
             )
         ),
         [
-            "1 1 1 11 NULL",
-            "1 1 2 111 NULL",
-            "1 1 NULL NULL 11",
-            "1 1 NULL NULL 111",
-            "2 2 1 22 NULL",
-            "2 2 NULL NULL 22",
-            "3 3 NULL NULL NULL",
+            "1,1,1,11,NULL",
+            "1,1,2,111,NULL",
+            "1,1,NULL,NULL,11",
+            "1,1,NULL,NULL,111",
+            "2,2,1,22,NULL",
+            "2,2,NULL,NULL,22",
+            "3,3,NULL,NULL,NULL",
         ]
     );
     // LATERAL: the document comes from the table before; a NULL document makes no row, and
@@ -532,41 +522,41 @@ fn json_table_makes_rows_as_mysql_does() {
     let items = "JSON_TABLE(o.doc, '$.items[*]' COLUMNS(sku VARCHAR(10) PATH '$.sku', \
                  qty INT PATH '$.qty')) j";
     assert_eq!(
-        rows(
+        text_rows(
             &mut c,
             &format!("SELECT o.id, j.* FROM o, {items} ORDER BY o.id, j.sku")
         ),
-        ["1 a 2", "1 b 1", "4 c 5"]
+        ["1,a,2", "1,b,1", "4,c,5"]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut c,
             &format!("SELECT o.id, j.sku FROM o LEFT JOIN {items} ON TRUE ORDER BY o.id, j.sku")
         ),
-        ["1 a", "1 b", "2 NULL", "3 NULL", "4 c"]
+        ["1,a", "1,b", "2,NULL", "3,NULL", "4,c"]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut c,
             &format!("SELECT o.id, SUM(j.qty) FROM o JOIN {items} GROUP BY o.id ORDER BY o.id")
         ),
-        ["1 3", "4 5"]
+        ["1,3", "4,5"]
     );
     // In a correlated subquery, over the outer row's document.
     assert_eq!(
-        rows(
+        text_rows(
             &mut c,
             "SELECT id, (SELECT COUNT(*) FROM JSON_TABLE(o.doc, '$.items[*]' \
              COLUMNS(q INT PATH '$.qty')) k) FROM o ORDER BY id"
         ),
-        ["1 2", "2 0", "3 0", "4 1"]
+        ["1,2", "2,0", "3,0", "4,1"]
     );
     // Values (MySQL 8.0.20 on): what does not convert is NULL ON ERROR by default, without a
     // warning; a JSON null is SQL NULL; several matches make an array in a JSON column only.
     let vals =
         r#"'[{"x":"abc"},{"x":[1]},{"x":"12"},{},{"x":null},{"x":true},{"x":3.7},{"x":[5,6]}]'"#;
     assert_eq!(
-        rows(
+        text_rows(
             &mut c,
             &format!(
                 "SELECT * FROM JSON_TABLE({vals}, '$[*]' COLUMNS(x INT PATH '$.x', \
@@ -575,14 +565,14 @@ fn json_table_makes_rows_as_mysql_does() {
             )
         ),
         [
-            "NULL abc NULL 1 -1.0",
-            "NULL NULL 1 1 -1.0",
-            "12 12 NULL 1 12.0",
-            "NULL NULL NULL 0 9.0",
-            "NULL NULL NULL 1 NULL",
-            "1 NULL NULL 1 1.0",
-            "4 3.7 NULL 1 3.7",
-            "NULL NULL [5, 6] 1 -1.0",
+            "NULL,abc,NULL,1,-1.0",
+            "NULL,NULL,1,1,-1.0",
+            "12,12,NULL,1,12.0",
+            "NULL,NULL,NULL,0,9.0",
+            "NULL,NULL,NULL,1,NULL",
+            "1,NULL,NULL,1,1.0",
+            "4,3.7,NULL,1,3.7",
+            "NULL,NULL,[5, 6],1,-1.0",
         ]
     );
     let warnings: Vec<mysql::Row> = c.query("SHOW WARNINGS").unwrap();
@@ -647,9 +637,7 @@ fn json_table_makes_rows_as_mysql_does() {
             "Incorrect arguments to JSON_TABLE",
         ),
     ];
-    for (q, code, msg) in cases {
-        assert_eq!(err(&mut c, q), (*code, msg.to_string()), "{q}");
-    }
+    assert_errors(&mut c, cases);
     // At most 15 NESTED PATHs (MySQL's 16 row paths with the top one).
     let deep = (0..15).fold("x INT PATH '$[0]'".to_string(), |cols, _| {
         format!("NESTED PATH '$' COLUMNS ({cols})")
@@ -665,7 +653,7 @@ fn json_table_makes_rows_as_mysql_does() {
     let fourteen = deep
         .replacen("NESTED PATH '$' COLUMNS (", "", 1)
         .replacen(')', "", 1);
-    assert_eq!(rows(&mut c, &fourteen), ["1"]);
+    assert_eq!(text_rows(&mut c, &fourteen), ["1"]);
     // A prepared document: compiled once, each execution its own rows.
     let stmt = c
         .prep("SELECT COUNT(*), SUM(x) FROM JSON_TABLE(?, '$[*]' COLUMNS(x INT PATH '$')) t")
@@ -683,11 +671,11 @@ fn json_table_makes_rows_as_mysql_does() {
     );
     c.exec_drop("SET @big = ?", (big,)).unwrap();
     assert_eq!(
-        rows(
+        text_rows(
             &mut c,
             "SELECT COUNT(*), SUM(a.x) FROM JSON_TABLE(@big, '$[*]' COLUMNS(x INT PATH '$')) a \
              JOIN JSON_TABLE(@big, '$[*]' COLUMNS(y INT PATH '$')) b ON a.x = b.y"
         ),
-        ["100000 4999950000"]
+        ["100000,4999950000"]
     );
 }

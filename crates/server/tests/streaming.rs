@@ -850,3 +850,48 @@ fn in_subquery_result_past_the_budget_is_searched_on_disk() {
     );
     assert!(s.panics().is_empty());
 }
+
+#[test]
+fn hash_join_index_past_the_budget_goes_to_disk() {
+    let (s, mut c) = padded_table();
+    let n = PADDED_ROWS;
+    let q = |c: &mut mysql::Conn, q: &str| -> (i64, Option<i64>, Option<i64>) {
+        c.query_first(q)
+            .unwrap_or_else(|e| panic!("{q}: {e}"))
+            .unwrap()
+    };
+    // 100,000 derived rows of 200 bytes joined on their id: the rows and their index both
+    // pass the 2 MB budget. Paired with every derived row, each row before them took 10^10
+    // comparisons in all.
+    let started = std::time::Instant::now();
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), SUM(d.id), SUM(LENGTH(d.pad)) FROM t \
+             JOIN (SELECT id + 1 AS id, pad FROM t) d ON d.id = t.id"
+        ),
+        (n - 1, Some((2..=n).sum()), Some((n - 1) * 200))
+    );
+    // Many held rows per key (k takes 7 values), and a LEFT JOIN's rows without a match.
+    c.query_drop("CREATE TABLE few (id INT PRIMARY KEY, k INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO few VALUES (1, 3), (2, 9), (3, 0)")
+        .unwrap();
+    let per_k: i64 = (1..=n).filter(|id| ((id - 1) % 1000 + 1) % 7 == 3).count() as i64;
+    let zeros: i64 = (1..=n).filter(|id| ((id - 1) % 1000 + 1) % 7 == 0).count() as i64;
+    assert_eq!(
+        q(
+            &mut c,
+            "SELECT COUNT(*), COUNT(d.k), SUM(f.id) FROM few f \
+             LEFT JOIN (SELECT k, pad FROM t) d ON d.k = f.k"
+        ),
+        (
+            per_k + 1 + zeros,
+            Some(per_k + zeros),
+            Some(per_k + 2 + 3 * zeros)
+        )
+    );
+    let took = started.elapsed();
+    assert!(took.as_secs() < 60, "{took:?}");
+    assert!(s.panics().is_empty());
+}

@@ -365,7 +365,7 @@ fn in_set_on_disk(
             return Ok(None);
         }
     }
-    let mut keys = KeySetBuilder::new(area);
+    let mut keys = KeySetBuilder::new(area, true);
     for j in 0..buf.len() {
         let Some(v) = buf.row(j)?.first().filter(|v| !v.is_null()) else {
             continue;

@@ -15,9 +15,10 @@
 //! - H2: a key part whose held values are of more than one kind (or of another kind), leaves
 //!   the level unindexed; a probe value of another kind than the held values pairs that row
 //!   with every held row, as before. A NULL on either side matches nothing (`=` is not true).
-//! - H3: the index is built at most once per execution of the join (`JoinPlan::hashes`), and
-//!   not kept when its keys would take more than the temporary-table budget: the level then
-//!   pairs every row, within bounded memory, as before.
+//! - H3: the index is built at most once per execution of the join (`JoinPlan::hashes`); in
+//!   memory while its keys take no more than the temporary-table budget, in tmpdir beyond it
+//!   (keyset.rs: the keys sorted, each with its row's number; a probe reads the blocks of its
+//!   key). Either way a probe gets the rows of its key in their order.
 //! - H4: a base table joined (not first, not by a locking read) on equalities none of whose
 //!   columns leads one of its indexes is read once, through a row buffer (tmpdir beyond
 //!   tmp_table_size), and then joined as held rows are (`Session::table_held`); with an index
@@ -25,6 +26,7 @@
 //!
 //! No latches: the index belongs to one statement's execution.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use innoxide_engine::Collation;
@@ -33,6 +35,8 @@ use innoxide_sql::error::SqlError;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{CExpr, Env};
+use super::finish::TmpArea;
+use super::keyset::{DiskKeys, KeySetBuilder};
 use super::select::Held;
 
 /// The kind of a key part's values (H1).
@@ -49,7 +53,14 @@ pub(crate) struct RowsHash {
     keys: Vec<(usize, CExpr, Collation)>,
     /// The kind of each key part's held values (None: no held value is non-NULL).
     kinds: Vec<Option<Kind>>,
-    map: HashMap<Vec<u8>, Vec<u32>>,
+    index: Index,
+}
+
+/// The held rows' numbers by key (H3).
+enum Index {
+    Memory(HashMap<Vec<u8>, Vec<u32>>),
+    /// Each key with the number of one of its rows, as 4 bytes LE.
+    Disk(DiskKeys),
 }
 
 /// Appends the key of `v` (H1), giving its kind; None for a value that makes no key.
@@ -110,13 +121,14 @@ pub(crate) fn equalities(
 pub(crate) fn build(
     data: &Held,
     keys: Vec<(usize, CExpr, Collation)>,
-    budget: u64,
+    tmp: &TmpArea,
 ) -> Result<Option<RowsHash>, SqlError> {
     if keys.is_empty() || u32::try_from(data.len()).is_err() {
         return Ok(None);
     }
     let mut kinds: Vec<Option<Kind>> = vec![None; keys.len()];
     let mut map: HashMap<Vec<u8>, Vec<u32>> = HashMap::new();
+    let mut disk: Option<KeySetBuilder> = None;
     let mut bytes = 0u64;
     'rows: for at in 0..data.len() {
         let r = data.get(at)?;
@@ -133,13 +145,31 @@ pub(crate) fn build(
                 return Ok(None);
             }
         }
+        let row = (at as u32).to_le_bytes().to_vec();
+        if let Some(d) = disk.as_mut() {
+            d.push(key, row)?;
+            continue;
+        }
         bytes += key.len() as u64 + 48;
-        if bytes > budget {
-            return Ok(None);
+        if bytes > tmp.budget {
+            // Past the budget the index goes to tmpdir, the rows so far first (H3).
+            let mut d = KeySetBuilder::new(&tmp.sort, false);
+            for (k, rows) in map.drain() {
+                for r in rows {
+                    d.push(k.clone(), r.to_le_bytes().to_vec())?;
+                }
+            }
+            d.push(key, row)?;
+            disk = Some(d);
+            continue;
         }
         map.entry(key).or_default().push(at as u32);
     }
-    Ok(Some(RowsHash { keys, kinds, map }))
+    let index = match disk {
+        Some(d) => Index::Disk(d.finish()?),
+        None => Index::Memory(map),
+    };
+    Ok(Some(RowsHash { keys, kinds, index }))
 }
 
 impl RowsHash {
@@ -150,20 +180,34 @@ impl RowsHash {
         left: &[Datum],
         params: &[Datum],
         mode: types::SqlMode,
-    ) -> Option<&[u32]> {
+    ) -> Result<Option<Cow<'_, [u32]>>, SqlError> {
         let env = Env::new(left, params, mode);
         let mut key = Vec::new();
         for ((_, e, coll), kind) in self.keys.iter().zip(&self.kinds) {
-            let v = e.eval_cow(&env, &mut Warnings::default()).ok()?;
+            let Ok(v) = e.eval_cow(&env, &mut Warnings::default()) else {
+                return Ok(None);
+            };
             if v.is_null() {
-                return Some(&[]);
+                return Ok(Some(Cow::Borrowed(&[])));
             }
-            let k = key_part(&v, *coll, &mut key)?;
+            let Some(k) = key_part(&v, *coll, &mut key) else {
+                return Ok(None);
+            };
             if kind.is_some_and(|held| held != k) {
-                return None;
+                return Ok(None);
             }
         }
-        Some(self.map.get(&key).map_or(&[], Vec::as_slice))
+        Ok(Some(match &self.index {
+            Index::Memory(map) => Cow::Borrowed(map.get(&key).map_or(&[], Vec::as_slice)),
+            Index::Disk(d) => {
+                let mut rows = Vec::new();
+                d.find(&key, |v| {
+                    rows.push(u32::from_le_bytes(v.try_into().unwrap_or_default()));
+                    true
+                })?;
+                Cow::Owned(rows)
+            }
+        }))
     }
 }
 
@@ -179,6 +223,23 @@ mod tests {
         )
     }
 
+    fn tmp(budget: u64) -> TmpArea {
+        TmpArea {
+            budget,
+            sort: super::super::sort::SortArea {
+                cap: 1 << 16,
+                tmpdir: std::env::temp_dir(),
+                passes: Default::default(),
+            },
+        }
+    }
+
+    fn rows(h: &RowsHash, left: &[Datum]) -> Option<Vec<u32>> {
+        h.probe(left, &[], types::SqlMode::default())
+            .unwrap()
+            .map(|r| r.to_vec())
+    }
+
     #[test]
     fn probes_find_the_rows_of_equal_values() {
         let data = held(&[
@@ -188,50 +249,45 @@ mod tests {
             (Datum::Null, Datum::Bytes(b"b".to_vec())),
         ]);
         let ci = Collation::Utf8mb4GeneralCi;
-        let by_int = build(&data, vec![(0, CExpr::Col(0), ci)], 1 << 20)
+        // In memory, and past a budget of 60 bytes: the index on disk, with the same answers.
+        for budget in [1 << 20, 60] {
+            let t = tmp(budget);
+            let by_int = build(&data, vec![(0, CExpr::Col(0), ci)], &t)
+                .unwrap()
+                .unwrap();
+            assert_eq!(matches!(by_int.index, Index::Disk(_)), budget == 60);
+            assert_eq!(rows(&by_int, &[Datum::UInt(1)]), Some(vec![0, 2]));
+            assert_eq!(rows(&by_int, &[Datum::Int(2)]), Some(vec![1]));
+            assert_eq!(rows(&by_int, &[Datum::Int(3)]), Some(vec![]));
+            assert_eq!(rows(&by_int, &[Datum::Null]), Some(vec![]));
+            // A string probe of integers: every row is tried ('1' = 1 is true).
+            assert_eq!(rows(&by_int, &[Datum::Bytes(b"1".to_vec())]), None);
+            let by_str = build(&data, vec![(1, CExpr::Col(0), ci)], &t)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                rows(&by_str, &[Datum::Bytes(b"b".to_vec())]),
+                Some(vec![1, 3])
+            );
+            // Two parts.
+            let both = build(
+                &data,
+                vec![(0, CExpr::Col(0), ci), (1, CExpr::Col(1), ci)],
+                &t,
+            )
             .unwrap()
             .unwrap();
-        let mode = types::SqlMode::default();
-        assert_eq!(
-            by_int.probe(&[Datum::UInt(1)], &[], mode),
-            Some(&[0, 2][..])
-        );
-        assert_eq!(by_int.probe(&[Datum::Int(2)], &[], mode), Some(&[1][..]));
-        assert_eq!(by_int.probe(&[Datum::Int(3)], &[], mode), Some(&[][..]));
-        assert_eq!(by_int.probe(&[Datum::Null], &[], mode), Some(&[][..]));
-        // A string probe of integers: every row is tried ('1' = 1 is true).
-        assert_eq!(
-            by_int.probe(&[Datum::Bytes(b"1".to_vec())], &[], mode),
-            None
-        );
-        let by_str = build(&data, vec![(1, CExpr::Col(0), ci)], 1 << 20)
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            by_str.probe(&[Datum::Bytes(b"b".to_vec())], &[], mode),
-            Some(&[1, 3][..])
-        );
-        // Two parts.
-        let both = build(
-            &data,
-            vec![(0, CExpr::Col(0), ci), (1, CExpr::Col(1), ci)],
-            1 << 20,
-        )
-        .unwrap()
-        .unwrap();
-        assert_eq!(
-            both.probe(&[Datum::Int(1), Datum::Bytes(b"A".to_vec())], &[], mode),
-            Some(&[0][..])
-        );
-        // Past the budget, or held values of two kinds: no index.
-        assert!(build(&data, vec![(0, CExpr::Col(0), ci)], 100)
-            .unwrap()
-            .is_none());
+            assert_eq!(
+                rows(&both, &[Datum::Int(1), Datum::Bytes(b"A".to_vec())]),
+                Some(vec![0])
+            );
+        }
+        // Held values of two kinds: no index.
         let mixed = held(&[
             (Datum::Int(1), Datum::Null),
             (Datum::Bytes(b"1".to_vec()), Datum::Null),
         ]);
-        assert!(build(&mixed, vec![(0, CExpr::Col(0), ci)], 1 << 20)
+        assert!(build(&mixed, vec![(0, CExpr::Col(0), ci)], &tmp(1 << 20))
             .unwrap()
             .is_none());
     }

@@ -1,13 +1,16 @@
-//! A set of byte keys larger than tmp_table_size: sorted, kept in tmpdir in blocks, with the
-//! first key of each block in memory. An uncorrelated `x [NOT] IN (SELECT ...)` whose result
-//! goes past the temporary-table budget is searched through one (MySQL materializes such a
-//! result into a temporary table with a unique index, on disk beyond tmp_table_size).
+//! Byte keys, each with a value, more than tmp_table_size holds: sorted, kept in tmpdir in
+//! blocks, with the first key of each block in memory. An uncorrelated `x [NOT] IN (SELECT
+//! ...)` whose result goes past the temporary-table budget is searched through one (distinct
+//! keys, each with the value it was made of), and so is a hash join's index of held rows
+//! (hashjoin.rs: each key with the numbers of its rows). MySQL puts such a result in a
+//! temporary table with an index, on disk beyond tmp_table_size.
 //!
 //! INVARIANTS
-//! - K1: the file holds the distinct keys in byte order, each with the value it was made of
-//!   (docs/format/sort-run.md, "Key sets"), in blocks of about BLOCK bytes that each start
-//!   with a key; `index[i]` holds block i's first key and place. A key is in the set iff it
-//!   is in the block whose first key is the greatest not above it.
+//! - K1: the file holds the entries in key order (a key's entries in the order they were
+//!   pushed; only the first of each key in a distinct set) (docs/format/sort-run.md, "Key
+//!   sets"), in blocks of about BLOCK bytes; `index[i]` holds block i's first key and place.
+//!   A key's entries start in the last block whose first key is below it, or the one after,
+//!   and follow one another from there.
 //! - K2: building takes the sort's memory (sort_buffer_size, its runs in tmpdir) plus one
 //!   block; the file is unlinked when created (sort.rs X2) and goes with the set.
 //! - K3: a read error is the sort's read error (1024) naming the file; a block read back is
@@ -35,7 +38,7 @@ struct BlockRef {
     len: u32,
 }
 
-/// Sorted distinct keys on disk (module comment).
+/// Sorted keys and their values on disk (module comment).
 pub(crate) struct DiskKeys {
     file: Arc<dyn File>,
     path: PathBuf,
@@ -54,10 +57,12 @@ impl std::fmt::Debug for DiskKeys {
 pub(crate) struct KeySetBuilder {
     sorter: Sorter,
     tmpdir: PathBuf,
+    /// Keep only the first entry of each key.
+    distinct: bool,
 }
 
 impl KeySetBuilder {
-    pub(crate) fn new(area: &SortArea) -> KeySetBuilder {
+    pub(crate) fn new(area: &SortArea, distinct: bool) -> KeySetBuilder {
         let by_key = SortKey {
             desc: false,
             coll: Collation::Binary,
@@ -66,6 +71,7 @@ impl KeySetBuilder {
         KeySetBuilder {
             sorter: Sorter::new(vec![by_key], area, None),
             tmpdir: area.tmpdir.clone(),
+            distinct,
         }
     }
 
@@ -103,7 +109,7 @@ impl KeySetBuilder {
             else {
                 continue;
             };
-            if prev.as_ref() == Some(&key) {
+            if self.distinct && prev.as_ref() == Some(&key) {
                 continue;
             }
             if block.len() >= BLOCK {
@@ -158,21 +164,41 @@ fn entries(block: &[u8]) -> impl Iterator<Item = Option<(&[u8], &[u8])>> {
 impl DiskKeys {
     /// Whether `key` is in the set (K1).
     pub(crate) fn contains(&self, key: &[u8]) -> Result<bool, SqlError> {
-        let n = self.index.partition_point(|b| b.first.as_slice() <= key);
-        if n == 0 {
-            return Ok(false);
-        }
-        self.with_block(n - 1, |block| {
-            for e in entries(block) {
-                let (k, _) = e.ok_or_else(|| self.damaged())?;
-                match k.cmp(key) {
-                    std::cmp::Ordering::Less => {}
-                    std::cmp::Ordering::Equal => return Ok(true),
-                    std::cmp::Ordering::Greater => return Ok(false),
+        self.find(key, |_| false)
+    }
+
+    /// Hands `each` the values of `key`'s entries in order, until it returns false; whether
+    /// the key has any (K1).
+    pub(crate) fn find(
+        &self,
+        key: &[u8],
+        mut each: impl FnMut(&[u8]) -> bool,
+    ) -> Result<bool, SqlError> {
+        let below = self.index.partition_point(|b| b.first.as_slice() < key);
+        let mut found = false;
+        for i in below.saturating_sub(1)..self.index.len() {
+            // Past the key (or the caller has enough): no later block holds its entries.
+            let more = self.with_block(i, |block| {
+                for e in entries(block) {
+                    let (k, v) = e.ok_or_else(|| self.damaged())?;
+                    match k.cmp(key) {
+                        std::cmp::Ordering::Less => {}
+                        std::cmp::Ordering::Equal => {
+                            found = true;
+                            if !each(v) {
+                                return Ok(false);
+                            }
+                        }
+                        std::cmp::Ordering::Greater => return Ok(false),
+                    }
                 }
+                Ok(true)
+            })?;
+            if !more {
+                break;
             }
-            Ok(false)
-        })
+        }
+        Ok(found)
     }
 
     /// Whether `test` holds for the value of some key, every block read in turn (for what a
@@ -239,7 +265,7 @@ mod tests {
     #[test]
     fn keys_past_the_sort_memory_are_found_and_others_not() {
         // 40,000 keys in a 64 KiB sort: runs merged, then many blocks.
-        let mut b = KeySetBuilder::new(&area(64 * 1024));
+        let mut b = KeySetBuilder::new(&area(64 * 1024), true);
         for i in (0..40_000u32).rev() {
             let k = (i * 2).to_be_bytes().to_vec();
             b.push(k.clone(), format!("v{i}").into_bytes()).unwrap();
@@ -272,8 +298,43 @@ mod tests {
     }
 
     #[test]
+    fn a_key_gives_all_its_values_in_order_across_blocks() {
+        // 600 rows under each of 30 keys: a key's entries span blocks.
+        let mut b = KeySetBuilder::new(&area(32 * 1024), false);
+        for row in 0..18_000u32 {
+            let key = format!("k{:02}", row % 30).into_bytes();
+            b.push(key, row.to_le_bytes().to_vec()).unwrap();
+        }
+        let set = b.finish().unwrap();
+        assert!(set.index.len() > 10, "{set:?}");
+        for k in [0u32, 7, 29] {
+            let mut rows = Vec::new();
+            let any = set
+                .find(format!("k{k:02}").as_bytes(), |v| {
+                    rows.push(u32::from_le_bytes(v.try_into().unwrap()));
+                    true
+                })
+                .unwrap();
+            assert!(any);
+            let want: Vec<u32> = (0..600).map(|i| i * 30 + k).collect();
+            assert_eq!(rows, want, "key {k}");
+        }
+        assert!(!set.find(b"k30", |_| true).unwrap());
+        assert!(!set.find(b"a", |_| true).unwrap());
+        // Stopping early.
+        let mut seen = 0;
+        assert!(set
+            .find(b"k05", |_| {
+                seen += 1;
+                seen < 3
+            })
+            .unwrap());
+        assert_eq!(seen, 3);
+    }
+
+    #[test]
     fn an_empty_set_holds_nothing() {
-        let set = KeySetBuilder::new(&area(1 << 20)).finish().unwrap();
+        let set = KeySetBuilder::new(&area(1 << 20), true).finish().unwrap();
         assert!(!set.contains(b"a").unwrap());
         assert!(!set.any_value(|_| true).unwrap());
     }

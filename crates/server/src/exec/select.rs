@@ -508,12 +508,6 @@ impl Session {
                 RowBuf::new(tmp.budget, tmp.sort.tmpdir)
             }),
         };
-        let width = st.columns.len();
-        let null_extended = |left: &[Datum]| {
-            let mut row = left.to_vec();
-            row.extend(std::iter::repeat_n(Datum::Null, width));
-            row
-        };
         // RIGHT JOIN: every row of this table, with the matching rows so far or NULLs;
         // a table is read whole first (no condition of earlier tables applies to it).
         let whole: Held;
@@ -593,13 +587,17 @@ impl Session {
                 let cell = &j.hashes[si];
                 if cell.get().is_none() {
                     let keys = join_keys(st, kind, j.any_right, on_c, out.where_c);
-                    let _ = cell.set(hashjoin::build(data, keys, self.tmp_area().budget)?);
+                    let _ = cell.set(hashjoin::build(data, keys, &self.tmp_area())?);
                 }
                 let hash = cell.get().and_then(Option::as_ref);
                 for at in 0..rows.len() {
                     let left = rows.get(at)?;
                     let mut matched = false;
-                    let picked = hash.and_then(|h| h.probe(&left, params, mode));
+                    let picked = match hash {
+                        Some(h) => h.probe(&left, params, mode)?,
+                        None => None,
+                    };
+                    let picked = picked.as_deref();
                     let n = picked.map_or(data.len(), <[u32]>::len);
                     for k in 0..n {
                         let r = data.get(picked.map_or(k, |p| p[k] as usize))?;
@@ -609,13 +607,8 @@ impl Session {
                             None => {}
                         }
                     }
-                    if !matched
-                        && kind == JoinKind::Left
-                        && !give(last, out, &mut next.rows, null_extended(&left), w)?
-                    {
-                        return Ok(false);
-                    }
-                    if !self.drain_some(last, out, w)? || !self.hand_on(j, si, &mut next, out, w)? {
+                    let lone = !matched && kind == JoinKind::Left;
+                    if !self.left_done(j, si, &left, lone, out, &mut next, w)? {
                         return Ok(false);
                     }
                 }
@@ -640,13 +633,8 @@ impl Session {
                             return Ok(false);
                         }
                     }
-                    if !matched
-                        && kind == JoinKind::Left
-                        && !give(last, out, &mut next.rows, null_extended(&left), w)?
-                    {
-                        return Ok(false);
-                    }
-                    if !self.drain_some(last, out, w)? || !self.hand_on(j, si, &mut next, out, w)? {
+                    let lone = !matched && kind == JoinKind::Left;
+                    if !self.left_done(j, si, &left, lone, out, &mut next, w)? {
                         return Ok(false);
                     }
                 }
@@ -733,11 +721,8 @@ impl Session {
                             return Ok(false);
                         }
                     }
-                    if more && !matched && kind == JoinKind::Left {
-                        more = give(last, out, &mut next.rows, null_extended(&left), w)?
-                            && self.drain_some(last, out, w)?;
-                    }
-                    if !more || !self.hand_on(j, si, &mut next, out, w)? {
+                    let lone = !matched && kind == JoinKind::Left;
+                    if !more || !self.left_done(j, si, &left, lone, out, &mut next, w)? {
                         return Ok(false);
                     }
                 }
@@ -841,6 +826,31 @@ impl Session {
 
     /// At the last level, once JOIN_BATCH rows needing subqueries are collected, sends them
     /// on (`drain`); false once no more rows are wanted.
+    /// After row `left` of the rows before level `si` was paired: its row NULL-extended when
+    /// it found no match at a LEFT JOIN (`lone`), then the rows so far handed on (S9).
+    /// False once no more rows are wanted.
+    #[allow(clippy::too_many_arguments)]
+    fn left_done(
+        &mut self,
+        j: &JoinPlan<'_>,
+        si: usize,
+        left: &[Datum],
+        lone: bool,
+        out: &mut JoinOut<'_, '_>,
+        next: &mut NextRows,
+        w: &mut Warnings,
+    ) -> Result<bool, SqlError> {
+        let last = si + 1 == j.sources.len();
+        if lone {
+            let mut row = left.to_vec();
+            row.extend(std::iter::repeat_n(Datum::Null, j.scope[si].columns.len()));
+            if !give(last, out, &mut next.rows, row, w)? {
+                return Ok(false);
+            }
+        }
+        Ok(self.drain_some(last, out, w)? && self.hand_on(j, si, next, out, w)?)
+    }
+
     fn drain_some(
         &mut self,
         last: bool,

@@ -167,6 +167,23 @@ pub fn connect_port(port: u16) -> mysql::Conn {
     mysql::Conn::new(opts).unwrap()
 }
 
+/// The rows of `q` as text, one string per row with its values joined by commas (NULL as
+/// `NULL`).
+pub fn text_rows(c: &mut mysql::Conn, q: &str) -> Vec<String> {
+    use mysql::prelude::Queryable;
+    c.query_map(q, |r: mysql::Row| {
+        (0..r.len())
+            .map(|i| match r.as_ref(i) {
+                Some(mysql::Value::NULL) | None => "NULL".to_string(),
+                Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+                Some(v) => v.as_sql(true),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    })
+    .unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
 /// A global status counter (SHOW GLOBAL STATUS).
 pub fn global_status(c: &mut mysql::Conn, name: &str) -> u64 {
     use mysql::prelude::Queryable;
