@@ -121,6 +121,21 @@ QUERIES = [
         SAME,
     ),
     (
+        "IN (SELECT ...) of 20 x OBJECT strings, past tmp_table_size",
+        "SELECT COUNT(*) FROM HISTORY WHERE CONCAT(REF_OBJECT, ':', HORDER) IN "
+        "(SELECT CONCAT(REF_OBJECT, ':', HORDER + 1) FROM HISTORY)",
+        lambda n: 1,
+        SAME,
+    ),
+    (
+        "JOIN (SELECT ...) of 20 x OBJECT rows, past tmp_table_size",
+        "SELECT COUNT(*), SUM(d.VALUE) FROM HISTORY h JOIN (SELECT REF_OBJECT, "
+        "HORDER + 1 AS HORDER, VALUE FROM HISTORY) d "
+        "ON d.REF_OBJECT = h.REF_OBJECT AND d.HORDER = h.HORDER",
+        lambda n: 1,
+        SAME,
+    ),
+    (
         "JOIN ON an unindexed column (SECTION, then OBJECT.REF_SECTION)",
         "SELECT COUNT(*), SUM(o.REF_OBJECT) FROM SECTION s JOIN OBJECT o "
         "ON o.REF_SECTION = s.REF_SECTION",

@@ -66,8 +66,10 @@ enum Index {
 /// Appends the key of `v` (H1), giving its kind; None for a value that makes no key.
 fn key_part(v: &Datum, coll: Collation, out: &mut Vec<u8>) -> Option<Kind> {
     match v {
-        Datum::Int(n) => out.extend(i128::from(*n).to_le_bytes()),
-        Datum::UInt(n) => out.extend(i128::from(*n).to_le_bytes()),
+        // Big-endian with the sign flipped: keys on disk sort as the numbers do, so probes
+        // in the order of the values read neighbouring blocks (keyset.rs).
+        Datum::Int(n) => out.extend((i128::from(*n) ^ i128::MIN).to_be_bytes()),
+        Datum::UInt(n) => out.extend((i128::from(*n) ^ i128::MIN).to_be_bytes()),
         Datum::Bytes(b) => {
             let k = coll.sort_key(&types::comparable(coll, b));
             out.extend((k.len() as u32).to_le_bytes());

@@ -43,8 +43,8 @@ pub(crate) struct DiskKeys {
     file: Arc<dyn File>,
     path: PathBuf,
     index: Vec<BlockRef>,
-    /// The block read last: its number and bytes.
-    last: Mutex<Option<(usize, Vec<u8>)>>,
+    /// The block read last.
+    last: Mutex<Option<Loaded>>,
 }
 
 impl std::fmt::Debug for DiskKeys {
@@ -141,24 +141,58 @@ fn put(block: &mut Vec<u8>, bytes: &[u8]) {
     block.extend(bytes);
 }
 
-/// The entries of a block: (key, value) pairs, or None where the lengths do not fit (K3).
-fn entries(block: &[u8]) -> impl Iterator<Item = Option<(&[u8], &[u8])>> {
-    let mut rest = block;
-    let mut broken = false;
-    std::iter::from_fn(move || {
-        if rest.is_empty() || broken {
-            return None;
-        }
-        let mut take = || -> Option<&[u8]> {
-            let n = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-            let v = rest.get(4..4 + n)?;
-            rest = &rest[4 + n..];
-            Some(v)
+/// A block read back: its bytes and where each entry's key and value are in them.
+struct Loaded {
+    no: usize,
+    bytes: Vec<u8>,
+    /// Per entry: (key start, key end, value end); the value starts 4 bytes after the key.
+    at: Vec<(u32, u32, u32)>,
+}
+
+impl Loaded {
+    /// Walks block `no`'s entries (K3: None where the lengths do not fit).
+    fn parse(no: usize, bytes: Vec<u8>) -> Option<Loaded> {
+        let mut at = Vec::new();
+        let mut p = 0usize;
+        let len = |p: usize| -> Option<usize> {
+            Some(u32::from_le_bytes(bytes.get(p..p + 4)?.try_into().ok()?) as usize)
         };
-        let got = take().zip(take());
-        broken = got.is_none();
-        Some(got)
-    })
+        while p < bytes.len() {
+            let k = p + 4;
+            let k_end = k.checked_add(len(p)?)?;
+            let v_end = (k_end + 4).checked_add(len(k_end)?)?;
+            if v_end > bytes.len() {
+                return None;
+            }
+            at.push((k as u32, k_end as u32, v_end as u32));
+            p = v_end;
+        }
+        Some(Loaded { no, bytes, at })
+    }
+
+    /// The first entry whose key is not below `key` (the entries' count if none).
+    fn first_not_below(&self, key: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.at.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.key(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    fn key(&self, e: usize) -> &[u8] {
+        let (k, k_end, _) = self.at[e];
+        &self.bytes[k as usize..k_end as usize]
+    }
+
+    fn value(&self, e: usize) -> &[u8] {
+        let (_, k_end, v_end) = self.at[e];
+        &self.bytes[k_end as usize + 4..v_end as usize]
+    }
 }
 
 impl DiskKeys {
@@ -178,21 +212,17 @@ impl DiskKeys {
         let mut found = false;
         for i in below.saturating_sub(1)..self.index.len() {
             // Past the key (or the caller has enough): no later block holds its entries.
-            let more = self.with_block(i, |block| {
-                for e in entries(block) {
-                    let (k, v) = e.ok_or_else(|| self.damaged())?;
-                    match k.cmp(key) {
-                        std::cmp::Ordering::Less => {}
-                        std::cmp::Ordering::Equal => {
-                            found = true;
-                            if !each(v) {
-                                return Ok(false);
-                            }
-                        }
-                        std::cmp::Ordering::Greater => return Ok(false),
+            let more = self.with_block(i, |b| {
+                for e in b.first_not_below(key)..b.at.len() {
+                    if b.key(e) != key {
+                        return false;
+                    }
+                    found = true;
+                    if !each(b.value(e)) {
+                        return false;
                     }
                 }
-                Ok(true)
+                true
             })?;
             if !more {
                 break;
@@ -205,16 +235,7 @@ impl DiskKeys {
     /// key cannot answer: a value of another kind than the set's).
     pub(crate) fn any_value(&self, mut test: impl FnMut(&[u8]) -> bool) -> Result<bool, SqlError> {
         for i in 0..self.index.len() {
-            let found = self.with_block(i, |block| {
-                for e in entries(block) {
-                    let (_, v) = e.ok_or_else(|| self.damaged())?;
-                    if test(v) {
-                        return Ok(true);
-                    }
-                }
-                Ok(false)
-            })?;
-            if found {
+            if self.with_block(i, |b| (0..b.at.len()).any(|e| test(b.value(e))))? {
                 return Ok(true);
             }
         }
@@ -222,25 +243,18 @@ impl DiskKeys {
     }
 
     /// Runs `f` on block `i`, read from the file unless it was the last one read.
-    fn with_block<T>(
-        &self,
-        i: usize,
-        f: impl FnOnce(&[u8]) -> Result<T, SqlError>,
-    ) -> Result<T, SqlError> {
+    fn with_block<T>(&self, i: usize, f: impl FnOnce(&Loaded) -> T) -> Result<T, SqlError> {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((n, block)) = &*last {
-            if *n == i {
-                return f(block);
-            }
+        if let Some(b) = last.as_ref().filter(|b| b.no == i) {
+            return Ok(f(b));
         }
         let b = &self.index[i];
         let mut buf = vec![0u8; b.len as usize];
         self.file
             .read_at(&mut buf, b.at)
             .map_err(|e| io_error(ER_ERROR_ON_READ, &self.path, &e))?;
-        let r = f(&buf);
-        *last = Some((i, buf));
-        r
+        let loaded = Loaded::parse(i, buf).ok_or_else(|| self.damaged())?;
+        Ok(f(last.insert(loaded)))
     }
 
     fn damaged(&self) -> SqlError {
@@ -341,8 +355,9 @@ mod tests {
 
     #[test]
     fn a_damaged_block_is_an_error() {
-        assert!(entries(&[5, 0, 0, 0, 1]).any(|e| e.is_none()));
-        let ok: Vec<_> = entries(&[1, 0, 0, 0, 7, 0, 0, 0, 0]).collect();
-        assert_eq!(ok, vec![Some((&[7u8][..], &[][..]))]);
+        assert!(Loaded::parse(0, vec![5, 0, 0, 0, 1]).is_none());
+        assert!(Loaded::parse(0, vec![1, 0, 0, 0, 7, 0xff, 0xff, 0xff, 0xff]).is_none());
+        let ok = Loaded::parse(0, vec![1, 0, 0, 0, 7, 0, 0, 0, 0]).unwrap();
+        assert_eq!((ok.key(0), ok.value(0)), (&[7u8][..], &[][..]));
     }
 }
