@@ -438,8 +438,11 @@ fn json_value_extracts_scalars() {
         ("'$.s'", Some("it\"s")),
         ("'$.t'", Some("true")),
         ("'$.n'", None),
-        ("'$.o'", None),
-        ("'$.a.b'", None),
+        // Without RETURNING an object or an array is its JSON text; several values answer ON
+        // ERROR (NULL).
+        ("'$.o'", Some("{}")),
+        ("'$.a.b'", Some(r#"[1, 2.5, "x"]"#)),
+        ("'$.a.b[*]'", None),
         ("'$.missing'", None),
         ("NULL", None),
     ];
@@ -462,9 +465,68 @@ fn json_value_extracts_scalars() {
         .unwrap()
         .flatten();
     assert_eq!(d.as_deref(), Some("2.5"));
+    // ON EMPTY and ON ERROR (MySQL 8.0.21): NULL unless given, a DEFAULT in the RETURNING
+    // type, or the error; a value the type does not take answers ON ERROR with CAST's
+    // warning.
+    let answers = [
+        ("'$.missing' DEFAULT 7 ON EMPTY", Some("7")),
+        (
+            "'$.missing' RETURNING SIGNED DEFAULT '8' ON EMPTY",
+            Some("8"),
+        ),
+        ("'$.s' RETURNING UNSIGNED", None),
+        ("'$.s' RETURNING UNSIGNED DEFAULT 5 ON ERROR", Some("5")),
+        ("'$.a.b[*]' DEFAULT 'many' ON ERROR", Some("many")),
+        ("'$.o' RETURNING SIGNED DEFAULT -1 ON ERROR", Some("-1")),
+        ("'$.t' RETURNING SIGNED", Some("1")),
+        ("'$.a.b[2]' NULL ON EMPTY NULL ON ERROR", Some("x")),
+        ("'$.a.b' RETURNING JSON", Some(r#"[1, 2.5, "x"]"#)),
+    ];
+    for (args, want) in answers {
+        let q = format!("SELECT JSON_VALUE({doc}, {args})");
+        assert_eq!(one(&mut c, &q).as_deref(), want, "{q}");
+    }
+    c.query_drop(format!(
+        "SELECT JSON_VALUE({doc}, '$.s' RETURNING SIGNED NULL ON ERROR)"
+    ))
+    .unwrap();
+    let warnings: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
     assert_eq!(
-        err(&mut c, &format!("SELECT JSON_VALUE({doc}, '$.a.b[*]')")).0,
-        3149
+        warnings,
+        [(
+            "Warning".to_string(),
+            1292,
+            "Truncated incorrect INTEGER value: 'it\"s'".to_string()
+        )]
+    );
+    assert_errors(
+        &mut c,
+        &[
+            (
+                &format!("SELECT JSON_VALUE({doc}, '$.missing' ERROR ON EMPTY)"),
+                3966,
+                "No value was found by 'json_value' on the specified path.",
+            ),
+            (
+                &format!("SELECT JSON_VALUE({doc}, '$.a.b[*]' ERROR ON ERROR)"),
+                3967,
+                "More than one value was found by 'json_value' on the specified path.",
+            ),
+            (
+                &format!("SELECT JSON_VALUE({doc}, '$.s' RETURNING SIGNED ERROR ON ERROR)"),
+                1690,
+                "BIGINT value is out of range in 'json_value'",
+            ),
+        ],
+    );
+    // ON EMPTY comes before ON ERROR (a syntax error otherwise, as in MySQL).
+    assert_eq!(
+        err(
+            &mut c,
+            &format!("SELECT JSON_VALUE({doc}, '$.s' NULL ON ERROR NULL ON EMPTY)")
+        )
+        .0,
+        1064
     );
     c.query_drop("CREATE DATABASE d").unwrap();
     c.query_drop("USE d").unwrap();

@@ -917,6 +917,28 @@ pub enum Expr {
     Values(String),
     /// DEFAULT (in VALUES lists and SET).
     Default,
+    /// JSON_VALUE(doc, path [RETURNING type] [on_empty ON EMPTY] [on_error ON ERROR]).
+    JsonValue(Box<JsonValue>),
+}
+
+/// A JSON_VALUE call: the value at `path` in `doc`, as `returning` (VARCHAR(512) with
+/// utf8mb4_bin when None).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonValue {
+    pub doc: Expr,
+    pub path: Expr,
+    pub returning: Option<CastType>,
+    pub on_empty: OnJson,
+    pub on_error: OnJson,
+}
+
+/// JSON_VALUE's answer when the path finds nothing (ON EMPTY) or what it finds does not fit
+/// (ON ERROR).
+#[derive(Clone, Debug, PartialEq)]
+pub enum OnJson {
+    Null,
+    Default(Expr),
+    Error,
 }
 
 /// The text of a SQL-level PREPARE.

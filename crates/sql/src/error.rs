@@ -233,6 +233,8 @@ codes! {
     ER_TF_FORBIDDEN_JOIN_TYPE = 3668, "42000", "INNER or LEFT JOIN must be used for LATERAL references made by '%s'";
     ER_JT_VALUE_OUT_OF_RANGE = 3669, "22003", "Value is out of range for JSON_TABLE's column '%s'";
     ER_JT_MAX_NESTED_PATH = 3670, "42000", "More than supported %u NESTED PATHs were found in JSON_TABLE '%s'";
+    ER_MISSING_JSON_VALUE = 3966, "22035", "No value was found by '%s' on the specified path.";
+    ER_MULTIPLE_JSON_VALUES = 3967, "22034", "More than one value was found by '%s' on the specified path.";
     ER_WARN_FIELD_RESOLVED = 1276, "HY000", "Field or reference '%s%s%s%s%s' of SELECT #%d was resolved in SELECT #%d";
 }
 

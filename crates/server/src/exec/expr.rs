@@ -24,8 +24,8 @@ use innoxide_engine::latch::Mutex;
 
 use innoxide_engine::Collation;
 use innoxide_sql::ast::{
-    BinaryOp, CastType, Expr, FrameBound, IntervalUnit, Literal, OrderItem, Select, UnaryOp,
-    VarScope,
+    BinaryOp, CastType, Expr, FrameBound, IntervalUnit, Literal, OnJson, OrderItem, Select,
+    UnaryOp, VarScope,
 };
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, SqlType, Warnings};
@@ -117,6 +117,8 @@ pub enum CExpr {
     Sub(Arc<SubPlan>),
     /// `e op ANY|ALL` over an uncorrelated subquery's values (`all`, collation).
     Quantified(Box<CExpr>, BinaryOp, bool, Vec<Datum>, Collation),
+    /// JSON_VALUE with its RETURNING type and ON EMPTY / ON ERROR answers (json.rs).
+    JsonValue(Box<super::json::JsonValueFn>),
 }
 
 /// What a correlated subquery computes from its rows.
@@ -294,6 +296,37 @@ impl InSet {
     }
 }
 
+/// The type of `CAST(... AS ty)`.
+fn cast_type(ty: &CastType, cx: &mut dyn Context) -> Result<EType, SqlError> {
+    Ok(match ty {
+        CastType::Signed => EType::Int { unsigned: false },
+        CastType::Unsigned => EType::Int { unsigned: true },
+        CastType::Decimal(_, s) => EType::Decimal {
+            scale: s.unwrap_or(0).min(30) as u8,
+        },
+        CastType::Double => EType::Double,
+        // CONVERT(x USING cs): the character set's default collation.
+        CastType::Char(_, Some(cs)) => EType::Str {
+            coll: types::default_collation(cs)
+                .ok_or_else(|| SqlError::new(ER_UNKNOWN_CHARACTER_SET, &[cs]))?
+                .engine,
+        },
+        CastType::Char(..) | CastType::Json => EType::Str {
+            coll: cx.collation(),
+        },
+        CastType::Binary(_) => EType::Str {
+            coll: Collation::Binary,
+        },
+        CastType::Date => EType::Date,
+        CastType::DateTime(f) => EType::DateTime {
+            fsp: f.unwrap_or(0).min(6) as u8,
+        },
+        CastType::Time(f) => EType::Time {
+            fsp: f.unwrap_or(0).min(6) as u8,
+        },
+    })
+}
+
 /// An integer as the exact value MySQL keeps it in (None beyond BIGINT UNSIGNED).
 fn exact_integer(i: i128) -> Option<Datum> {
     i64::try_from(i)
@@ -466,6 +499,7 @@ impl CExpr {
                 _ => vec![],
             },
             CExpr::Quantified(a, ..) => vec![a],
+            CExpr::JsonValue(f) => f.children(),
         }
     }
 
@@ -1133,34 +1167,36 @@ impl<'a> Compiler<'a> {
             }
             Expr::Cast { expr, ty } => {
                 let (c, _) = self.compile(expr, cx)?;
-                let t = match ty {
-                    CastType::Signed => EType::Int { unsigned: false },
-                    CastType::Unsigned => EType::Int { unsigned: true },
-                    CastType::Decimal(_, s) => EType::Decimal {
-                        scale: s.unwrap_or(0).min(30) as u8,
-                    },
-                    CastType::Double => EType::Double,
-                    // CONVERT(x USING cs): the character set's default collation.
-                    CastType::Char(_, Some(cs)) => EType::Str {
-                        coll: types::default_collation(cs)
-                            .ok_or_else(|| SqlError::new(ER_UNKNOWN_CHARACTER_SET, &[cs]))?
-                            .engine,
-                    },
-                    CastType::Char(..) | CastType::Json => EType::Str {
-                        coll: cx.collation(),
-                    },
-                    CastType::Binary(_) => EType::Str {
-                        coll: Collation::Binary,
-                    },
-                    CastType::Date => EType::Date,
-                    CastType::DateTime(f) => EType::DateTime {
-                        fsp: f.unwrap_or(0).min(6) as u8,
-                    },
-                    CastType::Time(f) => EType::Time {
-                        fsp: f.unwrap_or(0).min(6) as u8,
-                    },
+                (CExpr::Cast(Box::new(c), ty.clone()), cast_type(ty, cx)?)
+            }
+            Expr::JsonValue(j) => {
+                use super::json::{JsonValueFn, OnValue};
+                let (doc, _) = self.compile(&j.doc, cx)?;
+                let (path, _) = self.compile(&j.path, cx)?;
+                let mut on = |r: &OnJson| -> Result<OnValue, SqlError> {
+                    Ok(match r {
+                        OnJson::Null => OnValue::Null,
+                        OnJson::Error => OnValue::Error,
+                        OnJson::Default(e) => OnValue::Default(self.compile(e, cx)?.0),
+                    })
                 };
-                (CExpr::Cast(Box::new(c), ty.clone()), t)
+                let (on_empty, on_error) = (on(&j.on_empty)?, on(&j.on_error)?);
+                // Without RETURNING: VARCHAR(512) in utf8mb4_bin (MySQL).
+                let t = match &j.returning {
+                    None => EType::Str {
+                        coll: Collation::Utf8mb4Bin,
+                    },
+                    Some(CastType::Json) => super::json::json_type(),
+                    Some(ty) => cast_type(ty, cx)?,
+                };
+                let f = JsonValueFn {
+                    doc,
+                    path,
+                    to: j.returning.clone(),
+                    on_empty,
+                    on_error,
+                };
+                (CExpr::JsonValue(Box::new(f)), t)
             }
             Expr::Collate { expr, collation } => {
                 let (c, _) = self.compile(expr, cx)?;
@@ -2526,6 +2562,7 @@ impl CExpr {
             }
             CExpr::Cast(e, ty) => types::cast(&e.eval(env, w)?, ty, w)?,
             CExpr::Func(f, args) => super::func::call(*f, args, env, w)?,
+            CExpr::JsonValue(f) => f.eval(env, w)?,
             CExpr::Quantified(e, op, all, values, coll) => {
                 quantified(&e.eval(env, w)?, values.iter(), *op, *all, *coll)
             }

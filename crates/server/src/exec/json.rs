@@ -20,21 +20,18 @@
 use std::ops::RangeInclusive;
 
 use innoxide_engine::Collation;
-use innoxide_sql::ast::{BinaryOp, Expr, Literal};
+use innoxide_sql::ast::{BinaryOp, CastType, Expr, Literal};
 use innoxide_sql::error::*;
 use innoxide_sql::types::json::{self, ArrayIndex, Json, Leg, Path};
-use innoxide_sql::types::{Datum, Level, SqlType, Warnings};
+use innoxide_sql::types::{self, Datum, Level, SqlType, Warnings};
 
-use super::expr::{CExpr, EType};
+use super::expr::{CExpr, EType, Env};
 use innoxide_sql::ast::TypeName;
 
 /// Which JSON function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonOp {
     Extract,
-    /// JSON_VALUE: the scalar at a path, as text; NULL when there is none (NULL ON EMPTY) or
-    /// it is an object or array (NULL ON ERROR), MySQL's defaults.
-    Value,
     Unquote,
     Quote,
     Object,
@@ -147,7 +144,6 @@ pub fn lookup(
     let (op, t, range) = match name {
         "json_extract" => (J::Extract, json_type(), 2..=usize::MAX),
         "json_unquote" => (J::Unquote, text, 1..=1),
-        "json_value" => (J::Value, text, 2..=2),
         "json_quote" => (J::Quote, text, 1..=1),
         "json_object" => (
             J::Object,
@@ -205,7 +201,6 @@ impl JsonOp {
         match self {
             J::Extract => "json_extract",
             J::Unquote => "json_unquote",
-            J::Value => "json_value",
             J::Quote => "json_quote",
             J::Object => "json_object",
             J::Array => "json_array",
@@ -323,6 +318,162 @@ impl Args<'_> {
     }
 }
 
+/// A compiled JSON_VALUE(doc, path [RETURNING type] [on_empty] [on_error]) (MySQL 8.0.21):
+/// the one value the path finds, as the RETURNING type (VARCHAR(512), utf8mb4_bin, without
+/// one: a string as its text, anything else as its JSON text). A NULL document or path is
+/// NULL, and so is a JSON null; a document that is not JSON is 3141. No value answers ON
+/// EMPTY (ERROR: 3966); several values, an array or an object for a type that is neither a
+/// string nor JSON, or a value the type does not take as it is (CAST's warnings) answer ON
+/// ERROR (ERROR: 3967 for several, else 1690 naming the type), with those warnings kept.
+/// Each answer is NULL unless given; a DEFAULT is CAST to the type.
+#[derive(Clone, Debug)]
+pub struct JsonValueFn {
+    pub doc: CExpr,
+    pub path: CExpr,
+    pub to: Option<CastType>,
+    pub on_empty: OnValue,
+    pub on_error: OnValue,
+}
+
+/// An ON EMPTY / ON ERROR answer of JSON_VALUE.
+#[derive(Clone, Debug)]
+pub enum OnValue {
+    Null,
+    Default(CExpr),
+    Error,
+}
+
+/// The longest string JSON_VALUE returns without RETURNING.
+const VALUE_CHARS: usize = 512;
+
+impl JsonValueFn {
+    pub fn children(&self) -> Vec<&CExpr> {
+        let mut v = vec![&self.doc, &self.path];
+        for r in [&self.on_empty, &self.on_error] {
+            if let OnValue::Default(d) = r {
+                v.push(d);
+            }
+        }
+        v
+    }
+
+    pub fn eval(&self, env: &Env<'_>, w: &mut Warnings) -> Result<Datum, SqlError> {
+        const NAME: &str = "json_value";
+        let doc = match self.doc.eval(env, w)? {
+            Datum::Null => return Ok(Datum::Null),
+            Datum::Bytes(b) => parse_arg(&b, 0, NAME)?,
+            _ => return Err(SqlError::new(ER_INVALID_TYPE_FOR_JSON, &[&1, &NAME])),
+        };
+        let path = match self.path.eval(env, w)? {
+            Datum::Null => return Ok(Datum::Null),
+            p => json::parse_path(&String::from_utf8_lossy(&p.to_text().unwrap_or_default()))
+                .map_err(|pos| SqlError::new(ER_INVALID_JSON_PATH, &[&pos]))?,
+        };
+        let found = path.select(&doc);
+        let v = match found.as_slice() {
+            [] => {
+                return self.answer(&self.on_empty, env, w, || {
+                    SqlError::new(ER_MISSING_JSON_VALUE, &[&NAME])
+                })
+            }
+            [one] => *one,
+            _ => {
+                return self.answer(&self.on_error, env, w, || {
+                    SqlError::new(ER_MULTIPLE_JSON_VALUES, &[&NAME])
+                })
+            }
+        };
+        let text = |v: &Json| match v {
+            Json::Str(s) => s.clone().into_bytes(),
+            other => other.to_text().into_bytes(),
+        };
+        let mut cw = Warnings::default();
+        let got = match (v, &self.to) {
+            (Json::Null, _) => Ok(Datum::Null),
+            (_, Some(CastType::Json)) => Ok(out(v)),
+            (_, None) => {
+                let t = text(v);
+                if String::from_utf8_lossy(&t).chars().count() > VALUE_CHARS {
+                    Err(None)
+                } else {
+                    Ok(Datum::Bytes(t))
+                }
+            }
+            (Json::Array(_) | Json::Object(_), Some(t)) if !matches!(t, CastType::Char(..)) => {
+                Err(None)
+            }
+            (_, Some(t)) => {
+                let d = match v {
+                    Json::Bool(b) if !matches!(t, CastType::Char(..)) => Datum::Int(i64::from(*b)),
+                    Json::Int(i) => Datum::Int(*i),
+                    Json::UInt(u) => Datum::UInt(*u),
+                    Json::Double(x) => Datum::Double(*x),
+                    Json::Decimal(x) => Datum::Decimal(x.clone()),
+                    other => Datum::Bytes(text(other)),
+                };
+                match types::cast(&d, t, &mut cw) {
+                    Ok(r) if cw.0.iter().all(|x| x.level == Level::Note) => Ok(r),
+                    Ok(_) => Err(None),
+                    Err(e) => Err(Some(e)),
+                }
+            }
+        };
+        match got {
+            Ok(d) => Ok(d),
+            Err(e) => {
+                if !matches!(self.on_error, OnValue::Error) {
+                    w.0.extend(cw.0);
+                    if let Some(e) = e {
+                        w.push_error(Level::Warning, e);
+                    }
+                }
+                self.answer(&self.on_error, env, w, || {
+                    SqlError::new(ER_DATA_OUT_OF_RANGE, &[&self.type_name(), &NAME])
+                })
+            }
+        }
+    }
+
+    /// Answer `on`: NULL, its DEFAULT as the type, or the error `err` makes.
+    fn answer(
+        &self,
+        on: &OnValue,
+        env: &Env<'_>,
+        w: &mut Warnings,
+        err: impl FnOnce() -> SqlError,
+    ) -> Result<Datum, SqlError> {
+        match on {
+            OnValue::Null => Ok(Datum::Null),
+            OnValue::Error => Err(err()),
+            OnValue::Default(e) => {
+                let d = e.eval(env, w)?;
+                match &self.to {
+                    Some(CastType::Json) | None => {
+                        Ok(Datum::Bytes(d.to_text().unwrap_or_default()))
+                    }
+                    Some(t) => types::cast(&d, t, w),
+                }
+            }
+        }
+    }
+
+    /// The RETURNING type as 1690 names it.
+    fn type_name(&self) -> &'static str {
+        match &self.to {
+            None | Some(CastType::Char(..)) => "CHAR",
+            Some(CastType::Signed) => "BIGINT",
+            Some(CastType::Unsigned) => "BIGINT UNSIGNED",
+            Some(CastType::Decimal(..)) => "DECIMAL",
+            Some(CastType::Double) => "DOUBLE",
+            Some(CastType::Binary(_)) => "BINARY",
+            Some(CastType::Date) => "DATE",
+            Some(CastType::DateTime(_)) => "DATETIME",
+            Some(CastType::Time(_)) => "TIME",
+            Some(CastType::Json) => "JSON",
+        }
+    }
+}
+
 /// JSON text `b`, argument `i` (from 0) of function `func`: 3141 naming them if it does not
 /// parse, 3157 if it nests too deep.
 pub fn parse_arg(b: &[u8], i: usize, func: &str) -> Result<Json, SqlError> {
@@ -416,17 +567,6 @@ pub fn call(f: JsonFn, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError>
                 (_, 0) => Datum::Null,
                 (false, _) => out(&found[0]),
                 (true, _) => out(&Json::Array(found)),
-            }
-        }
-        J::Value => {
-            let d = doc!();
-            let Some(p) = a.path(1, false)? else {
-                return Ok(Datum::Null);
-            };
-            match p.select(&d).into_iter().next() {
-                None | Some(Json::Null | Json::Array(_) | Json::Object(_)) => Datum::Null,
-                Some(Json::Str(s)) => Datum::Bytes(s.clone().into_bytes()),
-                Some(other) => Datum::Bytes(other.to_text().into_bytes()),
             }
         }
         J::Type => out_text(doc!().type_name()),

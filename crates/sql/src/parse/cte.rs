@@ -14,7 +14,7 @@
 //! names do (exactly, lower_case_table_names=0); the result has no reference to a CTE left
 //! outside a recursive CTE's own recursive SELECTs.
 
-use crate::ast::{Expr, OrderItem, RecursiveCte, Select, SelectItem, TableRef};
+use crate::ast::{Expr, OnJson, OrderItem, RecursiveCte, Select, SelectItem, TableRef};
 use crate::error::*;
 
 /// A lowered CTE.
@@ -220,6 +220,15 @@ fn expr_(e: &mut Expr, ctes: &[Cte]) {
             }
             if let Some(x) = else_ {
                 expr_(x, ctes);
+            }
+        }
+        Expr::JsonValue(j) => {
+            expr_(&mut j.doc, ctes);
+            expr_(&mut j.path, ctes);
+            for r in [&mut j.on_empty, &mut j.on_error] {
+                if let OnJson::Default(x) = r {
+                    expr_(x, ctes);
+                }
             }
         }
         Expr::Literal(_)

@@ -13,8 +13,10 @@
 //! - Anything MySQL has that our AST cannot express gives 1235, never a silent change.
 
 use super::lower::{unsupported, Ctx};
+use super::special::JsonResponseText;
+use super::{sp_error, sp_parser};
 use crate::ast::*;
-use crate::error::SqlError;
+use crate::error::{SqlError, ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT};
 use sqlparser::ast as sp;
 use sqlparser::ast::Spanned;
 
@@ -370,23 +372,8 @@ impl Ctx<'_> {
             other => other,
         }
         .to_string();
-        // JSON_VALUE(doc, path RETURNING type): the value cast to the type.
-        if let sp::FunctionArguments::List(list) = &mut f.args {
-            if name == "json_value" {
-                let at = list
-                    .clauses
-                    .iter()
-                    .position(|c| matches!(c, sp::FunctionArgumentClause::JsonReturningClause(_)));
-                if let Some(sp::FunctionArgumentClause::JsonReturningClause(r)) =
-                    at.map(|i| list.clauses.remove(i))
-                {
-                    let ty = cast_type(&r.data_type)?;
-                    return Ok(Expr::Cast {
-                        expr: Box::new(self.function(f)?),
-                        ty,
-                    });
-                }
-            }
+        if name == "json_value" {
+            return self.json_value(f);
         }
         let (args, distinct, star) = match f.args {
             sp::FunctionArguments::None => (vec![], false, false),
@@ -435,6 +422,60 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
+    /// JSON_VALUE(doc, path [RETURNING type] [... ON EMPTY] [... ON ERROR]): the clauses
+    /// sqlparser does not read come from the rewrite (`special::JsonValueClauses`).
+    fn json_value(&self, f: sp::Function) -> R<Expr> {
+        let call = f.name.0.first().and_then(|p| p.as_ident()).map(|i| i.span);
+        let clauses = call
+            .and_then(|span| self.offset_at(span.start))
+            .and_then(|at| self.json_value.iter().find(|c| c.call == at))
+            .cloned()
+            .unwrap_or_default();
+        let sp::FunctionArguments::List(list) = f.args else {
+            return Err(SqlError::new(
+                ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
+                &[&"json_value"],
+            ));
+        };
+        let mut returning = None;
+        for c in list.clauses {
+            match c {
+                sp::FunctionArgumentClause::JsonReturningClause(r) => {
+                    returning = Some(cast_type(&r.data_type)?)
+                }
+                _ => return Err(unsupported("this JSON_VALUE clause")),
+            }
+        }
+        let mut args = Vec::with_capacity(2);
+        for a in list.args {
+            match a {
+                sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => args.push(self.expr(e)?),
+                _ => return Err(unsupported("this function argument")),
+            }
+        }
+        let [doc, path] = <[Expr; 2]>::try_from(args)
+            .map_err(|_| SqlError::new(ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, &[&"json_value"]))?;
+        let response = |r: Option<JsonResponseText>| -> R<OnJson> {
+            Ok(match r {
+                None | Some(JsonResponseText::Null) => OnJson::Null,
+                Some(JsonResponseText::Error) => OnJson::Error,
+                Some(JsonResponseText::Default(from, to)) => {
+                    let text = self.sql.get(from..to).unwrap_or_default();
+                    let mut p = sp_parser(text).map_err(|e| sp_error(self.sql, from, &e))?;
+                    let e = p.parse_expr().map_err(|e| sp_error(self.sql, from, &e))?;
+                    OnJson::Default(self.at(from).expr(e)?)
+                }
+            })
+        };
+        Ok(Expr::JsonValue(Box::new(JsonValue {
+            doc,
+            path,
+            returning,
+            on_empty: response(clauses.on_empty)?,
+            on_error: response(clauses.on_error)?,
+        })))
+    }
+
     /// The compound INTERVAL unit written right after the expression spanning `span`, if the
     /// rewrite replaced one there.
     fn compound_after(&self, span: sqlparser::tokenizer::Span) -> Option<String> {

@@ -55,6 +55,8 @@ pub struct Ctx<'a> {
     pub zerofill: Vec<usize>,
     /// Compound INTERVAL units replaced by `special::rewrite`: (offset, unit).
     pub compound_units: Vec<(usize, String)>,
+    /// JSON_VALUE's ON EMPTY / ON ERROR clauses, blanked out by `special::rewrite`.
+    pub json_value: Vec<super::special::JsonValueClauses>,
     /// UPDATE IGNORE / DELETE IGNORE (the word is blanked out by `special::rewrite`).
     pub ignore: bool,
     /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT (blanked out likewise).
@@ -81,6 +83,7 @@ impl<'a> Ctx<'a> {
             selects: select_items(tokens),
             zerofill: vec![],
             compound_units: vec![],
+            json_value: vec![],
             ignore: false,
             create_select_dup: None,
             next_param: Cell::new(0),

@@ -42,6 +42,111 @@ pub struct Rewritten<'a> {
     /// know: (offset, unit in lower case); each is replaced by the single unit its value is
     /// counted in (`compound_unit`), padded to the same length.
     pub compound_units: Vec<(usize, String)>,
+    /// The ON EMPTY / ON ERROR clauses of JSON_VALUE calls, which sqlparser does not know
+    /// (blanked out); Err for clauses out of order or repeated.
+    pub json_value: R<Vec<JsonValueClauses>>,
+}
+
+/// A JSON_VALUE call's `{NULL | ERROR | DEFAULT value} ON {EMPTY | ERROR}` clauses.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JsonValueClauses {
+    /// Where the word JSON_VALUE starts.
+    pub call: usize,
+    pub on_empty: Option<JsonResponseText>,
+    pub on_error: Option<JsonResponseText>,
+}
+
+/// One response as written: DEFAULT's value is the text from `.0` to `.1`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JsonResponseText {
+    Null,
+    Error,
+    Default(usize, usize),
+}
+
+/// The ON EMPTY / ON ERROR clauses of each `JSON_VALUE(` call in `tokens`, and the spans they
+/// take (to be blanked): a clause is `NULL`, `ERROR` or `DEFAULT <tokens>` followed by `ON
+/// EMPTY` or `ON ERROR`, at the call's own parenthesis depth. ON EMPTY after ON ERROR is a
+/// syntax error, as in MySQL.
+fn json_value_clauses(
+    sql: &str,
+    tokens: &[Token],
+) -> R<(Vec<JsonValueClauses>, Vec<(usize, usize)>)> {
+    let error_at_token = |k: usize| error_at(sql, tokens.get(k).map_or(sql.len(), |t| t.start));
+    let mut calls = Vec::new();
+    let mut spans = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if !t.is("JSON_VALUE") || !tokens.get(i + 1).is_some_and(|p| p.is_punct("(")) {
+            continue;
+        }
+        let mut c = JsonValueClauses {
+            call: t.start,
+            ..Default::default()
+        };
+        let mut depth = 0usize;
+        let mut k = i + 1;
+        while let Some(tk) = tokens.get(k) {
+            if tk.is_punct("(") {
+                depth += 1;
+            } else if tk.is_punct(")") {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            } else if depth == 1 && (tk.is("NULL") || tk.is("ERROR") || tk.is("DEFAULT")) {
+                // The value of DEFAULT runs to the next ON at this depth.
+                let mut on = k + 1;
+                if tk.is("DEFAULT") {
+                    let mut d = 0usize;
+                    while let Some(x) = tokens.get(on) {
+                        if d == 0 && (x.is("ON") || x.is_punct(")") || x.is_punct(",")) {
+                            break;
+                        }
+                        if x.is_punct("(") {
+                            d += 1;
+                        } else if x.is_punct(")") {
+                            d -= 1;
+                        }
+                        on += 1;
+                    }
+                }
+                let what = tokens.get(on + 1);
+                let is_on = tokens.get(on).is_some_and(|x| x.is("ON"));
+                let empty = what.is_some_and(|w| w.is("EMPTY"));
+                if is_on && (empty || what.is_some_and(|w| w.is("ERROR"))) {
+                    let resp = if tk.is("NULL") {
+                        JsonResponseText::Null
+                    } else if tk.is("ERROR") {
+                        JsonResponseText::Error
+                    } else if on > k + 1 {
+                        JsonResponseText::Default(tokens[k + 1].start, tokens[on - 1].end())
+                    } else {
+                        return Err(error_at_token(on));
+                    };
+                    let slot = if empty {
+                        if c.on_error.is_some() {
+                            return Err(error_at_token(k));
+                        }
+                        &mut c.on_empty
+                    } else {
+                        &mut c.on_error
+                    };
+                    if slot.is_some() {
+                        return Err(error_at_token(k));
+                    }
+                    *slot = Some(resp);
+                    spans.push((tk.start, tokens[on + 1].end()));
+                    k = on + 2;
+                    continue;
+                }
+            }
+            k += 1;
+        }
+        if c.on_empty.is_some() || c.on_error.is_some() {
+            calls.push(c);
+        }
+    }
+    Ok((calls, spans))
 }
 
 /// A compound INTERVAL unit: the single unit sqlparser is given instead, and the number of
@@ -176,6 +281,13 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         edits.push((start, end, ""));
         into = Some(vars);
     }
+    let json_value = match json_value_clauses(sql, tokens) {
+        Ok((calls, spans)) => {
+            edits.extend(spans.into_iter().map(|(a, b)| (a, b, "")));
+            Ok(calls)
+        }
+        Err(e) => Err(e),
+    };
     let mut compound_units = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
         // Every compound unit has an underscore: other words are not even lowered.
@@ -234,6 +346,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
             into,
             create_select_dup: create_dup,
             compound_units,
+            json_value,
         };
     }
     edits.sort_by_key(|e| e.0);
@@ -257,6 +370,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         into,
         create_select_dup: create_dup,
         compound_units,
+        json_value,
     }
 }
 

@@ -2120,3 +2120,52 @@ fn json_table_is_lowered_with_its_columns() {
         1210
     );
 }
+
+#[test]
+fn json_value_keeps_its_on_empty_and_on_error_clauses() {
+    let Statement::Select(q) = p(
+        "SELECT JSON_VALUE(j, '$.a' RETURNING SIGNED DEFAULT (1 + 2) ON EMPTY ERROR ON ERROR), \
+         JSON_VALUE(j, '$.b'), JSON_VALUE(JSON_VALUE(j, '$.c' ERROR ON ERROR), '$' DEFAULT ? \
+         ON EMPTY) FROM t",
+    ) else {
+        panic!("not a SELECT");
+    };
+    let values: Vec<&JsonValue> = q
+        .items
+        .iter()
+        .map(|i| match i {
+            SelectItem::Expr {
+                expr: Expr::JsonValue(v),
+                ..
+            } => &**v,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(values[0].returning, Some(CastType::Signed));
+    assert_eq!(
+        values[0].on_empty,
+        OnJson::Default(bin(BinaryOp::Add, num("1"), num("2")))
+    );
+    assert_eq!(values[0].on_error, OnJson::Error);
+    assert_eq!(
+        (&values[1].on_empty, &values[1].on_error),
+        (&OnJson::Null, &OnJson::Null)
+    );
+    // The inner call's clause stays with it; the outer one's DEFAULT is a placeholder.
+    let Expr::JsonValue(inner) = &values[2].doc else {
+        panic!("{:?}", values[2].doc);
+    };
+    assert_eq!(inner.on_error, OnJson::Error);
+    assert_eq!(values[2].on_error, OnJson::Null);
+    assert_eq!(values[2].on_empty, OnJson::Default(Expr::Param(0)));
+    let code = |sql: &str| parse(sql).map(|_| 0).unwrap_or_else(|e| e.code);
+    assert_eq!(
+        code("SELECT JSON_VALUE(j, '$' ERROR ON ERROR NULL ON EMPTY) FROM t"),
+        1064
+    );
+    assert_eq!(
+        code("SELECT JSON_VALUE(j, '$' NULL ON EMPTY NULL ON EMPTY) FROM t"),
+        1064
+    );
+    assert_eq!(code("SELECT JSON_VALUE(j) FROM t"), 1582);
+}
