@@ -64,14 +64,14 @@ pub enum JsonResponseText {
     Default(usize, usize),
 }
 
+/// A stretch of the statement's text: (start, end) byte offsets.
+type Span = (usize, usize);
+
 /// The ON EMPTY / ON ERROR clauses of each `JSON_VALUE(` call in `tokens`, and the spans they
 /// take (to be blanked): a clause is `NULL`, `ERROR` or `DEFAULT <tokens>` followed by `ON
 /// EMPTY` or `ON ERROR`, at the call's own parenthesis depth. ON EMPTY after ON ERROR is a
 /// syntax error, as in MySQL.
-fn json_value_clauses(
-    sql: &str,
-    tokens: &[Token],
-) -> R<(Vec<JsonValueClauses>, Vec<(usize, usize)>)> {
+fn json_value_clauses(sql: &str, tokens: &[Token]) -> R<(Vec<JsonValueClauses>, Vec<Span>)> {
     let error_at_token = |k: usize| error_at(sql, tokens.get(k).map_or(sql.len(), |t| t.start));
     let mut calls = Vec::new();
     let mut spans = Vec::new();
