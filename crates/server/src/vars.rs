@@ -45,6 +45,7 @@ use innoxide_sql::error::{
     ER_UNKNOWN_SYSTEM_VARIABLE, ER_UNKNOWN_TIME_ZONE, ER_VARIABLE_IS_READONLY, ER_WRONG_ARGUMENTS,
     ER_WRONG_TYPE_FOR_VAR, ER_WRONG_VALUE_FOR_VAR,
 };
+use innoxide_sql::types::tz::Tz;
 use innoxide_sql::types::SqlMode;
 use innoxide_sql::types::{default_collation, CollationInfo};
 
@@ -813,20 +814,27 @@ fn collation(name: &str) -> Result<(&'static str, &'static str), SqlError> {
         .ok_or_else(|| SqlError::new(ER_UNKNOWN_COLLATION, &[&name]))
 }
 
-/// A time zone as seconds east of UTC: SYSTEM (UTC, system_time_zone) or an offset; None for
-/// anything else (named zones need time zone tables, which do not exist).
-pub fn tz_offset(s: &str) -> Option<i64> {
+/// A time zone: SYSTEM (UTC, system_time_zone), an offset, or a named zone (types::tz); None
+/// for anything else.
+pub fn tz_of(s: &str) -> Option<Tz> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("SYSTEM") {
-        return Some(0);
+        return Some(Tz::Offset(0));
     }
     time_zone(s).ok()?;
-    let sign = if s.starts_with('-') { -1 } else { 1 };
+    let sign = match s.as_bytes().first() {
+        Some(b'-') => -1,
+        Some(b'+') => 1,
+        _ => return Tz::named(s),
+    };
     let (h, m) = s[1..].split_once(':')?;
-    Some(sign * (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60))
+    Some(Tz::Offset(
+        sign * (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60),
+    ))
 }
 
-/// `SYSTEM` or `[+-]H:MM`/`[+-]HH:MM` within -13:59..+14:00, as MySQL 8.0 accepts.
+/// `SYSTEM`, `[+-]H:MM`/`[+-]HH:MM` within -13:59..+14:00, or a zone name the zoneinfo has,
+/// as MySQL 8.0 accepts (with its time zone tables loaded).
 fn time_zone(s: &str) -> Result<String, SqlError> {
     let bad = || SqlError::new(ER_UNKNOWN_TIME_ZONE, &[&s]);
     if s.eq_ignore_ascii_case("SYSTEM") {
@@ -835,7 +843,7 @@ fn time_zone(s: &str) -> Result<String, SqlError> {
     let (neg, rest) = match s.as_bytes().first() {
         Some(b'+') => (false, &s[1..]),
         Some(b'-') => (true, &s[1..]),
-        _ => return Err(bad()),
+        _ => return Tz::named(s).map(|_| s.to_string()).ok_or_else(bad),
     };
     let (h, m) = rest.split_once(':').ok_or_else(bad)?;
     let digits = |x: &str, n: std::ops::RangeInclusive<usize>| {
@@ -854,8 +862,7 @@ fn time_zone(s: &str) -> Result<String, SqlError> {
 }
 
 /// Values innoxide does not implement yet, refused with error 1235 rather than stored and
-/// ignored (V2): sql_auto_is_null=ON. (Time zones are offsets from UTC or SYSTEM, which is
-/// UTC: named zones need the time zone tables, which do not exist, 1298.) (Connection character
+/// ignored (V2): sql_auto_is_null=ON. (Connection character
 /// sets are all implemented: the server works in UTF-8 and converts latin1 statements and
 /// results at the connection, conn.rs.)
 fn supported(i: usize, val: &VarValue) -> Result<(), SqlError> {
@@ -1640,11 +1647,11 @@ impl SessionVars {
     pub fn isolation(&self) -> Isolation {
         Isolation::from_u8(u8::try_from(self.n(TRANSACTION_ISOLATION)).unwrap_or(2))
     }
-    /// time_zone as seconds east of UTC (SYSTEM is system_time_zone, UTC).
-    pub fn time_zone_secs(&self) -> i64 {
+    /// time_zone (SYSTEM is system_time_zone, UTC).
+    pub fn session_tz(&self) -> Tz {
         match &self.vals[TIME_ZONE] {
-            VarValue::Str(z) => tz_offset(z).unwrap_or(0),
-            _ => 0,
+            VarValue::Str(z) => tz_of(z).unwrap_or_default(),
+            _ => Tz::default(),
         }
     }
     /// lock_wait_timeout, seconds (LOCK TABLES' table locks).

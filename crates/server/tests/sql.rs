@@ -816,8 +816,61 @@ fn time_zones() {
         .query_first("SELECT @@time_zone, @@system_time_zone")
         .unwrap();
     assert_eq!(zones, Some(("SYSTEM".into(), "UTC".into())));
+    // Named zones, as MySQL with its time zone tables loaded: the offset of each instant
+    // (summer and winter time), a time the clocks skipped stored as the end of the gap, one
+    // they went through twice as the first.
+    c.query_drop("SET time_zone = 'Europe/Paris', timestamp = 1719835200")
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO t (id, ts) VALUES (2, '2024-07-01 14:00:00'), (3, '2024-01-01 13:00:00'),          (4, '2024-03-31 02:30:00'), (5, '2024-10-27 02:30:00')",
+    )
+    .unwrap();
+    let now: Option<(String, String)> = c.query_first("SELECT NOW(), @@time_zone").unwrap();
     assert_eq!(
-        code(c.query_drop("SET time_zone = 'Europe/Paris'").unwrap_err()),
+        now,
+        Some(("2024-07-01 14:00:00".into(), "Europe/Paris".into()))
+    );
+    let utc = |c: &mut mysql::Conn| -> Vec<(i64, String, i64)> {
+        c.query("SELECT id, ts, UNIX_TIMESTAMP(ts) FROM t WHERE id > 1 ORDER BY id")
+            .unwrap()
+    };
+    c.query_drop("SET time_zone = 'utc'").unwrap();
+    assert_eq!(
+        utc(&mut c),
+        vec![
+            (2, "2024-07-01 12:00:00".into(), 1719835200),
+            (3, "2024-01-01 12:00:00".into(), 1704110400),
+            (4, "2024-03-31 01:00:00".into(), 1711846800),
+            (5, "2024-10-27 00:30:00".into(), 1729989000),
+        ]
+    );
+    c.query_drop("SET time_zone = 'America/New_York'").unwrap();
+    let local: Vec<(i64, String)> = c
+        .query("SELECT id, ts FROM t WHERE id IN (2, 3) ORDER BY id")
+        .unwrap();
+    assert_eq!(
+        local,
+        vec![
+            (2, "2024-07-01 08:00:00".into()),
+            (3, "2024-01-01 07:00:00".into())
+        ]
+    );
+    let converted: Option<(String, String, Option<String>, String)> = c
+        .query_first(
+            "SELECT CONVERT_TZ('2024-07-01 12:00:00', 'UTC', 'Asia/Kolkata'),              FROM_UNIXTIME(1704110400), CONVERT_TZ('2024-01-01 00:00:00', 'Nowhere/Zone',              'UTC'), CONVERT_TZ('2024-01-01 12:00:00', 'Europe/Paris', '+05:00')",
+        )
+        .unwrap();
+    assert_eq!(
+        converted,
+        Some((
+            "2024-07-01 17:30:00".into(),
+            "2024-01-01 07:00:00".into(),
+            None,
+            "2024-01-01 16:00:00".into()
+        ))
+    );
+    assert_eq!(
+        code(c.query_drop("SET time_zone = 'Nowhere/Zone'").unwrap_err()),
         1298
     );
 }

@@ -685,13 +685,15 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
             Some(t) => Datum::Int(t.to_micros() / 1_000_000),
             None => Datum::Null,
         },
-        // CONVERT_TZ(dt, from, to): NULL for a zone that is not SYSTEM or an offset, as MySQL
-        // without time zone tables.
+        // CONVERT_TZ(dt, from, to): NULL for a zone that is not SYSTEM, an offset or a known
+        // name (types::tz).
         B::ConvertTz => {
-            let zone = |d: &Datum| crate::vars::tz_offset(&text(d));
+            let zone = |d: &Datum| crate::vars::tz_of(&text(d));
             match (types::to_datetime(&v[0], w), zone(&v[1]), zone(&v[2])) {
                 (Some(dt), Some(from), Some(to)) if dt.date.is_valid() => {
-                    DateTime::from_micros(dt.to_micros() + (to - from) * 1_000_000, dt.fsp)
+                    let local = dt.unix_seconds();
+                    let shift = to.utc_to_local(from.local_to_utc(local)) - local;
+                    DateTime::from_micros(dt.to_micros() + shift * 1_000_000, dt.fsp)
                         .map_or(Datum::Null, Datum::DateTime)
                 }
                 _ => Datum::Null,
@@ -724,10 +726,11 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
                 6
             };
             // Shown in the session's time zone.
-            let tz = types::session_tz() * 1_000_000;
-            let dt = micros
-                .filter(|m| *m >= 0)
-                .and_then(|m| DateTime::from_micros(m + unix_epoch_micros() + tz, fsp));
+            let dt = micros.filter(|m| *m >= 0).and_then(|m| {
+                let s = m.div_euclid(1_000_000);
+                let shift = (types::session_utc_to_local(s) - s) * 1_000_000;
+                DateTime::from_micros(m + unix_epoch_micros() + shift, fsp)
+            });
             match (dt, v.get(1)) {
                 (None, _) => Datum::Null,
                 (Some(dt), None) => Datum::DateTime(dt),

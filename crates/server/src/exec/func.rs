@@ -302,7 +302,7 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
         }
         // The argument is in the session's time zone.
         Func::UnixTimestamp => match types::to_datetime(&v[0], w) {
-            Some(dt) => Datum::Int(dt.unix_seconds() - types::session_tz()),
+            Some(dt) => Datum::Int(types::session_local_to_utc(dt.unix_seconds())),
             None => Datum::Null,
         },
         Func::Date => match types::to_datetime(&v[0], w) {

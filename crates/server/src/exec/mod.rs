@@ -467,14 +467,16 @@ impl Session {
     pub fn execute(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
         // The statement's clock: UTC, and in the session's time zone (which TIMESTAMP values
         // of this thread are converted with from now on).
-        let tz = self.vars.time_zone_secs();
-        types::set_session_tz(tz);
+        let tz = self.vars.session_tz();
         self.stmt_utc = match self.vars.timestamp() {
             Some(t) => types::DateTime::from_micros((t * 1e6) as i64, 6).unwrap_or_else(types::now),
             None => types::now_fsp(6),
         };
+        let utc = self.stmt_utc.unix_seconds();
+        let offset = tz.utc_to_local(utc) - utc;
+        types::set_session_tz(tz);
         self.stmt_time =
-            types::DateTime::from_micros(self.stmt_utc.to_micros() + tz * 1_000_000, 6)
+            types::DateTime::from_micros(self.stmt_utc.to_micros() + offset * 1_000_000, 6)
                 .unwrap_or(self.stmt_utc);
         self.interrupt.store(false, Ordering::Release);
         userlock::enter(self.id, &self.interrupt, &self.server.named_locks);

@@ -22,6 +22,7 @@ mod sql_mode;
 mod sql_type;
 mod store;
 mod temporal;
+pub mod tz;
 mod warnings;
 
 pub use arith::{add, div, int_div, mul, neg, rem, sub};
@@ -37,6 +38,7 @@ pub use sql_type::{flag, mysql_type, SqlType, NOT_FIXED_DEC};
 pub use store::{load, load_owned, store};
 pub use temporal::{
     add_interval, date_problem, datediff, days_in_month, now, now_fsp, parse_datetime,
-    parse_time_micros, session_tz, set_session_tz, Date, DateProblem, DateTime, Time,
+    parse_time_micros, session_local_to_utc, session_utc_to_local, set_session_tz, Date,
+    DateProblem, DateTime, Time,
 };
 pub use warnings::{Level, Warning, Warnings};

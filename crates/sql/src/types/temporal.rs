@@ -22,27 +22,34 @@
 //! | TIME(F) | 3 + (F+1)/2 | the signed time in units of 10^-F s, plus 2^(8 × bytes - 1) |
 //! | YEAR | 1 (`ColumnKind::Int` unsigned) | 0 for 0000, else year - 1900 |
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 thread_local! {
-    /// The time zone of the session whose statement this thread runs, as seconds east of UTC
-    /// (time_zone; the SQL layer sets it before each statement). TIMESTAMP values are stored
-    /// as UTC seconds and shown in it.
-    static SESSION_TZ: Cell<i64> = const { Cell::new(0) };
+    /// The time zone of the session whose statement this thread runs (time_zone; the SQL
+    /// layer sets it before each statement). TIMESTAMP values are stored as UTC seconds and
+    /// shown in it.
+    static SESSION_TZ: RefCell<Tz> = const { RefCell::new(Tz::Offset(0)) };
 }
 
-/// Makes `secs` east of UTC the time zone TIMESTAMP values of this thread convert with.
-pub fn set_session_tz(secs: i64) {
-    SESSION_TZ.with(|c| c.set(secs));
+/// Makes `tz` the time zone TIMESTAMP values of this thread convert with.
+pub fn set_session_tz(tz: Tz) {
+    SESSION_TZ.with(|c| *c.borrow_mut() = tz);
 }
 
-/// The time zone set by `set_session_tz`, seconds east of UTC.
-pub fn session_tz() -> i64 {
-    SESSION_TZ.with(Cell::get)
+/// The wall-clock time in the session's time zone of instant `utc` (seconds since the
+/// epoch; tz.rs Z1).
+pub fn session_utc_to_local(utc: i64) -> i64 {
+    SESSION_TZ.with(|c| c.borrow().utc_to_local(utc))
 }
 
+/// The instant of wall-clock time `local` in the session's time zone (tz.rs Z1).
+pub fn session_local_to_utc(local: i64) -> i64 {
+    SESSION_TZ.with(|c| c.borrow().local_to_utc(local))
+}
+
+use super::tz::Tz;
 use super::SqlMode;
 use crate::ast::IntervalUnit;
 
@@ -434,7 +441,7 @@ impl DateTime {
                 return None;
             }
             // The value is in the session's time zone; the stored form is UTC.
-            let s = self.unix_seconds() - session_tz();
+            let s = session_local_to_utc(self.unix_seconds());
             if !(TIMESTAMP_MIN..=TIMESTAMP_MAX).contains(&s) {
                 return None;
             }
@@ -459,7 +466,7 @@ impl DateTime {
             });
         }
         DateTime::from_micros(
-            (secs + session_tz()) * MICROS_PER_SEC + i64::from(micro),
+            session_utc_to_local(secs) * MICROS_PER_SEC + i64::from(micro),
             fsp,
         )
     }
