@@ -108,6 +108,19 @@ fn grant_check_revoke_persist() {
         vec!["u"],
         "without PROCESS, only the account's own threads"
     );
+    let own: Vec<(String, String, String)> = u
+        .query("SELECT USER, COMMAND, INFO FROM information_schema.PROCESSLIST ORDER BY ID")
+        .unwrap();
+    assert_eq!(
+        own,
+        vec![(
+            "u".to_string(),
+            "Query".to_string(),
+            "SELECT USER, COMMAND, INFO FROM information_schema.PROCESSLIST ORDER BY ID"
+                .to_string()
+        )],
+        "information_schema.PROCESSLIST holds the rows SHOW FULL PROCESSLIST gives"
+    );
 
     // Database and table grants take effect at the session's next statement.
     root.query_drop("GRANT SELECT ON d.* TO 'u'@'%' WITH GRANT OPTION")
@@ -178,6 +191,10 @@ fn grant_check_revoke_persist() {
         })
         .unwrap();
     assert!(all.len() >= 3, "PROCESS shows every thread: {all:?}");
+    let ids: Vec<u64> = v
+        .query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Sleep'")
+        .unwrap();
+    assert_eq!(ids.len(), 1, "only the querying thread is running: {ids:?}");
 
     // Grants survive a restart; DROP USER takes them away.
     drop((u, v, root));

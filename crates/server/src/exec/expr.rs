@@ -14,6 +14,10 @@
 //!   about to be evaluated; `eval` of an unfilled slot is an error, never a stale value.
 //! - E3: every comparison of strings uses the collation `compile` chose for it (the column's
 //!   when a column takes part, else the connection's).
+//! - E5: an uncorrelated subquery's rows come through a row buffer (`Found`); past the
+//!   temporary-table budget an `x IN (SELECT ...)` searches them as a key set in tmpdir
+//!   (keyset.rs) when they are all strings or all integers, so its memory stays bounded;
+//!   other uses of such a result take its rows whole.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -277,7 +281,20 @@ impl InSet {
                 in_key(&whole, self.coll, &mut k);
                 keys.contains(&k)?
             }
-            Items::Disk(keys) => keys.any_value(|raw| equal(&from_raw(raw)))?,
+            Items::Disk(keys) => {
+                let mut whole = true;
+                let found = keys.any_value(|raw| match from_raw(raw) {
+                    Some(x) => equal(&x),
+                    None => {
+                        whole = false;
+                        true
+                    }
+                })?;
+                if !whole {
+                    return Err(keys.damaged());
+                }
+                found
+            }
         };
         Ok(if found {
             Datum::Int(i64::from(!self.negated))
@@ -362,14 +379,15 @@ fn raw_value(v: &Datum) -> Vec<u8> {
     out
 }
 
-fn from_raw(raw: &[u8]) -> Datum {
-    let eight = |b: &[u8]| <[u8; 8]>::try_from(b).unwrap_or_default();
-    match raw.split_first() {
-        Some((0, b)) => Datum::Int(i64::from_le_bytes(eight(b))),
-        Some((1, b)) => Datum::UInt(u64::from_le_bytes(eight(b))),
-        Some((_, b)) => Datum::Bytes(b.to_vec()),
-        None => Datum::Null,
-    }
+/// The value `raw_value` kept; None for bytes it cannot have written.
+fn from_raw(raw: &[u8]) -> Option<Datum> {
+    let eight = |b: &[u8]| <[u8; 8]>::try_from(b).ok();
+    Some(match raw.split_first()? {
+        (0, b) => Datum::Int(i64::from_le_bytes(eight(b)?)),
+        (1, b) => Datum::UInt(u64::from_le_bytes(eight(b)?)),
+        (2, b) => Datum::Bytes(b.to_vec()),
+        _ => return None,
+    })
 }
 
 /// `c [NOT] IN (SELECT ...)` over a result that went to tmpdir (`buf`): an `InSet` of its

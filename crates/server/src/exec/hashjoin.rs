@@ -203,10 +203,20 @@ impl RowsHash {
             Index::Memory(map) => Cow::Borrowed(map.get(&key).map_or(&[], Vec::as_slice)),
             Index::Disk(d) => {
                 let mut rows = Vec::new();
-                d.find(&key, |v| {
-                    rows.push(u32::from_le_bytes(v.try_into().unwrap_or_default()));
-                    true
+                let mut whole = true;
+                d.find(&key, |v| match <[u8; 4]>::try_from(v) {
+                    Ok(b) => {
+                        rows.push(u32::from_le_bytes(b));
+                        true
+                    }
+                    Err(_) => {
+                        whole = false;
+                        false
+                    }
                 })?;
+                if !whole {
+                    return Err(d.damaged());
+                }
                 Cow::Owned(rows)
             }
         }))

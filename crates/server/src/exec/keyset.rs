@@ -257,7 +257,8 @@ impl DiskKeys {
         Ok(f(last.insert(loaded)))
     }
 
-    fn damaged(&self) -> SqlError {
+    /// The error for a block whose bytes do not hold what was written (K3).
+    pub(crate) fn damaged(&self) -> SqlError {
         let e = std::io::Error::new(std::io::ErrorKind::InvalidData, "damaged key block");
         io_error(ER_ERROR_ON_READ, &self.path, &e)
     }

@@ -48,6 +48,10 @@
 //!   their rows on whole, gathered in a row buffer (`NextRows`: tmp_table_size in memory,
 //!   tmpdir beyond); such a level runs even when no row reaches it, as its table's rows then
 //!   come out NULL-extended. The levels after it batch as in S9.
+//! - S12: a JSON_TABLE level (jsontable.rs) whose document reads no earlier FROM item makes
+//!   its rows once per execution, into a row buffer joined as a derived table's (by hash on
+//!   equalities); one whose document does (LATERAL, never the right side of a RIGHT JOIN:
+//!   3668) evaluates it for each row before it and pairs the rows as they are made.
 //! - P1: a `SelectPlan` holds everything compiled from the statement and the catalog (tables,
 //!   compiled expressions, used columns); what depends on the parameters (access paths, LIMIT
 //!   values) is decided by `run_select` at each execution.
@@ -824,8 +828,6 @@ impl Session {
         }
     }
 
-    /// At the last level, once JOIN_BATCH rows needing subqueries are collected, sends them
-    /// on (`drain`); false once no more rows are wanted.
     /// After row `left` of the rows before level `si` was paired: its row NULL-extended when
     /// it found no match at a LEFT JOIN (`lone`), then the rows so far handed on (S9).
     /// False once no more rows are wanted.
@@ -851,6 +853,8 @@ impl Session {
         Ok(self.drain_some(last, out, w)? && self.hand_on(j, si, next, out, w)?)
     }
 
+    /// At the last level, once JOIN_BATCH rows needing subqueries are collected, sends them
+    /// on (`drain`); false once no more rows are wanted.
     fn drain_some(
         &mut self,
         last: bool,
@@ -2677,7 +2681,8 @@ struct JoinPlan<'p> {
     last_right: Option<usize>,
     /// Each level's index of its held rows, made at its first use (hashjoin.rs H3).
     hashes: Vec<std::cell::OnceCell<Option<hashjoin::RowsHash>>>,
-    /// Each base table level's rows, when it is joined by hash (`table_held`).
+    /// Each base table level's rows, when it is joined by hash (`table_held`), and each
+    /// JSON_TABLE level's that reads no earlier item (made once per execution: S12).
     tables: Vec<std::cell::OnceCell<Option<Held>>>,
     need: Option<u64>,
     params: &'p [Datum],

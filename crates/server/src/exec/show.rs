@@ -38,6 +38,7 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
             "INNODB_CMP_RESET",
             "INNODB_METRICS",
             "INNODB_TRX",
+            "PROCESSLIST",
             "SCHEMATA",
             "STATISTICS",
             "TABLES",
@@ -98,6 +99,8 @@ const CMPMEM_COLUMNS: &[&str] = &[
 ];
 
 const NUMERIC_IS_COLUMNS: &[&str] = &[
+    "ID",
+    "TIME",
     "COUNT",
     "TRX_ID",
     "ORDINAL_POSITION",
@@ -465,56 +468,19 @@ impl Session {
                 let rows = self.filter(&["Variable_name", "Value"], rows, filter, params)?;
                 Ok(rows_of(&["Variable_name", "Value"], rows))
             }
-            Show::Processlist { full } => {
-                let list: Vec<(u32, std::sync::Arc<super::SessionInfo>)> = self
-                    .server
-                    .sessions
-                    .lock()
-                    .iter()
-                    .map(|(k, v)| (*k, v.clone()))
-                    .collect();
-                let mut list = list;
-                if !self.sees_all_threads() {
-                    list.retain(|x| x.1.user == self.user);
-                }
-                list.sort_by_key(|x| x.0);
-                let rows = list
-                    .into_iter()
-                    .map(|(id, i)| {
-                        let st = i.state.lock();
-                        let info = (!st.info.is_empty()).then(|| {
-                            if *full {
-                                st.info.clone()
-                            } else {
-                                st.info.chars().take(100).collect()
-                            }
-                        });
-                        vec![
-                            n(u64::from(id)),
-                            s(i.user.clone()),
-                            s(i.host.clone()),
-                            opt(st.db.clone()),
-                            s(st.command),
-                            n(st.since.elapsed().as_secs()),
-                            s(""),
-                            opt(info),
-                        ]
-                    })
-                    .collect();
-                Ok(Output::Rows {
-                    columns: vec![
-                        Column::int("Id"),
-                        Column::text("User"),
-                        Column::text("Host"),
-                        Column::text("db"),
-                        Column::text("Command"),
-                        Column::int("Time"),
-                        Column::text("State"),
-                        Column::text("Info"),
-                    ],
-                    rows,
-                })
-            }
+            Show::Processlist { full } => Ok(Output::Rows {
+                columns: vec![
+                    Column::int("Id"),
+                    Column::text("User"),
+                    Column::text("Host"),
+                    Column::text("db"),
+                    Column::text("Command"),
+                    Column::int("Time"),
+                    Column::text("State"),
+                    Column::text("Info"),
+                ],
+                rows: self.processlist(*full),
+            }),
             Show::Engines => Ok(rows_of(
                 &[
                     "Engine",
@@ -797,6 +763,45 @@ impl Session {
     }
 
     /// information_schema tables (computed now from the catalog).
+    /// The sessions this one may see (all with PROCESS), by id: Id, User, Host, db, Command,
+    /// Time, State, Info (its first 100 characters unless `full`), as SHOW PROCESSLIST and
+    /// information_schema.PROCESSLIST give them.
+    fn processlist(&mut self, full: bool) -> Vec<Vec<Datum>> {
+        let mut list: Vec<(u32, std::sync::Arc<super::SessionInfo>)> = self
+            .server
+            .sessions
+            .lock()
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        if !self.sees_all_threads() {
+            list.retain(|x| x.1.user == self.user);
+        }
+        list.sort_by_key(|x| x.0);
+        list.into_iter()
+            .map(|(id, i)| {
+                let st = i.state.lock();
+                let info = (!st.info.is_empty()).then(|| {
+                    if full {
+                        st.info.clone()
+                    } else {
+                        st.info.chars().take(100).collect()
+                    }
+                });
+                vec![
+                    n(u64::from(id)),
+                    s(i.user.clone()),
+                    s(i.host.clone()),
+                    opt(st.db.clone()),
+                    s(st.command),
+                    n(st.since.elapsed().as_secs()),
+                    s(""),
+                    opt(info),
+                ]
+            })
+            .collect()
+    }
+
     pub(crate) fn information_schema(
         &mut self,
         table: &str,
@@ -1210,6 +1215,12 @@ impl Session {
                     rows,
                 )
             }
+            "PROCESSLIST" => (
+                vec![
+                    "ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO",
+                ],
+                self.processlist(true),
+            ),
             "ENGINES" => (
                 vec![
                     "ENGINE",
