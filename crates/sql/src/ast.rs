@@ -338,13 +338,28 @@ impl Select {
     /// `SELECT * FROM (<sub>) AS <alias>`: a query over another as a derived table (a UNION
     /// under ORDER BY or LIMIT, a UNION DISTINCT).
     pub fn star_from(sub: Select, alias: &str) -> Select {
+        Select::star_over(TableRef::Derived {
+            subquery: Box::new(sub),
+            alias: alias.to_string(),
+        })
+    }
+
+    /// `left INTERSECT|EXCEPT [ALL] right` as a SELECT of every column of its rows.
+    pub fn star_from_set(op: SetOp, all: bool, left: Select, right: Select) -> Select {
+        Select::star_over(TableRef::SetOp {
+            op,
+            all,
+            left: Box::new(left),
+            right: Box::new(right),
+            alias: String::new(),
+        })
+    }
+
+    fn star_over(from: TableRef) -> Select {
         Select {
             distinct: false,
             items: vec![SelectItem::Wildcard],
-            from: vec![TableRef::Derived {
-                subquery: Box::new(sub),
-                alias: alias.to_string(),
-            }],
+            from: vec![from],
             selection: None,
             group_by: Vec::new(),
             having: None,
@@ -405,6 +420,15 @@ pub enum TableRef {
     /// JSON_TABLE(expr, path COLUMNS (...)) AS alias: rows made from a JSON document; `expr`
     /// may read the columns of the tables before it in FROM.
     JsonTable(Box<JsonTable>),
+    /// `left INTERSECT|EXCEPT [ALL|DISTINCT] right`, the only FROM item of the SELECT that
+    /// stands for it (`Select::star_from_set`).
+    SetOp {
+        op: SetOp,
+        all: bool,
+        left: Box<Select>,
+        right: Box<Select>,
+        alias: String,
+    },
     Join {
         left: Box<TableRef>,
         right: Box<TableRef>,
@@ -426,6 +450,13 @@ pub struct RecursiveCte {
     pub recursive: Vec<Select>,
     /// UNION DISTINCT somewhere between the parts: rows already produced are not added again.
     pub distinct: bool,
+}
+
+/// INTERSECT or EXCEPT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOp {
+    Intersect,
+    Except,
 }
 
 /// `JSON_TABLE(expr, path COLUMNS (columns)) AS alias`.

@@ -32,6 +32,7 @@ mod prepared;
 pub mod recursive;
 mod rowbuf;
 pub mod select;
+mod setop;
 pub mod show;
 mod sort;
 pub mod tablelock;

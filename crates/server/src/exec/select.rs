@@ -1310,8 +1310,19 @@ impl Session {
                     sources.push(Source::Table(t, *kind, on.clone()));
                     scope.push(st);
                 }
-                TableRef::Derived { .. } | TableRef::Recursive { .. } => {
+                TableRef::Derived { .. } | TableRef::Recursive { .. } | TableRef::SetOp { .. } => {
                     let (alias, (cols, rows)) = match tr {
+                        TableRef::SetOp {
+                            op,
+                            all,
+                            left,
+                            right,
+                            alias,
+                        } => {
+                            let (cols, rows) =
+                                self.set_operation(*op, *all, left, right, params)?;
+                            (alias, (cols, Held::of(rows)))
+                        }
                         TableRef::Recursive { cte, alias } => {
                             let (cols, rows) = self.recursive_cte(cte, params)?;
                             (alias, (cols, Held::of(rows)))
@@ -2397,7 +2408,7 @@ fn union_all(q: &ast::Select) -> bool {
 
 /// The columns of a UNION whose parts have `parts` columns: the first part's names, each type
 /// aggregated over every part (`expr::union_type`).
-fn union_columns<'c>(mut parts: impl Iterator<Item = &'c [Column]>) -> Vec<Column> {
+pub(crate) fn union_columns<'c>(mut parts: impl Iterator<Item = &'c [Column]>) -> Vec<Column> {
     let mut columns = parts.next().map(<[Column]>::to_vec).unwrap_or_default();
     for p in parts {
         for (c, pc) in columns.iter_mut().zip(p) {
@@ -2408,7 +2419,7 @@ fn union_columns<'c>(mut parts: impl Iterator<Item = &'c [Column]>) -> Vec<Colum
 }
 
 /// A row of a UNION's part (columns `part`) as the union's `columns` type it.
-fn conform_row(
+pub(crate) fn conform_row(
     row: Vec<Datum>,
     part: &[Column],
     columns: &[Column],

@@ -1531,7 +1531,8 @@ impl Session {
                 }
                 ast::TableRef::Derived { .. }
                 | ast::TableRef::Recursive { .. }
-                | ast::TableRef::JsonTable(_) => {}
+                | ast::TableRef::JsonTable(_)
+                | ast::TableRef::SetOp { .. } => {}
             }
         }
         for f in &from {

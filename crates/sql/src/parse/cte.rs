@@ -35,6 +35,7 @@ fn reads(s: &Select, name: &str) -> bool {
             TableRef::Table { name: n, .. } => n.db.is_none() && n.name == name,
             TableRef::Derived { subquery, .. } => reads(subquery, name),
             TableRef::Recursive { .. } | TableRef::JsonTable(_) => false,
+            TableRef::SetOp { left, right, .. } => reads(left, name) || reads(right, name),
             TableRef::Join { left, right, .. } => tr(left, name) || tr(right, name),
         }
     }
@@ -137,6 +138,10 @@ fn table_ref(tr: &mut TableRef, ctes: &[Cte]) {
         TableRef::Table { .. } => {}
         TableRef::Derived { subquery, .. } => inline(subquery, ctes),
         TableRef::Recursive { .. } | TableRef::JsonTable(_) => {}
+        TableRef::SetOp { left, right, .. } => {
+            inline(left, ctes);
+            inline(right, ctes);
+        }
         TableRef::Join {
             left, right, on, ..
         } => {

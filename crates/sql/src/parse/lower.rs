@@ -286,6 +286,24 @@ impl<'a> Ctx<'a> {
                 head.unions.extend(tail);
                 Ok(head)
             }
+            sp::SetExpr::SetOperation {
+                left,
+                op: op @ (sp::SetOperator::Intersect | sp::SetOperator::Except),
+                set_quantifier,
+                right,
+            } => {
+                let all = match set_quantifier {
+                    sp::SetQuantifier::All => true,
+                    sp::SetQuantifier::Distinct | sp::SetQuantifier::None => false,
+                    _ => return Err(unsupported("this INTERSECT or EXCEPT")),
+                };
+                let op = match op {
+                    sp::SetOperator::Intersect => SetOp::Intersect,
+                    _ => SetOp::Except,
+                };
+                let (left, right) = (self.set_expr(*left)?, self.set_expr(*right)?);
+                Ok(Select::star_from_set(op, all, left, right))
+            }
             _ => Err(unsupported("this query form")),
         }
     }
@@ -1082,9 +1100,20 @@ fn select_items(tokens: &[Token]) -> Vec<(usize, ItemSpans)> {
         "SQL_NO_CACHE",
         "SQL_CALC_FOUND_ROWS",
     ];
-    const ENDS: [&str; 12] = [
-        "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "INTO", "FOR", "LOCK", "UNION",
-        "WINDOW", "EXCEPT",
+    const ENDS: [&str; 13] = [
+        "FROM",
+        "WHERE",
+        "GROUP",
+        "HAVING",
+        "ORDER",
+        "LIMIT",
+        "INTO",
+        "FOR",
+        "LOCK",
+        "UNION",
+        "WINDOW",
+        "EXCEPT",
+        "INTERSECT",
     ];
     let mut out = Vec::new();
     for (k, t) in tokens.iter().enumerate() {

@@ -2169,3 +2169,42 @@ fn json_value_keeps_its_on_empty_and_on_error_clauses() {
     );
     assert_eq!(code("SELECT JSON_VALUE(j) FROM t"), 1582);
 }
+
+#[test]
+fn intersect_binds_tighter_than_union_and_except() {
+    // a UNION (b INTERSECT c): the INTERSECT is a FROM item of the union's second part.
+    let Statement::Select(q) = p("SELECT 1 UNION SELECT 2 INTERSECT ALL SELECT 3") else {
+        panic!("not a SELECT");
+    };
+    let [(false, second)] = q.unions.as_slice() else {
+        panic!("{:?}", q.unions);
+    };
+    assert!(matches!(
+        second.from.as_slice(),
+        [TableRef::SetOp {
+            op: SetOp::Intersect,
+            all: true,
+            ..
+        }]
+    ));
+    // (a EXCEPT b) EXCEPT c: left to right.
+    let Statement::Select(q) = p("SELECT 1 EXCEPT SELECT 2 EXCEPT SELECT 3") else {
+        panic!("not a SELECT");
+    };
+    let [TableRef::SetOp {
+        op: SetOp::Except,
+        all: false,
+        left,
+        ..
+    }] = q.from.as_slice()
+    else {
+        panic!("{:?}", q.from);
+    };
+    assert!(matches!(
+        left.from.as_slice(),
+        [TableRef::SetOp {
+            op: SetOp::Except,
+            ..
+        }]
+    ));
+}
