@@ -1397,3 +1397,45 @@ fn locking_reads_nowait_and_skip_locked() {
     let got: Vec<i32> = b.query("SELECT id FROM q.jobs FOR UPDATE").unwrap();
     assert_eq!(got, vec![1, 2, 3, 4]);
 }
+
+/// A multiple-table UPDATE or DELETE locks the rows it reads (exec/multi.rs M1): another
+/// transaction's lock on a row of a table it only reads makes it wait, and the counters
+/// MySQL keeps for it grow.
+#[test]
+fn multi_table_changes_lock_the_rows_they_read() {
+    let s = start();
+    let mut a = connect(&s);
+    a.query_drop("CREATE DATABASE m").unwrap();
+    a.query_drop("USE m").unwrap();
+    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+        .unwrap();
+    a.query_drop("CREATE TABLE r (id INT PRIMARY KEY, w INT)")
+        .unwrap();
+    a.query_drop("INSERT INTO t VALUES (1, 0), (2, 0)").unwrap();
+    a.query_drop("INSERT INTO r VALUES (1, 5), (2, 6)").unwrap();
+    let mut b = connect(&s);
+    b.query_drop("USE m").unwrap();
+    b.query_drop("SET innodb_lock_wait_timeout = 1").unwrap();
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("SELECT * FROM r WHERE id = 1 FOR UPDATE")
+        .unwrap();
+    let update = "UPDATE t JOIN r ON r.id = t.id SET t.v = r.w";
+    assert_eq!(code(b.query_drop(update).unwrap_err()), 1205);
+    assert_eq!(
+        code(
+            b.query_drop("DELETE t FROM t JOIN r ON r.id = t.id")
+                .unwrap_err()
+        ),
+        1205
+    );
+    a.query_drop("COMMIT").unwrap();
+    let before = common::global_status(&mut b, "Com_update_multi");
+    b.query_drop(update).unwrap();
+    assert_eq!(b.affected_rows(), 2);
+    assert_eq!(
+        common::global_status(&mut b, "Com_update_multi"),
+        before + 1
+    );
+    let rows: Vec<(i64, i64)> = b.query("SELECT id, v FROM t ORDER BY id").unwrap();
+    assert_eq!(rows, vec![(1, 5), (2, 6)]);
+}

@@ -33,6 +33,10 @@ pub enum Statement {
     Insert(Box<Insert>),
     Update(Box<Update>),
     Delete(Box<Delete>),
+    /// UPDATE over a join: `UPDATE t1 JOIN t2 ON ... SET t1.a = t2.b`, `UPDATE t1, t2 SET ...`.
+    UpdateMulti(Box<UpdateMulti>),
+    /// DELETE over a join: `DELETE t1 FROM t1 JOIN t2 ...`, `DELETE FROM t1 USING t1, t2 ...`.
+    DeleteMulti(Box<DeleteMulti>),
 
     CreateDatabase {
         name: String,
@@ -546,6 +550,27 @@ pub struct Update {
     pub selection: Option<Expr>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
+    pub ignore: bool,
+}
+
+/// A multiple-table UPDATE: the rows of the join `from` that WHERE keeps change their
+/// target tables' columns (each row once).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UpdateMulti {
+    pub from: Vec<TableRef>,
+    /// (table qualifier, column, value).
+    pub assignments: Vec<(Option<String>, String, Expr)>,
+    pub selection: Option<Expr>,
+    pub ignore: bool,
+}
+
+/// A multiple-table DELETE: the rows of the `targets` tables (names or aliases of `from`'s
+/// tables) that a row of the join WHERE keeps takes part in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeleteMulti {
+    pub targets: Vec<ObjectName>,
+    pub from: Vec<TableRef>,
+    pub selection: Option<Expr>,
     pub ignore: bool,
 }
 

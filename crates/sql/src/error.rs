@@ -235,6 +235,7 @@ codes! {
     ER_JT_MAX_NESTED_PATH = 3670, "42000", "More than supported %u NESTED PATHs were found in JSON_TABLE '%s'";
     ER_MISSING_JSON_VALUE = 3966, "22035", "No value was found by '%s' on the specified path.";
     ER_MULTIPLE_JSON_VALUES = 3967, "22034", "More than one value was found by '%s' on the specified path.";
+    ER_NON_UPDATABLE_TABLE = 1288, "HY000", "The target table %s of the %s is not updatable";
     ER_WARN_FIELD_RESOLVED = 1276, "HY000", "Field or reference '%s%s%s%s%s' of SELECT #%d was resolved in SELECT #%d";
 }
 

@@ -387,7 +387,7 @@ impl Session {
     /// datums (and, for ON DUPLICATE KEY UPDATE, the proposed row after it); assignments see
     /// the columns already assigned, as in MySQL. Returns whether the row changed.
     #[allow(clippy::too_many_arguments)]
-    fn apply_update(
+    pub(crate) fn apply_update(
         &mut self,
         t: &Arc<SqlTable>,
         old: &[Value],

@@ -835,8 +835,12 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// The row position and type of column `name` (of table `table`). A hidden column (a
+    /// table's DB_ROW_ID) is reached only as `"\0" + its name`, a name no statement can
+    /// write (multi.rs reads the keys of tables without a primary key so).
     pub fn resolve(&self, table: Option<&str>, name: &str) -> Result<(usize, EType), SqlError> {
         let mut found: Option<(usize, EType)> = None;
+        let internal = name.strip_prefix('\0');
         for t in self.tables {
             match table {
                 Some(q) if !t.name.eq_ignore_ascii_case(q) => continue,
@@ -848,7 +852,11 @@ impl<'a> Compiler<'a> {
                 if table.is_none() && self.hidden.contains(&(t.offset + i)) {
                     continue;
                 }
-                if !*hidden && n.eq_ignore_ascii_case(name) {
+                let named = match internal {
+                    Some(inner) => *hidden && n.eq_ignore_ascii_case(inner),
+                    None => !*hidden && n.eq_ignore_ascii_case(name),
+                };
+                if named {
                     if found.is_some() {
                         return Err(SqlError::new(ER_NON_UNIQ_ERROR, &[&name, &self.clause]));
                     }

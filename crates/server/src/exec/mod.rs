@@ -28,6 +28,7 @@ mod hashjoin;
 pub mod json;
 mod jsontable;
 mod keyset;
+mod multi;
 mod prepared;
 pub mod recursive;
 mod rowbuf;
@@ -497,6 +498,8 @@ impl Session {
                 | Statement::Insert(_)
                 | Statement::Update(_)
                 | Statement::Delete(_)
+                | Statement::UpdateMulti(_)
+                | Statement::DeleteMulti(_)
         );
         if !data {
             self.profiler.stage("executing");
@@ -529,6 +532,8 @@ impl Session {
             Statement::Insert(i) => self.insert(i, params),
             Statement::Update(u) => self.update(u, params),
             Statement::Delete(d) => self.delete(d, params),
+            Statement::UpdateMulti(u) => self.update_multi(u, params),
+            Statement::DeleteMulti(d) => self.delete_multi(d, params),
             _ => unreachable!("data statements only"),
         };
         self.profiler.stage("query end");

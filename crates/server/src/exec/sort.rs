@@ -103,6 +103,11 @@ impl SortRow {
 
 /// Encodes a row's values (`SortRow::data`), with the offsets of the sort keys' values:
 /// `places` says where each is.
+/// `values` encoded as a run record's values are: equal values, equal bytes.
+pub(crate) fn encode_values(values: &[Datum]) -> Box<[u8]> {
+    encode_row(values, &[], &[])
+}
+
 fn encode_row(proj: &[Datum], own: &[Datum], places: &[Place]) -> Box<[u8]> {
     let head = 4 + 4 * places.len();
     let mut out = Vec::with_capacity(head + 16 * (proj.len() + own.len()));

@@ -16,6 +16,7 @@ use crate::ast::*;
 use crate::error::{
     SqlError, ER_DERIVED_MUST_HAVE_ALIAS, ER_NOT_SUPPORTED_YET, ER_TF_MUST_HAVE_ALIAS,
     ER_TOO_LONG_IDENT, ER_WRONG_ARGUMENTS, ER_WRONG_COLUMN_NAME, ER_WRONG_FIELD_SPEC,
+    ER_WRONG_USAGE,
 };
 use sqlparser::ast as sp;
 use sqlparser::tokenizer::Span;
@@ -129,7 +130,9 @@ impl<'a> Ctx<'a> {
         Ok(match s {
             S::Query(q) => Statement::Select(Box::new(self.query(*q)?)),
             S::Insert(i) => Statement::Insert(Box::new(self.insert(i)?)),
+            S::Update(u) if !u.table.joins.is_empty() => self.update_multi(u)?,
             S::Update(u) => Statement::Update(Box::new(self.update(u)?)),
+            S::Delete(d) if !d.tables.is_empty() || d.using.is_some() => self.delete_multi(d)?,
             S::Delete(d) => Statement::Delete(Box::new(self.delete(d)?)),
             S::CreateTable(c) => Statement::CreateTable(Box::new(self.create_table(c)?)),
             S::Drop {
@@ -435,7 +438,7 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
-    fn table_with_joins(&self, twj: sp::TableWithJoins) -> R<TableRef> {
+    pub(super) fn table_with_joins(&self, twj: sp::TableWithJoins) -> R<TableRef> {
         let mut left = self.table_factor(twj.relation)?;
         for j in twj.joins {
             use sp::JoinOperator as J;
@@ -624,6 +627,102 @@ impl<'a> Ctx<'a> {
             limit: self.opt_expr(u.limit)?,
             ignore: self.ignore,
         })
+    }
+
+    /// `UPDATE <table references> SET [t.]c = v, ... [WHERE ...]` (no ORDER BY or LIMIT:
+    /// 1221, as MySQL).
+    fn update_multi(&self, u: sp::Update) -> R<Statement> {
+        if u.from.is_some() || u.returning.is_some() || u.or.is_some() {
+            return Err(unsupported("this UPDATE form"));
+        }
+        if !u.order_by.is_empty() || u.limit.is_some() {
+            let what = if u.limit.is_some() {
+                "LIMIT"
+            } else {
+                "ORDER BY"
+            };
+            return Err(SqlError::new(ER_WRONG_USAGE, &[&"UPDATE", &what]));
+        }
+        let from = vec![self.table_with_joins(u.table)?];
+        let assignments = self.qualified_assignments(u.assignments)?;
+        Ok(update_over(
+            from,
+            assignments,
+            self.opt_expr(u.selection)?,
+            self.ignore,
+        ))
+    }
+
+    /// SET's assignments with the table each names (None: an unqualified column).
+    pub(super) fn qualified_assignments(
+        &self,
+        list: Vec<sp::Assignment>,
+    ) -> R<Vec<(Option<String>, String, Expr)>> {
+        list.into_iter()
+            .map(|a| match a.target {
+                sp::AssignmentTarget::ColumnName(n) => {
+                    let parts: Vec<String> =
+                        n.0.iter()
+                            .filter_map(|p| p.as_ident())
+                            .map(|i| i.value.clone())
+                            .collect();
+                    let (table, col) = match parts.as_slice() {
+                        [c] => (None, c.clone()),
+                        [.., t, c] => (Some(t.clone()), c.clone()),
+                        [] => return Err(unsupported("this assignment")),
+                    };
+                    Ok((table, col, self.expr(a.value)?))
+                }
+                sp::AssignmentTarget::Tuple(_) => Err(unsupported("tuple assignment")),
+            })
+            .collect()
+    }
+
+    /// `DELETE t1[, t2] FROM <references> ...` or `DELETE FROM t1[, t2] USING <references>
+    /// ...` (no ORDER BY or LIMIT: 1221, as MySQL).
+    fn delete_multi(&self, d: sp::Delete) -> R<Statement> {
+        if d.returning.is_some() {
+            return Err(unsupported("this DELETE form"));
+        }
+        if !d.order_by.is_empty() || d.limit.is_some() {
+            let what = if d.limit.is_some() {
+                "LIMIT"
+            } else {
+                "ORDER BY"
+            };
+            return Err(SqlError::new(ER_WRONG_USAGE, &[&"DELETE", &what]));
+        }
+        let from = match d.from {
+            sp::FromTable::WithFromKeyword(v) | sp::FromTable::WithoutKeyword(v) => v,
+        };
+        let (targets, refs) = match d.using {
+            // DELETE FROM t1, t2 USING <references>
+            Some(using) => {
+                let mut targets = Vec::with_capacity(from.len());
+                for t in from {
+                    match self.table_with_joins(t)? {
+                        TableRef::Table { name, .. } => targets.push(name),
+                        _ => return Err(unsupported("this DELETE target")),
+                    }
+                }
+                (targets, using)
+            }
+            // DELETE t1, t2 FROM <references>
+            None => (
+                d.tables.iter().map(object_name).collect::<R<Vec<_>>>()?,
+                from,
+            ),
+        };
+        let from = refs
+            .into_iter()
+            .map(|t| self.table_with_joins(t))
+            .collect::<R<Vec<_>>>()?;
+        Ok(Statement::DeleteMulti(Box::new(DeleteMulti {
+            targets,
+            from,
+            selection: self.opt_expr(d.selection)?,
+            ignore: self.ignore,
+        })))
     }
 
     fn delete(&self, d: sp::Delete) -> R<Delete> {
@@ -920,6 +1019,21 @@ pub fn object_name(n: &sp::ObjectName) -> R<ObjectName> {
         }),
         _ => Err(unsupported("this name")),
     }
+}
+
+/// A multiple-table UPDATE over the FROM items `from`.
+pub(super) fn update_over(
+    from: Vec<TableRef>,
+    assignments: Vec<(Option<String>, String, Expr)>,
+    selection: Option<Expr>,
+    ignore: bool,
+) -> Statement {
+    Statement::UpdateMulti(Box::new(UpdateMulti {
+        from,
+        assignments,
+        selection,
+        ignore,
+    }))
 }
 
 fn table_alias(a: Option<sp::TableAlias>) -> R<Option<String>> {

@@ -305,11 +305,13 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         create_dup = Some(replace);
     }
     if first.is_some_and(|t| t.is("UPDATE") || t.is("DELETE")) {
+        // LOW_PRIORITY and QUICK change nothing on InnoDB tables (MySQL): blanked too.
         let mut i = 1;
-        while tokens
+        while let Some(t) = tokens
             .get(i)
-            .is_some_and(|t| t.is("LOW_PRIORITY") || t.is("QUICK"))
+            .filter(|t| t.is("LOW_PRIORITY") || t.is("QUICK"))
         {
+            edits.push((t.start, t.end(), ""));
             i += 1;
         }
         if let Some(t) = tokens.get(i).filter(|t| t.is("IGNORE")) {
@@ -411,6 +413,7 @@ pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<
             .and_then(|_| p.ident())
             .and_then(|s| p.done(Statement::ReleaseSavepoint(s))),
         "SET" => p.set(),
+        "UPDATE" => return p.update_with_commas(),
         "XA" => p.xa(),
         "CREATE" if second_is("USER") => p.user_list_stmt(UserStmt::Create),
         "ALTER" if second_is("USER") => p.user_list_stmt(UserStmt::Alter),
@@ -625,6 +628,82 @@ impl<'a> P<'a, '_> {
             }
             None => Err(self.err()),
         }
+    }
+
+    /// `UPDATE [LOW_PRIORITY] [IGNORE] t1, t2 ... SET ... [WHERE ...]`: sqlparser reads no
+    /// comma between UPDATE's tables, so the pieces are read with it one by one (None when
+    /// there is no such comma: sqlparser reads the statement).
+    fn update_with_commas(&mut self) -> Option<R<Statement>> {
+        let (mut depth, mut comma, mut set_at, mut where_at) = (0usize, false, None, None);
+        for (k, t) in self.toks.iter().enumerate().skip(1) {
+            if t.is_punct("(") {
+                depth += 1;
+            } else if t.is_punct(")") {
+                depth = depth.saturating_sub(1);
+            } else if depth == 0 && set_at.is_none() && t.is_punct(",") {
+                comma = true;
+            } else if depth == 0 && set_at.is_none() && t.is("SET") {
+                set_at = Some(k);
+            } else if depth == 0 && set_at.is_some() && t.is("WHERE") {
+                where_at = Some(k);
+                break;
+            }
+        }
+        let set_at = set_at.filter(|_| comma)?;
+        let mut from = 1;
+        while self
+            .toks
+            .get(from)
+            .is_some_and(|t| t.is("LOW_PRIORITY") || t.is("IGNORE"))
+        {
+            from += 1;
+        }
+        Some(self.update_pieces(from, set_at, where_at))
+    }
+
+    fn update_pieces(&self, from: usize, set_at: usize, where_at: Option<usize>) -> R<Statement> {
+        let end = self.toks.len();
+        let span = |a: usize, b: usize| -> R<(usize, &str)> {
+            let (Some(first), Some(last)) = (
+                self.toks.get(a),
+                b.checked_sub(1).and_then(|l| self.toks.get(l)),
+            ) else {
+                return Err(self.err());
+            };
+            let text = self
+                .text
+                .get(first.start..last.end())
+                .ok_or_else(|| self.err())?;
+            Ok((first.start, text))
+        };
+        let parse_err =
+            |start: usize| move |e: sqlparser::parser::ParserError| sp_error(self.sql, start, &e);
+        let (start, text) = span(from, set_at)?;
+        let mut p = sp_parser(text).map_err(parse_err(start))?;
+        let tables = p
+            .parse_comma_separated(|p| p.parse_table_and_joins())
+            .map_err(parse_err(start))?;
+        let ctx = self.ctx.at(start);
+        let tables = tables
+            .into_iter()
+            .map(|t| ctx.table_with_joins(t))
+            .collect::<R<Vec<_>>>()?;
+        let (start, text) = span(set_at + 1, where_at.unwrap_or(end))?;
+        let mut p = sp_parser(text).map_err(parse_err(start))?;
+        let assignments = p
+            .parse_comma_separated(|p| p.parse_assignment())
+            .map_err(parse_err(start))?;
+        let assignments = self.ctx.at(start).qualified_assignments(assignments)?;
+        let selection = match where_at {
+            Some(w) => Some(self.expr_at(w + 1, end)?),
+            None => None,
+        };
+        Ok(super::lower::update_over(
+            tables,
+            assignments,
+            selection,
+            self.ctx.ignore,
+        ))
     }
 
     /// Parses tokens `from..to` as one expression with sqlparser.

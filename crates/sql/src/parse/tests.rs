@@ -1586,8 +1586,6 @@ fn errors() {
     }
     for sql in [
         "LOAD DATA INFILE 'x' INTO TABLE t",
-        "UPDATE t JOIN u ON t.a = u.a SET t.b = 1",
-        "DELETE t FROM t JOIN u ON t.a = u.a",
         "SELECT SUM(a) OVER (ORDER BY a GROUPS 1 PRECEDING) FROM t",
     ] {
         assert_eq!(parse(sql).map_err(|e| e.code), Err(1235), "{sql}");
@@ -2207,4 +2205,47 @@ fn intersect_binds_tighter_than_union_and_except() {
             ..
         }]
     ));
+}
+
+#[test]
+fn multiple_table_update_and_delete_are_lowered() {
+    for sql in [
+        "UPDATE t1, t2 SET t1.a = t2.b, c = ? WHERE t1.id = t2.id",
+        "UPDATE LOW_PRIORITY t1 AS x JOIN t2 ON x.id = t2.id SET x.a = 1",
+    ] {
+        let Statement::UpdateMulti(u) = p(sql) else {
+            panic!("{sql}");
+        };
+        assert_eq!(
+            u.assignments[0].0.as_deref(),
+            Some(if sql.contains(" x") { "x" } else { "t1" })
+        );
+    }
+    let Statement::UpdateMulti(u) = p("UPDATE t1, t2 SET t1.a = t2.b, c = ? WHERE t1.id = ?")
+    else {
+        panic!("not a multiple-table UPDATE");
+    };
+    assert_eq!(u.from.len(), 2);
+    assert_eq!(u.assignments[1], (None, "c".into(), Expr::Param(0)));
+    assert!(matches!(&u.selection, Some(Expr::Binary { right, .. }) if **right == Expr::Param(1)));
+    for sql in [
+        "DELETE t1, t2 FROM t1 JOIN t2 ON t1.id = t2.id WHERE t2.x = 1",
+        "DELETE FROM t1, t2 USING t1 JOIN t2 ON t1.id = t2.id WHERE t2.x = 1",
+    ] {
+        let Statement::DeleteMulti(d) = p(sql) else {
+            panic!("{sql}");
+        };
+        let names: Vec<&str> = d.targets.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["t1", "t2"], "{sql}");
+        assert_eq!(d.from.len(), 1, "{sql}");
+    }
+    let code = |sql: &str| parse(sql).map(|_| 0).unwrap_or_else(|e| e.code);
+    assert_eq!(
+        code("UPDATE t1 JOIN t2 ON t1.id = t2.id SET a = 1 LIMIT 1"),
+        1221
+    );
+    assert_eq!(
+        code("DELETE t1 FROM t1 JOIN t2 ON t1.id = t2.id ORDER BY t1.id"),
+        1221
+    );
 }
