@@ -1438,4 +1438,14 @@ fn multi_table_changes_lock_the_rows_they_read() {
     );
     let rows: Vec<(i64, i64)> = b.query("SELECT id, v FROM t ORDER BY id").unwrap();
     assert_eq!(rows, vec![(1, 5), (2, 6)]);
+    // EXPLAIN shows the join as it is read: r looked up by t's key.
+    let plan: Vec<(String, String)> = b
+        .query_map(format!("EXPLAIN {update}"), |r: mysql::Row| {
+            (r.get(2).unwrap(), r.get(4).unwrap())
+        })
+        .unwrap();
+    assert_eq!(
+        plan,
+        vec![("t".into(), "ALL".into()), ("r".into(), "eq_ref".into())]
+    );
 }

@@ -60,6 +60,31 @@ fn leaves(tr: &TableRef, bases: &mut Vec<(String, ObjectName)>, others: &mut Vec
     }
 }
 
+/// `SELECT items FROM from WHERE selection FOR UPDATE`: how a statement over a join reads it
+/// (M1).
+pub(crate) fn join_select(
+    items: Vec<SelectItem>,
+    from: &[TableRef],
+    selection: &Option<Expr>,
+) -> ast::Select {
+    ast::Select {
+        distinct: false,
+        items,
+        from: from.to_vec(),
+        selection: selection.clone(),
+        group_by: Vec::new(),
+        having: None,
+        order_by: Vec::new(),
+        limit: None,
+        offset: None,
+        lock: Some(LockClause::ForUpdate {
+            nowait: false,
+            skip_locked: false,
+        }),
+        unions: Vec::new(),
+    }
+}
+
 /// `leaves` of every item of `from`.
 fn from_items(from: &[TableRef]) -> (Vec<(String, ObjectName)>, Vec<String>) {
     let (mut bases, mut others) = (Vec::new(), Vec::new());
@@ -148,30 +173,17 @@ impl Session {
             }
         }
         items.extend(values);
-        let q = ast::Select {
-            distinct: false,
-            items: items
-                .into_iter()
-                .map(|expr| SelectItem::Expr {
-                    expr,
-                    alias: None,
-                    text: String::new(),
-                })
-                .collect(),
-            from: from.to_vec(),
-            selection: selection.clone(),
-            group_by: Vec::new(),
-            having: None,
-            order_by: Vec::new(),
-            limit: None,
-            offset: None,
-            lock: Some(LockClause::ForUpdate {
-                nowait: false,
-                skip_locked: false,
-            }),
-            unions: Vec::new(),
-        };
-        Ok(self.select_stored(&q, params)?.1)
+        let items = items
+            .into_iter()
+            .map(|expr| SelectItem::Expr {
+                expr,
+                alias: None,
+                text: String::new(),
+            })
+            .collect();
+        Ok(self
+            .select_stored(&join_select(items, from, selection), params)?
+            .1)
     }
 
     /// Target `tg`'s row whose primary key row `row` holds from `at` (None: NULL-extended,

@@ -1507,6 +1507,23 @@ impl Session {
                 }],
                 d.selection.clone(),
             ),
+            // Over a join: the SELECT ... FOR UPDATE that reads it (multi.rs M1).
+            Statement::UpdateMulti(u) => {
+                let q = super::multi::join_select(
+                    vec![ast::SelectItem::Wildcard],
+                    &u.from,
+                    &u.selection,
+                );
+                return self.explain(&Statement::Select(Box::new(q)), params);
+            }
+            Statement::DeleteMulti(d) => {
+                let q = super::multi::join_select(
+                    vec![ast::SelectItem::Wildcard],
+                    &d.from,
+                    &d.selection,
+                );
+                return self.explain(&Statement::Select(Box::new(q)), params);
+            }
             _ => {
                 return Err(SqlError::new(
                     ER_NOT_SUPPORTED_YET,

@@ -23,7 +23,7 @@ use super::lexer::{Kind, Token};
 use super::lower::{unsupported, Ctx};
 use super::{error_at, error_at_end, sp_error, sp_parser};
 use crate::ast::*;
-use crate::error::SqlError;
+use crate::error::{SqlError, ER_WRONG_USAGE};
 use sqlparser::tokenizer::Token as SpToken;
 use std::borrow::Cow;
 
@@ -683,6 +683,9 @@ impl<'a> P<'a, '_> {
         let tables = p
             .parse_comma_separated(|p| p.parse_table_and_joins())
             .map_err(parse_err(start))?;
+        if p.peek_token().token != SpToken::EOF {
+            return Err(self.err());
+        }
         let ctx = self.ctx.at(start);
         let tables = tables
             .into_iter()
@@ -693,6 +696,15 @@ impl<'a> P<'a, '_> {
         let assignments = p
             .parse_comma_separated(|p| p.parse_assignment())
             .map_err(parse_err(start))?;
+        if p.peek_token().token != SpToken::EOF {
+            // Nothing but WHERE may follow; ORDER BY and LIMIT are 1221 with several tables.
+            let next = p.peek_token().token.to_string().to_ascii_uppercase();
+            if next == "ORDER" || next == "LIMIT" {
+                let what = if next == "LIMIT" { "LIMIT" } else { "ORDER BY" };
+                return Err(SqlError::new(ER_WRONG_USAGE, &[&"UPDATE", &what]));
+            }
+            return Err(self.err());
+        }
         let assignments = self.ctx.at(start).qualified_assignments(assignments)?;
         let selection = match where_at {
             Some(w) => Some(self.expr_at(w + 1, end)?),

@@ -2248,4 +2248,8 @@ fn multiple_table_update_and_delete_are_lowered() {
         code("DELETE t1 FROM t1 JOIN t2 ON t1.id = t2.id ORDER BY t1.id"),
         1221
     );
+    assert_eq!(code("UPDATE t1, t2 SET a = 1 LIMIT 1"), 1221);
+    assert_eq!(code("UPDATE t1, t2 SET a = 1 ORDER BY a"), 1221);
+    assert_eq!(code("UPDATE t1, t2 SET a = 1 GARBAGE"), 1064);
+    assert_eq!(code("UPDATE t1, t2 x y SET a = 1"), 1064);
 }
