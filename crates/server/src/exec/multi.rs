@@ -9,7 +9,9 @@
 //!   S8), so memory stays bounded whatever the join's size.
 //! - M2: each target row changes once, however many joined rows it takes part in: with the
 //!   values of the first (MySQL's rule); a target whose side of an outer join is
-//!   NULL-extended in a joined row is not changed by that row.
+//!   NULL-extended in a joined row is not changed by that row. The keys of the rows changed
+//!   so far are held per target (MySQL keeps them in a temporary table): memory grows with
+//!   the number of rows the statement changes, not with the join's size.
 //! - M3: a row changes by primary key through the single-table paths (`apply_update`: every
 //!   value through `types::store`, dml.rs D1; `Trx::delete`), re-read under its lock.
 //! - M4: targets are base tables of the FROM clause (1288 for a derived table or JSON_TABLE,
