@@ -774,17 +774,19 @@ fn right_join_does_not_hold_the_rows_before_it() {
     assert!(s.panics().is_empty());
 }
 
+/// COUNT(*) and a SUM, the row of query `sql`.
+fn count_sum(c: &mut mysql::Conn, sql: &str) -> (i64, Option<i64>) {
+    c.query_first(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .unwrap()
+}
+
 #[test]
 fn in_subquery_result_past_the_budget_is_searched_on_disk() {
     let (s, mut c) = padded_table();
     let n = PADDED_ROWS;
-    let q = |c: &mut mysql::Conn, q: &str| -> (i64, Option<i64>) {
-        c.query_first(q)
-            .unwrap_or_else(|e| panic!("{q}: {e}"))
-            .unwrap()
-    };
     // Warm: the statements' own structures.
-    q(
+    count_sum(
         &mut c,
         "SELECT COUNT(*), SUM(id) FROM t WHERE id IN (SELECT id FROM t WHERE id < 10)",
     );
@@ -792,7 +794,7 @@ fn in_subquery_result_past_the_budget_is_searched_on_disk() {
     // 100,000 strings of over 200 bytes: held as constants they take over 30 MB.
     let half = n / 2;
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM t WHERE CONCAT(pad, id) IN \
              (SELECT CONCAT(UPPER(pad), id * 2) FROM t)"
@@ -803,21 +805,21 @@ fn in_subquery_result_past_the_budget_is_searched_on_disk() {
     assert!(grown < 12_000, "peak memory grew by {grown} kB");
     // Integers, NOT IN, and a NULL among the values (NOT IN is then never true).
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM t WHERE id IN (SELECT id + 50000 FROM t)"
         ),
         (n - 50_000, Some((50_001..=n).sum()))
     );
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM t WHERE id NOT IN (SELECT id * 2 FROM t)"
         ),
         (half, Some(half * half))
     );
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM t WHERE id NOT IN \
              (SELECT IF(id = 5, NULL, id + 1) FROM t)"
@@ -827,21 +829,21 @@ fn in_subquery_result_past_the_budget_is_searched_on_disk() {
     // Values of another kind than the set's: a DECIMAL by its integer part, a string
     // compared with every value.
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM t WHERE id <= 10 AND id + 0.0 IN (SELECT id FROM t)"
         ),
         (10, Some(55))
     );
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM t WHERE id <= 10 AND id + 0.5 IN (SELECT id FROM t)"
         ),
         (0, None)
     );
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM t WHERE id <= 3 AND CAST(id AS CHAR) IN \
              (SELECT id + 1 FROM t)"
@@ -900,13 +902,8 @@ fn hash_join_index_past_the_budget_goes_to_disk() {
 fn intersect_and_except_do_not_hold_their_sides() {
     let (s, mut c) = padded_table();
     let n = PADDED_ROWS;
-    let q = |c: &mut mysql::Conn, q: &str| -> (i64, Option<i64>) {
-        c.query_first(q)
-            .unwrap_or_else(|e| panic!("{q}: {e}"))
-            .unwrap()
-    };
     // Warm: the statements' own structures.
-    q(
+    count_sum(
         &mut c,
         "SELECT COUNT(*), SUM(id) FROM (SELECT id FROM t WHERE id < 10 INTERSECT \
          SELECT id FROM t WHERE id < 5) x",
@@ -914,7 +911,7 @@ fn intersect_and_except_do_not_hold_their_sides() {
     let before = peak_kb(s.pid());
     // Two sides of 100,000 rows of 200 bytes: held whole they take over 40 MB.
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM (SELECT id, pad FROM t INTERSECT \
              SELECT id + 1, pad FROM t) x"
@@ -922,7 +919,7 @@ fn intersect_and_except_do_not_hold_their_sides() {
         (n - 1, Some((2..=n).sum()))
     );
     assert_eq!(
-        q(
+        count_sum(
             &mut c,
             "SELECT COUNT(*), SUM(id) FROM (SELECT id, pad FROM t EXCEPT ALL \
              SELECT id + 1, pad FROM t) x"

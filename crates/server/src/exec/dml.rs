@@ -699,6 +699,12 @@ impl Session {
                 changed += 1;
             }
         }
+        Ok(self.updated(matched, changed, w))
+    }
+
+    /// The outcome of an UPDATE that matched `matched` rows and changed `changed`: MySQL's
+    /// info line, the affected count (matched with CLIENT_FOUND_ROWS), the warnings kept.
+    pub(crate) fn updated(&mut self, matched: u64, changed: u64, w: Warnings) -> Output {
         let info = format!(
             "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
             w.len()
@@ -710,11 +716,11 @@ impl Session {
             changed
         };
         self.row_count = affected as i64;
-        Ok(Output::Ok {
+        Output::Ok {
             affected,
             last_insert_id: 0,
             info,
-        })
+        }
     }
 
     pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {

@@ -296,22 +296,7 @@ impl Session {
                 }
             }
         }
-        let info = format!(
-            "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
-            w.len()
-        );
-        self.warnings.extend(w.0);
-        let affected = if self.client_found_rows {
-            matched
-        } else {
-            changed
-        };
-        self.row_count = affected as i64;
-        Ok(Output::Ok {
-            affected,
-            last_insert_id: 0,
-            info,
-        })
+        Ok(self.updated(matched, changed, w))
     }
 
     pub(crate) fn delete_multi(

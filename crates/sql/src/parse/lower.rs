@@ -273,39 +273,28 @@ impl<'a> Ctx<'a> {
             sp::SetExpr::Query(q) => self.query(*q),
             sp::SetExpr::SetOperation {
                 left,
-                op: sp::SetOperator::Union,
+                op,
                 set_quantifier,
                 right,
             } => {
                 let all = match set_quantifier {
                     sp::SetQuantifier::All => true,
                     sp::SetQuantifier::Distinct | sp::SetQuantifier::None => false,
-                    _ => return Err(unsupported("this UNION")),
+                    _ => return Err(unsupported("this set operation")),
                 };
-                let mut head = self.set_expr(*left)?;
-                let mut right = self.set_expr(*right)?;
-                let tail = std::mem::take(&mut right.unions);
-                head.unions.push((all, right));
-                head.unions.extend(tail);
-                Ok(head)
-            }
-            sp::SetExpr::SetOperation {
-                left,
-                op: op @ (sp::SetOperator::Intersect | sp::SetOperator::Except),
-                set_quantifier,
-                right,
-            } => {
-                let all = match set_quantifier {
-                    sp::SetQuantifier::All => true,
-                    sp::SetQuantifier::Distinct | sp::SetQuantifier::None => false,
-                    _ => return Err(unsupported("this INTERSECT or EXCEPT")),
-                };
+                let (mut head, mut right) = (self.set_expr(*left)?, self.set_expr(*right)?);
                 let op = match op {
+                    sp::SetOperator::Union => {
+                        let tail = std::mem::take(&mut right.unions);
+                        head.unions.push((all, right));
+                        head.unions.extend(tail);
+                        return Ok(head);
+                    }
                     sp::SetOperator::Intersect => SetOp::Intersect,
-                    _ => SetOp::Except,
+                    sp::SetOperator::Except => SetOp::Except,
+                    _ => return Err(unsupported("this set operation")),
                 };
-                let (left, right) = (self.set_expr(*left)?, self.set_expr(*right)?);
-                Ok(Select::star_from_set(op, all, left, right))
+                Ok(Select::star_from_set(op, all, head, right))
             }
             _ => Err(unsupported("this query form")),
         }
@@ -635,14 +624,7 @@ impl<'a> Ctx<'a> {
         if u.from.is_some() || u.returning.is_some() || u.or.is_some() {
             return Err(unsupported("this UPDATE form"));
         }
-        if !u.order_by.is_empty() || u.limit.is_some() {
-            let what = if u.limit.is_some() {
-                "LIMIT"
-            } else {
-                "ORDER BY"
-            };
-            return Err(SqlError::new(ER_WRONG_USAGE, &[&"UPDATE", &what]));
-        }
+        no_order_or_limit("UPDATE", !u.order_by.is_empty(), u.limit.is_some())?;
         let from = vec![self.table_with_joins(u.table)?];
         let assignments = self.qualified_assignments(u.assignments)?;
         Ok(update_over(
@@ -684,14 +666,7 @@ impl<'a> Ctx<'a> {
         if d.returning.is_some() {
             return Err(unsupported("this DELETE form"));
         }
-        if !d.order_by.is_empty() || d.limit.is_some() {
-            let what = if d.limit.is_some() {
-                "LIMIT"
-            } else {
-                "ORDER BY"
-            };
-            return Err(SqlError::new(ER_WRONG_USAGE, &[&"DELETE", &what]));
-        }
+        no_order_or_limit("DELETE", !d.order_by.is_empty(), d.limit.is_some())?;
         let from = match d.from {
             sp::FromTable::WithFromKeyword(v) | sp::FromTable::WithoutKeyword(v) => v,
         };
@@ -1018,6 +993,15 @@ pub fn object_name(n: &sp::ObjectName) -> R<ObjectName> {
             name: name.clone(),
         }),
         _ => Err(unsupported("this name")),
+    }
+}
+
+/// ORDER BY or LIMIT in a multiple-table `stmt`: 1221, as MySQL.
+pub(super) fn no_order_or_limit(stmt: &str, order_by: bool, limit: bool) -> R<()> {
+    match (order_by, limit) {
+        (_, true) => Err(SqlError::new(ER_WRONG_USAGE, &[&stmt, &"LIMIT"])),
+        (true, false) => Err(SqlError::new(ER_WRONG_USAGE, &[&stmt, &"ORDER BY"])),
+        (false, false) => Ok(()),
     }
 }
 

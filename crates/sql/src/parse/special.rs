@@ -23,7 +23,7 @@ use super::lexer::{Kind, Token};
 use super::lower::{unsupported, Ctx};
 use super::{error_at, error_at_end, sp_error, sp_parser};
 use crate::ast::*;
-use crate::error::{SqlError, ER_WRONG_USAGE};
+use crate::error::SqlError;
 use sqlparser::tokenizer::Token as SpToken;
 use std::borrow::Cow;
 
@@ -699,10 +699,7 @@ impl<'a> P<'a, '_> {
         if p.peek_token().token != SpToken::EOF {
             // Nothing but WHERE may follow; ORDER BY and LIMIT are 1221 with several tables.
             let next = p.peek_token().token.to_string().to_ascii_uppercase();
-            if next == "ORDER" || next == "LIMIT" {
-                let what = if next == "LIMIT" { "LIMIT" } else { "ORDER BY" };
-                return Err(SqlError::new(ER_WRONG_USAGE, &[&"UPDATE", &what]));
-            }
+            super::lower::no_order_or_limit("UPDATE", next == "ORDER", next == "LIMIT")?;
             return Err(self.err());
         }
         let assignments = self.ctx.at(start).qualified_assignments(assignments)?;
