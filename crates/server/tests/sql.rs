@@ -1449,3 +1449,55 @@ fn multi_table_changes_lock_the_rows_they_read() {
         vec![("t".into(), "ALL".into()), ("r".into(), "eq_ref".into())]
     );
 }
+
+/// WITH ROLLUP's MySQL 8.0 forms MariaDB lacks (the rest is in conformance/rollup.test):
+/// GROUPING() and ORDER BY over the super-aggregate rows; ANY_VALUE is exempt from
+/// ONLY_FULL_GROUP_BY.
+#[test]
+fn rollup_with_grouping_and_order_by() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE r").unwrap();
+    c.query_drop("USE r").unwrap();
+    c.query_drop("CREATE TABLE s (y INT, c VARCHAR(3), p INT)")
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO s VALUES (2020, 'fi', 10), (2020, 'fi', 20), (2020, 'in', 5), \
+         (2021, 'fi', 7), (NULL, 'us', 1)",
+    )
+    .unwrap();
+    let rows = common::text_rows(
+        &mut c,
+        "SELECT y, c, SUM(p), GROUPING(y), GROUPING(c), GROUPING(y, c) FROM s \
+         GROUP BY y, c WITH ROLLUP",
+    );
+    assert_eq!(
+        rows,
+        [
+            "NULL,us,1,0,0,0",
+            "NULL,NULL,1,0,1,1",
+            "2020,fi,30,0,0,0",
+            "2020,in,5,0,0,0",
+            "2020,NULL,35,0,1,1",
+            "2021,fi,7,0,0,0",
+            "2021,NULL,7,0,1,1",
+            "NULL,NULL,43,1,1,3",
+        ]
+    );
+    // The grand total told from a NULL key by GROUPING(), and ORDER BY over all rows.
+    let rows = common::text_rows(
+        &mut c,
+        "SELECT IF(GROUPING(y), 'total', y) AS yy, SUM(p) AS t FROM s GROUP BY y WITH ROLLUP \
+         ORDER BY t DESC, yy",
+    );
+    assert_eq!(rows, ["total,43", "2020,35", "2021,7", "NULL,1"]);
+    let rows = common::text_rows(
+        &mut c,
+        "SELECT ANY_VALUE(c), y FROM s GROUP BY y ORDER BY y",
+    );
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        code(c.query_drop("SELECT c, y FROM s GROUP BY y").unwrap_err()),
+        1055
+    );
+}

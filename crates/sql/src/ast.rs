@@ -977,6 +977,129 @@ pub enum Expr {
     JsonValue(Box<JsonValue>),
 }
 
+/// Whether a function of this (lower-case) name is an aggregate.
+pub fn is_aggregate(name: &str) -> bool {
+    matches!(
+        name,
+        "count"
+            | "sum"
+            | "avg"
+            | "min"
+            | "max"
+            | "bit_and"
+            | "bit_or"
+            | "bit_xor"
+            | "group_concat"
+            | "json_arrayagg"
+            | "json_objectagg"
+            | "std"
+            | "stddev"
+            | "stddev_pop"
+            | "stddev_samp"
+            | "variance"
+            | "var_pop"
+            | "var_samp"
+    )
+}
+
+impl Expr {
+    /// Calls `f` on this expression and, while `f` returns true, on each of its
+    /// sub-expressions in turn (depth first; not inside subqueries, which `f` sees whole).
+    /// `f` may change what it is given.
+    pub fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Expr) -> bool) {
+        if !f(self) {
+            return;
+        }
+        match self {
+            Expr::InSubquery { expr, .. } | Expr::Quantified { expr, .. } => expr.visit_mut(f),
+            Expr::Unary { expr, .. }
+            | Expr::IsNull { expr, .. }
+            | Expr::IsBool { expr, .. }
+            | Expr::Cast { expr, .. }
+            | Expr::Collate { expr, .. }
+            | Expr::Interval { value: expr, .. } => expr.visit_mut(f),
+            Expr::Binary { left, right, .. } => {
+                left.visit_mut(f);
+                right.visit_mut(f);
+            }
+            Expr::InList { expr, list, .. } => {
+                expr.visit_mut(f);
+                list.iter_mut().for_each(|x| x.visit_mut(f));
+            }
+            Expr::Between {
+                expr, low, high, ..
+            } => {
+                for x in [expr, low, high] {
+                    x.visit_mut(f);
+                }
+            }
+            Expr::Like {
+                expr,
+                pattern,
+                escape,
+                ..
+            } => {
+                expr.visit_mut(f);
+                pattern.visit_mut(f);
+                if let Some(x) = escape {
+                    x.visit_mut(f);
+                }
+            }
+            Expr::Function { args, .. } | Expr::Row(args) => {
+                args.iter_mut().for_each(|x| x.visit_mut(f));
+            }
+            Expr::GroupConcat { args, order_by, .. } => {
+                args.iter_mut().for_each(|x| x.visit_mut(f));
+                order_by.iter_mut().for_each(|o| o.expr.visit_mut(f));
+            }
+            Expr::Window {
+                func,
+                partition_by,
+                order_by,
+                ..
+            } => {
+                func.visit_mut(f);
+                partition_by.iter_mut().for_each(|x| x.visit_mut(f));
+                order_by.iter_mut().for_each(|o| o.expr.visit_mut(f));
+            }
+            Expr::Case {
+                operand,
+                whens,
+                else_,
+            } => {
+                if let Some(x) = operand {
+                    x.visit_mut(f);
+                }
+                for (a, b) in whens {
+                    a.visit_mut(f);
+                    b.visit_mut(f);
+                }
+                if let Some(x) = else_ {
+                    x.visit_mut(f);
+                }
+            }
+            Expr::JsonValue(j) => {
+                j.doc.visit_mut(f);
+                j.path.visit_mut(f);
+                for r in [&mut j.on_empty, &mut j.on_error] {
+                    if let OnJson::Default(x) = r {
+                        x.visit_mut(f);
+                    }
+                }
+            }
+            Expr::Subquery(_)
+            | Expr::Exists { .. }
+            | Expr::Literal(_)
+            | Expr::Column { .. }
+            | Expr::Param(_)
+            | Expr::UserVar(_)
+            | Expr::SysVar { .. }
+            | Expr::Values(_)
+            | Expr::Default => {}
+        }
+    }
+}
+
 /// A JSON_VALUE call: the value at `path` in `doc`, as `returning` (VARCHAR(512) with
 /// utf8mb4_bin when None).
 #[derive(Clone, Debug, PartialEq)]

@@ -1696,6 +1696,24 @@ impl<'a> Compiler<'a> {
         star: bool,
         cx: &mut dyn Context,
     ) -> Result<(CExpr, EType), SqlError> {
+        // ANY_VALUE's argument may read columns the grouping does not fix (MySQL: it is
+        // exempt from ONLY_FULL_GROUP_BY).
+        let bare = self.bare_columns.len();
+        let r = self.function_call(name, args, distinct, star, cx);
+        if name == "any_value" {
+            self.bare_columns.truncate(bare);
+        }
+        r
+    }
+
+    fn function_call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        distinct: bool,
+        star: bool,
+        cx: &mut dyn Context,
+    ) -> Result<(CExpr, EType), SqlError> {
         let agg = agg_kind(name);
         if let Some(kind) = agg {
             if self.aggs.is_none() || self.in_agg {

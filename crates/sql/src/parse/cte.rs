@@ -14,7 +14,7 @@
 //! names do (exactly, lower_case_table_names=0); the result has no reference to a CTE left
 //! outside a recursive CTE's own recursive SELECTs.
 
-use crate::ast::{Expr, OnJson, OrderItem, RecursiveCte, Select, SelectItem, TableRef};
+use crate::ast::{Expr, OrderItem, RecursiveCte, Select, SelectItem, TableRef};
 use crate::error::*;
 
 /// A lowered CTE.
@@ -155,93 +155,14 @@ fn table_ref(tr: &mut TableRef, ctes: &[Cte]) {
 }
 
 fn expr_(e: &mut Expr, ctes: &[Cte]) {
-    match e {
-        Expr::InSubquery { expr, subquery, .. } | Expr::Quantified { expr, subquery, .. } => {
-            expr_(expr, ctes);
+    e.visit_mut(&mut |x| {
+        if let Expr::InSubquery { subquery, .. }
+        | Expr::Quantified { subquery, .. }
+        | Expr::Subquery(subquery)
+        | Expr::Exists { subquery, .. } = x
+        {
             inline(subquery, ctes);
         }
-        Expr::Subquery(subquery) | Expr::Exists { subquery, .. } => inline(subquery, ctes),
-        Expr::Unary { expr, .. }
-        | Expr::IsNull { expr, .. }
-        | Expr::IsBool { expr, .. }
-        | Expr::Cast { expr, .. }
-        | Expr::Collate { expr, .. }
-        | Expr::Interval { value: expr, .. } => expr_(expr, ctes),
-        Expr::Binary { left, right, .. } => {
-            expr_(left, ctes);
-            expr_(right, ctes);
-        }
-        Expr::InList { expr, list, .. } => {
-            expr_(expr, ctes);
-            list.iter_mut().for_each(|x| expr_(x, ctes));
-        }
-        Expr::Between {
-            expr, low, high, ..
-        } => {
-            for x in [expr, low, high] {
-                expr_(x, ctes);
-            }
-        }
-        Expr::Like {
-            expr,
-            pattern,
-            escape,
-            ..
-        } => {
-            expr_(expr, ctes);
-            expr_(pattern, ctes);
-            if let Some(x) = escape {
-                expr_(x, ctes);
-            }
-        }
-        Expr::Function { args, .. } | Expr::Row(args) => {
-            args.iter_mut().for_each(|x| expr_(x, ctes));
-        }
-        Expr::GroupConcat { args, order_by, .. } => {
-            args.iter_mut().for_each(|x| expr_(x, ctes));
-            order_by.iter_mut().for_each(|o| expr_(&mut o.expr, ctes));
-        }
-        Expr::Window {
-            func,
-            partition_by,
-            order_by,
-            ..
-        } => {
-            expr_(func, ctes);
-            partition_by.iter_mut().for_each(|x| expr_(x, ctes));
-            order_by.iter_mut().for_each(|o| expr_(&mut o.expr, ctes));
-        }
-        Expr::Case {
-            operand,
-            whens,
-            else_,
-        } => {
-            if let Some(x) = operand {
-                expr_(x, ctes);
-            }
-            for (a, b) in whens {
-                expr_(a, ctes);
-                expr_(b, ctes);
-            }
-            if let Some(x) = else_ {
-                expr_(x, ctes);
-            }
-        }
-        Expr::JsonValue(j) => {
-            expr_(&mut j.doc, ctes);
-            expr_(&mut j.path, ctes);
-            for r in [&mut j.on_empty, &mut j.on_error] {
-                if let OnJson::Default(x) = r {
-                    expr_(x, ctes);
-                }
-            }
-        }
-        Expr::Literal(_)
-        | Expr::Column { .. }
-        | Expr::Param(_)
-        | Expr::UserVar(_)
-        | Expr::SysVar { .. }
-        | Expr::Values(_)
-        | Expr::Default => {}
-    }
+        true
+    });
 }

@@ -215,6 +215,11 @@ impl<'a> Ctx<'a> {
             }
         }
         let mut sel = self.set_expr(*q.body)?;
+        // WITH ROLLUP's own order gives way to the statement's ORDER BY (rollup.rs U2).
+        let rollup = super::rollup::is_rollup(&sel);
+        if q.order_by.is_some() && rollup {
+            sel.order_by.clear();
+        }
         let has_outer = q.order_by.is_some() || q.limit_clause.is_some() || !q.locks.is_empty();
         if has_outer && !sel.unions.is_empty() {
             // ORDER BY and LIMIT after a UNION apply to the whole of it: the UNION becomes a
@@ -222,7 +227,8 @@ impl<'a> Ctx<'a> {
             // UNION's columns, as in MySQL).
             sel = Select::star_from(sel, "<union>");
         }
-        if has_outer && (!sel.order_by.is_empty() || sel.limit.is_some() || sel.lock.is_some()) {
+        let own_order = !sel.order_by.is_empty() && !rollup;
+        if has_outer && (own_order || sel.limit.is_some() || sel.lock.is_some()) {
             return Err(unsupported("nested ORDER BY / LIMIT"));
         }
         if let Some(ob) = q.order_by {
@@ -344,11 +350,18 @@ impl<'a> Ctx<'a> {
             from.push(self.table_with_joins(twj)?);
         }
         let selection = self.opt_expr(s.selection)?;
-        let group_by = match s.group_by {
-            sp::GroupByExpr::Expressions(list, mods) if mods.is_empty() => self.exprs(list)?,
+        let (group_by, rollup) = match s.group_by {
+            sp::GroupByExpr::Expressions(list, mods) if mods.is_empty() => {
+                (self.exprs(list)?, false)
+            }
+            sp::GroupByExpr::Expressions(list, mods)
+                if mods == [sp::GroupByWithModifier::Rollup] && !list.is_empty() =>
+            {
+                (self.exprs(list)?, true)
+            }
             _ => return Err(unsupported("this GROUP BY")),
         };
-        Ok(Select {
+        let q = Select {
             distinct,
             items,
             from,
@@ -360,7 +373,11 @@ impl<'a> Ctx<'a> {
             offset: None,
             lock: None,
             unions: vec![],
-        })
+        };
+        if rollup {
+            return super::rollup::rollup(q);
+        }
+        Ok(q)
     }
 
     fn select_item(&self, item: sp::SelectItem, spans: Option<&[(usize, usize)]>) -> R<SelectItem> {

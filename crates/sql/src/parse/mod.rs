@@ -20,6 +20,7 @@ mod expr;
 mod fast;
 mod lexer;
 mod lower;
+mod rollup;
 mod special;
 #[cfg(test)]
 mod tests;
