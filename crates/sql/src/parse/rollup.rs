@@ -11,6 +11,8 @@
 //!   ordered by (rolled up, value) key after key unless the statement has its own ORDER BY,
 //!   so each group's super-aggregate row follows its rows and the grand total comes last.
 //! - U3: the result's columns are named as the statement's select list names them.
+//! - U4: the total is one row however few aggregates the select list has, and no row when
+//!   no row is grouped (MySQL makes no super-aggregate row of nothing).
 //!
 //! Each part reads the FROM clause again: a query with n keys reads it n + 1 times.
 
@@ -49,6 +51,15 @@ fn typed_null(k: Expr) -> Expr {
             Expr::Literal(Literal::Null),
         ],
     )
+}
+
+fn count_star() -> Expr {
+    Expr::Function {
+        name: "count".into(),
+        args: Vec::new(),
+        distinct: false,
+        star: true,
+    }
 }
 
 /// The expression of the select item whose alias is `name`.
@@ -100,6 +111,23 @@ pub fn rollup(base: Select) -> Result<Select, SqlError> {
         };
         let mut part = base.clone();
         part.group_by = keys[..kept].to_vec();
+        // The total: one row, grouped even without an aggregate in the select list, and none
+        // over no rows (no group, so no super-aggregate row: MySQL).
+        if kept == 0 {
+            let some = Expr::Binary {
+                op: BinaryOp::Gt,
+                left: Box::new(count_star()),
+                right: Box::new(Expr::Literal(Literal::Number("0".into()))),
+            };
+            part.having = Some(match part.having.take() {
+                Some(h) => Expr::Binary {
+                    op: BinaryOp::And,
+                    left: Box::new(h),
+                    right: Box::new(some),
+                },
+                None => some,
+            });
+        }
         for (i, item) in part.items.iter_mut().enumerate() {
             if let SelectItem::Expr { expr, alias, .. } = item {
                 null_out(expr);
