@@ -84,7 +84,27 @@ pub fn rollup(base: Select) -> Result<Select, SqlError> {
     {
         return Err(unsupported("WITH ROLLUP with DISTINCT or *"));
     }
-    let keys = base.group_by.clone();
+    // A key given by position or by a select item's alias stands for that item's expression
+    // (the parts rename the items).
+    let keys: Vec<Expr> = base
+        .group_by
+        .iter()
+        .map(|k| match k {
+            Expr::Literal(Literal::Number(n)) => n
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| base.items.get(i.wrapping_sub(1)))
+                .and_then(|i| match i {
+                    SelectItem::Expr { expr, .. } => Some(expr.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| k.clone()),
+            Expr::Column { table: None, name } => aliased(&base.items, name)
+                .cloned()
+                .unwrap_or_else(|| k.clone()),
+            _ => k.clone(),
+        })
+        .collect();
     let n = keys.len();
     let mut parts = Vec::with_capacity(n + 1);
     for kept in (0..=n).rev() {
