@@ -1500,4 +1500,11 @@ fn rollup_with_grouping_and_order_by() {
         code(c.query_drop("SELECT c, y FROM s GROUP BY y").unwrap_err()),
         1055
     );
+    assert_eq!(
+        code(
+            c.query_drop("SELECT y, GROUPING(y, c) FROM s GROUP BY y WITH ROLLUP")
+                .unwrap_err()
+        ),
+        3602
+    );
 }

@@ -236,6 +236,7 @@ codes! {
     ER_MISSING_JSON_VALUE = 3966, "22035", "No value was found by '%s' on the specified path.";
     ER_MULTIPLE_JSON_VALUES = 3967, "22034", "More than one value was found by '%s' on the specified path.";
     ER_NON_UPDATABLE_TABLE = 1288, "HY000", "The target table %s of the %s is not updatable";
+    ER_FIELD_IN_GROUPING_NOT_GROUP_BY = 3602, "HY000", "Argument #%u of GROUPING function is not in GROUP BY";
     ER_WARN_FIELD_RESOLVED = 1276, "HY000", "Field or reference '%s%s%s%s%s' of SELECT #%d was resolved in SELECT #%d";
 }
 

@@ -5,7 +5,8 @@
 //!
 //! INVARIANTS
 //! - U1: in a part that rolls key ki up, every occurrence of ki in the select list and HAVING
-//!   outside an aggregate's argument is NULL of ki's type, and GROUPING(...) is its bits (1 for a key
+//!   outside an aggregate's argument is NULL of ki's type, and GROUPING(...) (of keys only:
+//!   3602) is its bits (1 for a key
 //!   rolled up, the first argument highest): an aggregate still reads the rows' own values.
 //! - U2: each part carries, per key, whether it is rolled up and its value; the result is
 //!   ordered by (rolled up, value) key after key unless the statement has its own ORDER BY,
@@ -18,7 +19,7 @@
 
 use super::lower::unsupported;
 use crate::ast::*;
-use crate::error::SqlError;
+use crate::error::{SqlError, ER_FIELD_IN_GROUPING_NOT_GROUP_BY};
 
 /// The derived table's name the ROLLUP's SELECT reads (`is_rollup`).
 const ROLLUP: &str = "<rollup>";
@@ -106,6 +107,32 @@ pub fn rollup(base: Select) -> Result<Select, SqlError> {
         })
         .collect();
     let n = keys.len();
+    // GROUPING() takes keys only (3602, naming the first argument that is not one).
+    let mut bad = None;
+    let mut check = |e: &mut Expr| {
+        e.visit_mut(&mut |x| {
+            if let Expr::Function { name, args, .. } = x {
+                if name == "grouping" {
+                    if let Some(i) = args.iter().position(|a| !keys.contains(a)) {
+                        bad.get_or_insert(i + 1);
+                    }
+                }
+            }
+            true
+        })
+    };
+    let mut shown = base.clone();
+    for item in &mut shown.items {
+        if let SelectItem::Expr { expr, .. } = item {
+            check(expr);
+        }
+    }
+    if let Some(h) = &mut shown.having {
+        check(h);
+    }
+    if let Some(i) = bad {
+        return Err(SqlError::new(ER_FIELD_IN_GROUPING_NOT_GROUP_BY, &[&i]));
+    }
     let mut parts = Vec::with_capacity(n + 1);
     for kept in (0..=n).rev() {
         let rolled = &keys[kept..];
