@@ -6,8 +6,8 @@
 //! INVARIANTS
 //! - U1: in a part that rolls key ki up, every occurrence of ki in the select list and HAVING
 //!   outside an aggregate's argument is NULL of ki's type, and GROUPING(...) (of keys only:
-//!   3602) is its bits (1 for a key
-//!   rolled up, the first argument highest): an aggregate still reads the rows' own values.
+//!   3602) is its bits (1 for a key rolled up, the first argument highest): an aggregate
+//!   still reads the rows' own values.
 //! - U2: each part carries, per key, whether it is rolled up and its value; the result is
 //!   ordered by (rolled up, value) key after key unless the statement has its own ORDER BY,
 //!   so each group's super-aggregate row follows its rows and the grand total comes last.
@@ -75,7 +75,7 @@ fn aliased<'a>(items: &'a [SelectItem], name: &str) -> Option<&'a Expr> {
     })
 }
 
-/// `base` (grouped by its keys) WITH ROLLUP (U1-U3).
+/// `base` (grouped by its keys) WITH ROLLUP (U1-U4).
 pub fn rollup(base: Select) -> Result<Select, SqlError> {
     if base.distinct
         || base
