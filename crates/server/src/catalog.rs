@@ -4,8 +4,8 @@
 //! Everything persists in the engine: a table's SQL description is in its `TableDef` (each
 //! column's `sql_type` is `SqlType::persisted()`, the rest is JSON in `TableDef::options`);
 //! databases are rows of `mysql/innoxide_schemata`; users are rows of `mysql/user`; their
-//! privileges rows of `mysql/innoxide_grants` (privs.rs). An empty data directory gets these
-//! tables, the `mysql` database and root@localhost without a password and with every
+//! privileges rows of `mysql/innoxide_grants` (privs.rs); views rows of `mysql/innoxide_views`
+//! (`ViewDef` as JSON, the SELECT as written). An empty data directory gets these tables, the `mysql` database and root@localhost without a password and with every
 //! privilege; a data directory from before privileges existed gets the grants table with
 //! every privilege for each existing account (what they could do until then).
 //!
@@ -26,8 +26,11 @@
 //!   with innodb_stats_auto_recalc, when more than a tenth of the rows they counted changed
 //!   since (InnoDB's rule); entries of dropped tables go when the next entry is stored.
 //!
-//! LOCKING: `ddl` serialises DDL and account changes; the `dbs`/`tables`/`grants`/`stats` maps
-//! are leaves (never held across an engine call: statistics are computed without `stats`).
+//! - C6: `views` holds every row of `mysql/innoxide_views`, parsed, and changes only after
+//!   the row changed (under `ddl`); a name is a table's or a view's in a database, never both.
+//!
+//! LOCKING: `ddl` serialises DDL and account changes; the `dbs`/`tables`/`grants`/`stats`/
+//! `views` maps are leaves (never held across an engine call: statistics are computed without `stats`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -47,6 +50,7 @@ pub const TEMP_PREFIX: &str = "#sql-";
 const SCHEMATA: &str = "mysql/innoxide_schemata";
 const USERS: &str = "mysql/user";
 const GRANTS: &str = "mysql/innoxide_grants";
+const VIEWS: &str = "mysql/innoxide_views";
 
 /// A column default as stored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -136,6 +140,68 @@ impl SqlTable {
     }
 }
 
+/// A view as `mysql/innoxide_views` keeps it (JSON, beside the database and the name).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ViewDef {
+    /// UNDEFINED, MERGE or TEMPTABLE.
+    pub algorithm: String,
+    pub definer_user: String,
+    pub definer_host: String,
+    /// SQL SECURITY INVOKER (else DEFINER).
+    pub invoker: bool,
+    /// CASCADED or LOCAL (WITH ... CHECK OPTION).
+    pub check_option: Option<String>,
+    /// The column list CREATE VIEW gave (empty: the SELECT's own names).
+    pub given_columns: Vec<String>,
+    /// The view's columns as its SELECT made them when it was created or last altered.
+    pub columns: Vec<ViewColumn>,
+    /// The SELECT as written.
+    pub text: String,
+    pub charset_client: String,
+    pub collation_connection: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ViewColumn {
+    pub name: String,
+    /// `SqlType::persisted()`.
+    pub sql_type: String,
+    pub nullable: bool,
+}
+
+/// A view: where it is, its definition and its SELECT parsed (None if the stored text no
+/// longer parses: using the view is error 1356).
+pub struct SqlView {
+    pub db: String,
+    pub name: String,
+    pub def: ViewDef,
+    pub query: Option<innoxide_sql::ast::Select>,
+}
+
+impl SqlView {
+    fn new(db: &str, name: &str, def: ViewDef) -> SqlView {
+        let query = match innoxide_sql::parse::parse(&def.text) {
+            Ok(innoxide_sql::ast::Statement::Select(q)) => Some(*q),
+            _ => None,
+        };
+        SqlView {
+            db: db.into(),
+            name: name.into(),
+            def,
+            query,
+        }
+    }
+
+    /// Each column's name and SQL type (a type that no longer reads as one is TEXT).
+    pub fn column_types(&self) -> impl Iterator<Item = (&ViewColumn, SqlType)> {
+        self.def.columns.iter().map(|c| {
+            let ty = SqlType::from_persisted(&c.sql_type)
+                .unwrap_or_else(|| SqlType::simple(innoxide_sql::ast::TypeName::LongText));
+            (c, ty)
+        })
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct DbInfo {
     pub name: String,
@@ -168,6 +234,10 @@ pub struct Catalog {
     grants_version: AtomicU64,
     /// C5
     stats: RwLock<HashMap<u64, StatsEntry>>,
+    /// C6, by `db/name`.
+    views: RwLock<HashMap<String, Arc<SqlView>>>,
+    /// `views` is not empty.
+    any_views: AtomicBool,
 }
 
 struct StatsEntry {
@@ -224,9 +294,12 @@ impl Catalog {
             ddl: Mutex::new(()),
             grants: RwLock::new(Arc::default()),
             grants_version: AtomicU64::new(0),
+            views: RwLock::new(HashMap::new()),
+            any_views: AtomicBool::new(false),
         };
         c.bootstrap()?;
         c.load_dbs()?;
+        c.load_views()?;
         c.load_grants()?;
         c.drop_work_tables()?;
         Ok(c)
@@ -314,6 +387,19 @@ impl Catalog {
             )
             .map_err(engine_error)?;
             trx.commit().map_err(engine_error)?;
+        }
+        if self.engine.table(VIEWS).is_err() {
+            self.engine
+                .create_table(TableDef::new(
+                    VIEWS,
+                    vec![
+                        ColumnDef::new("db", var(256)),
+                        ColumnDef::new("name", var(256)),
+                        ColumnDef::new("def", var(u32::MAX)),
+                    ],
+                    Some(vec![0, 1]),
+                ))
+                .map_err(engine_error)?;
         }
         if self.engine.table(GRANTS).is_err() {
             let t = self
@@ -429,7 +515,124 @@ impl Catalog {
         Ok(true)
     }
 
-    /// Drops a database and its tables; false if it does not exist.
+    fn load_views(&self) -> Result<(), SqlError> {
+        let mut m = HashMap::new();
+        for r in self.scan_all(VIEWS)? {
+            let s = |i: usize| String::from_utf8_lossy(r[i].as_bytes().unwrap_or(b"")).to_string();
+            let def: ViewDef = serde_json::from_str(&s(2)).map_err(|e| {
+                SqlError::new(
+                    ER_INTERNAL_ERROR,
+                    &[&format!("definition of view {}.{}: {e}", s(0), s(1))],
+                )
+            })?;
+            m.insert(
+                format!("{}/{}", s(0), s(1)),
+                Arc::new(SqlView::new(&s(0), &s(1), def)),
+            );
+        }
+        self.any_views.store(!m.is_empty(), Ordering::Relaxed);
+        *self.views.write() = m;
+        Ok(())
+    }
+
+    /// Whether any view exists (most statements need not look for one).
+    pub fn has_views(&self) -> bool {
+        self.any_views.load(Ordering::Relaxed)
+    }
+
+    /// The view `db.name`, if there is one.
+    pub fn view(&self, db: &str, name: &str) -> Option<Arc<SqlView>> {
+        self.views.read().get(&format!("{db}/{name}")).cloned()
+    }
+
+    /// The names of the views of `db`, sorted.
+    pub fn view_names(&self, db: &str) -> Vec<String> {
+        let prefix = format!("{db}/");
+        let mut v: Vec<String> = self
+            .views
+            .read()
+            .keys()
+            .filter_map(|k| k.strip_prefix(&prefix).map(str::to_string))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Creates or replaces (`replace`) the view `db.name`. The caller holds `ddl`. A table of
+    /// that name, or a view when not replacing, is error 1050.
+    pub fn put_view(
+        &self,
+        db: &str,
+        name: &str,
+        def: ViewDef,
+        replace: bool,
+    ) -> Result<(), SqlError> {
+        let exists = self.view(db, name).is_some();
+        if self.engine.table(&format!("{db}/{name}")).is_ok() || (exists && !replace) {
+            return Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&name]));
+        }
+        let json = serde_json::to_string(&def)
+            .map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e.to_string()]))?;
+        let t = self.engine.table(VIEWS).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        if exists {
+            trx.delete(&t, &[Value::from(db), Value::from(name)])
+                .map_err(engine_error)?;
+        }
+        trx.insert(
+            &t,
+            &[
+                Value::from(db),
+                Value::from(name),
+                Value::from(json.as_str()),
+            ],
+        )
+        .map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        self.views.write().insert(
+            format!("{db}/{name}"),
+            Arc::new(SqlView::new(db, name, def)),
+        );
+        self.any_views.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Drops the view `db.name` (the caller holds `ddl`); false if there is none.
+    pub fn drop_view(&self, db: &str, name: &str) -> Result<bool, SqlError> {
+        if self.view(db, name).is_none() {
+            return Ok(false);
+        }
+        let t = self.engine.table(VIEWS).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        trx.delete(&t, &[Value::from(db), Value::from(name)])
+            .map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        let mut views = self.views.write();
+        views.remove(&format!("{db}/{name}"));
+        self.any_views.store(!views.is_empty(), Ordering::Relaxed);
+        Ok(true)
+    }
+
+    /// Moves the view `db.name` to `to_db.to_name` (RENAME TABLE; the caller holds `ddl`).
+    pub fn rename_view(
+        &self,
+        (db, name): (&str, &str),
+        (to_db, to_name): (&str, &str),
+    ) -> Result<(), SqlError> {
+        let Some(v) = self.view(db, name) else {
+            return Err(SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]));
+        };
+        if self.engine.table(&format!("{to_db}/{to_name}")).is_ok()
+            || self.view(to_db, to_name).is_some()
+        {
+            return Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&to_name]));
+        }
+        self.put_view(to_db, to_name, v.def.clone(), false)?;
+        self.drop_view(db, name)?;
+        Ok(())
+    }
+
+    /// Drops a database, its tables and its views; false if it does not exist.
     pub fn drop_database(&self, name: &str) -> Result<bool, SqlError> {
         let _g = self.ddl.lock();
         if !self.dbs.read().contains_key(name) {
@@ -439,6 +642,9 @@ impl Catalog {
             let full = format!("{name}/{t}");
             self.engine.drop_table(&full).map_err(engine_error)?;
             self.tables.write().remove(&full);
+        }
+        for v in self.view_names(name) {
+            self.drop_view(name, &v)?;
         }
         let t = self.engine.table(SCHEMATA).map_err(engine_error)?;
         let mut trx = self.engine.begin();
@@ -459,7 +665,10 @@ impl Catalog {
             .filter(|n| !n.starts_with(TEMP_PREFIX))
             .filter(|n| {
                 !(db == "mysql"
-                    && matches!(n.as_str(), "innoxide_schemata" | "user" | "innoxide_grants"))
+                    && matches!(
+                        n.as_str(),
+                        "innoxide_schemata" | "user" | "innoxide_grants" | "innoxide_views"
+                    ))
             })
             .collect();
         v.sort();

@@ -78,6 +78,7 @@ pub const ALTER: u64 = bit("ALTER");
 pub const SHOW_DATABASES: u64 = bit("SHOW DATABASES");
 pub const SUPER: u64 = bit("SUPER");
 pub const CREATE_USER: u64 = bit("CREATE USER");
+pub const CREATE_VIEW: u64 = bit("CREATE VIEW");
 /// WITH GRANT OPTION (shown apart from the list).
 pub const GRANT_OPTION: u64 = 1 << 40;
 

@@ -1622,6 +1622,14 @@ impl SessionVars {
         }
     }
 
+    /// character_set_client's name.
+    pub fn character_set_client(&self) -> &str {
+        match &self.vals[CHARACTER_SET_CLIENT] {
+            VarValue::Str(c) => c,
+            _ => "utf8mb4",
+        }
+    }
+
     /// collation_connection's name.
     pub fn collation_connection(&self) -> &str {
         match &self.vals[COLLATION_CONNECTION] {

@@ -225,3 +225,49 @@ fn grant_check_revoke_persist() {
     assert_eq!(err(&mut root, "SHOW GRANTS FOR nobody"), 1141);
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// A view with SQL SECURITY DEFINER lets an account read through it what it may not read
+/// directly; one with SQL SECURITY INVOKER does not (1356). Creating a view needs CREATE VIEW
+/// and SELECT on what it reads; naming another definer needs SUPER.
+#[test]
+fn views_read_with_their_definers_or_invokers_rights() {
+    let s = start();
+    let mut root = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.secret (id INT PRIMARY KEY, pay INT, name VARCHAR(10))",
+        "INSERT INTO d.secret VALUES (1, 100, 'a'), (2, 200, 'b')",
+        "CREATE VIEW d.names AS SELECT id, name FROM d.secret",
+        "CREATE SQL SECURITY INVOKER VIEW d.names_inv AS SELECT id, name FROM d.secret",
+        "CREATE USER u IDENTIFIED BY 'pw'",
+        "GRANT SELECT ON d.names TO u",
+        "GRANT SELECT ON d.names_inv TO u",
+    ] {
+        root.query_drop(sql).unwrap();
+    }
+    let mut u = as_user(&s, "u", "pw", Some("d")).unwrap();
+    assert_eq!(err(&mut u, "SELECT pay FROM secret"), 1142);
+    let names: Vec<String> = u.query("SELECT name FROM names WHERE id = 2").unwrap();
+    assert_eq!(names, vec!["b"]);
+    assert_eq!(err(&mut u, "SELECT pay FROM names"), 1054);
+    assert_eq!(err(&mut u, "SELECT name FROM names_inv"), 1356);
+    let tables = list(&mut u, "SHOW TABLES FROM d");
+    assert_eq!(tables, vec!["names", "names_inv"]);
+    assert_eq!(err(&mut u, "CREATE VIEW d.mine AS SELECT 1"), 1142);
+    root.query_drop("GRANT CREATE VIEW ON d.* TO u").unwrap();
+    assert_eq!(
+        err(&mut u, "CREATE VIEW d.mine AS SELECT pay FROM d.secret"),
+        1142
+    );
+    u.query_drop("CREATE VIEW d.mine AS SELECT 1 AS one")
+        .unwrap();
+    assert_eq!(
+        err(
+            &mut u,
+            "CREATE DEFINER = root@localhost VIEW d.other AS SELECT 2"
+        ),
+        1227
+    );
+    assert_eq!(err(&mut u, "DROP VIEW d.mine"), 1142);
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

@@ -1508,3 +1508,79 @@ fn rollup_with_grouping_and_order_by() {
         3602
     );
 }
+
+/// Views from a real client: definitions survive a restart, SHOW CREATE VIEW gives MySQL's
+/// form, DROP TABLE/VIEW errors are MySQL's (1051, 1347), a view merged into the query uses
+/// the base table's index (EXPLAIN), a prepared statement follows a redefined view, LOCK
+/// TABLES of a view locks what it reads, and DROP DATABASE drops the views.
+#[test]
+fn views_persist_and_behave_as_mysql() {
+    let s = start();
+    let mut c = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE t (id INT PRIMARY KEY, k INT, KEY (k))",
+        "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)",
+        "CREATE VIEW v (ident, kk) AS SELECT id, k FROM t WHERE k > 10 WITH CHECK OPTION",
+    ] {
+        c.query_drop(sql).unwrap();
+    }
+    let shown: (String, String, String, String) =
+        c.query_first("SHOW CREATE VIEW v").unwrap().unwrap();
+    assert_eq!(
+        shown.1,
+        "CREATE ALGORITHM=UNDEFINED DEFINER=`root`@`localhost` SQL SECURITY DEFINER VIEW `v` \
+         (`ident`,`kk`) AS SELECT id, k FROM t WHERE k > 10 WITH CASCADED CHECK OPTION"
+    );
+    let dir = s.stop_keep_dir(false);
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    c.query_drop("USE d").unwrap();
+    let rows: Vec<(i64, i64)> = c.query("SELECT ident, kk FROM v ORDER BY ident").unwrap();
+    assert_eq!(rows, vec![(2, 20), (3, 30)]);
+    let plan: Vec<mysql::Row> = c.query("EXPLAIN SELECT kk FROM v WHERE kk = 30").unwrap();
+    let table: String = plan[0].get("table").unwrap();
+    let key: Option<String> = plan[0].get("key").unwrap();
+    assert_eq!((table.as_str(), key.as_deref()), ("t", Some("k")));
+    assert_eq!(code(c.query_drop("DROP TABLE v").unwrap_err()), 1051);
+    assert_eq!(code(c.query_drop("DROP VIEW t").unwrap_err()), 1347);
+    assert_eq!(code(c.query_drop("DROP VIEW nosuch, v").unwrap_err()), 1051);
+    assert_eq!(code(c.query_drop("SHOW CREATE VIEW t").unwrap_err()), 1347);
+    // A prepared statement reads the view as it is defined when it runs.
+    let sel = c.prep("SELECT COUNT(*) FROM v WHERE ident > ?").unwrap();
+    let n: i64 = c.exec_first(&sel, (0,)).unwrap().unwrap();
+    assert_eq!(n, 2);
+    c.query_drop("CREATE OR REPLACE VIEW v (ident, kk) AS SELECT id, k FROM t")
+        .unwrap();
+    let n: i64 = c.exec_first(&sel, (0,)).unwrap().unwrap();
+    assert_eq!(n, 3);
+    // A prepared UPDATE through a view changes the rows the view shows when it runs.
+    c.query_drop("CREATE VIEW small AS SELECT id, k FROM t WHERE k < 25")
+        .unwrap();
+    let upd = c.prep("UPDATE small SET k = k + ?").unwrap();
+    c.exec_drop(&upd, (1,)).unwrap();
+    assert_eq!(c.affected_rows(), 2);
+    c.query_drop("CREATE OR REPLACE VIEW small AS SELECT id, k FROM t WHERE k > 25")
+        .unwrap();
+    c.exec_drop(&upd, (100,)).unwrap();
+    assert_eq!(c.affected_rows(), 1);
+    let ks: Vec<i64> = c.query("SELECT k FROM t ORDER BY id").unwrap();
+    assert_eq!(ks, vec![11, 21, 130]);
+    // LOCK TABLES of a view: the view and its table may be read, nothing else.
+    c.query_drop("CREATE TABLE other (x INT)").unwrap();
+    c.query_drop("LOCK TABLES v READ").unwrap();
+    let n: i64 = c.query_first("SELECT COUNT(*) FROM v").unwrap().unwrap();
+    assert_eq!(n, 3);
+    assert_eq!(code(c.query_drop("SELECT * FROM other").unwrap_err()), 1100);
+    c.query_drop("UNLOCK TABLES").unwrap();
+    c.query_drop("DROP DATABASE d").unwrap();
+    c.query_drop("CREATE DATABASE d").unwrap();
+    assert_eq!(code(c.query_drop("SELECT * FROM d.v").unwrap_err()), 1146);
+    let views: i64 = c
+        .query_first("SELECT COUNT(*) FROM information_schema.views")
+        .unwrap()
+        .unwrap();
+    assert_eq!(views, 0);
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

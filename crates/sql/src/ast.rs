@@ -14,6 +14,28 @@ pub struct ObjectName {
     pub name: String,
 }
 
+/// CREATE VIEW / ALTER VIEW as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateView {
+    pub name: ObjectName,
+    pub or_replace: bool,
+    /// ALTER VIEW: the view must exist.
+    pub alter: bool,
+    /// UNDEFINED, MERGE or TEMPTABLE (upper-case).
+    pub algorithm: String,
+    /// None: the current user.
+    pub definer: Option<UserName>,
+    /// SQL SECURITY INVOKER (else DEFINER).
+    pub invoker: bool,
+    /// The column list given after the name (empty: the SELECT's own names).
+    pub columns: Vec<String>,
+    /// The SELECT as parsed, and as written (what is stored and shown).
+    pub query: Box<Select>,
+    pub text: String,
+    /// WITH [CASCADED | LOCAL] CHECK OPTION: Some("CASCADED") or Some("LOCAL").
+    pub check_option: Option<String>,
+}
+
 /// What a GRANT or REVOKE applies to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum GrantOn {
@@ -49,6 +71,13 @@ pub enum Statement {
         if_exists: bool,
     },
     Use(String),
+    /// CREATE [OR REPLACE] / ALTER [ALGORITHM = ...] [DEFINER = ...] [SQL SECURITY ...] VIEW
+    CreateView(Box<CreateView>),
+    /// DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]
+    DropView {
+        names: Vec<ObjectName>,
+        if_exists: bool,
+    },
     CreateTable(Box<CreateTable>),
     DropTable {
         names: Vec<ObjectName>,
@@ -256,6 +285,7 @@ pub enum Show {
         table: ObjectName,
     },
     CreateTable(ObjectName),
+    CreateView(ObjectName),
     /// SHOW CREATE DATABASE [IF NOT EXISTS] name (the clause shows in the statement given).
     CreateDatabase {
         name: String,

@@ -106,6 +106,16 @@ codes! {
     ER_WRONG_TYPE_FOR_VAR = 1232, "42000", "Incorrect argument type to variable '%s'";
     ER_VAR_CANT_BE_READ = 1233, "HY000", "Variable '%s' can only be set, not read";
     ER_NOT_SUPPORTED_YET = 1235, "42000", "This version of MySQL doesn't yet support '%s'";
+    ER_WRONG_OBJECT = 1347, "HY000", "'%s.%s' is not %s";
+    ER_NONUPDATEABLE_COLUMN = 1348, "HY000", "Column '%s' is not updatable";
+    ER_VIEW_SELECT_CLAUSE = 1350, "HY000", "View's SELECT contains a '%s' clause";
+    ER_VIEW_SELECT_VARIABLE = 1351, "HY000", "View's SELECT contains a variable or parameter";
+    ER_VIEW_INVALID = 1356, "HY000", "View '%s.%s' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them";
+    ER_NO_DEFAULT_FOR_VIEW_FIELD = 1423, "HY000", "Field of view '%s.%s' underlying table doesn't have a default value";
+    ER_VIEW_CHECK_FAILED = 1369, "HY000", "CHECK OPTION failed '%s.%s'";
+    ER_VIEW_RECURSIVE = 1462, "HY000", "`%s`.`%s` contains view recursion";
+    ER_VIEW_NO_INSERT_FIELD_LIST = 1394, "HY000", "Can not insert into join view '%s.%s' without fields list";
+    ER_VIEW_DELETE_MERGE_VIEW = 1395, "HY000", "Can not delete from join view '%s.%s'";
     ER_INCORRECT_GLOBAL_LOCAL_VAR = 1238, "HY000", "Variable '%s' is a %s variable";
     ER_WRONG_FK_DEF = 1239, "42000", "Incorrect foreign key definition for '%s': %s";
     ER_OPERAND_COLUMNS = 1241, "21000", "Operand should contain %d column(s)";

@@ -156,6 +156,19 @@ impl Session {
                     need_tables.extend(table(self, like).map(|t| (t, privs::SELECT)));
                 }
             }
+            Statement::CreateView(cv) => {
+                let need = if cv.or_replace || cv.alter {
+                    privs::CREATE_VIEW | privs::DROP
+                } else {
+                    privs::CREATE_VIEW
+                };
+                need_tables.extend(table(self, &cv.name).map(|t| (t, need)));
+            }
+            Statement::DropView { names, .. } => {
+                for n in names {
+                    need_tables.extend(table(self, n).map(|t| (t, privs::DROP)));
+                }
+            }
             Statement::DropTable { names, .. } => {
                 for n in names {
                     need_tables.extend(table(self, n).map(|t| (t, privs::DROP)));
@@ -285,7 +298,9 @@ impl Session {
                     n.db.clone()
                         .or_else(|| self.db.clone())
                         .ok_or_else(|| SqlError::new(ER_NO_DB_ERROR, &[]))?;
-                if self.server.catalog.table(&d, &n.name).is_err() {
+                if self.server.catalog.table(&d, &n.name).is_err()
+                    && self.server.catalog.view(&d, &n.name).is_none()
+                {
                     return Err(SqlError::new(ER_NO_SUCH_TABLE, &[&d, &n.name]));
                 }
                 (Level::Table, d, n.name.clone())

@@ -10,6 +10,9 @@
 //!   (catalog C1).
 
 mod alter;
+mod view;
+
+pub(crate) use view::{create_view_text, view_tables};
 
 use innoxide_engine::{ColumnDef, IndexSpec, RowFormat, TableDef};
 use innoxide_sql::ast::{self, KeyKind, Statement};
@@ -239,6 +242,8 @@ impl Session {
             Statement::DropIndex { name, table } => self.drop_index(table, name),
             Statement::AlterTable { table, ops } => self.alter_table(table, ops),
             Statement::RenameTable(pairs) => self.rename_tables(pairs),
+            Statement::CreateView(cv) => self.create_view(cv),
+            Statement::DropView { names, if_exists } => self.drop_views(names, *if_exists),
             Statement::TableMaintenance { op, tables } => {
                 let opname = match op {
                     ast::MaintenanceOp::Analyze => "analyze",
@@ -370,7 +375,12 @@ impl Session {
     ) -> Result<Output, SqlError> {
         let cat = self.server.catalog.clone();
         let _g = cat.ddl.lock();
-        match cat.engine.create_table(def) {
+        // A view's name is taken too (V4 in ddl/view.rs).
+        let created = match cat.view(db, &ct.name.name) {
+            Some(_) => Err(innoxide_engine::Error::TableExists(def.name.clone())),
+            None => cat.engine.create_table(def),
+        };
+        match created {
             Ok(_) => {
                 cat.invalidate(db, &ct.name.name);
                 Ok(Output::ok(0))
@@ -644,7 +654,7 @@ impl Session {
     /// `e`), typed as MySQL types it in the simple cases: a table column keeps its type and
     /// nullability; an integer literal is INT (BIGINT past 32 bits), other integers BIGINT;
     /// a decimal literal DECIMAL(M,D) of its digits; a string literal VARCHAR of its length;
-    /// NULL BINARY(0). Literals and COUNT are NOT NULL.
+    /// NULL BINARY(0). Literals, COUNT and IS [NOT] NULL / TRUE / FALSE are NOT NULL.
     fn derived_column(&self, c: &Column, e: Option<&ast::Expr>) -> ast::ColumnSpec {
         use super::expr::EType;
         use ast::{Expr, Literal, TypeName as T};
@@ -661,7 +671,8 @@ impl Session {
             _ => None,
         };
         let mut nullable = !matches!(literal, Some(l) if *l != Literal::Null)
-            && !matches!(e, Some(Expr::Function { name, .. }) if name == "count");
+            && !matches!(e, Some(Expr::Function { name, .. }) if name == "count")
+            && !matches!(e, Some(Expr::IsNull { .. } | Expr::IsBool { .. }));
         match &c.ety {
             EType::Column(t) => {
                 ty = t.to_ast();

@@ -19,6 +19,7 @@ use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
 use super::expr::{CExpr, Compiler, Env, ScopeTable};
+use super::merge::ViewCheck;
 use super::prepared::PlanBasis;
 use super::rowbuf::RowBuf;
 use super::select::{conjuncts, load_row, sort_by_keys, Access, ReadHow};
@@ -26,8 +27,16 @@ use super::{KeptPlan, Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
 
 impl Session {
-    /// The value a column gets when none is given.
-    fn default_of(&self, t: &SqlTable, c: usize, w: &mut Warnings) -> Result<Datum, SqlError> {
+    /// The value a column gets when none is given (with IGNORE, a NOT NULL column without a
+    /// default gets its type's implicit default and a warning even in strict mode, as in
+    /// MySQL).
+    fn default_of(
+        &self,
+        t: &SqlTable,
+        c: usize,
+        ignore: bool,
+        w: &mut Warnings,
+    ) -> Result<Datum, SqlError> {
         let col = &t.columns[c];
         Ok(match &col.meta.default {
             Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
@@ -35,7 +44,7 @@ impl Session {
             Some(DefaultValue::Null) => Datum::Null,
             None if col.nullable || col.meta.auto_increment || col.meta.hidden => Datum::Null,
             None => {
-                if self.vars.sql_mode().strict() {
+                if self.vars.sql_mode().strict() && !ignore {
                     return Err(SqlError::new(ER_NO_DEFAULT_FOR_FIELD, &[&col.name]));
                 }
                 w.push_error(
@@ -72,7 +81,7 @@ impl Session {
             }
             let mut d = match g {
                 Some(d) => d,
-                None => self.default_of(t, c, w)?,
+                None => self.default_of(t, c, ignore, w)?,
             };
             if col.meta.auto_increment || col.meta.hidden {
                 let zero = !mode.has(types::SqlMode::NO_AUTO_VALUE_ON_ZERO)
@@ -135,6 +144,12 @@ impl Session {
         ins: &ast::Insert,
         params: &[Datum],
     ) -> Result<Output, SqlError> {
+        if let Some((base, check)) = self.insert_through_view(ins)? {
+            let db = self.db_of(&ins.table)?;
+            let view = Some((db.as_str(), ins.table.name.as_str()));
+            return self.through_view(view, check, |s| s.insert(&base, params));
+        }
+        let check = self.view_check.take();
         let db = self.db_of(&ins.table)?;
         let mut need = crate::privs::INSERT;
         if !ins.on_duplicate.is_empty() {
@@ -145,6 +160,7 @@ impl Session {
         }
         self.check_table(&db, &ins.table.name, need)?;
         let t = self.server.catalog.table(&db, &ins.table.name)?;
+        let check = self.compile_check(check, &t)?;
         let cols: Vec<usize> = if ins.columns.is_empty() {
             t.visible().map(|(i, _)| i).collect()
         } else {
@@ -281,6 +297,16 @@ impl Session {
                 &mut w,
                 &mut first_id,
             )?;
+            if !Self::passes_check(
+                &check,
+                &load_row(&t, &row),
+                params,
+                mode,
+                ins.ignore,
+                &mut w,
+            )? {
+                continue;
+            }
             loop {
                 let r = self.trx()?.insert(&t.table, &row);
                 match r {
@@ -313,6 +339,10 @@ impl Session {
                                 params,
                                 ins.ignore,
                             )?;
+                            let new = &env_row[..t.columns.len()];
+                            if changed {
+                                Self::passes_check(&check, new, params, mode, false, &mut w)?;
+                            }
                             affected += if changed { 2 } else { 0 };
                             break;
                         }
@@ -433,6 +463,15 @@ impl Session {
         }
         if new == old {
             return Ok(false);
+        }
+        // An UPDATE through a view WITH CHECK OPTION (merge.rs G7).
+        if self.row_check.is_some() {
+            let check = self.row_check.take();
+            let passes = Self::passes_check(&check, env_row, params, mode, ignore, w);
+            self.row_check = check;
+            if !passes? {
+                return Ok(false);
+            }
         }
         for (c, col) in t.columns.iter().enumerate() {
             if col.meta.on_update_now && new[c] == old[c] && !sets.iter().any(|s| s.0 == c) {
@@ -669,6 +708,10 @@ impl Session {
     }
 
     pub(crate) fn update(&mut self, u: &ast::Update, params: &[Datum]) -> Result<Output, SqlError> {
+        if let Some((base, check)) = self.update_through_view(u)? {
+            return self.through_view(None, check, |s| s.update(&base, params));
+        }
+        let check = self.view_check.take();
         self.check_change(&u.table, crate::privs::UPDATE, u.selection.is_some())?;
         let plan = self.change_plan(
             &u.table,
@@ -680,26 +723,96 @@ impl Session {
         )?;
         let rows = self.rows_to_change(&plan, true, &u.order_by, &u.limit, params)?;
         let t = &plan.table;
+        self.row_check = self.compile_check(check, t)?;
+        let r = self.update_rows(t, &rows, &plan.sets, params, u.ignore);
+        self.row_check = None;
+        r
+    }
+
+    /// UPDATE's changes to `rows` (read and locked): the outcome.
+    fn update_rows(
+        &mut self,
+        t: &Arc<SqlTable>,
+        rows: &[Vec<Value>],
+        sets: &[(usize, CExpr)],
+        params: &[Datum],
+        ignore: bool,
+    ) -> Result<Output, SqlError> {
         let mut w = Warnings::default();
         let (mut matched, mut changed) = (0u64, 0u64);
         for (i, old) in rows.iter().enumerate() {
             matched += 1;
             let mut env_row = load_row(t, old);
             let row_no = i as u64 + 1;
-            if self.apply_update(
-                t,
-                old,
-                &plan.sets,
-                &mut env_row,
-                row_no,
-                &mut w,
-                params,
-                u.ignore,
-            )? {
+            if self.apply_update(t, old, sets, &mut env_row, row_no, &mut w, params, ignore)? {
                 changed += 1;
             }
         }
         Ok(self.updated(matched, changed, w))
+    }
+
+    /// Runs a change rewritten from one through a view (merge.rs G6) with the view's CHECK
+    /// OPTION (G7) for `run`'s INSERT or UPDATE to take: a prepared statement neither uses
+    /// nor keeps a plan for it (the view may be redefined). An INSERT's (`view`: database and
+    /// name) column without a default is MySQL's 1423.
+    fn through_view(
+        &mut self,
+        view: Option<(&str, &str)>,
+        check: Option<ViewCheck>,
+        run: impl FnOnce(&mut Session) -> Result<Output, SqlError>,
+    ) -> Result<Output, SqlError> {
+        if let Some(kept) = self.stmt_plan.as_mut() {
+            *kept = None;
+        }
+        self.view_check = check;
+        let r = run(self).map_err(|e| match (e.code, view) {
+            (1364, Some((db, name))) => SqlError::new(ER_NO_DEFAULT_FOR_VIEW_FIELD, &[&db, &name]),
+            _ => e,
+        });
+        self.view_check = None;
+        if let Some(kept) = self.stmt_plan.as_mut() {
+            *kept = None;
+        }
+        r
+    }
+
+    /// A view's CHECK OPTION compiled over its base table `t` (merge.rs G7).
+    fn compile_check(
+        &mut self,
+        check: Option<ViewCheck>,
+        t: &Arc<SqlTable>,
+    ) -> Result<Option<(CExpr, ViewCheck)>, SqlError> {
+        let Some(c) = check else {
+            return Ok(None);
+        };
+        let scope = [ScopeTable::of_table(t, &c.alias, 0)];
+        let ce = Compiler::new(&scope, "where clause")
+            .compile(&c.cond, self)?
+            .0;
+        Ok(Some((ce, c)))
+    }
+
+    /// Whether the row `row` (the table's datums) passes a view's CHECK OPTION: Err(1369)
+    /// if not, or Ok(false) after a warning with IGNORE (the row is skipped).
+    fn passes_check(
+        check: &Option<(CExpr, ViewCheck)>,
+        row: &[Datum],
+        params: &[Datum],
+        mode: types::SqlMode,
+        ignore: bool,
+        w: &mut Warnings,
+    ) -> Result<bool, SqlError> {
+        let Some((ce, c)) = check else {
+            return Ok(true);
+        };
+        if ce.eval(&Env::new(row, params, mode), w)?.truth() == Some(true) {
+            return Ok(true);
+        }
+        if !ignore {
+            return Err(c.failed());
+        }
+        w.push_error(types::Level::Warning, c.failed());
+        Ok(false)
     }
 
     /// The outcome of an UPDATE that matched `matched` rows and changed `changed`: MySQL's
@@ -724,6 +837,9 @@ impl Session {
     }
 
     pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {
+        if let Some(base) = self.delete_through_view(d)? {
+            return self.through_view(None, None, |s| s.delete(&base, params));
+        }
         self.check_change(&d.table, crate::privs::DELETE, d.selection.is_some())?;
         let plan = self.change_plan(
             &d.table,

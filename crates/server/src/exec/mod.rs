@@ -28,6 +28,7 @@ mod hashjoin;
 pub mod json;
 mod jsontable;
 mod keyset;
+mod merge;
 mod multi;
 mod prepared;
 pub mod recursive;
@@ -287,6 +288,12 @@ pub struct Session {
     stmt_params: Vec<Datum>,
     /// The account's grants and the catalog's grants version they are from (A1 in access.rs).
     privs: (u64, Arc<crate::privs::AccountPrivs>),
+    /// The views being compiled, innermost last (`db/name`: V3 in ddl/view.rs).
+    views_open: Vec<String>,
+    /// The CHECK OPTION of the view an INSERT or UPDATE was issued through, for it to take
+    /// (merge.rs G7), and the one the running UPDATE tests each changed row with.
+    view_check: Option<merge::ViewCheck>,
+    row_check: Option<(expr::CExpr, merge::ViewCheck)>,
 }
 
 /// An enclosing query's scope. `row` is the outer row a correlated subquery runs for; None
@@ -382,6 +389,9 @@ impl Session {
             profiler: Default::default(),
             describe_only: false,
             privs: (u64::MAX, Arc::default()),
+            views_open: Vec::new(),
+            view_check: None,
+            row_check: None,
             frames: Vec::new(),
             stmt_params: Vec::new(),
         }
@@ -866,12 +876,21 @@ impl Session {
         let mut tables: Vec<(String, bool)> = Vec::new();
         for (n, write) in list {
             let db = self.db_of(n)?;
-            // A missing table is 1146, as in MySQL.
-            self.server.catalog.table(&db, &n.name)?;
-            let key = format!("{db}/{}", n.name);
-            match tables.iter_mut().find(|t| t.0 == key) {
-                Some(t) => t.1 |= *write,
-                None => tables.push((key, *write)),
+            let mut names = vec![(db.clone(), n.name.clone())];
+            // A view locks the tables it reads too, as in MySQL; a missing table is 1146.
+            match (
+                self.server.catalog.table(&db, &n.name),
+                self.server.catalog.view(&db, &n.name),
+            ) {
+                (Err(_), Some(v)) => ddl::view_tables(&self.server.catalog, &v, &mut names, 0),
+                (t, _) => drop(t?),
+            }
+            for (db, name) in names {
+                let key = format!("{db}/{name}");
+                match tables.iter_mut().find(|t| t.0 == key) {
+                    Some(t) => t.1 |= *write,
+                    None => tables.push((key, *write)),
+                }
             }
         }
         self.server.table_locks.lock(&self.lock_waiter(), &tables)?;

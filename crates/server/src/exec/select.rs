@@ -1225,6 +1225,12 @@ impl Session {
         q: &ast::Select,
         params: &[Datum],
     ) -> Result<SelectPlan, SqlError> {
+        if let Some((merged, view)) = self.merge_derived(q)? {
+            let mut plan = self.compile_select(&merged, params)?;
+            // merge.rs G5
+            plan.basis.cacheable &= !view;
+            return Ok(plan);
+        }
         let start = self.compile_start();
         let mut tables = Vec::new();
         let lock = match q.lock {
@@ -1300,7 +1306,22 @@ impl Session {
                         continue;
                     }
                     self.check_table(&db, &name.name, crate::privs::SELECT)?;
-                    let t = self.server.catalog.table(&db, &name.name)?;
+                    let t = match self.server.catalog.table(&db, &name.name) {
+                        Ok(t) => t,
+                        Err(e) => match self.server.catalog.view(&db, &name.name) {
+                            Some(v) if e.code == ER_NO_SUCH_TABLE.code => {
+                                let (cols, rows) = self.view_rows(&v, params)?;
+                                let shown = alias.clone().unwrap_or_else(|| name.name.clone());
+                                let st = ScopeTable::of_result(shown, db, &cols, width);
+                                width += st.columns.len();
+                                sources.push(Source::Rows(Held::of(rows), *kind, on.clone()));
+                                index_use.push(IndexUse::default());
+                                scope.push(st);
+                                continue;
+                            }
+                            _ => return Err(e),
+                        },
+                    };
                     let shown = alias.as_deref().unwrap_or(&name.name);
                     index_use.push(IndexUse::resolve(&t, hints, shown)?);
                     tables.push((db, name.name.clone()));
@@ -1817,7 +1838,12 @@ impl Session {
                 && matches!(&access, Access::Range { index: Some(n), .. } if covers(t, n, used));
             out.push(PathShown {
                 table: t.clone(),
-                name,
+                // A merged view or derived table shows as its base table (merge.rs G2).
+                name: if name.starts_with('\0') {
+                    t.name.clone()
+                } else {
+                    name
+                },
                 covering,
                 conditions: !conds.is_empty(),
                 access,

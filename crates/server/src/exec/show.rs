@@ -9,7 +9,7 @@ use super::expr::{Compiler, EType, Env, ScopeTable};
 use super::select::{conjuncts, Access};
 use super::typeinfo::TypeInfo;
 use super::{Column, Output, Session};
-use crate::catalog::{DefaultValue, SqlTable};
+use crate::catalog::{DefaultValue, SqlTable, SqlView};
 use crate::vars::VarValue;
 
 fn s(x: impl Into<String>) -> Datum {
@@ -227,23 +227,26 @@ impl Session {
                     return Err(SqlError::new(ER_BAD_DB_ERROR, &[&db]));
                 }
                 let head = format!("Tables_in_{db}");
-                let names: Vec<String> = match system {
-                    Some(list) => list.iter().map(|t| t.to_string()).collect(),
-                    None => {
-                        let mut names = cat.table_names(&db);
-                        names.retain(|t| self.sees_table(&db, t));
-                        names
-                    }
-                };
                 // MySQL: information_schema's are views, performance_schema's base tables.
-                let kind = if db.eq_ignore_ascii_case("information_schema") {
+                let system_kind = if db.eq_ignore_ascii_case("information_schema") {
                     "SYSTEM VIEW"
                 } else {
                     "BASE TABLE"
                 };
+                let mut names: Vec<(String, &str)> = match system {
+                    Some(list) => list.iter().map(|t| (t.to_string(), system_kind)).collect(),
+                    None => {
+                        let tables = cat.table_names(&db).into_iter().map(|t| (t, "BASE TABLE"));
+                        let views = cat.view_names(&db).into_iter().map(|v| (v, "VIEW"));
+                        let mut names: Vec<(String, &str)> = tables.chain(views).collect();
+                        names.retain(|(t, _)| self.sees_table(&db, t));
+                        names.sort();
+                        names
+                    }
+                };
                 let rows: Vec<Vec<Datum>> = names
-                    .into_iter()
-                    .map(|t| {
+                    .drain(..)
+                    .map(|(t, kind)| {
                         if *full {
                             vec![s(t), s(kind)]
                         } else {
@@ -266,7 +269,12 @@ impl Session {
             } => {
                 let db = self.db_of(table)?;
                 self.check_table_any(&db, &table.name, "SELECT")?;
-                let t = cat.table(&db, &table.name)?;
+                let t = match (cat.table(&db, &table.name), cat.view(&db, &table.name)) {
+                    (Err(_), Some(v)) => {
+                        return self.show_view_columns(&v, *full, filter, params);
+                    }
+                    (t, _) => t?,
+                };
                 let mut rows = Vec::new();
                 for (i, c) in t.visible() {
                     let key = key_flag(&t, i);
@@ -294,28 +302,18 @@ impl Session {
                     }
                     rows.push(r);
                 }
-                let cols: Vec<&str> = if *full {
-                    vec![
-                        "Field",
-                        "Type",
-                        "Collation",
-                        "Null",
-                        "Key",
-                        "Default",
-                        "Extra",
-                        "Privileges",
-                        "Comment",
-                    ]
-                } else {
-                    vec!["Field", "Type", "Null", "Key", "Default", "Extra"]
-                };
+                let cols = columns_header(*full);
                 let rows = self.filter(&cols, rows, filter, params)?;
                 Ok(rows_of(&cols, rows))
             }
             Show::Index { table } => {
                 let db = self.db_of(table)?;
                 self.check_table_any(&db, &table.name, "SELECT")?;
-                let t = cat.table(&db, &table.name)?;
+                let t = match (cat.table(&db, &table.name), cat.view(&db, &table.name)) {
+                    // A view has no index: no rows.
+                    (Err(_), Some(_)) => None,
+                    (t, _) => Some(t?),
+                };
                 let cols = [
                     "Table",
                     "Non_unique",
@@ -333,6 +331,9 @@ impl Session {
                     "Visible",
                     "Expression",
                 ];
+                let Some(t) = t else {
+                    return Ok(rows_of(&cols, Vec::new()));
+                };
                 Ok(rows_of(
                     &cols,
                     index_rows(&t, Some(self.table_stats(&t)?.as_ref()))
@@ -349,10 +350,24 @@ impl Session {
                         .collect(),
                 ))
             }
+            Show::CreateView(name) => {
+                let db = self.db_of(name)?;
+                self.check_table_any(&db, &name.name, "SHOW VIEW")?;
+                match cat.view(&db, &name.name) {
+                    Some(v) => Ok(self.show_create_view(&v)),
+                    None if cat.table(&db, &name.name).is_ok() => {
+                        Err(SqlError::new(ER_WRONG_OBJECT, &[&db, &name.name, &"VIEW"]))
+                    }
+                    None => Err(SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name.name])),
+                }
+            }
             Show::CreateTable(name) => {
                 let db = self.db_of(name)?;
                 self.check_table_any(&db, &name.name, "SHOW")?;
-                let t = cat.table(&db, &name.name)?;
+                let t = match (cat.table(&db, &name.name), cat.view(&db, &name.name)) {
+                    (Err(_), Some(v)) => return Ok(self.show_create_view(&v)),
+                    (t, _) => t?,
+                };
                 let next = cat.auto_inc_value(&t)?;
                 let text = show_create(&t, self.vars.sql_quote_show_create(), next);
                 Ok(rows_of(
@@ -409,6 +424,14 @@ impl Session {
                     r.extend(self.status_tail(&t)?);
                     rows.push(r);
                 }
+                for name in cat.view_names(&db) {
+                    if self.sees_table(&db, &name) {
+                        let mut r = vec![s(name)];
+                        r.extend(view_status_tail());
+                        rows.push(r);
+                    }
+                }
+                rows.sort_by(|a, b| a[0].to_text().cmp(&b[0].to_text()));
                 let rows = self.filter(&cols, rows, filter, params)?;
                 Ok(rows_of(&cols, rows))
             }
@@ -745,6 +768,73 @@ impl Session {
         self.server.catalog.table_stats(t, settings, false)
     }
 
+    /// The views the account sees, by database and name.
+    fn visible_views(&mut self) -> Vec<std::sync::Arc<SqlView>> {
+        let cat = self.server.catalog.clone();
+        let mut out = Vec::new();
+        for d in cat.databases() {
+            for name in cat.view_names(&d.name) {
+                if self.sees_table(&d.name, &name) {
+                    out.extend(cat.view(&d.name, &name));
+                }
+            }
+        }
+        out
+    }
+
+    /// SHOW CREATE VIEW (and SHOW CREATE TABLE of a view).
+    fn show_create_view(&self, v: &SqlView) -> Output {
+        rows_of(
+            &[
+                "View",
+                "Create View",
+                "character_set_client",
+                "collation_connection",
+            ],
+            vec![vec![
+                s(v.name.clone()),
+                s(super::ddl::create_view_text(v)),
+                s(v.def.charset_client.clone()),
+                s(v.def.collation_connection.clone()),
+            ]],
+        )
+    }
+
+    /// SHOW [FULL] COLUMNS of a view: its columns' types as they were when it was created;
+    /// no keys, defaults or extras.
+    fn show_view_columns(
+        &mut self,
+        v: &SqlView,
+        full: bool,
+        filter: &Option<ShowFilter>,
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let mut rows = Vec::new();
+        for (c, ty) in v.column_types() {
+            let mut r = vec![s(c.name.clone()), s(ty.display())];
+            if full {
+                r.push(if ty.is_string() {
+                    s(ty.collation_name())
+                } else {
+                    Datum::Null
+                });
+            }
+            r.extend([
+                s(if c.nullable { "YES" } else { "NO" }),
+                s(""),
+                Datum::Null,
+                s(""),
+            ]);
+            if full {
+                r.extend([s("select,insert,update,references"), s("")]);
+            }
+            rows.push(r);
+        }
+        let cols = columns_header(full);
+        let rows = self.filter(&cols, rows, filter, params)?;
+        Ok(rows_of(&cols, rows))
+    }
+
     /// The tables the account sees, by database: (database, table name, table).
     fn visible_tables(&mut self) -> Vec<(String, String, std::sync::Arc<SqlTable>)> {
         let cat = self.server.catalog.clone();
@@ -844,6 +934,11 @@ impl Session {
                     r.extend(self.status_tail(&tb)?);
                     rows.push(r);
                 }
+                for v in self.visible_views() {
+                    let mut r = vec![s("def"), s(v.db.clone()), s(v.name.clone()), s("VIEW")];
+                    r.extend(view_status_tail());
+                    rows.push(r);
+                }
                 (
                     vec![
                         "TABLE_CATALOG",
@@ -871,8 +966,8 @@ impl Session {
                     rows,
                 )
             }
-            // No triggers, views or stored routines exist (CREATE TRIGGER, VIEW, PROCEDURE and
-            // FUNCTION are not supported): the tables are there, empty, with MySQL's columns.
+            // No triggers or stored routines exist (CREATE TRIGGER, PROCEDURE and FUNCTION are
+            // not supported): the tables are there, empty, with MySQL's columns.
             "TRIGGERS" => (
                 vec![
                     "TRIGGER_CATALOG",
@@ -913,7 +1008,32 @@ impl Session {
                     "CHARACTER_SET_CLIENT",
                     "COLLATION_CONNECTION",
                 ],
-                Vec::new(),
+                self.visible_views()
+                    .into_iter()
+                    .map(|v| {
+                        let d = &v.def;
+                        vec![
+                            s("def"),
+                            s(v.db.clone()),
+                            s(v.name.clone()),
+                            s(d.text.clone()),
+                            s(d.check_option.as_deref().unwrap_or("NONE")),
+                            s(
+                                if d.algorithm != "TEMPTABLE"
+                                    && v.query.as_ref().is_some_and(super::merge::single_table)
+                                {
+                                    "YES"
+                                } else {
+                                    "NO"
+                                },
+                            ),
+                            s(format!("{}@{}", d.definer_user, d.definer_host)),
+                            s(if d.invoker { "INVOKER" } else { "DEFINER" }),
+                            s(d.charset_client.clone()),
+                            s(d.collation_connection.clone()),
+                        ]
+                    })
+                    .collect(),
             ),
             "ROUTINES" => (
                 vec![
@@ -1048,51 +1168,32 @@ impl Session {
                             continue;
                         };
                         for (pos, (i, c)) in tb.visible().enumerate() {
-                            let mut r = vec![
-                                s("def"),
-                                s(d.name.clone()),
-                                s(name.clone()),
-                                s(c.name.clone()),
-                                n(pos as u64 + 1),
+                            let extra = if c.meta.auto_increment {
+                                "auto_increment"
+                            } else {
+                                ""
+                            };
+                            rows.push(i_s_column(
+                                [&d.name, &name, &c.name],
+                                pos,
+                                &c.ty,
+                                c.nullable,
                                 default_text(&c.meta.default, &c.ty),
-                                s(if c.nullable { "YES" } else { "NO" }),
-                                s(c.ty.data_type()),
-                                if c.ty.is_string() {
-                                    n(u64::from(c.ty.char_length()))
-                                } else {
-                                    Datum::Null
-                                },
-                                if c.ty.is_string() {
-                                    n(u64::from(c.ty.column_length()))
-                                } else {
-                                    Datum::Null
-                                },
-                            ];
-                            r.extend(numeric_precision(&c.ty));
-                            r.extend([
-                                if c.ty.is_string() {
-                                    s(c.ty.charset_name())
-                                } else {
-                                    Datum::Null
-                                },
-                                if c.ty.is_string() {
-                                    s(c.ty.collation_name())
-                                } else {
-                                    Datum::Null
-                                },
-                                s(c.ty.display()),
-                                s(key_flag(&tb, i)),
-                                s(if c.meta.auto_increment {
-                                    "auto_increment"
-                                } else {
-                                    ""
-                                }),
-                                s("select,insert,update,references"),
-                                s(c.meta.comment.clone()),
-                                s(""),
-                            ]);
-                            rows.push(r);
+                                [key_flag(&tb, i), extra, &c.meta.comment],
+                            ));
                         }
+                    }
+                }
+                for v in self.visible_views() {
+                    for (pos, (c, ty)) in v.column_types().enumerate() {
+                        rows.push(i_s_column(
+                            [&v.db, &v.name, &c.name],
+                            pos,
+                            &ty,
+                            c.nullable,
+                            Datum::Null,
+                            ["", "", ""],
+                        ));
                     }
                 }
                 (
@@ -1653,6 +1754,71 @@ fn explain_output(rows: Vec<Vec<Datum>>) -> Output {
         .collect(),
         rows,
     }
+}
+
+/// A row of information_schema.COLUMNS: `names` are the database, table and column, `tail`
+/// COLUMN_KEY, EXTRA and COLUMN_COMMENT.
+fn i_s_column(
+    names: [&str; 3],
+    pos: usize,
+    ty: &SqlType,
+    nullable: bool,
+    default: Datum,
+    tail: [&str; 3],
+) -> Vec<Datum> {
+    let text = |on: bool, d: Datum| if on { d } else { Datum::Null };
+    let string = ty.is_string();
+    let mut r = vec![
+        s("def"),
+        s(names[0]),
+        s(names[1]),
+        s(names[2]),
+        n(pos as u64 + 1),
+        default,
+        s(if nullable { "YES" } else { "NO" }),
+        s(ty.data_type()),
+        text(string, n(u64::from(ty.char_length()))),
+        text(string, n(u64::from(ty.column_length()))),
+    ];
+    r.extend(numeric_precision(ty));
+    r.extend([
+        text(string, s(ty.charset_name())),
+        text(string, s(ty.collation_name())),
+        s(ty.display()),
+        s(tail[0]),
+        s(tail[1]),
+        s("select,insert,update,references"),
+        s(tail[2]),
+        s(""),
+    ]);
+    r
+}
+
+/// SHOW TABLE STATUS's columns after Name (and information_schema.TABLES' after
+/// TABLE_TYPE) for a view: NULL but the comment, VIEW.
+/// SHOW [FULL] COLUMNS' column names.
+fn columns_header(full: bool) -> Vec<&'static str> {
+    if full {
+        vec![
+            "Field",
+            "Type",
+            "Collation",
+            "Null",
+            "Key",
+            "Default",
+            "Extra",
+            "Privileges",
+            "Comment",
+        ]
+    } else {
+        vec!["Field", "Type", "Null", "Key", "Default", "Extra"]
+    }
+}
+
+fn view_status_tail() -> Vec<Datum> {
+    let mut v = vec![Datum::Null; 16];
+    v.push(s("VIEW"));
+    v
 }
 
 fn default_text(d: &Option<DefaultValue>, ty: &SqlType) -> Datum {

@@ -418,6 +418,8 @@ pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<
         "CREATE" if second_is("USER") => p.user_list_stmt(UserStmt::Create),
         "ALTER" if second_is("USER") => p.user_list_stmt(UserStmt::Alter),
         "DROP" if second_is("USER") => p.user_list_stmt(UserStmt::Drop),
+        "CREATE" | "ALTER" if view_keyword(tokens).is_some() => p.create_view(kw == "ALTER"),
+        "DROP" if second_is("VIEW") => p.drop_view(),
         "CREATE" if second_is("DATABASE") || second_is("SCHEMA") => p.create_database(),
         "DROP" if second_is("DATABASE") || second_is("SCHEMA") => p.drop_database(),
         "ALTER" if second_is("TABLE") => return p.alter_table_options(),
@@ -447,6 +449,31 @@ pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<
         _ => return None,
     };
     Some(r)
+}
+
+/// Where the word VIEW is in `CREATE [OR REPLACE] [ALGORITHM = a] [DEFINER = user] [SQL
+/// SECURITY s] VIEW` or `ALTER [...] VIEW`; None for any other statement.
+fn view_keyword(tokens: &[Token]) -> Option<usize> {
+    let mut i = 1;
+    let at = |i: usize, w: &str| tokens.get(i).is_some_and(|t| t.is(w));
+    let punct = |i: usize, p: &str| tokens.get(i).is_some_and(|t| t.is_punct(p));
+    if tokens.first()?.is("CREATE") && at(i, "OR") && at(i + 1, "REPLACE") {
+        i += 2;
+    }
+    if at(i, "ALGORITHM") && punct(i + 1, "=") {
+        i += 3;
+    }
+    if at(i, "DEFINER") && punct(i + 1, "=") {
+        i += 3;
+        // CURRENT_USER() or user@host: two more tokens.
+        if (punct(i, "(") && punct(i + 1, ")")) || punct(i, "@") {
+            i += 2;
+        }
+    }
+    if at(i, "SQL") && at(i + 1, "SECURITY") {
+        i += 3;
+    }
+    at(i, "VIEW").then_some(i)
 }
 
 enum UserStmt {
@@ -842,6 +869,8 @@ impl<'a> P<'a, '_> {
             "CREATE" => {
                 if self.eat("TABLE") {
                     Show::CreateTable(self.object_name()?)
+                } else if self.eat("VIEW") {
+                    Show::CreateView(self.object_name()?)
                 } else if self.eat("DATABASE") || self.eat("SCHEMA") {
                     let if_not_exists = self.eat("IF");
                     if if_not_exists {
@@ -1392,6 +1421,108 @@ impl<'a> P<'a, '_> {
             users.push(self.user()?);
         }
         Ok(users)
+    }
+
+    /// CREATE / ALTER VIEW: the clauses before VIEW, the name and column list, then the
+    /// SELECT (parsed on its own, and kept as written) and WITH [CASCADED | LOCAL] CHECK
+    /// OPTION.
+    fn create_view(&mut self, alter: bool) -> R<Statement> {
+        let or_replace = !alter && self.eat("OR") && self.eat("REPLACE");
+        let mut algorithm = "UNDEFINED".to_string();
+        if self.eat("ALGORITHM") {
+            self.expect_punct("=")?;
+            algorithm = match self.word() {
+                Some(w) if matches!(w.as_str(), "UNDEFINED" | "MERGE" | "TEMPTABLE") => w,
+                _ => return Err(self.err()),
+            };
+        }
+        let mut definer = None;
+        if self.eat("DEFINER") {
+            self.expect_punct("=")?;
+            let u = self.user()?;
+            definer = (u.user != "CURRENT_USER").then_some(u);
+        }
+        let mut invoker = false;
+        if self.eat("SQL") {
+            self.expect("SECURITY")?;
+            invoker = match self.word().as_deref() {
+                Some("INVOKER") => true,
+                Some("DEFINER") => false,
+                _ => return Err(self.err()),
+            };
+        }
+        self.expect("VIEW")?;
+        let name = self.object_name()?;
+        let mut columns = Vec::new();
+        if self.eat_punct("(") {
+            loop {
+                columns.push(self.ident()?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            self.expect_punct(")")?;
+        }
+        self.expect("AS")?;
+        let mut end = self.toks.len();
+        let mut check_option = None;
+        let tail = |k: usize| self.toks.get(end.wrapping_sub(k));
+        if tail(1).is_some_and(|t| t.is("OPTION")) && tail(2).is_some_and(|t| t.is("CHECK")) {
+            let level = tail(3).filter(|t| t.is("CASCADED") || t.is("LOCAL"));
+            let with = if level.is_some() { 4 } else { 3 };
+            if tail(with).is_some_and(|t| t.is("WITH")) {
+                check_option = Some(level.map_or("CASCADED".into(), |t| t.text.to_uppercase()));
+                end -= with;
+            }
+        }
+        let toks = &self.toks[self.i.min(end)..end];
+        let (Some(first), Some(last)) = (toks.first(), toks.last()) else {
+            return Err(self.err());
+        };
+        if toks
+            .iter()
+            .any(|t| t.kind == Kind::Param || t.is_punct("@"))
+        {
+            return Err(SqlError::new(crate::error::ER_VIEW_SELECT_VARIABLE, &[]));
+        }
+        let text = self.sql[first.start..last.end()].to_string();
+        let query = match super::parse(&text) {
+            Ok(Statement::Select(q)) => q,
+            Ok(Statement::SelectInto(..)) => {
+                return Err(SqlError::new(
+                    crate::error::ER_VIEW_SELECT_CLAUSE,
+                    &[&"INTO"],
+                ))
+            }
+            Ok(_) => return Err(error_at(self.sql, first.start)),
+            Err(e) => return Err(e),
+        };
+        Ok(Statement::CreateView(Box::new(CreateView {
+            name,
+            or_replace,
+            alter,
+            algorithm,
+            definer,
+            invoker,
+            columns,
+            query,
+            text,
+            check_option,
+        })))
+    }
+
+    /// DROP VIEW [IF EXISTS] v, ... [RESTRICT | CASCADE]
+    fn drop_view(&mut self) -> R<Statement> {
+        self.i = 2;
+        let if_exists = self.if_exists()?;
+        let mut names = vec![self.object_name()?];
+        while self.eat_punct(",") {
+            names.push(self.object_name()?);
+        }
+        if !self.eat("RESTRICT") {
+            self.eat("CASCADE");
+        }
+        self.done(Statement::DropView { names, if_exists })
     }
 
     fn create_database(&mut self) -> R<Statement> {

@@ -459,11 +459,44 @@ impl Session {
             touched.push((tdb, to.name.clone()));
         }
         let _g = cat.ddl.lock();
-        let r = cat.engine.rename_tables(&renames);
+        // A view is renamed in the catalog, a table in the engine, each pair in turn when
+        // views are among them (all tables at once otherwise).
+        let is_view = |(from, _): &(String, String)| {
+            let (db, name) = from.split_once('/').unwrap_or_default();
+            cat.view(db, name).is_some()
+        };
+        let r = if renames.iter().any(is_view) {
+            renames.iter().try_for_each(|pair| {
+                let split = |n: &str| -> (String, String) {
+                    let (d, t) = n.split_once('/').unwrap_or_default();
+                    (d.to_string(), t.to_string())
+                };
+                let ((fdb, from), (tdb, to)) = (split(&pair.0), split(&pair.1));
+                if is_view(pair) {
+                    cat.rename_view((&fdb, &from), (&tdb, &to))
+                } else if cat.view(&tdb, &to).is_some() {
+                    Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&to]))
+                } else {
+                    cat.engine
+                        .rename_tables(std::slice::from_ref(pair))
+                        .map_err(rename_error)
+                }
+            })
+        } else if let Some((_, to)) = renames
+            .iter()
+            .find(|(_, to)| is_view(&(to.clone(), String::new())))
+        {
+            Err(SqlError::new(
+                ER_TABLE_EXISTS_ERROR,
+                &[&to.split_once('/').map_or("", |x| x.1)],
+            ))
+        } else {
+            cat.engine.rename_tables(&renames).map_err(rename_error)
+        };
         for (db, n) in &touched {
             cat.invalidate(db, n);
         }
-        r.map_err(rename_error)?;
+        r?;
         Ok(Output::ok(0))
     }
 
@@ -664,7 +697,7 @@ impl Session {
     }
 }
 
-fn check_table_name(name: &str) -> Result<(), SqlError> {
+pub(super) fn check_table_name(name: &str) -> Result<(), SqlError> {
     if name.is_empty() || name.len() > 64 || name.contains('/') || name.ends_with(' ') {
         return Err(SqlError::new(ER_WRONG_TABLE_NAME, &[&name]));
     }
