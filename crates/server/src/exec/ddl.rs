@@ -108,6 +108,21 @@ pub(super) fn check_key_part(
     Ok(())
 }
 
+/// The expression of each of `q`'s `n` result columns, where its select list gives one per
+/// column (None for `*` and when the counts differ): what `derived_column` types.
+fn item_exprs(q: &ast::Select, n: usize) -> Vec<Option<&ast::Expr>> {
+    if q.items.len() != n {
+        return vec![None; n];
+    }
+    q.items
+        .iter()
+        .map(|i| match i {
+            ast::SelectItem::Expr { expr, .. } => Some(expr),
+            _ => None,
+        })
+        .collect()
+}
+
 fn column_of(
     c: &ast::ColumnSpec,
     cs: &str,
@@ -592,17 +607,7 @@ impl Session {
             return Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&ct.name.name]));
         }
         let cols = self.describe(q)?;
-        let exprs: Vec<Option<&ast::Expr>> = if q.items.len() == cols.len() {
-            q.items
-                .iter()
-                .map(|i| match i {
-                    ast::SelectItem::Expr { expr, .. } => Some(expr),
-                    _ => None,
-                })
-                .collect()
-        } else {
-            vec![None; cols.len()]
-        };
+        let exprs = item_exprs(q, cols.len());
         // The declared columns the select does not name, then the select's columns (with
         // their declared definitions where there is one), as MySQL orders them.
         let mut spec = ct.clone();

@@ -32,6 +32,10 @@
 //! - G7: WITH [CASCADED | LOCAL] CHECK OPTION: every row an INSERT or UPDATE through the view
 //!   writes must satisfy the view's WHERE (`ViewCheck`), else error 1369 (a warning and the
 //!   row skipped with IGNORE); the view reads one base table, so CASCADED and LOCAL agree.
+//! - G8: with other FROM items, an item whose computed column (not a plain column of its
+//!   base table) the WHERE or an ON condition reads is not merged: the joins pair rows by
+//!   hash or index on column values, and an expression over the merged table would leave
+//!   them a nested loop. Its rows are made first, as a derived table's, and joined by hash.
 //!
 //! Latch order: the catalog's maps only, one at a time (leaves).
 
@@ -155,6 +159,43 @@ fn complex(e: &Expr) -> bool {
         !found
     });
     found
+}
+
+/// Whether the WHERE or an ON condition of `q` (with other FROM items) reads a column of `m`
+/// that is not a plain column of its base table (G8).
+fn joins_on_computed(q: &Select, m: &Merged) -> bool {
+    fn ons<'a>(tr: &'a TableRef, out: &mut Vec<&'a Expr>) {
+        if let TableRef::Join {
+            left, right, on, ..
+        } = tr
+        {
+            ons(left, out);
+            ons(right, out);
+            out.extend(on.iter());
+        }
+    }
+    let mut conds: Vec<&Expr> = q.selection.iter().collect();
+    for tr in &q.from {
+        ons(tr, &mut conds);
+    }
+    let computed = |name: &str| {
+        m.cols
+            .iter()
+            .any(|c| c.0.eq_ignore_ascii_case(name) && !matches!(c.1, Expr::Column { .. }))
+    };
+    conds.into_iter().any(|e| {
+        let mut found = false;
+        e.clone().visit_mut(&mut |x| {
+            if let Expr::Column { table, name } = x {
+                found |= table
+                    .as_deref()
+                    .is_none_or(|t| t.eq_ignore_ascii_case(&m.alias))
+                    && computed(name);
+            }
+            !found
+        });
+        found
+    })
 }
 
 /// Whether `e` holds a subquery.
@@ -345,6 +386,18 @@ impl Session {
             merged_any |= matches!(leaf, Leaf::Merged(_));
             view |= matches!(leaf, Leaf::Merged(_)) && matches!(tr, TableRef::Table { .. });
             out.push(leaf);
+        }
+        // G8: a computed column compared in a join stays a derived table's.
+        if out.len() > 1 {
+            for leaf in &mut out {
+                if let Leaf::Merged(m) = leaf {
+                    if joins_on_computed(q, m) {
+                        let names = m.cols.iter().map(|c| c.0.clone()).collect();
+                        *leaf = Leaf::Kept(m.alias.clone(), names);
+                    }
+                }
+            }
+            merged_any = out.iter().any(|l| matches!(l, Leaf::Merged(_)));
         }
         if !merged_any {
             return Ok(None);

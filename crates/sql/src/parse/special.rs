@@ -1479,12 +1479,6 @@ impl<'a> P<'a, '_> {
         let (Some(first), Some(last)) = (toks.first(), toks.last()) else {
             return Err(self.err());
         };
-        if toks
-            .iter()
-            .any(|t| t.kind == Kind::Param || t.is_punct("@"))
-        {
-            return Err(SqlError::new(crate::error::ER_VIEW_SELECT_VARIABLE, &[]));
-        }
         let text = self.sql[first.start..last.end()].to_string();
         let query = match super::parse(&text) {
             Ok(Statement::Select(q)) => q,
@@ -1497,6 +1491,13 @@ impl<'a> P<'a, '_> {
             Ok(_) => return Err(error_at(self.sql, first.start)),
             Err(e) => return Err(e),
         };
+        if toks
+            .iter()
+            .any(|t| t.kind == Kind::Param || t.is_punct("@"))
+        {
+            return Err(SqlError::new(crate::error::ER_VIEW_SELECT_VARIABLE, &[]));
+        }
+
         Ok(Statement::CreateView(Box::new(CreateView {
             name,
             or_replace,

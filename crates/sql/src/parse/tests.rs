@@ -2253,3 +2253,61 @@ fn multiple_table_update_and_delete_are_lowered() {
     assert_eq!(code("UPDATE t1, t2 SET a = 1 GARBAGE"), 1064);
     assert_eq!(code("UPDATE t1, t2 x y SET a = 1"), 1064);
 }
+
+#[test]
+fn create_alter_and_drop_view() {
+    let Statement::CreateView(v) = p("CREATE OR REPLACE ALGORITHM = MERGE DEFINER = `app`@`%` \
+         SQL SECURITY INVOKER VIEW d.v (x, y) AS SELECT a, b FROM t WHERE a > 1 \
+         WITH LOCAL CHECK OPTION")
+    else {
+        panic!("not a view");
+    };
+    assert!(v.or_replace && !v.alter && v.invoker);
+    assert_eq!(v.algorithm, "MERGE");
+    let definer = v
+        .definer
+        .as_ref()
+        .map(|u| (u.user.as_str(), u.host.as_str()));
+    assert_eq!(definer, Some(("app", "%")));
+    assert_eq!(v.name.db.as_deref(), Some("d"));
+    assert_eq!(v.columns, ["x", "y"]);
+    assert_eq!(v.text, "SELECT a, b FROM t WHERE a > 1");
+    assert_eq!(v.check_option.as_deref(), Some("LOCAL"));
+    // mariadb-dump's form: the clauses in version comments.
+    let Statement::CreateView(v) = p("/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013 \
+         DEFINER=`root`@`localhost` SQL SECURITY DEFINER */\n/*!50001 VIEW `v` AS select \
+         `t`.`a` AS `a` from `t` */")
+    else {
+        panic!("not a view");
+    };
+    assert_eq!(v.text, "select `t`.`a` AS `a` from `t`");
+    assert_eq!(v.check_option, None);
+    let Statement::CreateView(v) = p("ALTER VIEW v AS SELECT 1 WITH CHECK OPTION") else {
+        panic!("not a view");
+    };
+    assert!(v.alter && v.definer.is_none());
+    assert_eq!(v.check_option.as_deref(), Some("CASCADED"));
+    assert_eq!(
+        p("DROP VIEW IF EXISTS a, d.b CASCADE"),
+        Statement::DropView {
+            names: vec![
+                ObjectName {
+                    db: None,
+                    name: "a".into()
+                },
+                ObjectName {
+                    db: Some("d".into()),
+                    name: "b".into()
+                },
+            ],
+            if_exists: true,
+        }
+    );
+    let code = |sql: &str| parse(sql).map(|_| 0).unwrap_or_else(|e| e.code);
+    assert_eq!(code("CREATE VIEW v AS SELECT * FROM t WHERE a = ?"), 1351);
+    assert_eq!(code("CREATE VIEW v AS SELECT @x"), 1351);
+    assert_eq!(code("CREATE VIEW v AS SELECT a INTO @x FROM t"), 1350);
+    assert_eq!(code("CREATE VIEW v AS INSERT INTO t VALUES (1)"), 1064);
+    assert_eq!(code("CREATE ALGORITHM = FAST VIEW v AS SELECT 1"), 1064);
+    assert_eq!(code("CREATE VIEW v AS"), 1064);
+}

@@ -69,18 +69,7 @@ impl Session {
         if !cv.columns.is_empty() && cv.columns.len() != cols.len() {
             return Err(SqlError::new(ER_VIEW_WRONG_LIST, &[]));
         }
-        let exprs: Vec<Option<&ast::Expr>> = if cv.query.items.len() == cols.len() {
-            cv.query
-                .items
-                .iter()
-                .map(|i| match i {
-                    ast::SelectItem::Expr { expr, .. } => Some(expr),
-                    _ => None,
-                })
-                .collect()
-        } else {
-            vec![None; cols.len()]
-        };
+        let exprs = super::item_exprs(&cv.query, cols.len());
         let mut columns: Vec<ViewColumn> = Vec::with_capacity(cols.len());
         for (i, (c, e)) in cols.iter().zip(exprs).enumerate() {
             let col_name = cv.columns.get(i).unwrap_or(&c.name).clone();
