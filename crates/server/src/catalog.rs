@@ -90,6 +90,18 @@ pub struct TableMeta {
     pub pk_prefixes: Vec<Option<u64>>,
     pub keys: Vec<KeyMeta>,
     pub auto_increment_start: u64,
+    /// CHECK constraints, in the order they were defined.
+    #[serde(default)]
+    pub checks: Vec<CheckMeta>,
+}
+
+/// A CHECK constraint as a table keeps it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CheckMeta {
+    pub name: String,
+    /// The expression as written back by the parser (parsed again to be used).
+    pub text: String,
+    pub enforced: bool,
 }
 
 pub struct SqlColumn {

@@ -1584,3 +1584,126 @@ fn views_persist_and_behave_as_mysql() {
     assert_eq!(views, 0);
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// CHECK constraints as MySQL 8.0.16+ has them: named `<table>_chk_<n>` unless named, tested
+/// on INSERT, UPDATE (one or several tables), ON DUPLICATE KEY UPDATE and REPLACE (3819, a
+/// warning with IGNORE, NULL passes), NOT ENFORCED ones never; refused when they read what a
+/// row alone does not decide; ALTER TABLE adds them against the rows there, drops them, and
+/// keeps the columns they read; they survive a restart and SHOW CREATE TABLE round-trips.
+#[test]
+fn check_constraints_as_mysql() {
+    let s = start();
+    let mut c = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, \
+         CONSTRAINT b_pos CHECK (b >= 0), CHECK (a < b) NOT ENFORCED)",
+        "INSERT INTO t VALUES (1, 5, 10), (2, NULL, NULL), (3, 50, 10)",
+    ] {
+        c.query_drop(sql).unwrap();
+    }
+    let names: Vec<(String, String)> = c
+        .query(
+            "SELECT constraint_name, check_clause FROM information_schema.check_constraints \
+             WHERE constraint_schema = 'd' ORDER BY constraint_name",
+        )
+        .unwrap();
+    assert_eq!(
+        names,
+        vec![
+            ("b_pos".into(), "b >= 0".into()),
+            ("t_chk_1".into(), "a > 0".into()),
+            ("t_chk_2".into(), "a < b".into()),
+        ]
+    );
+    let violated = |c: &mut mysql::Conn, sql: &str| match c.query_drop(sql) {
+        Err(mysql::Error::MySqlError(e)) => (e.code, e.message),
+        other => panic!("{sql}: {other:?}"),
+    };
+    assert_eq!(
+        violated(&mut c, "INSERT INTO t VALUES (4, 0, 1)"),
+        (3819, "Check constraint 't_chk_1' is violated.".into())
+    );
+    assert_eq!(violated(&mut c, "UPDATE t SET b = -1 WHERE id = 1").0, 3819);
+    assert_eq!(
+        violated(
+            &mut c,
+            "INSERT INTO t VALUES (1, 1, 1) ON DUPLICATE KEY UPDATE a = -1"
+        )
+        .0,
+        3819
+    );
+    assert_eq!(violated(&mut c, "REPLACE INTO t VALUES (1, -1, 1)").0, 3819);
+    c.query_drop("INSERT IGNORE INTO t VALUES (5, -1, 1), (6, 1, 1)")
+        .unwrap();
+    let warnings: Vec<(String, u16)> = c
+        .query("SHOW WARNINGS")
+        .unwrap()
+        .into_iter()
+        .map(|(l, code, _): (String, u16, String)| (l, code))
+        .collect();
+    assert_eq!(warnings, vec![("Warning".to_string(), 3819)]);
+    c.query_drop("UPDATE IGNORE t SET a = a - 5").unwrap();
+    let rows: Vec<(i64, Option<i64>)> = c.query("SELECT id, a FROM t ORDER BY id").unwrap();
+    assert_eq!(
+        rows,
+        vec![(1, Some(5)), (2, None), (3, Some(45)), (6, Some(1))]
+    );
+    c.query_drop("CREATE TABLE u (id INT PRIMARY KEY, w INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO u VALUES (1, -3)").unwrap();
+    assert_eq!(
+        violated(&mut c, "UPDATE t JOIN u USING (id) SET t.a = u.w").0,
+        3819
+    );
+    for (sql, code) in [
+        ("CREATE TABLE x (p INT CHECK (q > 0), q INT)", 3813),
+        ("CREATE TABLE x (p INT, CHECK (p > RAND()))", 3814),
+        ("CREATE TABLE x (p INT, CHECK (p > (SELECT 1)))", 3815),
+        ("CREATE TABLE x (p INT, CHECK (p > @v))", 3816),
+        (
+            "CREATE TABLE x (p INT AUTO_INCREMENT PRIMARY KEY, CHECK (p > 0))",
+            3818,
+        ),
+        ("CREATE TABLE x (p INT, CHECK (z > 0))", 3820),
+        (
+            "CREATE TABLE x (p INT, CONSTRAINT b_pos CHECK (p > 0))",
+            3822,
+        ),
+        ("ALTER TABLE t ADD CONSTRAINT small CHECK (a < 10)", 3819),
+        ("ALTER TABLE t DROP COLUMN b", 3959),
+        ("ALTER TABLE t RENAME COLUMN a TO aa", 3959),
+        ("ALTER TABLE t DROP CONSTRAINT nosuch", 3940),
+        ("ALTER TABLE t DROP CHECK nosuch", 3821),
+    ] {
+        assert_eq!(violated(&mut c, sql).0, code, "{sql}");
+    }
+    c.query_drop("ALTER TABLE t ADD CONSTRAINT small CHECK (a < 100), DROP CHECK b_pos")
+        .unwrap();
+    c.query_drop("ALTER TABLE t RENAME COLUMN id TO ident")
+        .unwrap();
+    c.query_drop("INSERT INTO t VALUES (7, 1, -1)").unwrap();
+    assert_eq!(violated(&mut c, "INSERT INTO t VALUES (8, 100, 1)").0, 3819);
+    c.query_drop("CREATE TABLE t2 LIKE t").unwrap();
+    let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE t2").unwrap().unwrap();
+    assert!(
+        shown.contains("CONSTRAINT `t2_chk_1` CHECK (a > 0),\n  CONSTRAINT `t2_chk_2` CHECK (a < b) /*!80016 NOT ENFORCED */,\n  CONSTRAINT `t2_chk_3` CHECK (a < 100)\n"),
+        "{shown}"
+    );
+    // SHOW CREATE TABLE's text creates the same table; the constraints survive a restart.
+    c.query_drop("DROP TABLE t2").unwrap();
+    c.query_drop(shown.replace("`t2`", "`t3`").replace("t2_chk", "t3_chk"))
+        .unwrap();
+    let dir = s.stop_keep_dir(false);
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    c.query_drop("USE d").unwrap();
+    assert_eq!(violated(&mut c, "INSERT INTO t3 VALUES (1, 0, 5)").0, 3819);
+    c.query_drop("INSERT INTO t3 VALUES (1, 9, 5)").unwrap();
+    assert_eq!(
+        violated(&mut c, "UPDATE t SET a = 0 WHERE ident = 1").0,
+        3819
+    );
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

@@ -623,6 +623,8 @@ pub struct CreateTable {
     /// PRIMARY KEY, UNIQUE, KEY/INDEX from both the column list and inline column options
     /// (an inline PRIMARY KEY / UNIQUE appears here too, with the column's name).
     pub keys: Vec<KeySpec>,
+    /// CHECK constraints, columns' first, in the order written.
+    pub checks: Vec<CheckSpec>,
     pub options: TableOptions,
     /// CREATE TABLE t LIKE other
     pub like: Option<ObjectName>,
@@ -732,6 +734,18 @@ pub enum KeyKind {
     Foreign,
 }
 
+/// `[CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`, of a column or of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSpec {
+    pub name: Option<String>,
+    pub expr: Expr,
+    /// The expression as sqlparser writes it back: what is stored and shown.
+    pub text: String,
+    pub enforced: bool,
+    /// The column it was written with (such a CHECK reads that column only: 3813).
+    pub column: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeySpec {
     pub kind: KeyKind,
@@ -792,6 +806,17 @@ pub enum AlterOp {
         position: Option<Option<String>>,
     },
     AddKey(KeySpec),
+    /// ADD [CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]
+    AddCheck(CheckSpec),
+    /// DROP CONSTRAINT name (a CHECK constraint or a UNIQUE key).
+    DropConstraint(String),
+    /// DROP CHECK name
+    DropCheck(String),
+    /// RENAME COLUMN old TO new
+    RenameColumn {
+        old: String,
+        new: String,
+    },
     DropIndex(String),
     DropPrimaryKey,
     RenameTo(ObjectName),

@@ -106,6 +106,17 @@ codes! {
     ER_WRONG_TYPE_FOR_VAR = 1232, "42000", "Incorrect argument type to variable '%s'";
     ER_VAR_CANT_BE_READ = 1233, "HY000", "Variable '%s' can only be set, not read";
     ER_NOT_SUPPORTED_YET = 1235, "42000", "This version of MySQL doesn't yet support '%s'";
+    ER_COLUMN_CHECK_CONSTRAINT_REFERENCES_OTHER_COLUMN = 3813, "HY000", "Column check constraint '%s' references other column.";
+    ER_CHECK_CONSTRAINT_NAMED_FUNCTION_IS_NOT_ALLOWED = 3814, "HY000", "An expression of a check constraint '%s' contains disallowed function: %s.";
+    ER_CHECK_CONSTRAINT_FUNCTION_IS_NOT_ALLOWED = 3815, "HY000", "An expression of a check constraint '%s' contains disallowed function.";
+    ER_CHECK_CONSTRAINT_VARIABLES = 3816, "HY000", "An expression of a check constraint '%s' cannot refer to a user or system variable.";
+    ER_CHECK_CONSTRAINT_REFERS_AUTO_INCREMENT_COLUMN = 3818, "HY000", "Check constraint '%s' cannot refer to an auto-increment column.";
+    ER_CHECK_CONSTRAINT_VIOLATED = 3819, "HY000", "Check constraint '%s' is violated.";
+    ER_CHECK_CONSTRAINT_REFERS_UNKNOWN_COLUMN = 3820, "HY000", "Check constraint '%s' refers to non-existing column '%s'.";
+    ER_CHECK_CONSTRAINT_NOT_FOUND = 3821, "HY000", "Check constraint '%s' is not found in the table.";
+    ER_CHECK_CONSTRAINT_DUP_NAME = 3822, "HY000", "Duplicate check constraint name '%s'.";
+    ER_CONSTRAINT_NOT_FOUND = 3940, "HY000", "Constraint '%s' does not exist.";
+    ER_DEPENDENT_BY_CHECK_CONSTRAINT = 3959, "HY000", "Check constraint '%s' uses column '%s', hence column cannot be dropped or renamed.";
     ER_WRONG_OBJECT = 1347, "HY000", "'%s.%s' is not %s";
     ER_NONUPDATEABLE_COLUMN = 1348, "HY000", "Column '%s' is not updatable";
     ER_VIEW_SELECT_CLAUSE = 1350, "HY000", "View's SELECT contains a '%s' clause";

@@ -10,8 +10,10 @@
 //!   (catalog C1).
 
 mod alter;
+mod check;
 mod view;
 
+pub(crate) use check::{row_passes, Checks};
 pub(crate) use view::{create_view_text, view_tables};
 
 use innoxide_engine::{ColumnDef, IndexSpec, RowFormat, TableDef};
@@ -427,6 +429,15 @@ impl Session {
             let st = cat.table(&sdb, &src.name)?;
             let mut def = st.table.def.clone();
             def.name = format!("{db}/{}", ct.name.name);
+            // Check names are the database's (check.rs H2): the copy's are made anew.
+            if !st.meta.checks.is_empty() {
+                let mut meta = st.meta.clone();
+                for (i, c) in meta.checks.iter_mut().enumerate() {
+                    c.name = format!("{}_chk_{}", ct.name.name, i + 1);
+                }
+                def.options = serde_json::to_string(&meta)
+                    .map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
+            }
             return self.create_in_engine(&db, ct, def);
         }
         if let Some(q) = &ct.as_select {
@@ -576,6 +587,14 @@ impl Session {
             });
             primary = Some(vec![cols.len() - 1]);
         }
+        let check_cols: Vec<(String, SqlType, bool)> = ct
+            .columns
+            .iter()
+            .zip(&tys)
+            .zip(&meta.columns)
+            .map(|((c, ty), m)| (c.name.clone(), ty.clone(), m.auto_increment))
+            .collect();
+        meta.checks = self.check_metas((&db, &ct.name.name), &ct.checks, &[], &check_cols)?;
         let mut def = TableDef::new(&format!("{db}/{}", ct.name.name), cols, primary);
         def.indexes = indexes;
         def.row_format = row_format(ct.options.row_format.as_deref());

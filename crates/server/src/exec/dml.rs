@@ -161,6 +161,7 @@ impl Session {
         self.check_table(&db, &ins.table.name, need)?;
         let t = self.server.catalog.table(&db, &ins.table.name)?;
         let check = self.compile_check(check, &t)?;
+        let constraints = self.table_checks(&t)?;
         let cols: Vec<usize> = if ins.columns.is_empty() {
             t.visible().map(|(i, _)| i).collect()
         } else {
@@ -297,6 +298,11 @@ impl Session {
                 &mut w,
                 &mut first_id,
             )?;
+            if let Some(ch) = &constraints {
+                if !super::ddl::row_passes(ch, &load_row(&t, &row), mode, ins.ignore, &mut w)? {
+                    continue;
+                }
+            }
             if !Self::passes_check(
                 &check,
                 &load_row(&t, &row),
@@ -464,7 +470,14 @@ impl Session {
         if new == old {
             return Ok(false);
         }
-        // An UPDATE through a view WITH CHECK OPTION (merge.rs G7).
+        // CHECK constraints (ddl/check.rs), then the CHECK OPTION of a view the UPDATE goes
+        // through (merge.rs G7).
+        if let Some(ch) = self.table_checks(t)? {
+            let n = t.columns.len();
+            if !super::ddl::row_passes(&ch, &env_row[..n], mode, ignore, w)? {
+                return Ok(false);
+            }
+        }
         if self.row_check.is_some() {
             let check = self.row_check.take();
             let passes = Self::passes_check(&check, env_row, params, mode, ignore, w);

@@ -294,6 +294,8 @@ pub struct Session {
     /// (merge.rs G7), and the one the running UPDATE tests each changed row with.
     view_check: Option<merge::ViewCheck>,
     row_check: Option<(expr::CExpr, merge::ViewCheck)>,
+    /// The statement's compiled CHECK constraints, by table description (ddl/check.rs H4).
+    check_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Checks)>,
 }
 
 /// An enclosing query's scope. `row` is the outer row a correlated subquery runs for; None
@@ -392,6 +394,7 @@ impl Session {
             views_open: Vec::new(),
             view_check: None,
             row_check: None,
+            check_cache: Vec::new(),
             frames: Vec::new(),
             stmt_params: Vec::new(),
         }
@@ -493,6 +496,7 @@ impl Session {
         self.interrupt.store(false, Ordering::Release);
         userlock::enter(self.id, &self.interrupt, &self.server.named_locks);
         self.frames.clear();
+        self.check_cache.clear();
         self.stmt_params = params.to_vec();
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
         let errors = self.warnings.iter().filter(|w| w.level == Level::Error);

@@ -29,6 +29,7 @@ fn opt(x: Option<String>) -> Datum {
 fn system_tables(db: &str) -> Option<&'static [&'static str]> {
     if db.eq_ignore_ascii_case("information_schema") {
         Some(&[
+            "CHECK_CONSTRAINTS",
             "COLUMNS",
             "ENGINES",
             "INNODB_BUFFER_POOL_STATS",
@@ -43,6 +44,7 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
             "STATISTICS",
             "TABLES",
             "TABLE_CONSTRAINTS",
+            "VIEWS",
         ])
     } else if db.eq_ignore_ascii_case("performance_schema") {
         Some(&["events_waits_summary_global_by_event_name"])
@@ -1272,6 +1274,31 @@ impl Session {
                     rows,
                 )
             }
+            "CHECK_CONSTRAINTS" => (
+                vec![
+                    "CONSTRAINT_CATALOG",
+                    "CONSTRAINT_SCHEMA",
+                    "CONSTRAINT_NAME",
+                    "CHECK_CLAUSE",
+                ],
+                self.visible_tables()
+                    .into_iter()
+                    .flat_map(|(db, _, tb)| {
+                        tb.meta
+                            .checks
+                            .iter()
+                            .map(|c| {
+                                vec![
+                                    s("def"),
+                                    s(db.clone()),
+                                    s(c.name.clone()),
+                                    s(c.text.clone()),
+                                ]
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect(),
+            ),
             "TABLE_CONSTRAINTS" => {
                 let mut rows = Vec::new();
                 for d in cat.databases() {
@@ -1299,6 +1326,17 @@ impl Session {
                                 s(name.clone()),
                                 s(kind),
                                 s("YES"),
+                            ]);
+                        }
+                        for c in &tb.meta.checks {
+                            rows.push(vec![
+                                s("def"),
+                                s(d.name.clone()),
+                                s(c.name.clone()),
+                                s(d.name.clone()),
+                                s(name.clone()),
+                                s("CHECK"),
+                                s(if c.enforced { "YES" } else { "NO" }),
                             ]);
                         }
                     }
@@ -2011,6 +2049,18 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
             if ix.unique { "UNIQUE " } else { "" },
             q(&ix.name),
             cols(&ix.columns, &pre)
+        ));
+    }
+    for c in &t.meta.checks {
+        lines.push(format!(
+            "  CONSTRAINT {} CHECK ({}){}",
+            q(&c.name),
+            c.text,
+            if c.enforced {
+                ""
+            } else {
+                " /*!80016 NOT ENFORCED */"
+            }
         ));
     }
     let mut tail = ") ENGINE=InnoDB".to_string();

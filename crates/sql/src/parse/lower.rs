@@ -58,6 +58,8 @@ pub struct Ctx<'a> {
     pub compound_units: Vec<(usize, String)>,
     /// JSON_VALUE's ON EMPTY / ON ERROR clauses, blanked out by `special::rewrite`.
     pub json_value: Vec<super::special::JsonValueClauses>,
+    /// Where ALTER TABLE's DROP CHECK had CHECK (`special::rewrite` made it DROP INDEX).
+    pub drop_checks: Vec<usize>,
     /// UPDATE IGNORE / DELETE IGNORE (the word is blanked out by `special::rewrite`).
     pub ignore: bool,
     /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT (blanked out likewise).
@@ -85,6 +87,7 @@ impl<'a> Ctx<'a> {
             zerofill: vec![],
             compound_units: vec![],
             json_value: vec![],
+            drop_checks: vec![],
             ignore: false,
             create_select_dup: None,
             next_param: Cell::new(0),
@@ -756,6 +759,7 @@ impl<'a> Ctx<'a> {
             return Err(SqlError::parse(")", 1));
         }
         let mut keys = Vec::new();
+        let mut checks = Vec::new();
         let mut columns = Vec::with_capacity(c.columns.len());
         let starts: Vec<Option<usize>> = c
             .columns
@@ -764,10 +768,13 @@ impl<'a> Ctx<'a> {
             .collect();
         for (i, col) in c.columns.into_iter().enumerate() {
             let range = (starts[i], starts.get(i + 1).copied().flatten());
-            columns.push(self.column_spec(col, range, &mut keys)?);
+            columns.push(self.column_spec(col, range, &mut keys, &mut checks)?);
         }
         for con in c.constraints {
-            keys.push(key_spec(con)?);
+            match con {
+                sp::TableConstraint::Check(ch) => checks.push(self.check_spec(ch, None, None)?),
+                con => keys.push(key_spec(con)?),
+            }
         }
         let mut options = TableOptions::default();
         if let sp::CreateTableOptions::Plain(opts) | sp::CreateTableOptions::Options(opts) =
@@ -796,6 +803,7 @@ impl<'a> Ctx<'a> {
             temporary: c.temporary,
             columns,
             keys,
+            checks,
             options,
             like,
             as_select: c.query.map(|q| self.query(*q)).transpose()?.map(Box::new),
@@ -805,11 +813,29 @@ impl<'a> Ctx<'a> {
 
     /// A column definition; `range` is (this column's offset, the next one's) to find the
     /// ZEROFILL words that belong to it. Inline PRIMARY KEY / UNIQUE go to `keys` too.
+    /// A CHECK constraint (`name`: the CONSTRAINT name of a column's, `column`: that column).
+    fn check_spec(
+        &self,
+        c: sp::CheckConstraint,
+        name: Option<String>,
+        column: Option<&str>,
+    ) -> R<CheckSpec> {
+        let text = c.expr.to_string();
+        Ok(CheckSpec {
+            name: c.name.map(|n| n.value).or(name),
+            expr: self.expr(*c.expr)?,
+            text,
+            enforced: c.enforced.unwrap_or(true),
+            column: column.map(str::to_string),
+        })
+    }
+
     fn column_spec(
         &self,
         col: sp::ColumnDef,
         range: (Option<usize>, Option<usize>),
         keys: &mut Vec<KeySpec>,
+        checks: &mut Vec<CheckSpec>,
     ) -> R<ColumnSpec> {
         let mut ty = column_type(&col.data_type)?;
         if let (Some(start), end) = range {
@@ -865,7 +891,12 @@ impl<'a> Ctx<'a> {
                 {
                     spec.auto_increment = true
                 }
-                sp::ColumnOption::ForeignKey(_) | sp::ColumnOption::Check(_) => {}
+                // MySQL ignores a column's REFERENCES (only a table's FOREIGN KEY counts).
+                sp::ColumnOption::ForeignKey(_) => {}
+                sp::ColumnOption::Check(c) => {
+                    let cname = o.name.as_ref().map(|n| n.value.clone());
+                    checks.push(self.check_spec(c, cname, Some(&name))?);
+                }
                 _ => return Err(unsupported("this column option")),
             }
         }
@@ -905,10 +936,10 @@ impl<'a> Ctx<'a> {
                 .map(|option| sp::ColumnOptionDef { name: None, option })
                 .collect(),
         };
-        let mut keys = vec![];
-        let column = self.column_spec(def, (start, None), &mut keys)?;
-        if !keys.is_empty() {
-            return Err(unsupported("a key in CHANGE/MODIFY COLUMN"));
+        let (mut keys, mut checks) = (vec![], vec![]);
+        let column = self.column_spec(def, (start, None), &mut keys, &mut checks)?;
+        if !keys.is_empty() || !checks.is_empty() {
+            return Err(unsupported("a key or CHECK in CHANGE/MODIFY COLUMN"));
         }
         Ok(AlterOp::ChangeColumn {
             old,
@@ -928,11 +959,11 @@ impl<'a> Ctx<'a> {
                 column_position,
                 ..
             } => {
-                let mut keys = vec![];
+                let (mut keys, mut checks) = (vec![], vec![]);
                 let start = self.offset(column_def.name.span);
-                let column = self.column_spec(column_def, (start, None), &mut keys)?;
-                if !keys.is_empty() {
-                    return Err(unsupported("a key in ADD COLUMN"));
+                let column = self.column_spec(column_def, (start, None), &mut keys, &mut checks)?;
+                if !keys.is_empty() || !checks.is_empty() {
+                    return Err(unsupported("a key or CHECK in ADD COLUMN"));
                 }
                 AlterOp::AddColumn {
                     column,
@@ -970,8 +1001,36 @@ impl<'a> Ctx<'a> {
             A::DropColumn { column_names, .. } if column_names.len() == 1 => {
                 AlterOp::DropColumn(column_names.into_iter().map(|c| c.value).collect())
             }
+            A::AddConstraint {
+                constraint: sp::TableConstraint::Check(ch),
+                ..
+            } => AlterOp::AddCheck(self.check_spec(ch, None, None)?),
             A::AddConstraint { constraint, .. } => AlterOp::AddKey(key_spec(constraint)?),
-            A::DropIndex { name } => AlterOp::DropIndex(name.value),
+            A::DropConstraint { name, .. } => AlterOp::DropConstraint(name.value),
+            A::DropIndex { name } => {
+                let at = self.offset(name.span);
+                let check = at.is_some_and(|o| {
+                    self.drop_checks.iter().any(|&c| {
+                        c < o
+                            && self
+                                .sql
+                                .get(c + "CHECK".len()..o)
+                                .is_some_and(|g| g.trim().is_empty())
+                    })
+                });
+                if check {
+                    AlterOp::DropCheck(name.value)
+                } else {
+                    AlterOp::DropIndex(name.value)
+                }
+            }
+            A::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => AlterOp::RenameColumn {
+                old: old_column_name.value,
+                new: new_column_name.value,
+            },
             A::DropPrimaryKey { .. } => AlterOp::DropPrimaryKey,
             A::RenameTable {
                 table_name: sp::RenameTableNameKind::To(n) | sp::RenameTableNameKind::As(n),

@@ -103,6 +103,7 @@ fn parse_general(sql: &str, tokens: &[Token]) -> Result<Statement, SqlError> {
     ctx.create_select_dup = rewritten.create_select_dup;
     ctx.compound_units = rewritten.compound_units;
     ctx.json_value = rewritten.json_value?;
+    ctx.drop_checks = rewritten.drop_checks;
     if let Some(result) = special::dispatch(sql, &rewritten.text, tokens, &ctx) {
         return result;
     }

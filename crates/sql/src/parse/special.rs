@@ -14,7 +14,8 @@
 //!   (so sqlparser's positions are the statement's): `a MOD b` → `a %   b`, `LOCK IN SHARE
 //!   MODE` → `FOR SHARE` + blanks, ZEROFILL (in CREATE/ALTER TABLE), the IGNORE of
 //!   UPDATE/DELETE IGNORE, the IGNORE/REPLACE of CREATE TABLE ... SELECT and a SELECT's
-//!   `INTO @a, @b` → blanks, recorded for the lowering.
+//!   `INTO @a, @b` → blanks, ALTER TABLE's `DROP CHECK` → `DROP INDEX`, recorded for the
+//!   lowering.
 //! - Expressions inside hand-parsed statements (SET values, SHOW ... WHERE, KILL, DO) are
 //!   parsed by sqlparser from the statement's own text and lowered with the same context.
 
@@ -45,6 +46,9 @@ pub struct Rewritten<'a> {
     /// The ON EMPTY / ON ERROR clauses of JSON_VALUE calls, which sqlparser does not know
     /// (blanked out); Err for clauses out of order or repeated.
     pub json_value: R<Vec<JsonValueClauses>>,
+    /// ALTER TABLE ... DROP CHECK name, which sqlparser does not know: where each CHECK was
+    /// (written INDEX for sqlparser, same length).
+    pub drop_checks: Vec<usize>,
 }
 
 /// A JSON_VALUE call's `{NULL | ERROR | DEFAULT value} ON {EMPTY | ERROR}` clauses.
@@ -288,6 +292,15 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         }
         Err(e) => Err(e),
     };
+    let mut drop_checks = Vec::new();
+    if first.is_some_and(|t| t.is("ALTER")) {
+        for (i, t) in tokens.iter().enumerate() {
+            if t.is("CHECK") && i > 0 && tokens[i - 1].is("DROP") {
+                drop_checks.push(t.start);
+                edits.push((t.start, t.end(), "INDEX"));
+            }
+        }
+    }
     let mut compound_units = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
         // Every compound unit has an underscore: other words are not even lowered.
@@ -349,6 +362,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
             create_select_dup: create_dup,
             compound_units,
             json_value,
+            drop_checks,
         };
     }
     edits.sort_by_key(|e| e.0);
@@ -373,6 +387,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         create_select_dup: create_dup,
         compound_units,
         json_value,
+        drop_checks,
     }
 }
 

@@ -565,6 +565,7 @@ fn sysbench_exact() {
                 name: None,
                 columns: vec![key_col("id")],
             }],
+            checks: vec![],
             options: TableOptions {
                 engine: Some("innodb".into()),
                 ..TableOptions::default()
@@ -2310,4 +2311,60 @@ fn create_alter_and_drop_view() {
     assert_eq!(code("CREATE VIEW v AS INSERT INTO t VALUES (1)"), 1064);
     assert_eq!(code("CREATE ALGORITHM = FAST VIEW v AS SELECT 1"), 1064);
     assert_eq!(code("CREATE VIEW v AS"), 1064);
+}
+
+#[test]
+fn check_constraints_and_rename_column() {
+    let Statement::CreateTable(ct) = p("CREATE TABLE t (a INT CONSTRAINT pos CHECK (a > 0), \
+         b INT, CHECK (a < b) NOT ENFORCED, CONSTRAINT c3 CHECK (b <> 0))")
+    else {
+        panic!("not a CREATE TABLE");
+    };
+    let got: Vec<(Option<&str>, &str, bool, Option<&str>)> = ct
+        .checks
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_deref(),
+                c.text.as_str(),
+                c.enforced,
+                c.column.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("pos"), "a > 0", true, Some("a")),
+            (None, "a < b", false, None),
+            (Some("c3"), "b <> 0", true, None),
+        ]
+    );
+    let ops = |sql: &str| match p(sql) {
+        Statement::AlterTable { ops, .. } => ops,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        ops("ALTER TABLE t DROP CHECK pos"),
+        [AlterOp::DropCheck("pos".into())]
+    );
+    assert_eq!(
+        ops("ALTER TABLE t DROP INDEX pos"),
+        [AlterOp::DropIndex("pos".into())]
+    );
+    assert_eq!(
+        ops("ALTER TABLE t DROP CONSTRAINT pos"),
+        [AlterOp::DropConstraint("pos".into())]
+    );
+    assert_eq!(
+        ops("ALTER TABLE t RENAME COLUMN a TO b"),
+        [AlterOp::RenameColumn {
+            old: "a".into(),
+            new: "b".into()
+        }]
+    );
+    assert!(matches!(
+        &ops("ALTER TABLE t ADD CONSTRAINT k CHECK (a > 1)")[..],
+        [AlterOp::AddCheck(c)] if c.name.as_deref() == Some("k") && c.text == "a > 1"
+    ));
 }

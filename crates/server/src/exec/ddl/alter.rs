@@ -28,6 +28,7 @@
 //! columns of an added primary key become NOT NULL.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use innoxide_engine::{IndexSpec, KeyBound, TableDef};
 use innoxide_sql::ast::{self, AlterOp, KeyKind};
@@ -69,6 +70,8 @@ struct Plan {
     keys: Vec<NewKey>,
     meta: TableMeta,
     row_format: innoxide_engine::RowFormat,
+    /// ADD CHECK constraints, named and validated once the columns are known (check.rs).
+    new_checks: Vec<ast::CheckSpec>,
 }
 
 fn find(cols: &[NewCol], name: &str) -> Option<usize> {
@@ -82,6 +85,11 @@ fn rebuilds(op: &AlterOp) -> bool {
             | AlterOp::DropColumn(_)
             | AlterOp::ChangeColumn { .. }
             | AlterOp::DropPrimaryKey
+            // A new CHECK is tested on every row, as the copy writes them.
+            | AlterOp::AddCheck(_)
+            | AlterOp::DropConstraint(_)
+            | AlterOp::DropCheck(_)
+            | AlterOp::RenameColumn { .. }
     ) || matches!(op, AlterOp::AddKey(k) if k.kind == KeyKind::Primary)
         // Table options the definition keeps; ENGINE= rebuilds the table as in MySQL (the
         // "null ALTER" that OPTIMIZE TABLE runs).
@@ -162,6 +170,24 @@ impl Plan {
             keys,
             meta,
             row_format: t.table.def.row_format,
+            new_checks: Vec::new(),
+        }
+    }
+
+    /// Error 3959 if a CHECK constraint reads column `name` (which is dropped or renamed).
+    fn unused_by_checks(&self, name: &str) -> Result<(), SqlError> {
+        let lower = name.to_ascii_lowercase();
+        match self
+            .meta
+            .checks
+            .iter()
+            .find(|c| super::check::check_columns(c).contains(&lower))
+        {
+            Some(c) => Err(SqlError::new(
+                ER_DEPENDENT_BY_CHECK_CONSTRAINT,
+                &[&c.name, &name],
+            )),
+            None => Ok(()),
         }
     }
 
@@ -250,6 +276,9 @@ impl Plan {
                     src,
                 };
                 let old_name = self.cols[i].name.clone();
+                if !old_name.eq_ignore_ascii_case(&column.name) {
+                    self.unused_by_checks(&old_name)?;
+                }
                 if position.is_some() {
                     self.cols.remove(i);
                     place(&mut self.cols, c, position, table)?;
@@ -264,10 +293,53 @@ impl Plan {
                 if self.cols.len() == 1 {
                     return Err(SqlError::new(ER_CANT_REMOVE_ALL_FIELDS, &[]));
                 }
+                self.unused_by_checks(name)?;
                 self.cols.remove(i);
                 self.drop_from_keys(name);
             }
             AlterOp::AddKey(k) => self.add_key(k)?,
+            AlterOp::AddCheck(spec) => self.new_checks.push(spec.clone()),
+            AlterOp::DropCheck(name) => {
+                let i = self
+                    .meta
+                    .checks
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| SqlError::new(ER_CHECK_CONSTRAINT_NOT_FOUND, &[name]))?;
+                self.meta.checks.remove(i);
+            }
+            AlterOp::RenameColumn { old, new } => {
+                let i = find(&self.cols, old)
+                    .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[old, &table]))?;
+                if find(&self.cols, new).is_some_and(|j| j != i) {
+                    return Err(SqlError::new(ER_DUP_FIELDNAME, &[new]));
+                }
+                let old_name = self.cols[i].name.clone();
+                if !old_name.eq_ignore_ascii_case(new) {
+                    self.unused_by_checks(&old_name)?;
+                }
+                self.cols[i].name.clone_from(new);
+                self.rename_in_keys(&old_name, new);
+            }
+            // A CHECK constraint of that name, else a UNIQUE key (MySQL 8.0.19).
+            AlterOp::DropConstraint(name) => {
+                if let Some(i) = self
+                    .meta
+                    .checks
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name))
+                {
+                    self.meta.checks.remove(i);
+                } else if let Some(i) = self
+                    .keys
+                    .iter()
+                    .position(|k| k.unique && k.name.eq_ignore_ascii_case(name))
+                {
+                    self.keys.remove(i);
+                } else {
+                    return Err(SqlError::new(ER_CONSTRAINT_NOT_FOUND, &[name]));
+                }
+            }
             AlterOp::DropIndex(name) => {
                 if name.eq_ignore_ascii_case("PRIMARY") {
                     return self.apply(&AlterOp::DropPrimaryKey, table, mode);
@@ -565,6 +637,14 @@ impl Session {
         for op in ops {
             plan.apply(op, &t.name, self.vars.sql_mode())?;
         }
+        let cols: Vec<(String, SqlType, bool)> = plan
+            .cols
+            .iter()
+            .map(|c| (c.name.clone(), c.ty.clone(), c.meta.auto_increment))
+            .collect();
+        let specs = std::mem::take(&mut plan.new_checks);
+        let added = self.check_metas((&target.0, &target.1), &specs, &plan.meta.checks, &cols)?;
+        plan.meta.checks.extend(added);
         let _g = cat.ddl.lock();
         let final_name = format!("{}/{}", target.0, target.1);
         if final_name != t.engine_name() && cat.engine.table(&final_name).is_ok() {
@@ -628,11 +708,12 @@ impl Session {
     fn copy_rows(
         &mut self,
         old: &SqlTable,
-        new: &SqlTable,
+        new: &Arc<SqlTable>,
         srcs: &[Option<usize>],
     ) -> Result<u64, SqlError> {
         let cat = self.server.catalog.clone();
         let mode = self.vars.sql_mode();
+        let checks = self.table_checks(new)?;
         let mut reader = cat.engine.begin();
         reader.lock_table(&old.table, false).map_err(engine_error)?;
         let mut w = Warnings::default();
@@ -679,6 +760,10 @@ impl Session {
                         n,
                         &mut w,
                     )?);
+                }
+                if let Some(ch) = &checks {
+                    let row = load_row(new, &out);
+                    super::check::row_passes(ch, &row, mode, false, &mut w)?;
                 }
                 writer.insert(&new.table, &out).map_err(engine_error)?;
                 if n.is_multiple_of(COPY_BATCH) {
