@@ -26,11 +26,14 @@
 //!   with innodb_stats_auto_recalc, when more than a tenth of the rows they counted changed
 //!   since (InnoDB's rule); entries of dropped tables go when the next entry is stored.
 //!
+//! - C7: `fk_map` is None or what every table's foreign keys say; every DDL statement drops
+//!   it (through `invalidate`, `drop_database` or `flush_tables`) and the next use builds it
+//!   again. `any_parent` is false only while a built map has no parent.
 //! - C6: `views` holds every row of `mysql/innoxide_views`, parsed, and changes only after
 //!   the row changed (under `ddl`); a name is a table's or a view's in a database, never both.
 //!
-//! LOCKING: `ddl` serialises DDL and account changes; the `dbs`/`tables`/`grants`/`stats`/
-//! `views` maps are leaves (never held across an engine call: statistics are computed without `stats`).
+//! LOCKING: `ddl` serialises DDL and account changes; `fk_map` is taken before `tables` (to
+//! build it); the `dbs`/`tables`/`grants`/`stats`/`views` maps are leaves (never held across an engine call: statistics are computed without `stats`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -93,6 +96,29 @@ pub struct TableMeta {
     /// CHECK constraints, in the order they were defined.
     #[serde(default)]
     pub checks: Vec<CheckMeta>,
+    /// FOREIGN KEY constraints of this table (as the child), in the order they were defined.
+    #[serde(default)]
+    pub foreign_keys: Vec<FkMeta>,
+}
+
+/// A FOREIGN KEY constraint as its (child) table keeps it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FkMeta {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub parent_db: String,
+    pub parent_table: String,
+    pub parent_columns: Vec<String>,
+    /// RESTRICT, CASCADE, SET NULL or NO ACTION.
+    pub on_delete: String,
+    pub on_update: String,
+}
+
+/// The foreign keys that reference each table (built from every table's `FkMeta`s: C7).
+#[derive(Default)]
+pub struct FkMap {
+    /// By parent `db/table`: (child database, child table, index in its `foreign_keys`).
+    pub by_parent: HashMap<String, Vec<(String, String, usize)>>,
 }
 
 /// A CHECK constraint as a table keeps it.
@@ -250,6 +276,10 @@ pub struct Catalog {
     views: RwLock<HashMap<String, Arc<SqlView>>>,
     /// `views` is not empty.
     any_views: AtomicBool,
+    /// C7
+    fk_map: RwLock<Option<Arc<FkMap>>>,
+    /// Some table may be a foreign key's parent (true while `fk_map` is to be built).
+    any_parent: AtomicBool,
 }
 
 struct StatsEntry {
@@ -308,6 +338,8 @@ impl Catalog {
             grants_version: AtomicU64::new(0),
             views: RwLock::new(HashMap::new()),
             any_views: AtomicBool::new(false),
+            fk_map: RwLock::new(None),
+            any_parent: AtomicBool::new(true),
         };
         c.bootstrap()?;
         c.load_dbs()?;
@@ -658,6 +690,7 @@ impl Catalog {
         for v in self.view_names(name) {
             self.drop_view(name, &v)?;
         }
+        self.forget_fk_map();
         let t = self.engine.table(SCHEMATA).map_err(engine_error)?;
         let mut trx = self.engine.begin();
         trx.delete(&t, &[Value::from(name)]).map_err(engine_error)?;
@@ -724,6 +757,7 @@ impl Catalog {
     pub fn flush_tables(&self) {
         let _g = self.ddl.lock();
         self.tables.write().clear();
+        self.forget_fk_map();
     }
 
     /// Forgets the cached description of a table (C1).
@@ -774,6 +808,49 @@ impl Catalog {
 
     pub fn invalidate(&self, db: &str, name: &str) {
         self.tables.write().remove(&format!("{db}/{name}"));
+        self.forget_fk_map();
+    }
+
+    fn forget_fk_map(&self) {
+        self.any_parent.store(true, Ordering::Relaxed);
+        *self.fk_map.write() = None;
+    }
+
+    /// Whether some table may be referenced by a foreign key (C7; false: none is).
+    pub fn any_fk_parent(&self) -> bool {
+        self.any_parent.load(Ordering::Relaxed)
+    }
+
+    /// The foreign keys referencing each table (C7), built now if DDL dropped them.
+    pub fn fk_map(&self) -> Arc<FkMap> {
+        if let Some(m) = self.fk_map.read().as_ref() {
+            return m.clone();
+        }
+        // Built under the write latch (then `tables`), so a DDL's `forget_fk_map` waits for
+        // it and never leaves an older map in place.
+        let mut slot = self.fk_map.write();
+        if let Some(m) = slot.as_ref() {
+            return m.clone();
+        }
+        let mut map = FkMap::default();
+        for d in self.databases() {
+            for name in self.table_names(&d.name) {
+                let Ok(t) = self.table(&d.name, &name) else {
+                    continue;
+                };
+                for (i, fk) in t.meta.foreign_keys.iter().enumerate() {
+                    map.by_parent
+                        .entry(format!("{}/{}", fk.parent_db, fk.parent_table))
+                        .or_default()
+                        .push((d.name.clone(), name.clone(), i));
+                }
+            }
+        }
+        let map = Arc::new(map);
+        self.any_parent
+            .store(!map.by_parent.is_empty(), Ordering::Relaxed);
+        *slot = Some(map.clone());
+        map
     }
 
     fn describe(&self, db: &str, name: &str, table: Arc<Table>) -> Result<SqlTable, SqlError> {

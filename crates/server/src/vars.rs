@@ -615,6 +615,7 @@ const SQL_MODE: usize = idx("sql_mode");
 const SQL_NOTES: usize = idx("sql_notes");
 const SQL_SAFE_UPDATES: usize = idx("sql_safe_updates");
 const SQL_QUOTE_SHOW_CREATE: usize = idx("sql_quote_show_create");
+const FOREIGN_KEY_CHECKS: usize = idx("foreign_key_checks");
 const SQL_SELECT_LIMIT: usize = idx("sql_select_limit");
 const SYSTEM_TIME_ZONE: usize = idx("system_time_zone");
 const TIME_ZONE: usize = idx("time_zone");
@@ -1678,6 +1679,10 @@ impl SessionVars {
     }
     pub fn auto_increment_offset(&self) -> u64 {
         self.n(AUTO_INCREMENT_OFFSET)
+    }
+    /// Foreign keys are checked and their actions run (exec/fk.rs).
+    pub fn foreign_key_checks(&self) -> bool {
+        self.b(FOREIGN_KEY_CHECKS)
     }
     /// SHOW CREATE quotes identifiers.
     pub fn sql_quote_show_create(&self) -> bool {

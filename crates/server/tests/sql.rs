@@ -1707,3 +1707,123 @@ fn check_constraints_as_mysql() {
     );
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// FOREIGN KEY constraints where MySQL 8.0's answers are its own (the conformance file
+/// foreign_keys has the rest, recorded from MariaDB): the DDL errors, the parent row a child
+/// row's writer holds locked, information_schema, and the definitions across a restart and
+/// through SHOW CREATE TABLE.
+#[test]
+fn foreign_keys_as_mysql() {
+    let s = start();
+    let mut c = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE p (id INT PRIMARY KEY, code VARCHAR(10), other INT, KEY (other))",
+        "CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) \
+         ON DELETE CASCADE)",
+        "INSERT INTO p VALUES (1, 'one', 1), (2, 'two', 2)",
+        "INSERT INTO c VALUES (10, 1)",
+    ] {
+        c.query_drop(sql).unwrap();
+    }
+    let err = |c: &mut mysql::Conn, sql: &str| code(c.query_drop(sql).unwrap_err());
+    for (sql, want) in [
+        ("DROP TABLE p", 3730),
+        ("TRUNCATE TABLE p", 1701),
+        ("ALTER TABLE c DROP COLUMN pid", 1828),
+        ("ALTER TABLE p DROP COLUMN id", 1829),
+        ("DROP INDEX pid ON c", 1553),
+        ("RENAME TABLE p TO p2", 1235),
+        (
+            "CREATE TABLE x (a INT, FOREIGN KEY (a) REFERENCES nosuch (id))",
+            1824,
+        ),
+        (
+            "CREATE TABLE x (a VARCHAR(5), FOREIGN KEY (a) REFERENCES p (id))",
+            3780,
+        ),
+        (
+            "CREATE TABLE x (a INT, FOREIGN KEY (a) REFERENCES p (nocol))",
+            3734,
+        ),
+        (
+            "CREATE TABLE x (a INT NOT NULL, FOREIGN KEY (a) REFERENCES p (id) ON DELETE SET NULL)",
+            1830,
+        ),
+        (
+            "CREATE TABLE x (a VARCHAR(10), FOREIGN KEY (a) REFERENCES p (code))",
+            1822,
+        ),
+        (
+            "CREATE TABLE x (a INT, CONSTRAINT c_ibfk_1 FOREIGN KEY (a) REFERENCES p (id))",
+            1826,
+        ),
+        (
+            "CREATE TABLE x (a INT, FOREIGN KEY (a) REFERENCES p (id) ON DELETE SET DEFAULT)",
+            1215,
+        ),
+        ("ALTER TABLE c DROP FOREIGN KEY nosuch", 1091),
+    ] {
+        assert_eq!(err(&mut c, sql), want, "{sql}");
+    }
+    // A secondary index of the parent serves as well as its primary key.
+    c.query_drop("CREATE TABLE by_other (o INT, FOREIGN KEY (o) REFERENCES p (other))")
+        .unwrap();
+    let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE c").unwrap().unwrap();
+    assert!(
+        shown.contains(
+            "  KEY `pid` (`pid`),\n  CONSTRAINT `c_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`) ON DELETE CASCADE\n"
+        ),
+        "{shown}"
+    );
+    let rules: Vec<(String, String, String, String)> = c
+        .query(
+            "SELECT constraint_name, unique_constraint_name, update_rule, delete_rule \
+             FROM information_schema.referential_constraints ORDER BY constraint_name",
+        )
+        .unwrap();
+    assert_eq!(
+        rules,
+        vec![
+            (
+                "by_other_ibfk_1".into(),
+                "other".into(),
+                "NO ACTION".into(),
+                "NO ACTION".into()
+            ),
+            (
+                "c_ibfk_1".into(),
+                "PRIMARY".into(),
+                "NO ACTION".into(),
+                "CASCADE".into()
+            ),
+        ]
+    );
+    // The writer of a child row holds its parent row: deleting it waits.
+    c.query_drop("BEGIN").unwrap();
+    c.query_drop("INSERT INTO c VALUES (11, 2)").unwrap();
+    let mut other = connect(&s);
+    other
+        .query_drop("SET innodb_lock_wait_timeout = 1")
+        .unwrap();
+    assert_eq!(err(&mut other, "DELETE FROM d.p WHERE id = 2"), 1205);
+    c.query_drop("COMMIT").unwrap();
+    other.query_drop("DELETE FROM d.p WHERE id = 2").unwrap();
+    let left: Vec<i64> = c.query("SELECT id FROM c ORDER BY id").unwrap();
+    assert_eq!(left, vec![10]);
+    // The constraint survives a restart, and SHOW CREATE TABLE's text makes it again.
+    let dir = s.stop_keep_dir(false);
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    c.query_drop("USE d").unwrap();
+    assert_eq!(err(&mut c, "INSERT INTO c VALUES (12, 9)"), 1452);
+    c.query_drop("DROP TABLE c").unwrap();
+    c.query_drop(&shown).unwrap();
+    assert_eq!(err(&mut c, "INSERT INTO c VALUES (12, 9)"), 1452);
+    c.query_drop("INSERT INTO c VALUES (12, 1)").unwrap();
+    c.query_drop("DELETE FROM p WHERE id = 1").unwrap();
+    let n: i64 = c.query_first("SELECT COUNT(*) FROM c").unwrap().unwrap();
+    assert_eq!(n, 0);
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

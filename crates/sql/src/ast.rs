@@ -625,6 +625,7 @@ pub struct CreateTable {
     pub keys: Vec<KeySpec>,
     /// CHECK constraints, columns' first, in the order written.
     pub checks: Vec<CheckSpec>,
+    pub foreign_keys: Vec<ForeignKeySpec>,
     pub options: TableOptions,
     /// CREATE TABLE t LIKE other
     pub like: Option<ObjectName>,
@@ -730,8 +731,43 @@ pub enum KeyKind {
     Unique,
     Index,
     Fulltext,
-    /// FOREIGN KEY: accepted and not enforced (reported as a warning by the executor).
-    Foreign,
+}
+
+/// `[CONSTRAINT [name]] FOREIGN KEY [index] (cols) REFERENCES parent (cols) [ON DELETE a]
+/// [ON UPDATE a]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignKeySpec {
+    pub name: Option<String>,
+    /// The index name written after FOREIGN KEY (the name of the index made for it).
+    pub index: Option<String>,
+    pub columns: Vec<String>,
+    pub parent: ObjectName,
+    pub parent_columns: Vec<String>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
+/// A referential action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FkAction {
+    Restrict,
+    Cascade,
+    SetNull,
+    NoAction,
+    SetDefault,
+}
+
+impl FkAction {
+    /// As SHOW CREATE TABLE and information_schema write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FkAction::Restrict => "RESTRICT",
+            FkAction::Cascade => "CASCADE",
+            FkAction::SetNull => "SET NULL",
+            FkAction::NoAction => "NO ACTION",
+            FkAction::SetDefault => "SET DEFAULT",
+        }
+    }
 }
 
 /// `[CONSTRAINT [name]] CHECK (expr) [[NOT] ENFORCED]`, of a column or of the table.
@@ -812,6 +848,9 @@ pub enum AlterOp {
     DropConstraint(String),
     /// DROP CHECK name
     DropCheck(String),
+    AddForeignKey(ForeignKeySpec),
+    /// DROP FOREIGN KEY name
+    DropForeignKey(String),
     /// RENAME COLUMN old TO new
     RenameColumn {
         old: String,

@@ -206,6 +206,7 @@ impl Session {
                 names, if_exists, ..
             } => {
                 let mut missing = Vec::new();
+                self.no_dropped_parent(names)?;
                 for n in names {
                     let db = self.db_of(n)?;
                     let _g = cat.ddl.lock();
@@ -232,6 +233,9 @@ impl Session {
             Statement::TruncateTable(n) => {
                 let db = self.db_of(n)?;
                 let t = cat.table(&db, &n.name)?;
+                if let Some((_, _, fk)) = self.first_child_of(&db, &n.name, &[])? {
+                    return Err(SqlError::new(ER_TRUNCATE_ILLEGAL_FK, &[&fk]));
+                }
                 let def = t.table.def.clone();
                 let _g = cat.ddl.lock();
                 cat.engine.drop_table(&def.name).map_err(engine_error)?;
@@ -381,6 +385,63 @@ impl Session {
             Statement::RevokeAll { users } => self.revoke_all(users),
             _ => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"this statement"])),
         }
+    }
+
+    /// A foreign key referencing `db.table` from a table not in `except` (`db/name`), with
+    /// foreign_key_checks on: (child database, child table, the constraint as 1701 shows it).
+    fn first_child_of(
+        &mut self,
+        db: &str,
+        table: &str,
+        except: &[String],
+    ) -> Result<Option<(String, String, String)>, SqlError> {
+        let cat = self.server.catalog.clone();
+        if !self.vars.foreign_key_checks() || !cat.any_fk_parent() {
+            return Ok(None);
+        }
+        let map = cat.fk_map();
+        for (cdb, cname, i) in map
+            .by_parent
+            .get(&format!("{db}/{table}"))
+            .into_iter()
+            .flatten()
+        {
+            if except.contains(&format!("{cdb}/{cname}")) {
+                continue;
+            }
+            if let Some(fk) = cat.table(cdb, cname)?.meta.foreign_keys.get(*i) {
+                let shown = format!("`{cdb}`.`{cname}`, {}", super::fk::fk_text(fk, cdb));
+                return Ok(Some((cdb.clone(), cname.clone(), shown)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// DROP TABLE of a table a foreign key of another, not dropped too, references: 3730.
+    fn no_dropped_parent(&mut self, names: &[ast::ObjectName]) -> Result<(), SqlError> {
+        let mut dropped = Vec::with_capacity(names.len());
+        for n in names {
+            dropped.push(format!("{}/{}", self.db_of(n)?, n.name));
+        }
+        for n in names {
+            let db = self.db_of(n)?;
+            if let Some((cdb, cname, _)) = self.first_child_of(&db, &n.name, &dropped)? {
+                let cat = self.server.catalog.clone();
+                let fk = cat
+                    .table(&cdb, &cname)?
+                    .meta
+                    .foreign_keys
+                    .iter()
+                    .find(|f| f.parent_db == db && f.parent_table == n.name)
+                    .map(|f| f.name.clone())
+                    .unwrap_or_default();
+                return Err(SqlError::new(
+                    ER_FK_CANNOT_DROP_PARENT,
+                    &[&n.name, &fk, &cname],
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Creates the engine table of CREATE TABLE `ct` in `db` (a note for IF NOT EXISTS).
@@ -550,11 +611,43 @@ impl Session {
                         unique: k.kind == KeyKind::Unique,
                     });
                 }
-                KeyKind::Foreign => self.note(
-                    types::Level::Warning,
-                    SqlError::new(ER_NOT_SUPPORTED_YET, &[&"FOREIGN KEY constraints (the clause is kept out of the table: not enforced)"]),
-                ),
             }
+        }
+        // Foreign keys (fk.rs F1): checked against the parent; an index made for each that
+        // no index of this table serves.
+        let fk_cols: Vec<(String, SqlType, bool)> = cols
+            .iter()
+            .zip(&tys)
+            .map(|(c, ty)| (c.name.clone(), ty.clone(), c.nullable))
+            .collect();
+        let mut ix_cols: Vec<Vec<usize>> = primary.iter().cloned().collect();
+        ix_cols.extend(indexes.iter().map(|i| i.columns.clone()));
+        let fks = self.fk_metas(
+            (&db, &ct.name.name),
+            &ct.foreign_keys,
+            &[],
+            &fk_cols,
+            &ix_cols,
+        )?;
+        for (fk, index) in fks {
+            if let Some((base, columns)) = index {
+                let mut name = base.clone();
+                let mut i = 2;
+                while indexes.iter().any(|x| x.name.eq_ignore_ascii_case(&name)) {
+                    name = format!("{base}_{i}");
+                    i += 1;
+                }
+                meta.keys.push(KeyMeta {
+                    name: name.clone(),
+                    prefixes: vec![None; columns.len()],
+                });
+                indexes.push(IndexSpec {
+                    name,
+                    columns,
+                    unique: false,
+                });
+            }
+            meta.foreign_keys.push(fk);
         }
         // Exactly one AUTO_INCREMENT column, first in some key.
         let autos: Vec<usize> = meta
@@ -818,6 +911,22 @@ impl Session {
         let cat = self.server.catalog.clone();
         let db = self.db_of(table)?;
         let t = cat.table(&db, &table.name)?;
+        // The index a foreign key of the table needs (fk.rs F1): 1553.
+        let mut others: Vec<&[usize]> = vec![t.pk()];
+        others.extend(
+            t.table
+                .def
+                .indexes
+                .iter()
+                .filter(|i| !i.name.eq_ignore_ascii_case(name))
+                .map(|i| &i.columns[..]),
+        );
+        for fk in &t.meta.foreign_keys {
+            let cols: Vec<usize> = fk.columns.iter().filter_map(|c| t.column(c)).collect();
+            if !others.iter().any(|ix| ix.starts_with(&cols)) {
+                return Err(SqlError::new(ER_DROP_INDEX_FK, &[&name]));
+            }
+        }
         let _g = cat.ddl.lock();
         cat.engine
             .drop_index(&t.engine_name(), name)

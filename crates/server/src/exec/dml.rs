@@ -317,6 +317,7 @@ impl Session {
                 let r = self.trx()?.insert(&t.table, &row);
                 match r {
                     Ok(()) => {
+                        self.fk_check_child(&t, &row, None)?;
                         affected += 1;
                         break;
                     }
@@ -326,6 +327,7 @@ impl Session {
                                 continue;
                             };
                             if ins.replace {
+                                self.fk_parent_change(&t, &old, None, 0)?;
                                 let pk = pk_of(&t, &old);
                                 self.trx()?.delete(&t.table, &pk).map_err(engine_error)?;
                                 affected += 1;
@@ -498,6 +500,8 @@ impl Session {
                 )?;
             }
         }
+        // Foreign keys (fk.rs): the children of the old values first, the new parent after.
+        self.fk_parent_change(t, old, Some(&new), 0)?;
         let pk_cols = t.pk().to_vec();
         let key = pk_of(t, old);
         let trx = self.trx()?;
@@ -516,6 +520,7 @@ impl Session {
                 .collect();
             trx.update(&t.table, &key, &changes).map_err(engine_error)?;
         }
+        self.fk_check_child(t, &new, Some(old))?;
         Ok(true)
     }
 
@@ -866,6 +871,7 @@ impl Session {
         let t = &plan.table;
         let mut n = 0u64;
         for r in &rows {
+            self.fk_parent_change(t, r, None, 0)?;
             let key = pk_of(t, r);
             if self.trx()?.delete(&t.table, &key).map_err(engine_error)? {
                 n += 1;

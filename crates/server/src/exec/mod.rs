@@ -22,6 +22,7 @@ pub mod ddl;
 pub mod dml;
 pub mod expr;
 mod finish;
+mod fk;
 pub mod func;
 pub mod group;
 mod hashjoin;

@@ -326,6 +326,7 @@ impl Session {
                 let Some(old) = old else {
                     continue;
                 };
+                self.fk_parent_change(&tg.table, &old, None, 0)?;
                 let key = super::dml::pk_of(&tg.table, &old);
                 if self
                     .trx()?

@@ -39,7 +39,9 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
             "INNODB_CMP_RESET",
             "INNODB_METRICS",
             "INNODB_TRX",
+            "KEY_COLUMN_USAGE",
             "PROCESSLIST",
+            "REFERENTIAL_CONSTRAINTS",
             "SCHEMATA",
             "STATISTICS",
             "TABLES",
@@ -1274,6 +1276,103 @@ impl Session {
                     rows,
                 )
             }
+            "REFERENTIAL_CONSTRAINTS" => {
+                let mut rows = Vec::new();
+                for (db, name, tb) in self.visible_tables() {
+                    for f in &tb.meta.foreign_keys {
+                        let unique = cat
+                            .table(&f.parent_db, &f.parent_table)
+                            .map(|p| super::fk::parent_index_name(&p, &f.parent_columns))
+                            .unwrap_or_default();
+                        rows.push(vec![
+                            s("def"),
+                            s(db.clone()),
+                            s(f.name.clone()),
+                            s("def"),
+                            s(f.parent_db.clone()),
+                            s(unique),
+                            s("NONE"),
+                            s(f.on_update.clone()),
+                            s(f.on_delete.clone()),
+                            s(name.clone()),
+                            s(f.parent_table.clone()),
+                        ]);
+                    }
+                }
+                (
+                    vec![
+                        "CONSTRAINT_CATALOG",
+                        "CONSTRAINT_SCHEMA",
+                        "CONSTRAINT_NAME",
+                        "UNIQUE_CONSTRAINT_CATALOG",
+                        "UNIQUE_CONSTRAINT_SCHEMA",
+                        "UNIQUE_CONSTRAINT_NAME",
+                        "MATCH_OPTION",
+                        "UPDATE_RULE",
+                        "DELETE_RULE",
+                        "TABLE_NAME",
+                        "REFERENCED_TABLE_NAME",
+                    ],
+                    rows,
+                )
+            }
+            // The columns of each PRIMARY KEY, UNIQUE key and FOREIGN KEY.
+            "KEY_COLUMN_USAGE" => {
+                let mut rows = Vec::new();
+                for (db, name, tb) in self.visible_tables() {
+                    for r in index_rows(&tb, None).iter().filter(|r| r.unique) {
+                        rows.push(vec![
+                            s("def"),
+                            s(db.clone()),
+                            s(r.name.clone()),
+                            s("def"),
+                            s(db.clone()),
+                            s(name.clone()),
+                            s(r.column.clone()),
+                            n(r.seq as u64),
+                            Datum::Null,
+                            Datum::Null,
+                            Datum::Null,
+                            Datum::Null,
+                        ]);
+                    }
+                    for f in &tb.meta.foreign_keys {
+                        for (i, (c, p)) in f.columns.iter().zip(&f.parent_columns).enumerate() {
+                            rows.push(vec![
+                                s("def"),
+                                s(db.clone()),
+                                s(f.name.clone()),
+                                s("def"),
+                                s(db.clone()),
+                                s(name.clone()),
+                                s(c.clone()),
+                                n(i as u64 + 1),
+                                n(i as u64 + 1),
+                                s(f.parent_db.clone()),
+                                s(f.parent_table.clone()),
+                                s(p.clone()),
+                            ]);
+                        }
+                    }
+                }
+                (
+                    vec![
+                        "CONSTRAINT_CATALOG",
+                        "CONSTRAINT_SCHEMA",
+                        "CONSTRAINT_NAME",
+                        "TABLE_CATALOG",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "COLUMN_NAME",
+                        "ORDINAL_POSITION",
+                        "POSITION_IN_UNIQUE_CONSTRAINT",
+                        "REFERENCED_TABLE_SCHEMA",
+                        "REFERENCED_TABLE_NAME",
+                        "REFERENCED_COLUMN_NAME",
+                    ],
+                    rows,
+                )
+            }
             "CHECK_CONSTRAINTS" => (
                 vec![
                     "CONSTRAINT_CATALOG",
@@ -1337,6 +1436,17 @@ impl Session {
                                 s(name.clone()),
                                 s("CHECK"),
                                 s(if c.enforced { "YES" } else { "NO" }),
+                            ]);
+                        }
+                        for f in &tb.meta.foreign_keys {
+                            rows.push(vec![
+                                s("def"),
+                                s(d.name.clone()),
+                                s(f.name.clone()),
+                                s(d.name.clone()),
+                                s(name.clone()),
+                                s("FOREIGN KEY"),
+                                s("YES"),
                             ]);
                         }
                     }
@@ -2050,6 +2160,12 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
             q(&ix.name),
             cols(&ix.columns, &pre)
         ));
+    }
+    // Foreign keys by name, as MySQL lists them.
+    let mut fks: Vec<&crate::catalog::FkMeta> = t.meta.foreign_keys.iter().collect();
+    fks.sort_by(|a, b| a.name.cmp(&b.name));
+    for fk in fks {
+        lines.push(format!("  {}", super::fk::fk_text_sep(fk, &t.db, ",")));
     }
     for c in &t.meta.checks {
         lines.push(format!(

@@ -760,6 +760,7 @@ impl<'a> Ctx<'a> {
         }
         let mut keys = Vec::new();
         let mut checks = Vec::new();
+        let mut foreign_keys = Vec::new();
         let mut columns = Vec::with_capacity(c.columns.len());
         let starts: Vec<Option<usize>> = c
             .columns
@@ -773,6 +774,7 @@ impl<'a> Ctx<'a> {
         for con in c.constraints {
             match con {
                 sp::TableConstraint::Check(ch) => checks.push(self.check_spec(ch, None, None)?),
+                sp::TableConstraint::ForeignKey(f) => foreign_keys.push(fk_spec(f)?),
                 con => keys.push(key_spec(con)?),
             }
         }
@@ -804,6 +806,7 @@ impl<'a> Ctx<'a> {
             columns,
             keys,
             checks,
+            foreign_keys,
             options,
             like,
             as_select: c.query.map(|q| self.query(*q)).transpose()?.map(Box::new),
@@ -1005,7 +1008,12 @@ impl<'a> Ctx<'a> {
                 constraint: sp::TableConstraint::Check(ch),
                 ..
             } => AlterOp::AddCheck(self.check_spec(ch, None, None)?),
+            A::AddConstraint {
+                constraint: sp::TableConstraint::ForeignKey(f),
+                ..
+            } => AlterOp::AddForeignKey(fk_spec(f)?),
             A::AddConstraint { constraint, .. } => AlterOp::AddKey(key_spec(constraint)?),
+            A::DropForeignKey { name, .. } => AlterOp::DropForeignKey(name.value),
             A::DropConstraint { name, .. } => AlterOp::DropConstraint(name.value),
             A::DropIndex { name } => {
                 let at = self.offset(name.span);
@@ -1133,14 +1141,23 @@ fn index_columns(cols: Vec<sp::IndexColumn>) -> R<Vec<IndexColumn>> {
         .collect()
 }
 
-fn plain_columns(cols: Vec<sp::Ident>) -> Vec<IndexColumn> {
-    cols.into_iter()
-        .map(|c| IndexColumn {
-            name: c.value,
-            prefix: None,
-            desc: false,
-        })
-        .collect()
+fn fk_spec(f: sp::ForeignKeyConstraint) -> R<ForeignKeySpec> {
+    let action = |a: Option<sp::ReferentialAction>| match a {
+        None | Some(sp::ReferentialAction::NoAction) => FkAction::NoAction,
+        Some(sp::ReferentialAction::Restrict) => FkAction::Restrict,
+        Some(sp::ReferentialAction::Cascade) => FkAction::Cascade,
+        Some(sp::ReferentialAction::SetNull) => FkAction::SetNull,
+        Some(sp::ReferentialAction::SetDefault) => FkAction::SetDefault,
+    };
+    Ok(ForeignKeySpec {
+        name: f.name.map(|n| n.value),
+        index: f.index_name.map(|n| n.value),
+        columns: f.columns.into_iter().map(|c| c.value).collect(),
+        parent: object_name(&f.foreign_table)?,
+        parent_columns: f.referred_columns.into_iter().map(|c| c.value).collect(),
+        on_delete: action(f.on_delete),
+        on_update: action(f.on_update),
+    })
 }
 
 fn key_spec(c: sp::TableConstraint) -> R<KeySpec> {
@@ -1161,11 +1178,6 @@ fn key_spec(c: sp::TableConstraint) -> R<KeySpec> {
             KeyKind::Fulltext,
             f.opt_index_name,
             index_columns(f.columns)?,
-        ),
-        T::ForeignKey(f) => (
-            KeyKind::Foreign,
-            f.index_name.or(f.name),
-            plain_columns(f.columns),
         ),
         _ => return Err(unsupported("this constraint")),
     };

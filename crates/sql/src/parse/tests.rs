@@ -566,6 +566,7 @@ fn sysbench_exact() {
                 columns: vec![key_col("id")],
             }],
             checks: vec![],
+            foreign_keys: vec![],
             options: TableOptions {
                 engine: Some("innodb".into()),
                 ..TableOptions::default()

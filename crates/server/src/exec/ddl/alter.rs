@@ -38,7 +38,9 @@ use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 use super::super::select::load_row;
 use super::super::{Output, Session};
 use super::{check_key_part, column_of, engine_column};
-use crate::catalog::{engine_error, ColumnMeta, DefaultValue, KeyMeta, SqlTable, TableMeta};
+use crate::catalog::{
+    engine_error, ColumnMeta, DefaultValue, FkMeta, KeyMeta, SqlTable, TableMeta,
+};
 use crate::catalog::{HIDDEN_ROW_ID, TEMP_PREFIX};
 
 /// Rows copied per transaction.
@@ -72,6 +74,8 @@ struct Plan {
     row_format: innoxide_engine::RowFormat,
     /// ADD CHECK constraints, named and validated once the columns are known (check.rs).
     new_checks: Vec<ast::CheckSpec>,
+    /// ADD FOREIGN KEY constraints, likewise (fk.rs).
+    new_fks: Vec<ast::ForeignKeySpec>,
 }
 
 fn find(cols: &[NewCol], name: &str) -> Option<usize> {
@@ -90,6 +94,8 @@ fn rebuilds(op: &AlterOp) -> bool {
             | AlterOp::DropConstraint(_)
             | AlterOp::DropCheck(_)
             | AlterOp::RenameColumn { .. }
+            | AlterOp::AddForeignKey(_)
+            | AlterOp::DropForeignKey(_)
     ) || matches!(op, AlterOp::AddKey(k) if k.kind == KeyKind::Primary)
         // Table options the definition keeps; ENGINE= rebuilds the table as in MySQL (the
         // "null ALTER" that OPTIMIZE TABLE runs).
@@ -171,7 +177,31 @@ impl Plan {
             meta,
             row_format: t.table.def.row_format,
             new_checks: Vec::new(),
+            new_fks: Vec::new(),
         }
+    }
+
+    /// Error 1828 if a foreign key of the table uses column `name`.
+    fn unused_by_fks(&self, name: &str) -> Result<(), SqlError> {
+        match self
+            .meta
+            .foreign_keys
+            .iter()
+            .find(|f| f.columns.iter().any(|c| c.eq_ignore_ascii_case(name)))
+        {
+            Some(f) => Err(SqlError::new(ER_FK_COLUMN_CANNOT_DROP, &[&name, &f.name])),
+            None => Ok(()),
+        }
+    }
+
+    /// The positions of the primary key's and each index's columns, for fk.rs.
+    fn index_positions(&self) -> Vec<Vec<usize>> {
+        let pos = |names: &[String]| -> Vec<usize> {
+            names.iter().filter_map(|n| find(&self.cols, n)).collect()
+        };
+        let mut out: Vec<Vec<usize>> = self.primary.iter().map(|p| pos(&p.0)).collect();
+        out.extend(self.keys.iter().map(|k| pos(&k.cols)));
+        out
     }
 
     /// Error 3959 if a CHECK constraint reads column `name` (which is dropped or renamed).
@@ -202,6 +232,17 @@ impl Plan {
         let keys = self.keys.iter_mut().map(|k| &mut k.cols);
         for cols in keys.chain(self.primary.iter_mut().map(|p| &mut p.0)) {
             for c in cols.iter_mut() {
+                if c.eq_ignore_ascii_case(old) {
+                    *c = new.to_string();
+                }
+            }
+        }
+    }
+
+    /// Renames column `old` to `new` in the table's own foreign keys.
+    fn rename_in_fks(&mut self, old: &str, new: &str) {
+        for f in &mut self.meta.foreign_keys {
+            for c in &mut f.columns {
                 if c.eq_ignore_ascii_case(old) {
                     *c = new.to_string();
                 }
@@ -278,6 +319,7 @@ impl Plan {
                 let old_name = self.cols[i].name.clone();
                 if !old_name.eq_ignore_ascii_case(&column.name) {
                     self.unused_by_checks(&old_name)?;
+                    self.rename_in_fks(&old_name, &column.name);
                 }
                 if position.is_some() {
                     self.cols.remove(i);
@@ -294,11 +336,22 @@ impl Plan {
                     return Err(SqlError::new(ER_CANT_REMOVE_ALL_FIELDS, &[]));
                 }
                 self.unused_by_checks(name)?;
+                self.unused_by_fks(name)?;
                 self.cols.remove(i);
                 self.drop_from_keys(name);
             }
             AlterOp::AddKey(k) => self.add_key(k)?,
             AlterOp::AddCheck(spec) => self.new_checks.push(spec.clone()),
+            AlterOp::AddForeignKey(spec) => self.new_fks.push(spec.clone()),
+            AlterOp::DropForeignKey(name) => {
+                let i = self
+                    .meta
+                    .foreign_keys
+                    .iter()
+                    .position(|f| f.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[name]))?;
+                self.meta.foreign_keys.remove(i);
+            }
             AlterOp::DropCheck(name) => {
                 let i = self
                     .meta
@@ -317,6 +370,7 @@ impl Plan {
                 let old_name = self.cols[i].name.clone();
                 if !old_name.eq_ignore_ascii_case(new) {
                     self.unused_by_checks(&old_name)?;
+                    self.rename_in_fks(&old_name, new);
                 }
                 self.cols[i].name.clone_from(new);
                 self.rename_in_keys(&old_name, new);
@@ -350,6 +404,18 @@ impl Plan {
                     .position(|k| k.name.eq_ignore_ascii_case(name))
                     .ok_or_else(|| SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[name]))?;
                 self.keys.remove(i);
+                // The index a foreign key of the table needs (fk.rs F1): 1553.
+                let ix = self.index_positions();
+                for f in &self.meta.foreign_keys {
+                    let cols: Vec<usize> = f
+                        .columns
+                        .iter()
+                        .filter_map(|c| find(&self.cols, c))
+                        .collect();
+                    if !ix.iter().any(|k| k.starts_with(&cols)) {
+                        return Err(SqlError::new(ER_DROP_INDEX_FK, &[name]));
+                    }
+                }
             }
             AlterOp::DropPrimaryKey => {
                 if self.primary.take().is_none() {
@@ -431,7 +497,6 @@ impl Plan {
                     unique: k.kind == KeyKind::Unique,
                 });
             }
-            KeyKind::Foreign => {}
         }
         Ok(())
     }
@@ -529,6 +594,18 @@ impl Session {
             renames.push((format!("{fdb}/{}", from.name), format!("{tdb}/{}", to.name)));
             touched.push((fdb, from.name.clone()));
             touched.push((tdb, to.name.clone()));
+        }
+        // The children of a table name it (fk.rs): a referenced table keeps its name.
+        if cat.any_fk_parent() {
+            let map = cat.fk_map();
+            for (from, _) in &renames {
+                if map.by_parent.contains_key(from) {
+                    return Err(SqlError::new(
+                        ER_NOT_SUPPORTED_YET,
+                        &[&"renaming a table or column a FOREIGN KEY references"],
+                    ));
+                }
+            }
         }
         let _g = cat.ddl.lock();
         // A view is renamed in the catalog, a table in the engine, each pair in turn when
@@ -645,6 +722,39 @@ impl Session {
         let specs = std::mem::take(&mut plan.new_checks);
         let added = self.check_metas((&target.0, &target.1), &specs, &plan.meta.checks, &cols)?;
         plan.meta.checks.extend(added);
+        let fk_specs = std::mem::take(&mut plan.new_fks);
+        let fk_cols: Vec<(String, SqlType, bool)> = plan
+            .cols
+            .iter()
+            .map(|c| (c.name.clone(), c.ty.clone(), c.nullable))
+            .collect();
+        let ix = plan.index_positions();
+        let new_fks = self.fk_metas(
+            (&target.0, &target.1),
+            &fk_specs,
+            &plan.meta.foreign_keys,
+            &fk_cols,
+            &ix,
+        )?;
+        let checking: Vec<FkMeta> = new_fks.iter().map(|f| f.0.clone()).collect();
+        for (fk, index) in new_fks {
+            if let Some((base, columns)) = index {
+                let mut name = base.clone();
+                let mut i = 2;
+                while plan.keys.iter().any(|k| k.name.eq_ignore_ascii_case(&name)) {
+                    name = format!("{base}_{i}");
+                    i += 1;
+                }
+                plan.keys.push(NewKey {
+                    name,
+                    cols: columns.iter().map(|&c| plan.cols[c].name.clone()).collect(),
+                    prefixes: vec![None; columns.len()],
+                    unique: false,
+                });
+            }
+            plan.meta.foreign_keys.push(fk);
+        }
+        self.parent_columns_kept(t, ops)?;
         let _g = cat.ddl.lock();
         let final_name = format!("{}/{}", target.0, target.1);
         if final_name != t.engine_name() && cat.engine.table(&final_name).is_ok() {
@@ -670,6 +780,13 @@ impl Session {
                 let n = self.copy_rows(t, &nt, &srcs)?;
                 Ok((nt, n))
             });
+        // Rows already there must have their parents (fk.rs F2), unless checks are off.
+        let copied = copied.and_then(|(nt, n)| {
+            for fk in &checking {
+                self.fk_rows_have_parents(&nt, fk)?;
+            }
+            Ok((nt, n))
+        });
         let (nt, n) = match copied {
             Ok(x) => x,
             Err(e) => {
@@ -701,6 +818,99 @@ impl Session {
         cat.set_counter(nt.table.id, next.max(start));
         cat.engine.drop_table(&old_parked).map_err(engine_error)?;
         Ok(Output::ok(n))
+    }
+
+    /// What ALTER TABLE may not do to a table foreign keys reference (fk.rs): drop a
+    /// referenced column (1829), or rename it or the table (the children name them: 1235).
+    fn parent_columns_kept(&mut self, t: &SqlTable, ops: &[AlterOp]) -> Result<(), SqlError> {
+        let cat = self.server.catalog.clone();
+        if !cat.any_fk_parent() {
+            return Ok(());
+        }
+        let map = cat.fk_map();
+        let Some(children) = map.by_parent.get(&format!("{}/{}", t.db, t.name)) else {
+            return Ok(());
+        };
+        let mut referenced: Vec<(String, String, String)> = Vec::new();
+        for (cdb, cname, i) in children {
+            if let Some(fk) = cat.table(cdb, cname)?.meta.foreign_keys.get(*i) {
+                for c in &fk.parent_columns {
+                    referenced.push((c.to_lowercase(), fk.name.clone(), cname.clone()));
+                }
+            }
+        }
+        let uses = |c: &str| referenced.iter().find(|r| r.0 == c.to_lowercase());
+        for op in ops {
+            let renamed = match op {
+                AlterOp::DropColumn(c) => {
+                    if let Some((_, fk, child)) = uses(c) {
+                        return Err(SqlError::new(
+                            ER_FK_COLUMN_CANNOT_DROP_CHILD,
+                            &[c, fk, child],
+                        ));
+                    }
+                    false
+                }
+                AlterOp::ChangeColumn { old, column, .. } => {
+                    !old.eq_ignore_ascii_case(&column.name) && uses(old).is_some()
+                }
+                AlterOp::RenameColumn { old, new } => {
+                    !old.eq_ignore_ascii_case(new) && uses(old).is_some()
+                }
+                AlterOp::RenameTo(_) => true,
+                _ => false,
+            };
+            if renamed {
+                return Err(SqlError::new(
+                    ER_NOT_SUPPORTED_YET,
+                    &[&"renaming a table or column a FOREIGN KEY references"],
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Error 1452 if a row of `nt` (ALTER TABLE's copy) has no parent for `fk` (F2), with
+    /// foreign_key_checks on: one anti-join over the parent's index.
+    fn fk_rows_have_parents(&mut self, nt: &Arc<SqlTable>, fk: &FkMeta) -> Result<(), SqlError> {
+        if !self.vars.foreign_key_checks() {
+            return Ok(());
+        }
+        let q = |n: &str| format!("`{}`", n.replace('`', "``"));
+        let not_null: Vec<String> = fk
+            .columns
+            .iter()
+            .map(|c| format!("c.{} IS NOT NULL", q(c)))
+            .collect();
+        let joined: Vec<String> = fk
+            .columns
+            .iter()
+            .zip(&fk.parent_columns)
+            .map(|(c, p)| format!("p.{} = c.{}", q(p), q(c)))
+            .collect();
+        let sql = format!(
+            "SELECT 1 FROM {}.{} AS c WHERE {} AND NOT EXISTS (SELECT 1 FROM {}.{} AS p \
+             WHERE {}) LIMIT 1",
+            q(&nt.db),
+            q(&nt.name),
+            not_null.join(" AND "),
+            q(&fk.parent_db),
+            q(&fk.parent_table),
+            joined.join(" AND ")
+        );
+        let ast::Statement::Select(query) = innoxide_sql::parse::parse(&sql)? else {
+            return Err(SqlError::new(ER_INTERNAL_ERROR, &[&sql]));
+        };
+        if self.select(&query, &[])?.1.is_empty() {
+            return Ok(());
+        }
+        let shown = format!(
+            "`{}`.`{}`, {}",
+            nt.db,
+            fk.parent_table,
+            super::super::fk::fk_text(fk, &nt.db)
+        );
+        Err(SqlError::new(ER_NO_REFERENCED_ROW_2, &[&shown]))
     }
 
     /// Copies every row of `old` into `new` (column i of `new` from old column `srcs[i]`, or
