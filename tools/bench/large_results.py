@@ -136,6 +136,20 @@ QUERIES = [
         SAME,
     ),
     (
+        "derived table over HISTORY, filtered on its key outside (merged)",
+        "SELECT COUNT(*), SUM(d.VALUE) FROM (SELECT REF_OBJECT, HORDER, VALUE FROM HISTORY) d "
+        "WHERE d.REF_OBJECT BETWEEN 1000 AND 1099",
+        lambda n: 1,
+        SAME,
+    ),
+    (
+        "OBJECT joined to a derived table of HISTORY on its key (merged)",
+        "SELECT COUNT(*), SUM(h.VALUE) FROM OBJECT o JOIN (SELECT REF_OBJECT, VALUE FROM "
+        "HISTORY WHERE HORDER < 5) h ON h.REF_OBJECT = o.REF_OBJECT WHERE o.REF_OBJECT < 500",
+        lambda n: 1,
+        SAME,
+    ),
+    (
         "JOIN ON an unindexed column (SECTION, then OBJECT.REF_SECTION)",
         "SELECT COUNT(*), SUM(o.REF_OBJECT) FROM SECTION s JOIN OBJECT o "
         "ON o.REF_SECTION = s.REF_SECTION",
