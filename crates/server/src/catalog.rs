@@ -72,6 +72,18 @@ pub struct ColumnMeta {
     pub on_update_now: bool,
     pub comment: String,
     pub hidden: bool,
+    /// A generated column's expression (GENERATED ALWAYS AS): computed on every write.
+    #[serde(default)]
+    pub generated: Option<GeneratedMeta>,
+}
+
+/// A generated column as its table keeps it. VIRTUAL and STORED columns alike are computed
+/// when a row is written and stored with it (a VIRTUAL one takes room InnoDB would not).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GeneratedMeta {
+    /// The expression as the parser writes it back (parsed again to be used).
+    pub text: String,
+    pub stored: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

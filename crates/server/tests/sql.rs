@@ -1827,3 +1827,99 @@ fn foreign_keys_as_mysql() {
     assert_eq!(n, 0);
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// Generated columns where MySQL 8.0's answers are its own (the conformance file
+/// generated_columns has the rest): the value a statement may not give one (3105, and the
+/// warning that lets mariadb-dump's output load outside strict mode), the DDL errors, SHOW
+/// CREATE TABLE's text and information_schema's GENERATION_EXPRESSION, a restart.
+#[test]
+fn generated_columns_as_mysql() {
+    let s = start();
+    let mut c = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT, s INT AS (a * 2), \
+         st INT GENERATED ALWAYS AS (s + 1) STORED NOT NULL, KEY (s))",
+        "INSERT INTO t (id, a) VALUES (1, 1), (2, 5)",
+        "CREATE TABLE u (id INT PRIMARY KEY, x INT)",
+        "INSERT INTO u VALUES (1, 7)",
+    ] {
+        c.query_drop(sql).unwrap();
+    }
+    let err = |c: &mut mysql::Conn, sql: &str| code(c.query_drop(sql).unwrap_err());
+    for (sql, want) in [
+        ("INSERT INTO t VALUES (3, 1, 2, DEFAULT)", 3105),
+        ("INSERT INTO t (id, a, s) SELECT 3, 1, 2", 3105),
+        ("UPDATE t SET s = 1", 3105),
+        (
+            "INSERT INTO t (id, a) VALUES (1, 1) ON DUPLICATE KEY UPDATE st = 1",
+            3105,
+        ),
+        ("UPDATE t JOIN u USING (id) SET t.s = u.x", 3105),
+        ("INSERT INTO t (id, a) VALUES (3, NULL)", 1048),
+        (
+            "CREATE TABLE x (a INT, b INT AS (c + 1), c INT AS (a))",
+            3107,
+        ),
+        ("CREATE TABLE x (a INT, b INT AS (RAND()))", 3102),
+        ("CREATE TABLE x (a INT, b INT AS (@v))", 3102),
+        (
+            "CREATE TABLE x (a INT AUTO_INCREMENT PRIMARY KEY, b INT AS (a + 1))",
+            3109,
+        ),
+        ("CREATE TABLE x (a INT, b INT AS (nosuch + 1))", 1054),
+        ("ALTER TABLE t DROP COLUMN a", 3108),
+        ("ALTER TABLE t RENAME COLUMN a TO aa", 3108),
+    ] {
+        assert_eq!(err(&mut c, sql), want, "{sql}");
+    }
+    c.query_drop("SET sql_mode = ''").unwrap();
+    c.query_drop("INSERT INTO t VALUES (3, 10, 99, 99)")
+        .unwrap();
+    let warnings: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(
+        warnings
+            .iter()
+            .map(|w| (w.0.as_str(), w.1))
+            .collect::<Vec<_>>(),
+        [("Warning", 1906), ("Warning", 1906)]
+    );
+    c.query_drop("SET sql_mode = DEFAULT").unwrap();
+    c.query_drop("UPDATE t JOIN u USING (id) SET t.a = u.x")
+        .unwrap();
+    let rows: Vec<(i64, i64, i64, i64)> = c.query("SELECT * FROM t ORDER BY id").unwrap();
+    assert_eq!(rows, vec![(1, 7, 14, 15), (2, 5, 10, 11), (3, 10, 20, 21)]);
+    let exprs: Vec<(String, String)> = c
+        .query(
+            "SELECT column_name, generation_expression FROM information_schema.columns \
+             WHERE table_schema = 'd' AND table_name = 't' ORDER BY ordinal_position",
+        )
+        .unwrap();
+    assert_eq!(
+        exprs,
+        vec![
+            ("id".into(), String::new()),
+            ("a".into(), String::new()),
+            ("s".into(), "a * 2".into()),
+            ("st".into(), "s + 1".into()),
+        ]
+    );
+    let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE t").unwrap().unwrap();
+    assert!(
+        shown.contains(
+            "  `s` int GENERATED ALWAYS AS (a * 2) VIRTUAL,\n  `st` int GENERATED ALWAYS AS (s + 1) STORED NOT NULL,\n"
+        ),
+        "{shown}"
+    );
+    let dir = s.stop_keep_dir(false);
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    c.query_drop("USE d").unwrap();
+    c.query_drop(shown.replace("`t`", "`t2`")).unwrap();
+    c.query_drop("INSERT INTO t2 (id, a) SELECT id, a + 1 FROM t")
+        .unwrap();
+    let via_index: Vec<i64> = c.query("SELECT id FROM t2 WHERE s = 22").unwrap();
+    assert_eq!(via_index, vec![3]);
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

@@ -657,6 +657,17 @@ pub struct ColumnSpec {
     /// ON UPDATE CURRENT_TIMESTAMP[(fsp)]
     pub on_update_now: bool,
     pub comment: Option<String>,
+    /// [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED]
+    pub generated: Option<GeneratedSpec>,
+}
+
+/// A generated column's expression: as parsed, as written back (what is stored and shown),
+/// and whether it was declared STORED (else VIRTUAL).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedSpec {
+    pub expr: Expr,
+    pub text: String,
+    pub stored: bool,
 }
 
 /// A column type as written.

@@ -132,6 +132,12 @@ codes! {
     ER_FK_CANNOT_DROP_PARENT = 3730, "HY000", "Cannot drop table '%s' referenced by a foreign key constraint '%s' on table '%s'.";
     ER_FK_NO_COLUMN_PARENT = 3734, "HY000", "Failed to add the foreign key constraint. Missing column '%s' for constraint '%s' in the referenced table '%s'";
     ER_FK_INCOMPATIBLE_COLUMNS = 3780, "HY000", "Referencing column '%s' and referenced column '%s' in foreign key constraint '%s' are incompatible.";
+    ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED = 3102, "HY000", "Expression of generated column '%s' contains a disallowed function.";
+    ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN = 3105, "HY000", "The value specified for generated column '%s' in table '%s' is not allowed.";
+    ER_GENERATED_COLUMN_NON_PRIOR = 3107, "HY000", "Generated column can refer only to generated columns defined prior to it.";
+    ER_DEPENDENT_BY_GENERATED_COLUMN = 3108, "HY000", "Column '%s' has a generated column dependency.";
+    ER_GENERATED_COLUMN_REF_AUTO_INC = 3109, "HY000", "Generated column '%s' cannot refer to auto-increment column.";
+    ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN = 1906, "HY000", "The value specified for generated column '%s' in table '%s' has been ignored";
     ER_WRONG_OBJECT = 1347, "HY000", "'%s.%s' is not %s";
     ER_NONUPDATEABLE_COLUMN = 1348, "HY000", "Column '%s' is not updatable";
     ER_VIEW_SELECT_CLAUSE = 1350, "HY000", "View's SELECT contains a '%s' clause";

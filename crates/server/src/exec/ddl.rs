@@ -11,9 +11,11 @@
 
 mod alter;
 mod check;
+mod generated;
 mod view;
 
 pub(crate) use check::{row_passes, Checks};
+pub(crate) use generated::Generated;
 pub(crate) use view::{create_view_text, view_tables};
 
 use innoxide_engine::{ColumnDef, IndexSpec, RowFormat, TableDef};
@@ -143,6 +145,10 @@ fn column_of(
         on_update_now: c.on_update_now,
         comment: c.comment.clone().unwrap_or_default(),
         hidden: false,
+        generated: c.generated.as_ref().map(|g| crate::catalog::GeneratedMeta {
+            text: g.text.clone(),
+            stored: g.stored,
+        }),
     };
     Ok((ty, nullable, meta))
 }
@@ -688,6 +694,12 @@ impl Session {
             .map(|((c, ty), m)| (c.name.clone(), ty.clone(), m.auto_increment))
             .collect();
         meta.checks = self.check_metas((&db, &ct.name.name), &ct.checks, &[], &check_cols)?;
+        let gen_cols: Vec<generated::GenColumn> = check_cols
+            .iter()
+            .zip(&meta.columns)
+            .map(|((n, ty, auto), m)| (n.clone(), ty.clone(), *auto, m.generated.as_ref()))
+            .collect();
+        self.validate_generated((&db, &ct.name.name), &gen_cols)?;
         let mut def = TableDef::new(&format!("{db}/{}", ct.name.name), cols, primary);
         def.indexes = indexes;
         def.row_format = row_format(ct.options.row_format.as_deref());
@@ -854,6 +866,7 @@ impl Session {
             auto_increment: false,
             on_update_now: false,
             comment: None,
+            generated: None,
         }
     }
 

@@ -79,6 +79,11 @@ impl Session {
                     return Err(e);
                 }
             }
+            // Computed once the row's other values are in (ddl/generated.rs N3).
+            if col.meta.generated.is_some() {
+                out.push(Value::Null);
+                continue;
+            }
             let mut d = match g {
                 Some(d) => d,
                 None => self.default_of(t, c, ignore, w)?,
@@ -198,6 +203,24 @@ impl Session {
                     for (e, &c) in r.iter().zip(&cols) {
                         given[c] = match e {
                             Expr::Default => None,
+                            // MySQL refuses a value for a generated column; outside strict
+                            // mode it is ignored with MariaDB's warning, so that
+                            // mariadb-dump's INSERTs (every column) load (generated.rs N2).
+                            _ if t.columns[c].meta.generated.is_some() => {
+                                if mode.strict() {
+                                    return Err(not_generated(&t, c));
+                                }
+                                let mut here = Warnings::default();
+                                here.push_error(
+                                    types::Level::Warning,
+                                    SqlError::new(
+                                        ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
+                                        &[&t.columns[c].name, &t.name],
+                                    ),
+                                );
+                                pend[c] = Some((here, None));
+                                None
+                            }
                             e => {
                                 let mut comp = Compiler::new(&[], "field list");
                                 let (ce, _) = comp.compile(e, self)?;
@@ -215,6 +238,12 @@ impl Session {
                 }
             }
             InsertSource::Select(q) => {
+                if let Some(&c) = cols
+                    .iter()
+                    .find(|&&c| t.columns[c].meta.generated.is_some())
+                {
+                    return Err(not_generated(&t, c));
+                }
                 let (c2, rows) = self.select_stored(q, params)?;
                 if c2.len() != cols.len() {
                     return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&1]));
@@ -237,6 +266,9 @@ impl Session {
                 let c = t
                     .column(n)
                     .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
+                if t.columns[c].meta.generated.is_some() && !matches!(e, Expr::Default) {
+                    return Err(not_generated(&t, c));
+                }
                 let e = values_to_new(e);
                 let mut comp = Compiler::new(&scope, "field list");
                 v.push((c, comp.compile(&e, self)?.0));
@@ -289,7 +321,7 @@ impl Session {
                 },
             };
             let pend = pending.next().unwrap_or_default();
-            let row = self.make_row(
+            let mut row = self.make_row(
                 &t,
                 given,
                 pend,
@@ -298,6 +330,7 @@ impl Session {
                 &mut w,
                 &mut first_id,
             )?;
+            self.fill_generated(&t, &mut row, ri as u64 + 1, ins.ignore, &mut w)?;
             if let Some(ch) = &constraints {
                 if !super::ddl::row_passes(ch, &load_row(&t, &row), mode, ins.ignore, &mut w)? {
                     continue;
@@ -469,6 +502,13 @@ impl Session {
                 }
             }
         }
+        // Generated columns follow the new values (ddl/generated.rs N3).
+        self.fill_generated(t, &mut new, row_no, ignore, w)?;
+        for (c, col) in t.columns.iter().enumerate() {
+            if col.meta.generated.is_some() {
+                env_row[c] = types::load(&new[c], &col.ty);
+            }
+        }
         if new == old {
             return Ok(false);
         }
@@ -589,6 +629,9 @@ impl Session {
                     let c = t
                         .column(n)
                         .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
+                    if t.columns[c].meta.generated.is_some() {
+                        return Err(not_generated(&t, c));
+                    }
                     compiled.push((c, Compiler::new(&scope, "field list").compile(e, self)?.0));
                 }
                 Arc::new(ChangePlan {
@@ -946,7 +989,15 @@ fn values_to_new(e: &Expr) -> Expr {
 type Pending = Option<(Warnings, Option<SqlError>)>;
 
 /// `mode` without strictness (what IGNORE applies to value conversions).
-fn lax(mode: types::SqlMode) -> types::SqlMode {
+/// Error 3105: a value given for generated column `c` of `t` (ddl/generated.rs N2).
+pub(crate) fn not_generated(t: &SqlTable, c: usize) -> SqlError {
+    SqlError::new(
+        ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
+        &[&t.columns[c].name, &t.name],
+    )
+}
+
+pub(crate) fn lax(mode: types::SqlMode) -> types::SqlMode {
     types::SqlMode(
         mode.0 & !(types::SqlMode::STRICT_TRANS_TABLES | types::SqlMode::STRICT_ALL_TABLES),
     )

@@ -297,6 +297,8 @@ pub struct Session {
     row_check: Option<(expr::CExpr, merge::ViewCheck)>,
     /// The statement's compiled CHECK constraints, by table description (ddl/check.rs H4).
     check_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Checks)>,
+    /// The statement's compiled generated columns, likewise (ddl/generated.rs N4).
+    gen_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Generated)>,
 }
 
 /// An enclosing query's scope. `row` is the outer row a correlated subquery runs for; None
@@ -396,6 +398,7 @@ impl Session {
             view_check: None,
             row_check: None,
             check_cache: Vec::new(),
+            gen_cache: Vec::new(),
             frames: Vec::new(),
             stmt_params: Vec::new(),
         }
@@ -498,6 +501,7 @@ impl Session {
         userlock::enter(self.id, &self.interrupt, &self.server.named_locks);
         self.frames.clear();
         self.check_cache.clear();
+        self.gen_cache.clear();
         self.stmt_params = params.to_vec();
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
         let errors = self.warnings.iter().filter(|w| w.level == Level::Error);

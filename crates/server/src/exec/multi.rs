@@ -256,6 +256,9 @@ impl Session {
                 }
             };
             let c = targets[ti].table.column(col).ok_or_else(unknown)?;
+            if targets[ti].table.columns[c].meta.generated.is_some() {
+                return Err(super::dml::not_generated(&targets[ti].table, c));
+            }
             targets[ti].sets.push((c, i));
             values.push(e.clone());
         }

@@ -293,13 +293,7 @@ impl Session {
                     r.push(s(if c.nullable { "YES" } else { "NO" }));
                     r.push(s(key));
                     r.push(default_text(&c.meta.default, &c.ty));
-                    r.push(s(if c.meta.auto_increment {
-                        "auto_increment"
-                    } else if c.meta.on_update_now {
-                        "DEFAULT_GENERATED on update CURRENT_TIMESTAMP"
-                    } else {
-                        ""
-                    }));
+                    r.push(s(extra_of(&c.meta)));
                     if *full {
                         r.push(s("select,insert,update,references"));
                         r.push(s(c.meta.comment.clone()));
@@ -1172,19 +1166,19 @@ impl Session {
                             continue;
                         };
                         for (pos, (i, c)) in tb.visible().enumerate() {
-                            let extra = if c.meta.auto_increment {
-                                "auto_increment"
-                            } else {
-                                ""
-                            };
-                            rows.push(i_s_column(
+                            let extra = extra_of(&c.meta);
+                            let mut row = i_s_column(
                                 [&d.name, &name, &c.name],
                                 pos,
                                 &c.ty,
                                 c.nullable,
                                 default_text(&c.meta.default, &c.ty),
                                 [key_flag(&tb, i), extra, &c.meta.comment],
-                            ));
+                            );
+                            if let (Some(g), Some(last)) = (&c.meta.generated, row.last_mut()) {
+                                *last = s(g.text.clone());
+                            }
+                            rows.push(row);
                         }
                     }
                 }
@@ -1944,6 +1938,17 @@ fn i_s_column(
 
 /// SHOW TABLE STATUS's columns after Name (and information_schema.TABLES' after
 /// TABLE_TYPE) for a view: NULL but the comment, VIEW.
+/// SHOW COLUMNS' and information_schema.COLUMNS' Extra of a column.
+fn extra_of(m: &crate::catalog::ColumnMeta) -> &'static str {
+    match &m.generated {
+        Some(g) if g.stored => "STORED GENERATED",
+        Some(_) => "VIRTUAL GENERATED",
+        None if m.auto_increment => "auto_increment",
+        None if m.on_update_now => "DEFAULT_GENERATED on update CURRENT_TIMESTAMP",
+        None => "",
+    }
+}
+
 /// SHOW [FULL] COLUMNS' column names.
 fn columns_header(full: bool) -> Vec<&'static str> {
     if full {
@@ -2102,10 +2107,18 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
                 c.ty.collation_name()
             ));
         }
+        if let Some(g) = &c.meta.generated {
+            l.push_str(&format!(
+                " GENERATED ALWAYS AS ({}) {}",
+                g.text,
+                if g.stored { "STORED" } else { "VIRTUAL" }
+            ));
+        }
         if !c.nullable {
             l.push_str(" NOT NULL");
         }
         match &c.meta.default {
+            _ if c.meta.generated.is_some() => {}
             Some(DefaultValue::Text(v)) => {
                 l.push_str(&format!(" DEFAULT '{}'", v.replace('\'', "''")))
             }

@@ -863,6 +863,7 @@ impl<'a> Ctx<'a> {
             auto_increment: false,
             on_update_now: false,
             comment: None,
+            generated: None,
         };
         let key = |kind| KeySpec {
             kind,
@@ -893,6 +894,21 @@ impl<'a> Ctx<'a> {
                         .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
                 {
                     spec.auto_increment = true
+                }
+                sp::ColumnOption::Generated {
+                    generation_expr: Some(e),
+                    generation_expr_mode,
+                    ..
+                } => {
+                    let text = e.to_string();
+                    spec.generated = Some(GeneratedSpec {
+                        expr: self.expr(e)?,
+                        text,
+                        stored: matches!(
+                            generation_expr_mode,
+                            Some(sp::GeneratedExpressionMode::Stored)
+                        ),
+                    });
                 }
                 // MySQL ignores a column's REFERENCES (only a table's FOREIGN KEY counts).
                 sp::ColumnOption::ForeignKey(_) => {}

@@ -397,6 +397,7 @@ fn column(name: &str, t: ColumnType) -> ColumnSpec {
         auto_increment: false,
         on_update_now: false,
         comment: None,
+        generated: None,
     }
 }
 
@@ -2368,4 +2369,23 @@ fn check_constraints_and_rename_column() {
         &ops("ALTER TABLE t ADD CONSTRAINT k CHECK (a > 1)")[..],
         [AlterOp::AddCheck(c)] if c.name.as_deref() == Some("k") && c.text == "a > 1"
     ));
+}
+
+#[test]
+fn generated_columns() {
+    let Statement::CreateTable(ct) = p("CREATE TABLE t (a INT, b INT AS (a + 1), \
+         c VARCHAR(9) GENERATED ALWAYS AS (CONCAT('x', b)) STORED NOT NULL)")
+    else {
+        panic!("not a CREATE TABLE");
+    };
+    let got: Vec<Option<(&str, bool)>> = ct
+        .columns
+        .iter()
+        .map(|c| c.generated.as_ref().map(|g| (g.text.as_str(), g.stored)))
+        .collect();
+    assert_eq!(
+        got,
+        [None, Some(("a + 1", false)), Some(("CONCAT('x', b)", true))]
+    );
+    assert_eq!(ct.columns[2].nullable, Some(false));
 }

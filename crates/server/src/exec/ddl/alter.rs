@@ -181,6 +181,16 @@ impl Plan {
         }
     }
 
+    /// Error 3108 if a generated column reads column `name`.
+    fn unused_by_generated(&self, name: &str) -> Result<(), SqlError> {
+        super::generated::unused_by_generated(
+            name,
+            self.cols
+                .iter()
+                .map(|c| (c.name.as_str(), c.meta.generated.as_ref())),
+        )
+    }
+
     /// Error 1828 if a foreign key of the table uses column `name`.
     fn unused_by_fks(&self, name: &str) -> Result<(), SqlError> {
         match self
@@ -319,6 +329,7 @@ impl Plan {
                 let old_name = self.cols[i].name.clone();
                 if !old_name.eq_ignore_ascii_case(&column.name) {
                     self.unused_by_checks(&old_name)?;
+                    self.unused_by_generated(&old_name)?;
                     self.rename_in_fks(&old_name, &column.name);
                 }
                 if position.is_some() {
@@ -337,6 +348,7 @@ impl Plan {
                 }
                 self.unused_by_checks(name)?;
                 self.unused_by_fks(name)?;
+                self.unused_by_generated(name)?;
                 self.cols.remove(i);
                 self.drop_from_keys(name);
             }
@@ -370,6 +382,7 @@ impl Plan {
                 let old_name = self.cols[i].name.clone();
                 if !old_name.eq_ignore_ascii_case(new) {
                     self.unused_by_checks(&old_name)?;
+                    self.unused_by_generated(&old_name)?;
                     self.rename_in_fks(&old_name, new);
                 }
                 self.cols[i].name.clone_from(new);
@@ -719,6 +732,20 @@ impl Session {
             .iter()
             .map(|c| (c.name.clone(), c.ty.clone(), c.meta.auto_increment))
             .collect();
+        let gen_cols: Vec<super::generated::GenColumn> = plan
+            .cols
+            .iter()
+            .map(|c| {
+                let auto = c.meta.auto_increment;
+                (
+                    c.name.clone(),
+                    c.ty.clone(),
+                    auto,
+                    c.meta.generated.as_ref(),
+                )
+            })
+            .collect();
+        self.validate_generated((&target.0, &target.1), &gen_cols)?;
         let specs = std::mem::take(&mut plan.new_checks);
         let added = self.check_metas((&target.0, &target.1), &specs, &plan.meta.checks, &cols)?;
         plan.meta.checks.extend(added);
@@ -971,6 +998,7 @@ impl Session {
                         &mut w,
                     )?);
                 }
+                self.fill_generated(new, &mut out, n, false, &mut w)?;
                 if let Some(ch) = &checks {
                     let row = load_row(new, &out);
                     super::check::row_passes(ch, &row, mode, false, &mut w)?;

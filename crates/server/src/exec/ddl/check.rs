@@ -70,29 +70,68 @@ const DISALLOWED: &[&str] = &[
 /// The compiled enforced checks of a table: (name, expression over the table's row).
 pub(crate) type Checks = Arc<[(String, CExpr)]>;
 
-/// A stored check's expression.
-fn parse_check(c: &CheckMeta) -> Result<Expr, SqlError> {
-    match innoxide_sql::parse::parse(&format!("SELECT {}", c.text)) {
+/// A stored expression (a check's, a generated column's) parsed again from its text.
+pub(super) fn parse_stored(text: &str) -> Result<Expr, SqlError> {
+    match innoxide_sql::parse::parse(&format!("SELECT {text}")) {
         Ok(ast::Statement::Select(q)) => match q.items.first() {
             Some(ast::SelectItem::Expr { expr, .. }) if q.items.len() == 1 => Ok(expr.clone()),
-            _ => Err(SqlError::new(ER_INTERNAL_ERROR, &[&c.text])),
+            _ => Err(SqlError::new(ER_INTERNAL_ERROR, &[&text])),
         },
-        Ok(_) => Err(SqlError::new(ER_INTERNAL_ERROR, &[&c.text])),
+        Ok(_) => Err(SqlError::new(ER_INTERNAL_ERROR, &[&text])),
         Err(e) => Err(e),
     }
 }
 
 /// The columns a stored check reads (lower-case), for DROP and RENAME of a column (3959).
 pub(super) fn check_columns(c: &CheckMeta) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Ok(mut e) = parse_check(c) {
-        e.visit_mut(&mut |x| {
-            if let Expr::Column { name, .. } = x {
-                out.push(name.to_ascii_lowercase());
-            }
-            true
-        });
+    stored_columns(&c.text)
+}
+
+/// The columns a stored expression's text reads (lower-case).
+pub(super) fn stored_columns(text: &str) -> Vec<String> {
+    match parse_stored(text) {
+        Ok(e) => parts(&e)
+            .into_iter()
+            .filter_map(|p| match p {
+                Part::Column(c) => Some(c.to_ascii_lowercase()),
+                _ => None,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
     }
+}
+
+/// What an expression kept with a table (a CHECK constraint's, a generated column's) reads
+/// or calls that H1 (and generated.rs) rule on, in the order written.
+pub(super) enum Part {
+    Column(String),
+    /// A function whose value is not the row's alone.
+    Function(String),
+    /// A subquery or a `?`.
+    Query,
+    Variable,
+}
+
+/// The parts of `e` (its columns, disallowed functions, subqueries, variables).
+pub(super) fn parts(e: &Expr) -> Vec<Part> {
+    let mut out = Vec::new();
+    let mut e = e.clone();
+    e.visit_mut(&mut |x| {
+        match x {
+            Expr::Column { name, .. } => out.push(Part::Column(name.clone())),
+            Expr::Function { name, .. } if DISALLOWED.contains(&name.as_str()) => {
+                out.push(Part::Function(name.clone()))
+            }
+            Expr::Subquery(_)
+            | Expr::Exists { .. }
+            | Expr::InSubquery { .. }
+            | Expr::Quantified { .. }
+            | Expr::Param(_) => out.push(Part::Query),
+            Expr::UserVar(_) | Expr::SysVar { .. } => out.push(Part::Variable),
+            _ => {}
+        }
+        true
+    });
     out
 }
 
@@ -102,15 +141,12 @@ fn validate(
     spec: &ast::CheckSpec,
     cols: &[(String, SqlType, bool)],
 ) -> Result<(), SqlError> {
-    let mut err = None;
-    let mut e = spec.expr.clone();
-    e.visit_mut(&mut |x| {
-        let found = match x {
-            Expr::Column { name: c, .. } => match cols.iter().find(|k| k.0.eq_ignore_ascii_case(c))
-            {
+    for part in parts(&spec.expr) {
+        let err = match part {
+            Part::Column(c) => match cols.iter().find(|k| k.0.eq_ignore_ascii_case(&c)) {
                 None => Some(SqlError::new(
                     ER_CHECK_CONSTRAINT_REFERS_UNKNOWN_COLUMN,
-                    &[&name, c],
+                    &[&name, &c],
                 )),
                 Some(k) if k.2 => Some(SqlError::new(
                     ER_CHECK_CONSTRAINT_REFERS_AUTO_INCREMENT_COLUMN,
@@ -120,7 +156,7 @@ fn validate(
                     if spec
                         .column
                         .as_ref()
-                        .is_some_and(|own| !own.eq_ignore_ascii_case(c)) =>
+                        .is_some_and(|own| !own.eq_ignore_ascii_case(&c)) =>
                 {
                     Some(SqlError::new(
                         ER_COLUMN_CHECK_CONSTRAINT_REFERENCES_OTHER_COLUMN,
@@ -129,31 +165,21 @@ fn validate(
                 }
                 Some(_) => None,
             },
-            Expr::Function { name: f, .. } if DISALLOWED.contains(&f.as_str()) => {
-                Some(SqlError::new(
-                    ER_CHECK_CONSTRAINT_NAMED_FUNCTION_IS_NOT_ALLOWED,
-                    &[&name, f],
-                ))
-            }
-            Expr::Subquery(_)
-            | Expr::Exists { .. }
-            | Expr::InSubquery { .. }
-            | Expr::Quantified { .. }
-            | Expr::Param(_) => Some(SqlError::new(
+            Part::Function(f) => Some(SqlError::new(
+                ER_CHECK_CONSTRAINT_NAMED_FUNCTION_IS_NOT_ALLOWED,
+                &[&name, &f],
+            )),
+            Part::Query => Some(SqlError::new(
                 ER_CHECK_CONSTRAINT_FUNCTION_IS_NOT_ALLOWED,
                 &[&name],
             )),
-            Expr::UserVar(_) | Expr::SysVar { .. } => {
-                Some(SqlError::new(ER_CHECK_CONSTRAINT_VARIABLES, &[&name]))
-            }
-            _ => None,
+            Part::Variable => Some(SqlError::new(ER_CHECK_CONSTRAINT_VARIABLES, &[&name])),
         };
-        if err.is_none() {
-            err = found;
+        if let Some(e) = err {
+            return Err(e);
         }
-        err.is_none()
-    });
-    err.map_or(Ok(()), Err)
+    }
+    Ok(())
 }
 
 impl Session {
@@ -226,7 +252,7 @@ impl Session {
         let scope = [ScopeTable::of_table(t, &t.name, 0)];
         let mut out = Vec::new();
         for c in t.meta.checks.iter().filter(|c| c.enforced) {
-            let e = parse_check(c)?;
+            let e = parse_stored(&c.text)?;
             let ce = Compiler::new(&scope, "check constraint")
                 .compile(&e, self)?
                 .0;
