@@ -377,11 +377,17 @@ impl Session {
                         }
                         self.fk_parent_change(&child, &r, Some(&changed), depth + 1)?;
                         let pk = super::dml::pk_of(&child, &r);
-                        let changes: Vec<(usize, Value)> =
-                            ccols.iter().map(|&c| (c, changed[c].clone())).collect();
-                        self.trx()?
-                            .update(&child.table, &pk, &changes)
-                            .map_err(engine_error)?;
+                        let trx = self.trx()?;
+                        if child.pk().iter().any(|c| ccols.contains(c)) {
+                            // The child's primary key changes: the row moves.
+                            trx.delete(&child.table, &pk).map_err(engine_error)?;
+                            trx.insert(&child.table, &changed).map_err(engine_error)?;
+                        } else {
+                            let changes: Vec<(usize, Value)> =
+                                ccols.iter().map(|&c| (c, changed[c].clone())).collect();
+                            trx.update(&child.table, &pk, &changes)
+                                .map_err(engine_error)?;
+                        }
                     }
                 }
                 _ => return Err(refused()),
