@@ -828,6 +828,25 @@ impl Catalog {
         *self.fk_map.write() = None;
     }
 
+    /// The names `of` gives for each table of `db` but `except`, lower-case (constraint
+    /// names are unique in a database).
+    pub fn names_in_db(
+        &self,
+        db: &str,
+        except: &str,
+        of: impl Fn(&SqlTable) -> Vec<String>,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        for name in self.table_names(db) {
+            if name != except {
+                if let Ok(t) = self.table(db, &name) {
+                    out.extend(of(&t).iter().map(|n| n.to_lowercase()));
+                }
+            }
+        }
+        out
+    }
+
     /// Whether some table may be referenced by a foreign key (C7; false: none is).
     pub fn any_fk_parent(&self) -> bool {
         self.any_parent.load(Ordering::Relaxed)

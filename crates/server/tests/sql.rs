@@ -1683,6 +1683,15 @@ fn check_constraints_as_mysql() {
         .unwrap();
     c.query_drop("ALTER TABLE t RENAME COLUMN id TO ident")
         .unwrap();
+    // A CHECK (and a key) written with ADD / MODIFY COLUMN is added with the column.
+    c.query_drop("ALTER TABLE u ADD COLUMN z INT UNIQUE CHECK (z > 0)")
+        .unwrap();
+    assert_eq!(violated(&mut c, "INSERT INTO u VALUES (2, 1, 0)").0, 3819);
+    c.query_drop("INSERT INTO u VALUES (2, 1, 1)").unwrap();
+    assert_eq!(violated(&mut c, "INSERT INTO u VALUES (3, 1, 1)").0, 1062);
+    c.query_drop("ALTER TABLE u MODIFY w INT CHECK (w < 50)")
+        .unwrap();
+    assert_eq!(violated(&mut c, "INSERT INTO u VALUES (4, 60, 4)").0, 3819);
     c.query_drop("INSERT INTO t VALUES (7, 1, -1)").unwrap();
     assert_eq!(violated(&mut c, "INSERT INTO t VALUES (8, 100, 1)").0, 3819);
     c.query_drop("CREATE TABLE t2 LIKE t").unwrap();

@@ -132,13 +132,9 @@ impl Session {
         let cat = self.server.catalog.clone();
         let checks = self.vars.foreign_key_checks();
         let mut taken: Vec<String> = existing.iter().map(|f| f.name.to_lowercase()).collect();
-        for other in cat.table_names(db) {
-            if other != table {
-                if let Ok(t) = cat.table(db, &other) {
-                    taken.extend(t.meta.foreign_keys.iter().map(|f| f.name.to_lowercase()));
-                }
-            }
-        }
+        taken.extend(cat.names_in_db(db, table, |t| {
+            t.meta.foreign_keys.iter().map(|f| f.name.clone()).collect()
+        }));
         let mut out: Vec<NewFk> = Vec::new();
         let mut made: Vec<Vec<usize>> = indexes.to_vec();
         for spec in specs {

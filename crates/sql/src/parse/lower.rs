@@ -176,11 +176,13 @@ impl<'a> Ctx<'a> {
             },
             S::AlterTable(a) => Statement::AlterTable {
                 table: object_name(&a.name)?,
-                ops: a
-                    .operations
-                    .into_iter()
-                    .map(|op| self.alter_op(op))
-                    .collect::<R<_>>()?,
+                ops: {
+                    let mut ops = Vec::new();
+                    for op in a.operations {
+                        ops.extend(self.alter_op(op)?);
+                    }
+                    ops
+                },
             },
             _ => return Err(unsupported("this statement")),
         })
@@ -945,7 +947,7 @@ impl<'a> Ctx<'a> {
         data_type: sp::DataType,
         options: Vec<sp::ColumnOption>,
         position: Option<sp::MySQLColumnPosition>,
-    ) -> R<AlterOp> {
+    ) -> R<Vec<AlterOp>> {
         let start = self.offset(name.span);
         let def = sp::ColumnDef {
             name,
@@ -957,22 +959,22 @@ impl<'a> Ctx<'a> {
         };
         let (mut keys, mut checks) = (vec![], vec![]);
         let column = self.column_spec(def, (start, None), &mut keys, &mut checks)?;
-        if !keys.is_empty() || !checks.is_empty() {
-            return Err(unsupported("a key or CHECK in CHANGE/MODIFY COLUMN"));
-        }
-        Ok(AlterOp::ChangeColumn {
+        let change = AlterOp::ChangeColumn {
             old,
             column,
             position: position.map(|p| match p {
                 sp::MySQLColumnPosition::First => None,
                 sp::MySQLColumnPosition::After(c) => Some(c.value),
             }),
-        })
+        };
+        Ok(with_column_parts(change, keys, checks))
     }
 
-    fn alter_op(&self, op: sp::AlterTableOperation) -> R<AlterOp> {
+    /// One ALTER TABLE operation as ours: a column's definition with a key or CHECK in it
+    /// gives those as operations of their own after it.
+    fn alter_op(&self, op: sp::AlterTableOperation) -> R<Vec<AlterOp>> {
         use sp::AlterTableOperation as A;
-        Ok(match op {
+        Ok(vec![match op {
             A::AddColumn {
                 column_def,
                 column_position,
@@ -981,42 +983,44 @@ impl<'a> Ctx<'a> {
                 let (mut keys, mut checks) = (vec![], vec![]);
                 let start = self.offset(column_def.name.span);
                 let column = self.column_spec(column_def, (start, None), &mut keys, &mut checks)?;
-                if !keys.is_empty() || !checks.is_empty() {
-                    return Err(unsupported("a key or CHECK in ADD COLUMN"));
-                }
-                AlterOp::AddColumn {
+                let add = AlterOp::AddColumn {
                     column,
                     position: column_position.map(|p| match p {
                         sp::MySQLColumnPosition::First => None,
                         sp::MySQLColumnPosition::After(c) => Some(c.value),
                     }),
-                }
+                };
+                return Ok(with_column_parts(add, keys, checks));
             }
             A::ModifyColumn {
                 col_name,
                 data_type,
                 options,
                 column_position,
-            } => self.change_column(
-                col_name.value.clone(),
-                col_name,
-                data_type,
-                options,
-                column_position,
-            )?,
+            } => {
+                return self.change_column(
+                    col_name.value.clone(),
+                    col_name,
+                    data_type,
+                    options,
+                    column_position,
+                )
+            }
             A::ChangeColumn {
                 old_name,
                 new_name,
                 data_type,
                 options,
                 column_position,
-            } => self.change_column(
-                old_name.value,
-                new_name,
-                data_type,
-                options,
-                column_position,
-            )?,
+            } => {
+                return self.change_column(
+                    old_name.value,
+                    new_name,
+                    data_type,
+                    options,
+                    column_position,
+                )
+            }
             A::DropColumn { column_names, .. } if column_names.len() == 1 => {
                 AlterOp::DropColumn(column_names.into_iter().map(|c| c.value).collect())
             }
@@ -1070,7 +1074,7 @@ impl<'a> Ctx<'a> {
                 ..TableOptions::default()
             }),
             _ => return Err(unsupported("this ALTER TABLE operation")),
-        })
+        }])
     }
 }
 
@@ -1155,6 +1159,15 @@ fn index_columns(cols: Vec<sp::IndexColumn>) -> R<Vec<IndexColumn>> {
             Ok(IndexColumn { name, prefix, desc })
         })
         .collect()
+}
+
+/// An ADD/CHANGE/MODIFY COLUMN operation followed by the keys and CHECKs its definition
+/// holds (`x INT UNIQUE`, `x INT CHECK (x > 0)`).
+fn with_column_parts(op: AlterOp, keys: Vec<KeySpec>, checks: Vec<CheckSpec>) -> Vec<AlterOp> {
+    let mut out = vec![op];
+    out.extend(keys.into_iter().map(AlterOp::AddKey));
+    out.extend(checks.into_iter().map(AlterOp::AddCheck));
+    out
 }
 
 fn fk_spec(f: sp::ForeignKeyConstraint) -> R<ForeignKeySpec> {

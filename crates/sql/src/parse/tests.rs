@@ -2366,6 +2366,15 @@ fn check_constraints_and_rename_column() {
         }]
     );
     assert!(matches!(
+        &ops("ALTER TABLE t ADD COLUMN z INT UNIQUE CHECK (z > 0), DROP COLUMN y")[..],
+        [
+            AlterOp::AddColumn { .. },
+            AlterOp::AddKey(KeySpec { kind: KeyKind::Unique, .. }),
+            AlterOp::AddCheck(c),
+            AlterOp::DropColumn(_),
+        ] if c.column.as_deref() == Some("z")
+    ));
+    assert!(matches!(
         &ops("ALTER TABLE t ADD CONSTRAINT k CHECK (a > 1)")[..],
         [AlterOp::AddCheck(c)] if c.name.as_deref() == Some("k") && c.text == "a > 1"
     ));

@@ -198,13 +198,9 @@ impl Session {
         }
         let cat = self.server.catalog.clone();
         let mut taken: Vec<String> = existing.iter().map(|c| c.name.to_lowercase()).collect();
-        for other in cat.table_names(db) {
-            if other != table {
-                if let Ok(t) = cat.table(db, &other) {
-                    taken.extend(t.meta.checks.iter().map(|c| c.name.to_lowercase()));
-                }
-            }
-        }
+        taken.extend(cat.names_in_db(db, table, |t| {
+            t.meta.checks.iter().map(|c| c.name.clone()).collect()
+        }));
         let scope = [ScopeTable {
             name: table.to_string(),
             db: db.to_string(),
