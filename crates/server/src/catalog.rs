@@ -159,6 +159,8 @@ pub struct SqlTable {
     /// The AUTO_INCREMENT column and the table's counter (shared with the catalog, so it
     /// outlives this description: next value not handed out, 0 = not loaded yet).
     pub auto_inc: Option<(usize, Arc<Mutex<u64>>)>,
+    /// Some column is generated (so most writes need not look at each column).
+    pub has_generated: bool,
 }
 
 impl SqlTable {
@@ -917,6 +919,7 @@ impl Catalog {
                 let ctr = self.counters.lock().entry(table.id).or_default().clone();
                 (i, ctr)
             });
+        let has_generated = columns.iter().any(|c| c.meta.generated.is_some());
         Ok(SqlTable {
             db: db.into(),
             name: name.into(),
@@ -924,6 +927,7 @@ impl Catalog {
             columns,
             meta,
             auto_inc,
+            has_generated,
         })
     }
 

@@ -331,20 +331,18 @@ impl Session {
                 &mut first_id,
             )?;
             self.fill_generated(&t, &mut row, ri as u64 + 1, ins.ignore, &mut w)?;
-            if let Some(ch) = &constraints {
-                if !super::ddl::row_passes(ch, &load_row(&t, &row), mode, ins.ignore, &mut w)? {
+            // CHECK constraints, then a view's CHECK OPTION: the row's datums made once, and
+            // only when something tests them (not on the plain INSERT path).
+            if constraints.is_some() || check.is_some() {
+                let datums = load_row(&t, &row);
+                if let Some(ch) = &constraints {
+                    if !super::ddl::row_passes(ch, &datums, mode, ins.ignore, &mut w)? {
+                        continue;
+                    }
+                }
+                if !Self::passes_check(&check, &datums, params, mode, ins.ignore, &mut w)? {
                     continue;
                 }
-            }
-            if !Self::passes_check(
-                &check,
-                &load_row(&t, &row),
-                params,
-                mode,
-                ins.ignore,
-                &mut w,
-            )? {
-                continue;
             }
             loop {
                 let r = self.trx()?.insert(&t.table, &row);
@@ -503,10 +501,11 @@ impl Session {
             }
         }
         // Generated columns follow the new values (ddl/generated.rs N3).
-        self.fill_generated(t, &mut new, row_no, ignore, w)?;
-        for (c, col) in t.columns.iter().enumerate() {
-            if col.meta.generated.is_some() {
-                env_row[c] = types::load(&new[c], &col.ty);
+        if self.fill_generated(t, &mut new, row_no, ignore, w)? {
+            for (c, col) in t.columns.iter().enumerate() {
+                if col.meta.generated.is_some() {
+                    env_row[c] = types::load(&new[c], &col.ty);
+                }
             }
         }
         if new == old {

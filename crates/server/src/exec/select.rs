@@ -1226,11 +1226,21 @@ impl Session {
         params: &[Datum],
     ) -> Result<SelectPlan, SqlError> {
         if let Some((merged, view)) = self.merge_derived(q)? {
-            let mut plan = self.compile_select(&merged, params)?;
+            // What did not merge now stays as it is: no second look (merge.rs).
+            let mut plan = self.compile_merged(&merged, params)?;
             // merge.rs G5
             plan.basis.cacheable &= !view;
             return Ok(plan);
         }
+        self.compile_merged(q, params)
+    }
+
+    /// `compile_select` of a SELECT whose mergeable views and derived tables are merged.
+    fn compile_merged(
+        &mut self,
+        q: &ast::Select,
+        params: &[Datum],
+    ) -> Result<SelectPlan, SqlError> {
         let start = self.compile_start();
         let mut tables = Vec::new();
         let lock = match q.lock {

@@ -115,7 +115,7 @@ impl Session {
         &mut self,
         t: &Arc<SqlTable>,
     ) -> Result<Option<Generated>, SqlError> {
-        if !t.columns.iter().any(|c| c.meta.generated.is_some()) {
+        if !t.has_generated {
             return Ok(None);
         }
         if let Some((_, g)) = self.gen_cache.iter().find(|(k, _)| Arc::ptr_eq(k, t)) {
@@ -138,7 +138,8 @@ impl Session {
     }
 
     /// Computes the generated columns of `row` (N3), stored as an INSERT would store them
-    /// (`ignore`: IGNORE's lax conversions and NULL-into-NOT-NULL warnings).
+    /// (`ignore`: IGNORE's lax conversions and NULL-into-NOT-NULL warnings). False if the
+    /// table has none (nothing changed).
     pub(crate) fn fill_generated(
         &mut self,
         t: &Arc<SqlTable>,
@@ -146,9 +147,9 @@ impl Session {
         row_no: u64,
         ignore: bool,
         w: &mut Warnings,
-    ) -> Result<(), SqlError> {
+    ) -> Result<bool, SqlError> {
         let Some(gens) = self.table_generated(t)? else {
-            return Ok(());
+            return Ok(false);
         };
         let mode = self.vars.sql_mode();
         let store_mode = if ignore {
@@ -174,6 +175,6 @@ impl Session {
             datums[*c] = types::load(&v, &col.ty);
             row[*c] = v;
         }
-        Ok(())
+        Ok(true)
     }
 }
