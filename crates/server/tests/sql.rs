@@ -1574,6 +1574,25 @@ fn views_persist_and_behave_as_mysql() {
     assert_eq!(n, 3);
     assert_eq!(code(c.query_drop("SELECT * FROM other").unwrap_err()), 1100);
     c.query_drop("UNLOCK TABLES").unwrap();
+    // A view's `*` stands for the columns its table had when it was created (V5): the view
+    // keeps them when the table gains one, and SHOW CREATE VIEW writes them out.
+    c.query_drop("CREATE VIEW star AS SELECT *, k * 2 AS k2 FROM t WHERE k > 20")
+        .unwrap();
+    let shown: (String, String, String, String) =
+        c.query_first("SHOW CREATE VIEW star").unwrap().unwrap();
+    assert!(
+        shown.1.ends_with(
+            "AS SELECT `t`.`id` AS `id`,`t`.`k` AS `k`, k * 2 AS k2 FROM t WHERE k > 20"
+        ),
+        "{}",
+        shown.1
+    );
+    c.query_drop("ALTER TABLE t ADD COLUMN extra INT DEFAULT 7")
+        .unwrap();
+    let rows: Vec<(i64, i64, i64)> = c.query("SELECT * FROM star").unwrap();
+    assert_eq!(rows, vec![(2, 21, 42), (3, 130, 260)]);
+    c.query_drop("ALTER TABLE t DROP COLUMN k").unwrap();
+    assert_eq!(code(c.query_drop("SELECT * FROM star").unwrap_err()), 1356);
     c.query_drop("DROP DATABASE d").unwrap();
     c.query_drop("CREATE DATABASE d").unwrap();
     assert_eq!(code(c.query_drop("SELECT * FROM d.v").unwrap_err()), 1146);
@@ -1679,6 +1698,22 @@ fn check_constraints_as_mysql() {
     ] {
         assert_eq!(violated(&mut c, sql).0, code, "{sql}");
     }
+    // ALTER CHECK / ALTER CONSTRAINT ... [NOT] ENFORCED: enforcing again tests every row.
+    c.query_drop("ALTER TABLE t ALTER CHECK b_pos NOT ENFORCED")
+        .unwrap();
+    c.query_drop("INSERT INTO t VALUES (7, 1, -7)").unwrap();
+    assert_eq!(
+        violated(&mut c, "ALTER TABLE t ALTER CONSTRAINT b_pos ENFORCED").0,
+        3819
+    );
+    assert_eq!(
+        violated(&mut c, "ALTER TABLE t ALTER CHECK nosuch ENFORCED").0,
+        3821
+    );
+    c.query_drop("DELETE FROM t WHERE id = 7").unwrap();
+    c.query_drop("ALTER TABLE t ALTER CONSTRAINT b_pos ENFORCED")
+        .unwrap();
+    assert_eq!(violated(&mut c, "INSERT INTO t VALUES (7, 1, -7)").0, 3819);
     c.query_drop("ALTER TABLE t ADD CONSTRAINT small CHECK (a < 100), DROP CHECK b_pos")
         .unwrap();
     c.query_drop("ALTER TABLE t RENAME COLUMN id TO ident")

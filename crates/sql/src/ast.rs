@@ -859,6 +859,11 @@ pub enum AlterOp {
     DropConstraint(String),
     /// DROP CHECK name
     DropCheck(String),
+    /// ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED
+    CheckEnforced {
+        name: String,
+        enforced: bool,
+    },
     AddForeignKey(ForeignKeySpec),
     /// DROP FOREIGN KEY name
     DropForeignKey(String),

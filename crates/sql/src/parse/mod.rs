@@ -24,6 +24,7 @@ mod rollup;
 mod special;
 #[cfg(test)]
 mod tests;
+mod wildcard;
 
 use crate::ast::Statement;
 use crate::error::{SqlError, ER_EMPTY_QUERY};
@@ -32,6 +33,7 @@ use lexer::{Kind, Token};
 pub use special::compound_unit;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token as SpToken;
+pub use wildcard::{view_wildcards, WildcardSite};
 
 /// Splits a COM_QUERY text (CLIENT_MULTI_STATEMENTS) at `;` outside strings, quoted
 /// identifiers and comments; each statement is trimmed; empty ones (only whitespace or

@@ -1612,6 +1612,24 @@ impl<'a> P<'a, '_> {
             });
             return Some(r);
         }
+        // ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED (MySQL 8.0.16 / 8.0.19).
+        if self.peek_is("ALTER")
+            && self
+                .toks
+                .get(self.i + 1)
+                .is_some_and(|t| t.is("CHECK") || t.is("CONSTRAINT"))
+        {
+            self.i += 2;
+            let r = self.ident().and_then(|name| {
+                let enforced = !self.eat("NOT");
+                self.expect("ENFORCED")?;
+                self.done(Statement::AlterTable {
+                    table,
+                    ops: vec![AlterOp::CheckEnforced { name, enforced }],
+                })
+            });
+            return Some(r);
+        }
         for (w, enable) in [("DISABLE", false), ("ENABLE", true)] {
             if self.peek_is(w) {
                 self.eat(w);

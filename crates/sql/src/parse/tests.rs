@@ -2374,6 +2374,20 @@ fn check_constraints_and_rename_column() {
             AlterOp::DropColumn(_),
         ] if c.column.as_deref() == Some("z")
     ));
+    assert_eq!(
+        ops("ALTER TABLE t ALTER CHECK pos NOT ENFORCED"),
+        [AlterOp::CheckEnforced {
+            name: "pos".into(),
+            enforced: false
+        }]
+    );
+    assert_eq!(
+        ops("ALTER TABLE t ALTER CONSTRAINT `pos` ENFORCED"),
+        [AlterOp::CheckEnforced {
+            name: "pos".into(),
+            enforced: true
+        }]
+    );
     assert!(matches!(
         &ops("ALTER TABLE t ADD CONSTRAINT k CHECK (a > 1)")[..],
         [AlterOp::AddCheck(c)] if c.name.as_deref() == Some("k") && c.text == "a > 1"
@@ -2397,4 +2411,43 @@ fn generated_columns() {
         [None, Some(("a + 1", false)), Some(("CONCAT('x', b)", true))]
     );
     assert_eq!(ct.columns[2].nullable, Some(false));
+}
+
+#[test]
+fn view_wildcards_are_found_with_their_probes() {
+    let sites = |t: &str| -> Vec<(String, String)> {
+        super::view_wildcards(t)
+            .into_iter()
+            .map(|s| (t[s.span.0..s.span.1].to_string(), s.probe))
+            .collect()
+    };
+    let own = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        sites("SELECT DISTINCT *, COUNT(*) AS n FROM t WHERE a > 2 * b GROUP BY n ORDER BY n"),
+        own(&[("*", "SELECT * FROM t WHERE a > 2 * b")])
+    );
+    assert_eq!(
+        sites("select a, `t`.* , db.u.* from t join db.u using (id)"),
+        own(&[
+            ("`t`.*", "SELECT `t`.* from t join db.u using (id)"),
+            ("db.u.*", "SELECT db.u.* from t join db.u using (id)"),
+        ])
+    );
+    assert_eq!(
+        sites("WITH c (x) AS (SELECT * FROM t), d AS (SELECT 1) (SELECT * FROM c) UNION ALL SELECT t.* FROM t LIMIT 3"),
+        own(&[
+            ("*", "WITH c (x) AS (SELECT * FROM t), d AS (SELECT 1) SELECT * FROM c"),
+            ("t.*", "WITH c (x) AS (SELECT * FROM t), d AS (SELECT 1) SELECT t.* FROM t"),
+        ])
+    );
+    // Subqueries in expressions and derived tables are not the view's own SELECTs (W1).
+    assert_eq!(
+        sites("SELECT a * 2, (SELECT MAX(b) FROM u) FROM (SELECT * FROM t) d WHERE EXISTS (SELECT * FROM u)"),
+        own(&[])
+    );
+    assert_eq!(sites("SELECT 1 * 2"), own(&[]));
 }

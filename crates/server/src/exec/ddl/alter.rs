@@ -93,6 +93,8 @@ fn rebuilds(op: &AlterOp) -> bool {
             | AlterOp::AddCheck(_)
             | AlterOp::DropConstraint(_)
             | AlterOp::DropCheck(_)
+            // A CHECK enforced again is tested on every row, as the copy writes them.
+            | AlterOp::CheckEnforced { .. }
             | AlterOp::RenameColumn { .. }
             | AlterOp::AddForeignKey(_)
             | AlterOp::DropForeignKey(_)
@@ -372,6 +374,15 @@ impl Plan {
                     .position(|c| c.name.eq_ignore_ascii_case(name))
                     .ok_or_else(|| SqlError::new(ER_CHECK_CONSTRAINT_NOT_FOUND, &[name]))?;
                 self.meta.checks.remove(i);
+            }
+            AlterOp::CheckEnforced { name, enforced } => {
+                let c = self
+                    .meta
+                    .checks
+                    .iter_mut()
+                    .find(|c| c.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| SqlError::new(ER_CHECK_CONSTRAINT_NOT_FOUND, &[name]))?;
+                c.enforced = *enforced;
             }
             AlterOp::RenameColumn { old, new } => {
                 let i = find(&self.cols, old)

@@ -14,6 +14,9 @@
 //!   time and when read (`views_open` holds the views being compiled).
 //! - V4: a name in a database is a table's or a view's, never both (catalog `put_view`
 //!   refuses a taken name under `ddl`; CREATE TABLE and RENAME TABLE check for a view).
+//! - V5: a view stores its SELECT with its own `*` and `t.*` items written out as the columns
+//!   they stood for when it was created, so it keeps those columns when a table it reads
+//!   gains one (as MySQL, whose SHOW CREATE VIEW shows them so).
 //!
 //! Latch order: the catalog's `ddl` mutex only, taken last and never across a SELECT.
 
@@ -63,6 +66,10 @@ impl Session {
         self.views_open.push(key);
         let saved_db = self.db.replace(db.clone());
         let described = self.describe(&cv.query);
+        let expanded = match &described {
+            Ok(cols) => self.expanded_view_text(&cv.text, cols.len()),
+            Err(_) => None,
+        };
         self.db = saved_db;
         self.views_open.pop();
         let cols = described?;
@@ -95,13 +102,50 @@ impl Session {
             check_option: cv.check_option.clone(),
             given_columns: cv.columns.clone(),
             columns,
-            text: cv.text.clone(),
+            text: expanded.unwrap_or_else(|| cv.text.clone()),
             charset_client: self.vars.character_set_client().to_string(),
             collation_connection: self.vars.collation_connection().to_string(),
         };
         let _g = cat.ddl.lock();
         cat.put_view(&db, &name, def, cv.or_replace || cv.alter)?;
         Ok(Output::ok(0))
+    }
+
+    /// The view's SELECT text with each of its own wildcard items written as the columns it
+    /// stands for now (V5), or None when it has none, or when the text so written would not
+    /// make the `n` columns the SELECT makes (the text is then stored as written).
+    fn expanded_view_text(&mut self, text: &str, n: usize) -> Option<String> {
+        let sites = innoxide_sql::parse::view_wildcards(text);
+        if sites.is_empty() {
+            return None;
+        }
+        let mut out = text.to_string();
+        for site in sites.iter().rev() {
+            let ast::Statement::Select(q) = innoxide_sql::parse::parse(&site.probe).ok()? else {
+                return None;
+            };
+            let cols = self.describe(&q).ok()?;
+            let list: Vec<String> = cols
+                .iter()
+                .map(|c| {
+                    let table = c.table.trim_start_matches('\0');
+                    match table.is_empty() {
+                        true => format!("{} AS {}", quoted(&c.name), quoted(&c.name)),
+                        false => format!(
+                            "{}.{} AS {}",
+                            quoted(table),
+                            quoted(&c.name),
+                            quoted(&c.name)
+                        ),
+                    }
+                })
+                .collect();
+            out.replace_range(site.span.0..site.span.1, &list.join(","));
+        }
+        let ast::Statement::Select(q) = innoxide_sql::parse::parse(&out).ok()? else {
+            return None;
+        };
+        (self.describe(&q).ok()?.len() == n).then_some(out)
     }
 
     /// DROP VIEW: every name is checked before any view goes (1051 names the missing ones,
