@@ -599,7 +599,14 @@ pub fn drop_table(inner: &Inner, name: &str) -> Result<()> {
 /// A crash before 1 commits leaves the old names (rollback restores the rows; no file moved).
 /// After it, startup finds each file by its page 0 (`table_file`) and repeats 2 and 3
 /// (`finish_renames`).
-pub fn rename_tables(inner: &Inner, renames: &[(String, String)]) -> Result<()> {
+///
+/// `options` gives tables (by the names the renames leave) new SQL-layer options, written
+/// by the same transaction as the names (a table whose foreign keys name a renamed table).
+pub fn rename_tables(
+    inner: &Inner,
+    renames: &[(String, String)],
+    options: &[(String, String)],
+) -> Result<()> {
     let _g = inner.dict.ddl.lock();
     inner.check_writable()?;
     // Resolve the steps against the namespace as the earlier steps leave it.
@@ -628,6 +635,20 @@ pub fn rename_tables(inner: &Inner, renames: &[(String, String)]) -> Result<()> 
         overlay.insert(to.clone(), Some(id));
         steps.push((id, to.clone()));
     }
+    let mut new_options: Vec<(TableId, &str)> = Vec::new();
+    for (name, opts) in options {
+        let id = match overlay.get(name) {
+            Some(v) => *v,
+            None => inner.dict.get(name).map(|t| t.id),
+        }
+        .ok_or_else(|| Error::NoSuchTable(name.clone()))?;
+        let t = inner
+            .dict
+            .by_id(id)
+            .ok_or_else(|| Error::NoSuchTable(name.clone()))?;
+        tables.insert(id, t);
+        new_options.push((id, opts));
+    }
     // Metadata locks in id order (DDL holds `ddl`, so only DML competes).
     let _mdl: Vec<_> = tables.values().map(|t| t.mdl.write()).collect();
     let mut metas: std::collections::BTreeMap<TableId, TableMeta> = Default::default();
@@ -638,6 +659,11 @@ pub fn rename_tables(inner: &Inner, renames: &[(String, String)]) -> Result<()> 
         m.renamed_from = Some(sp.rel_path().to_string_lossy().into_owned());
         current.insert(*id, sp.rel_path());
         metas.insert(*id, m);
+    }
+    for (id, opts) in &new_options {
+        if let Some(m) = metas.get_mut(id) {
+            m.def.options = opts.to_string();
+        }
     }
     // A final file name must be free unless a moved table's file holds it now.
     let mut final_name: std::collections::HashMap<TableId, &str> = Default::default();
@@ -670,6 +696,16 @@ pub fn rename_tables(inner: &Inner, renames: &[(String, String)]) -> Result<()> 
             ];
             if !row::update(inner, trx, &sys, &key, &changes)? {
                 return Err(Error::NoSuchTable(to.clone()));
+            }
+        }
+        for (id, _) in &new_options {
+            if steps.iter().any(|(s, _)| s == id) {
+                continue;
+            }
+            let m = &metas[id];
+            let key = row::encode_key(&sys, &[Value::UInt(*id)])?;
+            if !row::update(inner, trx, &sys, &key, &[(2, Value::Bytes(m.encode()))])? {
+                return Err(Error::NoSuchTable(m.def.name.clone()));
             }
         }
         Ok(())

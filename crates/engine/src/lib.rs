@@ -197,12 +197,22 @@ impl Engine {
 
     /// RENAME TABLE `from` TO `to` (`db/name`); the file moves with the name.
     pub fn rename_table(&self, from: &str, to: &str) -> Result<()> {
-        ddl::rename_tables(&self.inner, &[(from.into(), to.into())])
+        ddl::rename_tables(&self.inner, &[(from.into(), to.into())], &[])
     }
 
     /// RENAME TABLE a TO b, c TO d, ...: applied in order, atomically (crash-safe as a whole).
     pub fn rename_tables(&self, renames: &[(String, String)]) -> Result<()> {
-        ddl::rename_tables(&self.inner, renames)
+        ddl::rename_tables(&self.inner, renames, &[])
+    }
+
+    /// `rename_tables`, giving tables (named as the renames leave them) new SQL-layer
+    /// options (`TableDef::options`) in the same atomic step.
+    pub fn rename_tables_with_options(
+        &self,
+        renames: &[(String, String)],
+        options: &[(String, String)],
+    ) -> Result<()> {
+        ddl::rename_tables(&self.inner, renames, options)
     }
 
     /// The open table `db/name`.

@@ -1,7 +1,9 @@
 //! RENAME TABLE: the dictionary entry and the `.ibd` file move together, several renames in one
 //! call are atomic (a swap through a temporary name, a move across databases), and power loss
 //! at any sync point of the rename leaves either every old name or every new name, each with
-//! its own rows, no stray file, and a usable engine.
+//! its own rows, no stray file, and a usable engine; new SQL-layer options given with the
+//! rename (a foreign key's child told its parent's new name) are there exactly when the new
+//! names are.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -151,18 +153,26 @@ fn workload(fs: Arc<SimFs>) -> Option<bool> {
         filled(&engine, "db1/a", "A", 300)?;
         filled(&engine, "db1/b", "B", 200)?;
         filled(&engine, "db1/c", "C", 100)?;
+        filled(&engine, "db1/keep", "K", 10)?;
         engine.flush_and_checkpoint()
     })();
     if setup.is_err() {
         engine.kill();
         return None;
     }
-    let r = engine.rename_tables(&[
-        ("db1/a".into(), "db1/tmp".into()),
-        ("db1/b".into(), "db1/a".into()),
-        ("db1/tmp".into(), "db1/b".into()),
-        ("db1/c".into(), "db2/c".into()),
-    ]);
+    // New SQL-layer options for a table that stays and for one that moves, in the same step.
+    let r = engine.rename_tables_with_options(
+        &[
+            ("db1/a".into(), "db1/tmp".into()),
+            ("db1/b".into(), "db1/a".into()),
+            ("db1/tmp".into(), "db1/b".into()),
+            ("db1/c".into(), "db2/c".into()),
+        ],
+        &[
+            ("db1/keep".into(), "keep-new".into()),
+            ("db2/c".into(), "c-new".into()),
+        ],
+    );
     let acked = r.is_ok();
     if !acked || engine.shutdown().is_err() {
         return Some(acked);
@@ -180,6 +190,7 @@ fn power_loss_during_rename_leaves_old_or_new_names() {
         filled(&engine, "db1/a", "A", 300).unwrap();
         filled(&engine, "db1/b", "B", 200).unwrap();
         filled(&engine, "db1/c", "C", 100).unwrap();
+        filled(&engine, "db1/keep", "K", 10).unwrap();
         engine.flush_and_checkpoint().unwrap();
         let n = fs.sync_count();
         engine.kill();
@@ -213,11 +224,23 @@ fn power_loss_during_rename_leaves_old_or_new_names() {
             );
             let old = (all("A", 300), all("B", 200), all("C", 100), None);
             let new = (all("B", 200), all("A", 300), None, all("C", 100));
+            let options = |n: &str| engine.table(n).map(|t| t.def.options.clone()).ok();
+            let moved_options = (options("db1/keep"), options("db2/c").or(options("db1/c")));
             if state == new {
+                assert_eq!(
+                    moved_options,
+                    (Some("keep-new".into()), Some("c-new".into())),
+                    "{what}"
+                );
                 new_states += 1;
             } else {
                 assert!(!acked, "{what}: an acknowledged rename was lost");
                 assert!(state == old, "{what}: neither old nor new names: {state:?}");
+                assert_eq!(
+                    moved_options,
+                    (Some(String::new()), Some(String::new())),
+                    "{what}"
+                );
                 old_states += 1;
             }
             // No stray file: exactly the tables' files (and no staging file) remain.
@@ -229,9 +252,19 @@ fn power_loss_during_rename_leaves_old_or_new_names() {
                 .collect();
             ibds.sort();
             let expect: Vec<PathBuf> = if state == new {
-                vec!["/data/db1/a.ibd", "/data/db1/b.ibd", "/data/db2/c.ibd"]
+                vec![
+                    "/data/db1/a.ibd",
+                    "/data/db1/b.ibd",
+                    "/data/db1/keep.ibd",
+                    "/data/db2/c.ibd",
+                ]
             } else {
-                vec!["/data/db1/a.ibd", "/data/db1/b.ibd", "/data/db1/c.ibd"]
+                vec![
+                    "/data/db1/a.ibd",
+                    "/data/db1/b.ibd",
+                    "/data/db1/c.ibd",
+                    "/data/db1/keep.ibd",
+                ]
             }
             .into_iter()
             .map(PathBuf::from)

@@ -18,6 +18,9 @@
 //!   a parent change of its own, at most 15 deep (3008).
 //! - F4: with foreign_key_checks = 0 none of this runs, and DDL takes a constraint whose
 //!   parent does not exist yet, as MySQL does (what mysqldump's output relies on).
+//! - F5: a table or column a foreign key references may be renamed: the children's
+//!   definitions are rewritten to the new names by the same atomic engine step that renames
+//!   (`renamed_parent_options`, engine `rename_tables_with_options`).
 //!
 //! Latch order: the catalog's `fk_map` (then `tables`), released before any engine call;
 //! row locks through the session's transaction.
@@ -35,6 +38,80 @@ use crate::catalog::{engine_error, FkMeta, SqlTable};
 
 /// Cascades nest at most this deep (InnoDB's limit).
 const MAX_DEPTH: usize = 15;
+
+/// Renames of parent tables and columns for `renamed_parent_options`: (parent `db/name`
+/// before, after) and, for one parent (`db/name` before), its columns renamed in order.
+pub(crate) struct ParentRenames<'a> {
+    pub tables: &'a [(String, String)],
+    pub columns: Option<(&'a str, &'a [(String, String)])>,
+}
+
+/// The new options of every table whose foreign keys reference a parent `renames` moves or
+/// whose columns it renames (F5), but `skip` (`db/name`): (the child's `db/name` as the
+/// statement leaves it, its options).
+pub(crate) fn renamed_parent_options(
+    cat: &crate::catalog::Catalog,
+    renames: &ParentRenames,
+    skip: Option<&str>,
+) -> Result<Vec<(String, String)>, SqlError> {
+    if !cat.any_fk_parent() {
+        return Ok(Vec::new());
+    }
+    let map = cat.fk_map();
+    let moved = |n: &str| {
+        renames
+            .tables
+            .iter()
+            .find(|(from, _)| from == n)
+            .map(|(_, to)| to.clone())
+    };
+    let mut children: Vec<(String, String)> = Vec::new();
+    let parents = renames
+        .tables
+        .iter()
+        .map(|(from, _)| from.as_str())
+        .chain(renames.columns.map(|(p, _)| p));
+    for parent in parents {
+        for (cdb, cname, _) in map.by_parent.get(parent).into_iter().flatten() {
+            let c = (cdb.clone(), cname.clone());
+            if !children.contains(&c) && skip != Some(&format!("{cdb}/{cname}")) {
+                children.push(c);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (cdb, cname) in children {
+        let mut meta = cat.table(&cdb, &cname)?.meta.clone();
+        for fk in &mut meta.foreign_keys {
+            let parent = format!("{}/{}", fk.parent_db, fk.parent_table);
+            if let Some((p, cols)) = renames.columns {
+                if p == parent {
+                    rename_columns(&mut fk.parent_columns, cols);
+                }
+            }
+            if let Some(to) = moved(&parent) {
+                let (d, t) = to.split_once('/').unwrap_or_default();
+                (fk.parent_db, fk.parent_table) = (d.to_string(), t.to_string());
+            }
+        }
+        let child = format!("{cdb}/{cname}");
+        let json =
+            serde_json::to_string(&meta).map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
+        out.push((moved(&child).unwrap_or(child), json));
+    }
+    Ok(out)
+}
+
+/// Applies column renames (old, new), in order, to the names in `cols`.
+pub(crate) fn rename_columns(cols: &mut [String], renames: &[(String, String)]) {
+    for c in cols {
+        for (old, new) in renames {
+            if c.eq_ignore_ascii_case(old) {
+                c.clone_from(new);
+            }
+        }
+    }
+}
 
 /// The constraint as errors 1451/1452 write it (`sep` ", ") and SHOW CREATE TABLE does
 /// (`sep` ",").

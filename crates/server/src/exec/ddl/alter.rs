@@ -35,6 +35,7 @@ use innoxide_sql::ast::{self, AlterOp, KeyKind};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 
+use super::super::fk::{rename_columns, renamed_parent_options, ParentRenames};
 use super::super::select::load_row;
 use super::super::{Output, Session};
 use super::{check_key_part, column_of, engine_column};
@@ -619,19 +620,17 @@ impl Session {
             touched.push((fdb, from.name.clone()));
             touched.push((tdb, to.name.clone()));
         }
-        // The children of a table name it (fk.rs): a referenced table keeps its name.
-        if cat.any_fk_parent() {
-            let map = cat.fk_map();
-            for (from, _) in &renames {
-                if map.by_parent.contains_key(from) {
-                    return Err(SqlError::new(
-                        ER_NOT_SUPPORTED_YET,
-                        &[&"renaming a table or column a FOREIGN KEY references"],
-                    ));
-                }
-            }
-        }
         let _g = cat.ddl.lock();
+        // The children of a renamed table are told its new name in the same step (fk.rs F5).
+        let children = |renames: &[(String, String)]| {
+            let finals = final_names(renames);
+            let parents = ParentRenames {
+                tables: &finals,
+                columns: None,
+            };
+            renamed_parent_options(&cat, &parents, None)
+        };
+        let mut rewritten: Vec<String> = Vec::new();
         // A view is renamed in the catalog, a table in the engine, each pair in turn when
         // views are among them (all tables at once otherwise).
         let is_view = |(from, _): &(String, String)| {
@@ -650,9 +649,17 @@ impl Session {
                 } else if cat.view(&tdb, &to).is_some() {
                     Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&to]))
                 } else {
-                    cat.engine
-                        .rename_tables(std::slice::from_ref(pair))
-                        .map_err(rename_error)
+                    let pairs = std::slice::from_ref(pair);
+                    let options = children(pairs)?;
+                    let r = cat
+                        .engine
+                        .rename_tables_with_options(pairs, &options)
+                        .map_err(rename_error);
+                    for (name, _) in &options {
+                        let (d, t) = name.split_once('/').unwrap_or_default();
+                        cat.invalidate(d, t);
+                    }
+                    r
                 }
             })
         } else if let Some((_, to)) = renames
@@ -664,10 +671,19 @@ impl Session {
                 &[&to.split_once('/').map_or("", |x| x.1)],
             ))
         } else {
-            cat.engine.rename_tables(&renames).map_err(rename_error)
+            children(&renames).and_then(|options| {
+                rewritten.extend(options.iter().map(|(n, _)| n.clone()));
+                cat.engine
+                    .rename_tables_with_options(&renames, &options)
+                    .map_err(rename_error)
+            })
         };
         for (db, n) in &touched {
             cat.invalidate(db, n);
+        }
+        for name in &rewritten {
+            let (d, t) = name.split_once('/').unwrap_or_default();
+            cat.invalidate(d, t);
         }
         r?;
         Ok(Output::ok(0))
@@ -716,11 +732,19 @@ impl Session {
         }
         if rename.is_some() && (target.0 != db || target.1 != table.name) {
             let _g = cat.ddl.lock();
-            let r = cat
-                .engine
-                .rename_table(&t.engine_name(), &format!("{}/{}", target.0, target.1));
+            let pair = [(t.engine_name(), format!("{}/{}", target.0, target.1))];
+            let parents = ParentRenames {
+                tables: &pair,
+                columns: None,
+            };
+            let options = renamed_parent_options(&cat, &parents, None)?;
+            let r = cat.engine.rename_tables_with_options(&pair, &options);
             cat.invalidate(&db, &table.name);
             cat.invalidate(&target.0, &target.1);
+            for (name, _) in &options {
+                let (d, n) = name.split_once('/').unwrap_or_default();
+                cat.invalidate(d, n);
+            }
             r.map_err(rename_error)?;
         }
         Ok(Output::ok(0))
@@ -793,8 +817,27 @@ impl Session {
             plan.meta.foreign_keys.push(fk);
         }
         self.parent_columns_kept(t, ops)?;
-        let _g = cat.ddl.lock();
         let final_name = format!("{}/{}", target.0, target.1);
+        // References to this table's renamed columns or name: its own (a self-referencing
+        // key) in the plan, its children's in the swap below (fk.rs F5).
+        let col_renames = column_renames(ops);
+        for fk in &mut plan.meta.foreign_keys {
+            if fk.parent_db == t.db && fk.parent_table == t.name {
+                rename_columns(&mut fk.parent_columns, &col_renames);
+                (fk.parent_db, fk.parent_table) = target.clone();
+            }
+        }
+        let _g = cat.ddl.lock();
+        let moved = [(t.engine_name(), final_name.clone())];
+        let parents = ParentRenames {
+            tables: if final_name == t.engine_name() {
+                &[]
+            } else {
+                &moved
+            },
+            columns: Some((&moved[0].0, &col_renames)),
+        };
+        let child_options = renamed_parent_options(&cat, &parents, Some(&moved[0].0))?;
         if final_name != t.engine_name() && cat.engine.table(&final_name).is_ok() {
             return Err(SqlError::new(ER_TABLE_EXISTS_ERROR, &[&target.1]));
         }
@@ -843,12 +886,19 @@ impl Session {
         if t.columns.iter().any(|c| c.meta.auto_increment) {
             next = next.max(cat.auto_inc_value(t)?.unwrap_or(1));
         }
-        let swap = cat.engine.rename_tables(&[
-            (t.engine_name(), old_parked.clone()),
-            (work.clone(), final_name.clone()),
-        ]);
+        let swap = cat.engine.rename_tables_with_options(
+            &[
+                (t.engine_name(), old_parked.clone()),
+                (work.clone(), final_name.clone()),
+            ],
+            &child_options,
+        );
         cat.invalidate(&t.db, &t.name);
         cat.invalidate(&target.0, &target.1);
+        for (name, _) in &child_options {
+            let (d, n) = name.split_once('/').unwrap_or_default();
+            cat.invalidate(d, n);
+        }
         if let Err(e) = swap {
             let _ = cat.engine.drop_table(&work);
             return Err(rename_error(e));
@@ -859,7 +909,7 @@ impl Session {
     }
 
     /// What ALTER TABLE may not do to a table foreign keys reference (fk.rs): drop a
-    /// referenced column (1829), or rename it or the table (the children name them: 1235).
+    /// referenced column (1829).
     fn parent_columns_kept(&mut self, t: &SqlTable, ops: &[AlterOp]) -> Result<(), SqlError> {
         let cat = self.server.catalog.clone();
         if !cat.any_fk_parent() {
@@ -879,30 +929,13 @@ impl Session {
         }
         let uses = |c: &str| referenced.iter().find(|r| r.0 == c.to_lowercase());
         for op in ops {
-            let renamed = match op {
-                AlterOp::DropColumn(c) => {
-                    if let Some((_, fk, child)) = uses(c) {
-                        return Err(SqlError::new(
-                            ER_FK_COLUMN_CANNOT_DROP_CHILD,
-                            &[c, fk, child],
-                        ));
-                    }
-                    false
+            if let AlterOp::DropColumn(c) = op {
+                if let Some((_, fk, child)) = uses(c) {
+                    return Err(SqlError::new(
+                        ER_FK_COLUMN_CANNOT_DROP_CHILD,
+                        &[c, fk, child],
+                    ));
                 }
-                AlterOp::ChangeColumn { old, column, .. } => {
-                    !old.eq_ignore_ascii_case(&column.name) && uses(old).is_some()
-                }
-                AlterOp::RenameColumn { old, new } => {
-                    !old.eq_ignore_ascii_case(new) && uses(old).is_some()
-                }
-                AlterOp::RenameTo(_) => true,
-                _ => false,
-            };
-            if renamed {
-                return Err(SqlError::new(
-                    ER_NOT_SUPPORTED_YET,
-                    &[&"renaming a table or column a FOREIGN KEY references"],
-                ));
             }
         }
         Ok(())
@@ -1041,4 +1074,30 @@ pub(super) fn check_table_name(name: &str) -> Result<(), SqlError> {
 /// RENAME's errors as MySQL words them: 1146 for a missing table, 1050 for a taken name.
 fn rename_error(e: innoxide_engine::Error) -> SqlError {
     engine_error(e)
+}
+
+/// The columns ALTER TABLE's operations rename, (old, new) in order.
+fn column_renames(ops: &[AlterOp]) -> Vec<(String, String)> {
+    ops.iter()
+        .filter_map(|op| match op {
+            AlterOp::ChangeColumn { old, column, .. } if *old != column.name => {
+                Some((old.clone(), column.name.clone()))
+            }
+            AlterOp::RenameColumn { old, new } if old != new => Some((old.clone(), new.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Where each table RENAME TABLE's steps (applied in order) move ends up: (name before the
+/// statement, name after it).
+fn final_names(renames: &[(String, String)]) -> Vec<(String, String)> {
+    let mut now: Vec<(String, String)> = Vec::new(); // (current name, original name)
+    for (from, to) in renames {
+        match now.iter_mut().find(|(cur, _)| cur == from) {
+            Some(e) => e.0.clone_from(to),
+            None => now.push((to.clone(), from.clone())),
+        }
+    }
+    now.into_iter().map(|(cur, orig)| (orig, cur)).collect()
 }
