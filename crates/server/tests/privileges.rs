@@ -269,5 +269,29 @@ fn views_read_with_their_definers_or_invokers_rights() {
         1227
     );
     assert_eq!(err(&mut u, "DROP VIEW d.mine"), 1142);
+    // Changes through a view need their privileges on the view; the base table's rights are
+    // the definer's (SQL SECURITY DEFINER) or the invoker's own (INVOKER).
+    assert_eq!(
+        err(&mut u, "UPDATE names SET name = 'x' WHERE id = 1"),
+        1142
+    );
+    root.query_drop("GRANT INSERT, UPDATE, DELETE ON d.names TO u")
+        .unwrap();
+    root.query_drop("GRANT INSERT, UPDATE, DELETE ON d.names_inv TO u")
+        .unwrap();
+    u.query_drop("UPDATE names SET name = 'x' WHERE id = 1")
+        .unwrap();
+    assert_eq!(u.affected_rows(), 1);
+    u.query_drop("INSERT INTO names VALUES (3, 'c')").unwrap();
+    u.query_drop("DELETE FROM names WHERE id = 2").unwrap();
+    assert_eq!(err(&mut u, "UPDATE names_inv SET name = 'y'"), 1356);
+    assert_eq!(err(&mut u, "DELETE FROM names_inv"), 1356);
+    assert_eq!(err(&mut u, "SELECT pay FROM secret"), 1142);
+    let rows: Vec<(i64, Option<i64>, String)> =
+        root.query("SELECT * FROM d.secret ORDER BY id").unwrap();
+    assert_eq!(
+        rows,
+        vec![(1, Some(100), "x".into()), (3, None, "c".into())]
+    );
     assert_eq!(s.panics(), Vec::<String>::new());
 }

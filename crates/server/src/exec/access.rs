@@ -53,7 +53,12 @@ impl Session {
         self.use_table(db, table, need & !privs::SELECT != 0)
     }
 
-    fn check_table_privs(&mut self, db: &str, table: &str, need: u64) -> Result<(), SqlError> {
+    pub(crate) fn check_table_privs(
+        &mut self,
+        db: &str,
+        table: &str,
+        need: u64,
+    ) -> Result<(), SqlError> {
         if self.holds_globally(need) || (need & !privs::SELECT == 0 && is_system_schema(db)) {
             return Ok(());
         }

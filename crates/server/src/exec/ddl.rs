@@ -16,7 +16,7 @@ mod view;
 
 pub(crate) use check::{row_passes, Checks};
 pub(crate) use generated::Generated;
-pub(crate) use view::{create_view_text, view_tables};
+pub(crate) use view::{create_view_text, invalid_view, view_tables};
 
 use innoxide_engine::{ColumnDef, IndexSpec, RowFormat, TableDef};
 use innoxide_sql::ast::{self, KeyKind, Statement};

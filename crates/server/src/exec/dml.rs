@@ -149,13 +149,6 @@ impl Session {
         ins: &ast::Insert,
         params: &[Datum],
     ) -> Result<Output, SqlError> {
-        if let Some((base, check)) = self.insert_through_view(ins)? {
-            let db = self.db_of(&ins.table)?;
-            let view = Some((db.as_str(), ins.table.name.as_str()));
-            return self.through_view(view, check, |s| s.insert(&base, params));
-        }
-        let check = self.view_check.take();
-        let db = self.db_of(&ins.table)?;
         let mut need = crate::privs::INSERT;
         if !ins.on_duplicate.is_empty() {
             need |= crate::privs::UPDATE;
@@ -163,6 +156,16 @@ impl Session {
         if ins.replace {
             need |= crate::privs::DELETE;
         }
+        if let Some((base, check)) = self.insert_through_view(ins)? {
+            let to = ViewTarget {
+                view: &ins.table,
+                need,
+                insert: true,
+            };
+            return self.through_view(to, check, |s| s.insert(&base, params));
+        }
+        let check = self.view_check.take();
+        let db = self.db_of(&ins.table)?;
         self.check_table(&db, &ins.table.name, need)?;
         let t = self.server.catalog.table(&db, &ins.table.name)?;
         let check = self.compile_check(check, &t)?;
@@ -571,12 +574,7 @@ impl Session {
         reads: bool,
     ) -> Result<(), SqlError> {
         let db = self.db_of(table)?;
-        let need = if reads {
-            need | crate::privs::SELECT
-        } else {
-            need
-        };
-        self.check_table(&db, &table.name, need)
+        self.check_table(&db, &table.name, change_need(need, reads))
     }
 
     /// The plan of a single-table UPDATE (`sets`: its assignments) or DELETE: the one the
@@ -769,7 +767,12 @@ impl Session {
 
     pub(crate) fn update(&mut self, u: &ast::Update, params: &[Datum]) -> Result<Output, SqlError> {
         if let Some((base, check)) = self.update_through_view(u)? {
-            return self.through_view(None, check, |s| s.update(&base, params));
+            let to = ViewTarget {
+                view: &u.table,
+                need: change_need(crate::privs::UPDATE, u.selection.is_some()),
+                insert: false,
+            };
+            return self.through_view(to, check, |s| s.update(&base, params));
         }
         let check = self.view_check.take();
         self.check_change(&u.table, crate::privs::UPDATE, u.selection.is_some())?;
@@ -813,20 +816,28 @@ impl Session {
 
     /// Runs a change rewritten from one through a view (merge.rs G6) with the view's CHECK
     /// OPTION (G7) for `run`'s INSERT or UPDATE to take: a prepared statement neither uses
-    /// nor keeps a plan for it (the view may be redefined). An INSERT's (`view`: database and
-    /// name) column without a default is MySQL's 1423.
+    /// nor keeps a plan for it (the view may be redefined). The session's account needs the
+    /// change's privileges on the view; the base table's are checked against the view's
+    /// definer (SQL SECURITY DEFINER) or the session's account (INVOKER), as MySQL does. An
+    /// INSERT's column without a default is MySQL's 1423.
     fn through_view(
         &mut self,
-        view: Option<(&str, &str)>,
+        to: ViewTarget<'_>,
         check: Option<ViewCheck>,
         run: impl FnOnce(&mut Session) -> Result<Output, SqlError>,
     ) -> Result<Output, SqlError> {
+        let db = self.db_of(to.view)?;
+        let name = to.view.name.as_str();
+        self.check_table_privs(&db, name, to.need)?;
+        let Some(v) = self.server.catalog.view(&db, name) else {
+            return Err(SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]));
+        };
         if let Some(kept) = self.stmt_plan.as_mut() {
             *kept = None;
         }
         self.view_check = check;
-        let r = run(self).map_err(|e| match (e.code, view) {
-            (1364, Some((db, name))) => SqlError::new(ER_NO_DEFAULT_FOR_VIEW_FIELD, &[&db, &name]),
+        let r = self.with_view_rights(&v, run).map_err(|e| match e.code {
+            1364 if to.insert => SqlError::new(ER_NO_DEFAULT_FOR_VIEW_FIELD, &[&db, &name]),
             _ => e,
         });
         self.view_check = None;
@@ -898,7 +909,12 @@ impl Session {
 
     pub(crate) fn delete(&mut self, d: &ast::Delete, params: &[Datum]) -> Result<Output, SqlError> {
         if let Some(base) = self.delete_through_view(d)? {
-            return self.through_view(None, None, |s| s.delete(&base, params));
+            let to = ViewTarget {
+                view: &d.table,
+                need: change_need(crate::privs::DELETE, d.selection.is_some()),
+                insert: false,
+            };
+            return self.through_view(to, None, |s| s.delete(&base, params));
         }
         self.check_change(&d.table, crate::privs::DELETE, d.selection.is_some())?;
         let plan = self.change_plan(
@@ -1063,5 +1079,22 @@ fn limit_scan_direction(
             follows.then_some(!desc)
         }
         _ => None,
+    }
+}
+
+/// A change through a view: the view, the privileges the change needs on it, and whether it
+/// is an INSERT (whose missing defaults are the view's 1423).
+struct ViewTarget<'a> {
+    view: &'a ast::ObjectName,
+    need: u64,
+    insert: bool,
+}
+
+/// What UPDATE or DELETE (`need`) needs: SELECT too when a WHERE reads the table.
+fn change_need(need: u64, reads: bool) -> u64 {
+    if reads {
+        need | crate::privs::SELECT
+    } else {
+        need
     }
 }

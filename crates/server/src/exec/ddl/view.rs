@@ -198,24 +198,10 @@ impl Session {
         };
         self.views_open.push(key);
         let saved_db = self.db.replace(v.db.clone());
-        let saved_account = (!v.def.invoker).then(|| {
-            let privs = (u64::MAX, self.privs.1.clone());
-            (
-                std::mem::replace(&mut self.user, v.def.definer_user.clone()),
-                std::mem::replace(&mut self.account_host, v.def.definer_host.clone()),
-                std::mem::replace(&mut self.privs, privs),
-            )
-        });
-        let r = self.select_stored(q, params);
-        if let Some((user, host, privs)) = saved_account {
-            (self.user, self.account_host, self.privs) = (user, host, privs);
-        }
+        let r = self.with_view_rights(v, |s| s.select_stored(q, params));
         self.db = saved_db;
         self.views_open.pop();
-        let (mut cols, rows) = r.map_err(|e| match e.code {
-            1052 | 1054 | 1142 | 1143 | 1146 | 1222 => invalid(),
-            _ => e,
-        })?;
+        let (mut cols, rows) = r.map_err(|e| invalid_view(e, &v.db, &v.name))?;
         if cols.len() != v.def.columns.len() {
             return Err(invalid());
         }
@@ -224,6 +210,39 @@ impl Session {
             c.org_name.clone_from(&vc.name);
         }
         Ok((cols, rows))
+    }
+}
+
+/// An error compiling view `db.name`'s SELECT as that view's: 1356 when the SELECT no
+/// longer compiles (a name gone, a right lacking: V2), else `e` itself.
+pub(crate) fn invalid_view(e: SqlError, db: &str, name: &str) -> SqlError {
+    match e.code {
+        1052 | 1054 | 1142 | 1143 | 1146 | 1222 => SqlError::new(ER_VIEW_INVALID, &[&db, &name]),
+        _ => e,
+    }
+}
+
+impl Session {
+    /// Runs `f` with the rights view `v` gives over what it reads (V1): the definer's account
+    /// for SQL SECURITY DEFINER, the session's own for INVOKER; the session's account is back
+    /// when `f` returns.
+    pub(crate) fn with_view_rights<R>(
+        &mut self,
+        v: &SqlView,
+        f: impl FnOnce(&mut Session) -> R,
+    ) -> R {
+        if v.def.invoker {
+            return f(self);
+        }
+        let privs = (u64::MAX, self.privs.1.clone());
+        let saved = (
+            std::mem::replace(&mut self.user, v.def.definer_user.clone()),
+            std::mem::replace(&mut self.account_host, v.def.definer_host.clone()),
+            std::mem::replace(&mut self.privs, privs),
+        );
+        let r = f(self);
+        (self.user, self.account_host, self.privs) = saved;
+        r
     }
 }
 
