@@ -261,6 +261,25 @@ pub struct DbInfo {
     pub collation: String,
 }
 
+/// The `mysql` account tables a SELECT computes from the accounts and grants
+/// (exec/accounts.rs U2).
+const ACCOUNT_TABLES: [&str; 9] = [
+    "user",
+    "db",
+    "tables_priv",
+    "columns_priv",
+    "procs_priv",
+    "proxies_priv",
+    "role_edges",
+    "default_roles",
+    "global_grants",
+];
+
+/// Whether `db.name` is one of the `mysql` account tables.
+pub fn is_account_table(db: &str, name: &str) -> bool {
+    db.eq_ignore_ascii_case("mysql") && ACCOUNT_TABLES.iter().any(|t| t.eq_ignore_ascii_case(name))
+}
+
 #[derive(Clone, Debug)]
 pub struct UserInfo {
     pub user: String,
@@ -736,6 +755,11 @@ impl Catalog {
 
     /// The table `db.name` (C1: cached until DDL touches it).
     pub fn table(&self, db: &str, name: &str) -> Result<Arc<SqlTable>, SqlError> {
+        // What a SELECT reads of these is computed (exec/accounts.rs U2): they are not
+        // tables to change.
+        if is_account_table(db, name) {
+            return Err(SqlError::new(ER_OPEN_AS_READONLY, &[&name]));
+        }
         let full = format!("{db}/{name}");
         if let Some(t) = self.tables.read().get(&full) {
             if !t.table.dropped.load(std::sync::atomic::Ordering::Acquire) {

@@ -466,8 +466,20 @@ impl Conn {
             }
         };
         let mut plugin = plugin.unwrap_or(DEFAULT_PLUGIN).to_string();
-        if plugin != "caching_sha2_password" && plugin != "mysql_native_password" {
-            plugin = DEFAULT_PLUGIN.into();
+        // An account whose password only MySQL's mysql_native_password form gave (CREATE USER
+        // ... AS '*...': exec/accounts.rs U1) is checked with that plugin.
+        let native_only = account
+            .as_ref()
+            .is_some_and(|a| a.sha2.is_none() && a.native.is_some());
+        let wanted = if native_only {
+            "mysql_native_password"
+        } else if plugin != "caching_sha2_password" && plugin != "mysql_native_password" {
+            DEFAULT_PLUGIN
+        } else {
+            plugin.as_str()
+        };
+        if plugin != wanted {
+            plugin = wanted.to_string();
             let p = proto::auth::auth_switch_request(&plugin, nonce);
             self.send(&p);
             self.flush()?;

@@ -53,7 +53,8 @@ pub const NAMES: &[&str] = &[
     "DROP ROLE",
 ];
 
-const fn bit(name: &str) -> u64 {
+/// The bit of privilege `name` (a compile-time error in a constant for an unknown name).
+pub const fn bit(name: &str) -> u64 {
     let mut i = 0;
     while i < NAMES.len() {
         if crate::vars::str_eq(NAMES[i], name) {

@@ -295,3 +295,98 @@ fn views_read_with_their_definers_or_invokers_rights() {
     );
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// Accounts as tools read and copy them (exec/accounts.rs): IDENTIFIED WITH a plugin, BY a
+/// password or AS a stored form, SHOW CREATE USER's statement making the same account again,
+/// a mysql_native_password form from MySQL logging in, the mysql account tables readable
+/// and read-only.
+#[test]
+fn accounts_show_create_user_and_mysql_user() {
+    let s = start();
+    let mut root = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.t (id INT PRIMARY KEY)",
+        "CREATE USER a IDENTIFIED BY 'pa'",
+        // MySQL's form of SHA1(SHA1('password')).
+        "CREATE USER n IDENTIFIED WITH mysql_native_password \
+         AS '*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19'",
+    ] {
+        root.query_drop(sql).unwrap();
+    }
+    assert_eq!(
+        err(
+            &mut root,
+            "CREATE USER x IDENTIFIED WITH sha256_password BY 'p'"
+        ),
+        1524
+    );
+    assert_eq!(
+        err(
+            &mut root,
+            "CREATE USER x IDENTIFIED WITH caching_sha2_password AS '$A$005$abc'"
+        ),
+        1827
+    );
+    as_user(&s, "n", "password", None).unwrap();
+    assert_eq!(as_user(&s, "n", "other", None).unwrap_err(), 1045);
+    // SHOW CREATE USER's statement makes the same account again: the same password works.
+    let row: mysql::Row = root.query_first("SHOW CREATE USER a").unwrap().unwrap();
+    assert_eq!(row.columns_ref()[0].name_str(), "CREATE USER for a@%");
+    let made: String = row.get(0).unwrap();
+    assert!(
+        made.starts_with(
+            "CREATE USER `a`@`%` IDENTIFIED WITH 'caching_sha2_password' AS '$innoxide$"
+        ),
+        "{made}"
+    );
+    root.query_drop("DROP USER a").unwrap();
+    assert_eq!(as_user(&s, "a", "pa", None).unwrap_err(), 1045);
+    root.query_drop(&made).unwrap();
+    as_user(&s, "a", "pa", None).unwrap();
+    root.query_drop("GRANT SELECT ON d.* TO a").unwrap();
+    root.query_drop("GRANT INSERT ON d.t TO a").unwrap();
+    // ALTER USER without IDENTIFIED keeps the password.
+    root.query_drop("ALTER USER a").unwrap();
+    as_user(&s, "a", "pa", None).unwrap();
+    let users: Vec<(String, String, String, String)> = root
+        .query("SELECT Host, User, Select_priv, plugin FROM mysql.user ORDER BY User")
+        .unwrap();
+    assert_eq!(
+        users,
+        vec![
+            (
+                "%".into(),
+                "a".into(),
+                "N".into(),
+                "caching_sha2_password".into()
+            ),
+            (
+                "%".into(),
+                "n".into(),
+                "N".into(),
+                "mysql_native_password".into()
+            ),
+            (
+                "localhost".into(),
+                "root".into(),
+                "Y".into(),
+                "caching_sha2_password".into()
+            ),
+        ]
+    );
+    let dbs: Vec<(String, String, String)> = root
+        .query("SELECT Db, User, Select_priv FROM mysql.db")
+        .unwrap();
+    assert_eq!(dbs, vec![("d".into(), "a".into(), "Y".into())]);
+    let tables: Vec<(String, String)> = root
+        .query("SELECT Table_name, Table_priv FROM mysql.tables_priv")
+        .unwrap();
+    assert_eq!(tables, vec![("t".into(), "Insert".into())]);
+    assert_eq!(err(&mut root, "UPDATE mysql.user SET plugin = 'x'"), 1036);
+    let mut a = as_user(&s, "a", "pa", None).unwrap();
+    assert_eq!(err(&mut a, "SELECT * FROM mysql.user"), 1142);
+    assert_eq!(err(&mut a, "SHOW CREATE USER n"), 1227);
+    a.query_drop("SHOW CREATE USER a").unwrap();
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

@@ -162,11 +162,11 @@ pub enum Statement {
 
     CreateUser {
         if_not_exists: bool,
-        users: Vec<(UserName, Option<String>)>,
+        users: Vec<(UserName, Option<UserAuth>)>,
     },
     AlterUser {
         if_exists: bool,
-        users: Vec<(UserName, Option<String>)>,
+        users: Vec<(UserName, Option<UserAuth>)>,
     },
     DropUser {
         if_exists: bool,
@@ -218,6 +218,16 @@ pub struct UserName {
     pub user: String,
     /// '%' when not given.
     pub host: String,
+}
+
+/// `IDENTIFIED [WITH plugin] [BY 'password' | AS 'hash']` of CREATE / ALTER USER.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct UserAuth {
+    /// The authentication plugin named (lower-case).
+    pub plugin: Option<String>,
+    pub password: Option<String>,
+    /// The stored form given with AS.
+    pub hash: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -286,6 +296,8 @@ pub enum Show {
     },
     CreateTable(ObjectName),
     CreateView(ObjectName),
+    /// SHOW CREATE USER user
+    CreateUser(UserName),
     /// SHOW CREATE DATABASE [IF NOT EXISTS] name (the clause shows in the statement given).
     CreateDatabase {
         name: String,

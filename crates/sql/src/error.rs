@@ -168,6 +168,9 @@ codes! {
     ER_WARN_NULL_TO_NOTNULL = 1263, "22004", "Column set to default value; NULL supplied to NOT NULL column '%s' at row %ld";
     ER_CANT_AGGREGATE_2COLLATIONS = 1267, "HY000", "Illegal mix of collations (%s,%s) and (%s,%s) for operation '%s'";
     ER_CANNOT_USER = 1396, "HY000", "Operation %s failed for %.256s";
+    ER_OPEN_AS_READONLY = 1036, "HY000", "Table '%-.192s' is read only";
+    ER_PLUGIN_IS_NOT_LOADED = 1524, "HY000", "Plugin '%s' is not loaded";
+    ER_PASSWORD_FORMAT = 1827, "HY000", "The password hash doesn't have the expected format.";
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "HY000", "Incorrect %-.32s value: '%-.128s' for column '%.192s' at row %ld";
     ER_DATA_TOO_LONG = 1406, "22001", "Data too long for column '%s' at row %ld";
     ER_XAER_NOTA = 1397, "XAE04", "XAER_NOTA: Unknown XID";

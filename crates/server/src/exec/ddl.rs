@@ -25,9 +25,7 @@ use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 
 use super::typeinfo::TypeInfo;
 use super::{Column, Output, Session};
-use crate::catalog::{
-    engine_error, ColumnMeta, DefaultValue, KeyMeta, TableMeta, UserInfo, HIDDEN_ROW_ID,
-};
+use crate::catalog::{engine_error, ColumnMeta, DefaultValue, KeyMeta, TableMeta, HIDDEN_ROW_ID};
 
 fn default_meta(
     c: &ast::ColumnSpec,
@@ -342,16 +340,18 @@ impl Session {
             } => {
                 let create = matches!(stmt, Statement::CreateUser { .. });
                 let mut failed = Vec::new();
-                for (u, pw) in users {
-                    let pw = pw.clone().unwrap_or_default();
-                    let info = UserInfo {
-                        user: u.user.clone(),
-                        host: u.host.clone(),
-                        plugin: "caching_sha2_password".into(),
-                        native: (!pw.is_empty())
-                            .then(|| innoxide_protocol::auth::native_hash(pw.as_bytes()).to_vec()),
-                        sha2: (!pw.is_empty())
-                            .then(|| innoxide_protocol::auth::sha2_hash(pw.as_bytes()).to_vec()),
+                for (u, auth) in users {
+                    // ALTER USER without IDENTIFIED keeps the account's credentials.
+                    let kept = match (auth, create) {
+                        (None, false) => cat
+                            .users()?
+                            .into_iter()
+                            .find(|x| x.user == u.user && x.host == u.host),
+                        _ => None,
+                    };
+                    let info = match kept {
+                        Some(k) => k,
+                        None => super::accounts::user_info(u, auth.as_ref())?,
                     };
                     if !cat.put_user(&info, create)? && !*if_not_exists {
                         failed.push(format!("'{}'@'{}'", u.user, u.host));

@@ -17,6 +17,7 @@
 //! statement locks only its own session's state (at its start and end), never the map.
 
 mod access;
+mod accounts;
 pub mod builtins;
 pub mod ddl;
 pub mod dml;

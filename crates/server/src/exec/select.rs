@@ -1316,6 +1316,16 @@ impl Session {
                         continue;
                     }
                     self.check_table(&db, &name.name, crate::privs::SELECT)?;
+                    if super::accounts::is_account_table(&db, &name.name) {
+                        let (cols, rows) = self.account_table(&name.name)?;
+                        let shown = alias.clone().unwrap_or_else(|| name.name.clone());
+                        let st = ScopeTable::of_result(shown, db.clone(), &cols, width);
+                        width += st.columns.len();
+                        sources.push(Source::Rows(Held::Vec(rows), *kind, on.clone()));
+                        index_use.push(IndexUse::default());
+                        scope.push(st);
+                        continue;
+                    }
                     let t = match self.server.catalog.table(&db, &name.name) {
                         Ok(t) => t,
                         Err(e) => match self.server.catalog.view(&db, &name.name) {

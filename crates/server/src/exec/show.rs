@@ -639,6 +639,10 @@ impl Session {
                 });
                 Ok(rows_of(&["Status", "Duration"], rows))
             }
+            Show::CreateUser(u) => {
+                let (head, text) = self.show_create_user(u)?;
+                Ok(rows_of(&[&head], vec![vec![s(text)]]))
+            }
             Show::Grants { user } => {
                 let (head, lines) = self.show_grants(user.as_ref())?;
                 Ok(rows_of(

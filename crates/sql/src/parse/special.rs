@@ -886,6 +886,8 @@ impl<'a> P<'a, '_> {
                     Show::CreateTable(self.object_name()?)
                 } else if self.eat("VIEW") {
                     Show::CreateView(self.object_name()?)
+                } else if self.eat("USER") {
+                    Show::CreateUser(self.user()?)
                 } else if self.eat("DATABASE") || self.eat("SCHEMA") {
                     let if_not_exists = self.eat("IF");
                     if if_not_exists {
@@ -1321,18 +1323,43 @@ impl<'a> P<'a, '_> {
         let mut users = Vec::new();
         loop {
             let u = self.user()?;
-            let mut password = None;
+            let mut auth = None;
             if !matches!(kind, UserStmt::Drop) && self.eat("IDENTIFIED") {
+                let mut a = UserAuth::default();
                 if self.eat("WITH") {
-                    self.name()?;
+                    a.plugin = Some(self.name()?.to_ascii_lowercase());
                 }
                 if self.eat("BY") {
-                    password = Some(self.string()?);
+                    a.password = Some(self.string()?);
+                } else if a.plugin.is_some() && self.eat("AS") {
+                    a.hash = Some(self.string()?);
+                } else if a.plugin.is_none() {
+                    return Err(self.err());
                 }
+                auth = Some(a);
             }
-            users.push((u, password));
+            users.push((u, auth));
             if !self.eat_punct(",") {
                 break;
+            }
+        }
+        // The options SHOW CREATE USER writes, at the values innoxide implements (MySQL's
+        // defaults), so its output runs again; other values are not supported.
+        const DEFAULTS: [&[&str]; 6] = [
+            &["REQUIRE", "NONE"],
+            &["PASSWORD", "EXPIRE", "DEFAULT"],
+            &["ACCOUNT", "UNLOCK"],
+            &["PASSWORD", "HISTORY", "DEFAULT"],
+            &["PASSWORD", "REUSE", "INTERVAL", "DEFAULT"],
+            &["PASSWORD", "REQUIRE", "CURRENT", "DEFAULT"],
+        ];
+        if !matches!(kind, UserStmt::Drop) {
+            while let Some(words) = DEFAULTS.iter().find(|ws| {
+                ws.iter()
+                    .enumerate()
+                    .all(|(k, w)| self.toks.get(self.i + k).is_some_and(|t| t.is(w)))
+            }) {
+                self.i += words.len();
             }
         }
         if !self.at_end() {

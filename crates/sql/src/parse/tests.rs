@@ -1011,9 +1011,42 @@ fn transactions_and_set_exact() {
                     user: "u".into(),
                     host: "%".into()
                 },
-                Some("pw".into())
+                Some(UserAuth {
+                    password: Some("pw".into()),
+                    ..UserAuth::default()
+                })
             )]
         }
+    );
+    let Statement::AlterUser { users, .. } =
+        p("ALTER USER u IDENTIFIED WITH Mysql_Native_Password AS '*0123'")
+    else {
+        panic!("not an ALTER USER");
+    };
+    assert_eq!(
+        users[0].1,
+        Some(UserAuth {
+            plugin: Some("mysql_native_password".into()),
+            password: None,
+            hash: Some("*0123".into())
+        })
+    );
+    assert!(parse("CREATE USER u IDENTIFIED AS 'x'").is_err());
+    assert!(matches!(
+        p(
+            "CREATE USER `u`@`%` IDENTIFIED WITH 'caching_sha2_password' REQUIRE NONE PASSWORD \
+           EXPIRE DEFAULT ACCOUNT UNLOCK PASSWORD HISTORY DEFAULT PASSWORD REUSE INTERVAL \
+           DEFAULT PASSWORD REQUIRE CURRENT DEFAULT"
+        ),
+        Statement::CreateUser { .. }
+    ));
+    assert!(parse("CREATE USER u ACCOUNT LOCK").is_err());
+    assert_eq!(
+        p("SHOW CREATE USER 'a'@'localhost'"),
+        Statement::Show(Show::CreateUser(UserName {
+            user: "a".into(),
+            host: "localhost".into()
+        }))
     );
     assert_eq!(
         p("RENAME TABLE a TO b, c TO d"),
