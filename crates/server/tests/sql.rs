@@ -1400,7 +1400,9 @@ fn locking_reads_nowait_and_skip_locked() {
 
 /// A multiple-table UPDATE or DELETE locks the rows it reads (exec/multi.rs M1): another
 /// transaction's lock on a row of a table it only reads makes it wait, and the counters
-/// MySQL keeps for it grow.
+/// MySQL keeps for it grow. The rows of a table it only reads are share-locked, as InnoDB
+/// does: another reader's FOR SHARE passes, a writer waits. SELECT ... FOR UPDATE OF t locks
+/// only t's rows.
 #[test]
 fn multi_table_changes_lock_the_rows_they_read() {
     let s = start();
@@ -1448,6 +1450,52 @@ fn multi_table_changes_lock_the_rows_they_read() {
         plan,
         vec![("t".into(), "ALL".into()), ("r".into(), "eq_ref".into())]
     );
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop(update).unwrap();
+    let shared: Vec<i64> = b.query("SELECT w FROM r WHERE id = 1 FOR SHARE").unwrap();
+    assert_eq!(shared, vec![5]);
+    assert_eq!(
+        code(b.query_drop("UPDATE r SET w = 0 WHERE id = 1").unwrap_err()),
+        1205
+    );
+    assert_eq!(
+        code(
+            b.query_drop("SELECT v FROM t WHERE id = 1 FOR SHARE")
+                .unwrap_err()
+        ),
+        1205
+    );
+    a.query_drop("ROLLBACK").unwrap();
+    // FOR UPDATE OF / FOR SHARE OF: each table as its clause says, the others not locked.
+    a.query_drop("BEGIN").unwrap();
+    let got: Vec<(i64, i64)> = a
+        .query("SELECT t.id, r.w FROM t JOIN r ON r.id = t.id WHERE t.id = 1 FOR UPDATE OF t")
+        .unwrap();
+    assert_eq!(got, vec![(1, 5)]);
+    b.query_drop("UPDATE r SET w = 7 WHERE id = 1").unwrap();
+    assert_eq!(
+        code(b.query_drop("UPDATE t SET v = 0 WHERE id = 1").unwrap_err()),
+        1205
+    );
+    a.query_drop("ROLLBACK").unwrap();
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("SELECT * FROM t JOIN r ON r.id = t.id FOR SHARE OF t FOR UPDATE OF r")
+        .unwrap();
+    b.query_drop("SELECT * FROM t FOR SHARE").unwrap();
+    assert_eq!(
+        code(
+            b.query_drop("SELECT * FROM r WHERE id = 2 FOR SHARE")
+                .unwrap_err()
+        ),
+        1205
+    );
+    a.query_drop("ROLLBACK").unwrap();
+    for (sql, want) in [
+        ("SELECT * FROM t FOR UPDATE OF nosuch", 3568),
+        ("SELECT * FROM t FOR UPDATE OF t FOR SHARE OF t", 3569),
+    ] {
+        assert_eq!(code(a.query_drop(sql).unwrap_err()), want, "{sql}");
+    }
 }
 
 /// WITH ROLLUP's MySQL 8.0 forms MariaDB lacks (the rest is in conformance/rollup.test):

@@ -376,6 +376,9 @@ pub struct Select {
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub lock: Option<LockClause>,
+    /// `FOR UPDATE OF t` / `FOR SHARE OF t` clauses: the table each names (as the FROM clause
+    /// names it) and how it is locked; a table none names takes `lock`.
+    pub lock_of: Vec<(String, LockClause)>,
     /// UNION [ALL | DISTINCT] with further selects, in order.
     pub unions: Vec<(bool /* all */, Select)>,
 }
@@ -413,6 +416,7 @@ impl Select {
             limit: None,
             offset: None,
             lock: None,
+            lock_of: Vec::new(),
             unions: Vec::new(),
         }
     }

@@ -169,6 +169,8 @@ codes! {
     ER_CANT_AGGREGATE_2COLLATIONS = 1267, "HY000", "Illegal mix of collations (%s,%s) and (%s,%s) for operation '%s'";
     ER_CANNOT_USER = 1396, "HY000", "Operation %s failed for %.256s";
     ER_OPEN_AS_READONLY = 1036, "HY000", "Table '%-.192s' is read only";
+    ER_UNRESOLVED_TABLE_LOCK = 3568, "HY000", "Unresolved table name %s in locking clause.";
+    ER_DUPLICATE_TABLE_LOCK = 3569, "HY000", "Table %s appears in multiple locking clauses.";
     ER_PLUGIN_IS_NOT_LOADED = 1524, "HY000", "Plugin '%s' is not loaded";
     ER_PASSWORD_FORMAT = 1827, "HY000", "The password hash doesn't have the expected format.";
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "HY000", "Incorrect %-.32s value: '%-.128s' for column '%.192s' at row %ld";

@@ -133,6 +133,7 @@ pub(crate) fn single_table(q: &Select) -> bool {
         && q.limit.is_none()
         && q.offset.is_none()
         && q.lock.is_none()
+        && q.lock_of.is_empty()
         && matches!(q.from[..], [TableRef::Table { .. }])
         && !q.selection.as_ref().is_some_and(complex)
         && !q

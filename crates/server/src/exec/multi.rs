@@ -3,9 +3,9 @@
 //!
 //! INVARIANTS
 //! - M1: the join is read once, as the SELECT of each target table's primary key and each
-//!   assigned value over the statement's FROM and WHERE, FOR UPDATE: every row it reads is
-//!   locked exclusively (MySQL takes share locks on the rows of the tables it only reads;
-//!   exclusive is stricter, never weaker), and its rows go through a row buffer (select.rs
+//!   assigned value over the statement's FROM and WHERE, `FOR UPDATE OF` each target and
+//!   `FOR SHARE` otherwise: a target's rows are locked exclusively, the rows of the tables it
+//!   only reads with share locks, as InnoDB does; its rows go through a row buffer (select.rs
 //!   S8), so memory stays bounded whatever the join's size.
 //! - M2: each target row changes once, however many joined rows it takes part in: with the
 //!   values of the first (MySQL's rule); a target whose side of an outer join is
@@ -62,13 +62,24 @@ fn leaves(tr: &TableRef, bases: &mut Vec<(String, ObjectName)>, others: &mut Vec
     }
 }
 
-/// `SELECT items FROM from WHERE selection FOR UPDATE`: how a statement over a join reads it
-/// (M1).
+/// `SELECT items FROM from WHERE selection FOR SHARE FOR UPDATE OF target ...`: how a
+/// statement over a join that changes `targets` reads it (M1).
 pub(crate) fn join_select(
     items: Vec<SelectItem>,
     from: &[TableRef],
     selection: &Option<Expr>,
+    targets: &[&str],
 ) -> ast::Select {
+    let mut lock_of: Vec<(String, LockClause)> = Vec::new();
+    for t in targets {
+        if !lock_of.iter().any(|(n, _)| n.eq_ignore_ascii_case(t)) {
+            let update = LockClause::ForUpdate {
+                nowait: false,
+                skip_locked: false,
+            };
+            lock_of.push((t.to_string(), update));
+        }
+    }
     ast::Select {
         distinct: false,
         items,
@@ -79,10 +90,11 @@ pub(crate) fn join_select(
         order_by: Vec::new(),
         limit: None,
         offset: None,
-        lock: Some(LockClause::ForUpdate {
+        lock: Some(LockClause::ForShare {
             nowait: false,
             skip_locked: false,
         }),
+        lock_of,
         unions: Vec::new(),
     }
 }
@@ -175,6 +187,7 @@ impl Session {
             }
         }
         items.extend(values);
+        let aliases: Vec<&str> = targets.iter().map(|t| t.alias.as_str()).collect();
         let items = items
             .into_iter()
             .map(|expr| SelectItem::Expr {
@@ -184,7 +197,7 @@ impl Session {
             })
             .collect();
         Ok(self
-            .select_stored(&join_select(items, from, selection), params)?
+            .select_stored(&join_select(items, from, selection, &aliases), params)?
             .1)
     }
 

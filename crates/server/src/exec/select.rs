@@ -498,7 +498,7 @@ impl Session {
         out: &mut JoinOut<'_, '_>,
         w: &mut Warnings,
     ) -> Result<bool, SqlError> {
-        let (params, mode, lock) = (j.params, j.mode, j.lock);
+        let (params, mode, lock) = (j.params, j.mode, j.locks[si]);
         let (src, on_c, st) = (&j.sources[si], &j.on_cs[si], &j.scope[si]);
         let last = si + 1 == j.sources.len();
         let (kind, on) = src.join();
@@ -772,7 +772,7 @@ impl Session {
             si,
             kind,
             any_right: j.any_right,
-            locking: j.lock.is_some(),
+            locking: j.locks[si].is_some(),
         };
         if !hash_joined(t, st, &level, &j.on_cs[si], where_c) {
             let _ = cell.set(None);
@@ -1243,21 +1243,22 @@ impl Session {
     ) -> Result<SelectPlan, SqlError> {
         let start = self.compile_start();
         let mut tables = Vec::new();
-        let lock = match q.lock {
-            Some(LockClause::ForUpdate { .. }) => Some(LockRead::Exclusive),
-            Some(LockClause::ForShare { .. }) => Some(LockRead::Shared),
-            None => None,
+        let mode_of = |c: &LockClause| match c {
+            LockClause::ForUpdate { .. } => LockRead::Exclusive,
+            LockClause::ForShare { .. } => LockRead::Shared,
         };
-        let wait_policy = match q.lock {
+        let default_lock = q.lock.as_ref().map(mode_of);
+        let lock = default_lock.or_else(|| q.lock_of.first().map(|(_, c)| mode_of(c)));
+        let wait_policy = match q.lock.as_ref().or(q.lock_of.first().map(|(_, c)| c)) {
             Some(
-                LockClause::ForUpdate { nowait: true, .. }
-                | LockClause::ForShare { nowait: true, .. },
+                &LockClause::ForUpdate { nowait: true, .. }
+                | &LockClause::ForShare { nowait: true, .. },
             ) => WaitPolicy::NoWait,
             Some(
-                LockClause::ForUpdate {
+                &LockClause::ForUpdate {
                     skip_locked: true, ..
                 }
-                | LockClause::ForShare {
+                | &LockClause::ForShare {
                     skip_locked: true, ..
                 },
             ) => WaitPolicy::SkipLocked,
@@ -1426,6 +1427,33 @@ impl Session {
                 return Err(SqlError::new(ER_NONUNIQ_TABLE, &[&st.name]));
             }
         }
+        // How each table is read: the locking clause naming it (FOR UPDATE OF t), else the
+        // one naming none.
+        for (i, (name, _)) in q.lock_of.iter().enumerate() {
+            let shown = format!("`{name}`");
+            if !scope.iter().any(|st| st.name.eq_ignore_ascii_case(name)) {
+                return Err(SqlError::new(ER_UNRESOLVED_TABLE_LOCK, &[&shown]));
+            }
+            if q.lock_of[..i]
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case(name))
+            {
+                return Err(SqlError::new(ER_DUPLICATE_TABLE_LOCK, &[&shown]));
+            }
+        }
+        let table_locks: Vec<Option<LockRead>> = scope
+            .iter()
+            .map(|st| {
+                match q
+                    .lock_of
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(&st.name))
+                {
+                    Some((_, c)) => Some(mode_of(c)),
+                    None => default_lock,
+                }
+            })
+            .collect();
         let mut joins = JoinColumns {
             scope: &scope,
             next: 0,
@@ -1749,6 +1777,7 @@ impl Session {
         let moved = moved_columns(&items, width);
         Ok(SelectPlan {
             lock,
+            table_locks,
             wait_policy,
             scope,
             sources,
@@ -1808,7 +1837,7 @@ impl Session {
             let st = &plan.scope[si];
             let used = &plan.used[st.offset..st.offset + st.columns.len()];
             let needs = PathNeeds {
-                used: plan.lock.is_none().then_some(used),
+                used: plan.table_locks[si].is_none().then_some(used),
                 hints: &plan.index_use[si],
             };
             let mut per_row = false;
@@ -1816,7 +1845,7 @@ impl Session {
                 si,
                 kind: *kind,
                 any_right: plan.any_right,
-                locking: plan.lock.is_some(),
+                locking: plan.table_locks[si].is_some(),
             };
             let hash_join = hash_joined(t, st, &level, &plan.on_cs[si], &plan.where_c);
             let (access, in_order) = if si == 0 && *kind != JoinKind::Right {
@@ -1854,7 +1883,7 @@ impl Session {
                 (access, false)
             };
             let sorted = in_order && plan.order_follows;
-            let covering = plan.lock.is_none()
+            let covering = plan.table_locks[si].is_none()
                 && matches!(&access, Access::Range { index: Some(n), .. } if covers(t, n, used));
             out.push(PathShown {
                 table: t.clone(),
@@ -1900,6 +1929,7 @@ impl Session {
     ) -> Result<(Vec<Vec<Datum>>, Option<u64>), SqlError> {
         let SelectPlan {
             lock,
+            table_locks,
             wait_policy,
             scope,
             sources,
@@ -1977,7 +2007,7 @@ impl Session {
                     first_order.as_deref(),
                     limit.is_some() && *order_follows,
                     PathNeeds {
-                        used: lock.is_none().then_some(used_here),
+                        used: table_locks[0].is_none().then_some(used_here),
                         hints: &index_use[0],
                     },
                 )?;
@@ -2025,7 +2055,7 @@ impl Session {
         // ORDER BY use; the rows that make the cut are read whole afterwards by their key.
         let deferred: Option<Vec<bool>> = match (&sources[..], top_n) {
             ([Source::Table(t, _, _)], Some(_))
-                if lock.is_none() && !t.has_hidden_pk() && !t.pk().is_empty() =>
+                if table_locks[0].is_none() && !t.has_hidden_pk() && !t.pk().is_empty() =>
             {
                 let all = &used[..t.columns.len()];
                 let mut narrow = vec![false; all.len()];
@@ -2150,7 +2180,7 @@ impl Session {
                 plan_where: &plan_where,
                 first_access: first_access.as_ref(),
                 deferred: deferred.as_deref(),
-                lock,
+                locks: table_locks,
                 any_right,
                 hashes: sources.iter().map(|_| std::cell::OnceCell::new()).collect(),
                 tables: sources.iter().map(|_| std::cell::OnceCell::new()).collect(),
@@ -2621,7 +2651,10 @@ impl Held {
 /// One SELECT (no UNION) compiled against the catalog (`Session::compile_select`), run by
 /// `Session::run_select` as often as wanted while `Session::plan_valid` holds (P3).
 pub(crate) struct SelectPlan {
+    /// Some table is read with this lock (the statement is a locking read).
     lock: Option<LockRead>,
+    /// How each table of `scope` is read: locked (and how) or consistently.
+    table_locks: Vec<Option<LockRead>>,
     /// FOR UPDATE / FOR SHARE ... NOWAIT or SKIP LOCKED.
     wait_policy: WaitPolicy,
     scope: Vec<ScopeTable>,
@@ -2732,7 +2765,8 @@ struct JoinPlan<'p> {
     first_access: Option<&'p Access>,
     /// The narrower columns the first table is scanned for (S7).
     deferred: Option<&'p [bool]>,
-    lock: Option<LockRead>,
+    /// How each level's table is read (`SelectPlan::table_locks`).
+    locks: &'p [Option<LockRead>],
     any_right: bool,
     /// The last source joined by RIGHT JOIN.
     last_right: Option<usize>,

@@ -1760,6 +1760,7 @@ impl Session {
                     vec![ast::SelectItem::Wildcard],
                     &u.from,
                     &u.selection,
+                    &[],
                 );
                 return self.explain(&Statement::Select(Box::new(q)), params);
             }
@@ -1768,6 +1769,7 @@ impl Session {
                     vec![ast::SelectItem::Wildcard],
                     &d.from,
                     &d.selection,
+                    &[],
                 );
                 return self.explain(&Statement::Select(Box::new(q)), params);
             }

@@ -615,6 +615,7 @@ impl Query<'_, '_> {
             limit,
             offset,
             lock,
+            lock_of: Vec::new(),
             unions: Vec::new(),
         })
     }

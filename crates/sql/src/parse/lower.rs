@@ -257,13 +257,10 @@ impl<'a> Ctx<'a> {
         }
         limit_operand(&sel.limit)?;
         limit_operand(&sel.offset)?;
-        if let Some(l) = q.locks.first() {
-            if q.locks.len() > 1 || l.of.is_some() {
-                return Err(unsupported("FOR UPDATE OF"));
-            }
+        for l in &q.locks {
             let nowait = matches!(l.nonblock, Some(sp::NonBlock::Nowait));
             let skip_locked = matches!(l.nonblock, Some(sp::NonBlock::SkipLocked));
-            sel.lock = Some(match l.lock_type {
+            let clause = match l.lock_type {
                 sp::LockType::Update => LockClause::ForUpdate {
                     nowait,
                     skip_locked,
@@ -272,7 +269,18 @@ impl<'a> Ctx<'a> {
                     nowait,
                     skip_locked,
                 },
-            });
+            };
+            match &l.of {
+                Some(name) => {
+                    let table = name
+                        .0
+                        .last()
+                        .and_then(|p| p.as_ident())
+                        .map_or_else(|| name.to_string(), |i| i.value.clone());
+                    sel.lock_of.push((table, clause));
+                }
+                None => sel.lock = Some(clause),
+            }
         }
         super::cte::inline(&mut sel, &ctes);
         Ok(sel)
@@ -377,6 +385,7 @@ impl<'a> Ctx<'a> {
             limit: None,
             offset: None,
             lock: None,
+            lock_of: vec![],
             unions: vec![],
         };
         if rollup {

@@ -343,6 +343,7 @@ fn select(items: Vec<SelectItem>, from: Vec<TableRef>) -> Select {
         limit: None,
         offset: None,
         lock: None,
+        lock_of: Vec::new(),
         unions: vec![],
     }
 }
