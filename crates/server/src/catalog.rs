@@ -54,6 +54,7 @@ const SCHEMATA: &str = "mysql/innoxide_schemata";
 const USERS: &str = "mysql/user";
 const GRANTS: &str = "mysql/innoxide_grants";
 const VIEWS: &str = "mysql/innoxide_views";
+const ROLES: &str = "mysql/innoxide_roles";
 
 /// A column default as stored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -465,6 +466,28 @@ impl Catalog {
             .map_err(engine_error)?;
             trx.commit().map_err(engine_error)?;
         }
+        if self.engine.table(ROLES).is_err() {
+            self.engine
+                .create_table(TableDef::new(
+                    ROLES,
+                    vec![
+                        ColumnDef::new("kind", var(1)),
+                        ColumnDef::new("host", var(255)),
+                        ColumnDef::new("user", var(128)),
+                        ColumnDef::new("role_host", var(255)),
+                        ColumnDef::new("role_user", var(128)),
+                        ColumnDef::new(
+                            "admin",
+                            ColumnKind::Int {
+                                bytes: 1,
+                                unsigned: true,
+                            },
+                        ),
+                    ],
+                    Some(vec![0, 1, 2, 3, 4]),
+                ))
+                .map_err(engine_error)?;
+        }
         if self.engine.table(VIEWS).is_err() {
             self.engine
                 .create_table(TableDef::new(
@@ -745,7 +768,11 @@ impl Catalog {
                 !(db == "mysql"
                     && matches!(
                         n.as_str(),
-                        "innoxide_schemata" | "user" | "innoxide_grants" | "innoxide_views"
+                        "innoxide_schemata"
+                            | "user"
+                            | "innoxide_grants"
+                            | "innoxide_views"
+                            | "innoxide_roles"
                     ))
             })
             .collect();
@@ -1152,9 +1179,137 @@ impl Catalog {
             trx.delete(&gt, &grant_row(h, u, d, tb, 0)[..4])
                 .map_err(engine_error)?;
         }
+        // Its role rows, either side (a dropped role is no longer granted or a default).
+        let rt = self.engine.table(ROLES).map_err(engine_error)?;
+        for r in self.role_rows()? {
+            if (r.1 == host && r.2 == user) || (r.3 == host && r.4 == user) {
+                trx.delete(&rt, &role_row(&r)[..5]).map_err(engine_error)?;
+            }
+        }
         trx.commit().map_err(engine_error)?;
         self.load_grants()?;
         Ok(found)
+    }
+
+    // ---------------------------------------------------------------- roles
+
+    fn role_rows(&self) -> Result<Vec<crate::privs::RoleRow>, SqlError> {
+        Ok(self
+            .scan_all(ROLES)?
+            .into_iter()
+            .map(|r| {
+                let s =
+                    |i: usize| String::from_utf8_lossy(r[i].as_bytes().unwrap_or(b"")).to_string();
+                let admin = matches!(r[5], Value::UInt(1) | Value::Int(1));
+                (s(0), s(1), s(2), s(3), s(4), admin)
+            })
+            .collect())
+    }
+
+    /// CREATE ROLE: an account without password (CREATE USER's row) marked a role, in one
+    /// transaction. False if the account exists.
+    pub fn create_role(&self, user: &str, host: &str) -> Result<bool, SqlError> {
+        let _g = self.ddl.lock();
+        if self
+            .users()?
+            .iter()
+            .any(|x| x.user == user && x.host == host)
+        {
+            return Ok(false);
+        }
+        let t = self.engine.table(USERS).map_err(engine_error)?;
+        let rt = self.engine.table(ROLES).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        trx.insert(
+            &t,
+            &[
+                Value::from(host),
+                Value::from(user),
+                Value::from("caching_sha2_password"),
+                Value::Null,
+                Value::Null,
+            ],
+        )
+        .map_err(engine_error)?;
+        let mark = (
+            "R".into(),
+            host.into(),
+            user.into(),
+            String::new(),
+            String::new(),
+            false,
+        );
+        trx.insert(&rt, &role_row(&mark)).map_err(engine_error)?;
+        trx.commit().map_err(engine_error)?;
+        self.load_grants()?;
+        Ok(true)
+    }
+
+    /// Grants (`add`) or revokes role `role` (user, host) to account (user, host); WITH
+    /// ADMIN OPTION with `admin`. Returns whether it was granted before.
+    pub fn change_role_grant(
+        &self,
+        account: (&str, &str),
+        role: (&str, &str),
+        admin: bool,
+        add: bool,
+    ) -> Result<bool, SqlError> {
+        let _g = self.ddl.lock();
+        let rt = self.engine.table(ROLES).map_err(engine_error)?;
+        let row = (
+            "G".to_string(),
+            account.1.to_string(),
+            account.0.to_string(),
+            role.1.to_string(),
+            role.0.to_string(),
+            admin,
+        );
+        let old = self
+            .role_rows()?
+            .into_iter()
+            .find(|r| r.0 == "G" && r.1 == row.1 && r.2 == row.2 && r.3 == row.3 && r.4 == row.4);
+        let mut trx = self.engine.begin();
+        if let Some(o) = &old {
+            trx.delete(&rt, &role_row(o)[..5]).map_err(engine_error)?;
+        }
+        if add {
+            let keep_admin = old.as_ref().is_some_and(|o| o.5);
+            let mut row = row;
+            row.5 |= keep_admin;
+            trx.insert(&rt, &role_row(&row)).map_err(engine_error)?;
+        }
+        trx.commit().map_err(engine_error)?;
+        self.load_grants()?;
+        Ok(old.is_some())
+    }
+
+    /// SET DEFAULT ROLE: account (user, host)'s default roles become `roles` (user, host).
+    pub fn set_default_roles(
+        &self,
+        account: (&str, &str),
+        roles: &[(String, String)],
+    ) -> Result<(), SqlError> {
+        let _g = self.ddl.lock();
+        let rt = self.engine.table(ROLES).map_err(engine_error)?;
+        let mut trx = self.engine.begin();
+        for r in self.role_rows()? {
+            if r.0 == "D" && r.1 == account.1 && r.2 == account.0 {
+                trx.delete(&rt, &role_row(&r)[..5]).map_err(engine_error)?;
+            }
+        }
+        for (u, h) in roles {
+            let row = (
+                "D".to_string(),
+                account.1.to_string(),
+                account.0.to_string(),
+                h.clone(),
+                u.clone(),
+                false,
+            );
+            trx.insert(&rt, &role_row(&row)).map_err(engine_error)?;
+        }
+        trx.commit().map_err(engine_error)?;
+        self.load_grants()
     }
 
     // ---------------------------------------------------------------- privileges
@@ -1177,7 +1332,8 @@ impl Catalog {
     }
 
     fn load_grants(&self) -> Result<(), SqlError> {
-        let g = crate::privs::Grants::from_rows(self.grant_rows()?);
+        let mut g = crate::privs::Grants::from_rows(self.grant_rows()?);
+        g.add_roles(self.role_rows()?);
         *self.grants.write() = Arc::new(g);
         self.grants_version.fetch_add(1, Ordering::Release);
         Ok(())
@@ -1192,6 +1348,11 @@ impl Catalog {
     /// The grants of account `user`@`host` (the host pattern).
     pub fn privileges(&self, user: &str, host: &str) -> Arc<crate::privs::AccountPrivs> {
         self.grants.read().of(user, host)
+    }
+
+    /// The grants and roles of every account (C4).
+    pub fn grants(&self) -> Arc<crate::privs::Grants> {
+        self.grants.read().clone()
     }
 
     /// Sets (or with `add` false, takes away) privileges of one account at one level: `db`
@@ -1232,6 +1393,18 @@ impl Catalog {
 }
 
 const ALL_WITH_GRANT: u64 = crate::privs::GLOBAL_ALL | crate::privs::GRANT_OPTION;
+
+/// A row of `mysql/innoxide_roles` from a `RoleRow`.
+fn role_row(r: &crate::privs::RoleRow) -> [Value; 6] {
+    [
+        Value::from(r.0.as_str()),
+        Value::from(r.1.as_str()),
+        Value::from(r.2.as_str()),
+        Value::from(r.3.as_str()),
+        Value::from(r.4.as_str()),
+        Value::UInt(u64::from(r.5)),
+    ]
+}
 
 fn grant_row(host: &str, user: &str, db: &str, tbl: &str, bits: u64) -> [Value; 5] {
     [

@@ -427,14 +427,16 @@ impl Conn {
             s.vars.use_interactive_timeout();
         }
         if let Some(db) = hr.database {
-            let denied = s.check_use(&db).err();
-            if let Some(e) = denied {
-                self.send(&result::err_packet(e.code, e.state, &e.message));
-                self.flush()?;
-                return Ok(false);
-            }
-            if self.server.catalog.database(&db).is_none() {
-                let e = SqlError::new(ER_BAD_DB_ERROR, &[&db]);
+            let refused = match s.check_use(&db) {
+                Err(e) => Some(e),
+                Ok(()) if self.server.catalog.database(&db).is_none() => {
+                    Some(SqlError::new(ER_BAD_DB_ERROR, &[&db]))
+                }
+                Ok(()) => None,
+            };
+            if let Some(e) = refused {
+                // The session goes (leaves SHOW PROCESSLIST) before the client hears why.
+                drop(s);
                 self.send(&result::err_packet(e.code, e.state, &e.message));
                 self.flush()?;
                 return Ok(false);
@@ -502,6 +504,17 @@ impl Conn {
             let used = if response.is_empty() { "NO" } else { "YES" };
             let e = SqlError::new(ER_ACCESS_DENIED_ERROR, &[&user, &self.host, &used]);
             // As MariaDB (log_warnings=2): a failed login is a warning in the error log.
+            tracing::warn!("{}", e.message);
+            self.send(&result::err_packet(e.code, e.state, &e.message));
+            self.flush()?;
+            return Ok(false);
+        }
+        // Nobody logs in as a role (exec/roles.rs R3).
+        if let Some(a) = account.as_ref().filter(|a| {
+            let g = self.server.catalog.grants();
+            g.roles.contains(&(a.user.clone(), a.host.clone()))
+        }) {
+            let e = SqlError::new(ER_ACCOUNT_HAS_BEEN_LOCKED, &[&a.user, &self.host]);
             tracing::warn!("{}", e.message);
             self.send(&result::err_packet(e.code, e.state, &e.message));
             self.flush()?;

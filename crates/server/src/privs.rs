@@ -10,11 +10,14 @@
 //! - P1: a stored privilege set is never 0 (a REVOKE that empties a row deletes it), and holds
 //!   only privileges valid at its level (`level_mask`).
 //! - P2: what an account may do on a table is the union of its global, database and table
-//!   grants (no column grants, no roles, no partial revokes).
+//!   grants (no column grants, no partial revokes).
+//! - P3: with roles active, what a session may do is the union of its account's grants and
+//!   those of its active roles still granted to it and of the roles granted to those,
+//!   transitively. Roles persist as rows of `mysql/innoxide_roles` (`RoleRow`).
 //!
 //! LOCKING: none here; the catalog swaps `Arc<Grants>` under its own RwLock.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use innoxide_sql::error::*;
@@ -242,10 +245,24 @@ pub fn names_of(bits: u64) -> Vec<&'static str> {
 /// One stored grant: (host, user, db, tbl, privileges); db and tbl "" above their level.
 pub type GrantRow = (String, String, String, String, u64);
 
-/// Every account's grants, keyed by (user, host pattern).
+/// One stored role row: (kind, host, user, role host, role user, WITH ADMIN OPTION); kind
+/// "R": the account is a role (role columns empty); "G": the role is granted to the account;
+/// "D": the role is one of the account's default roles.
+pub type RoleRow = (String, String, String, String, String, bool);
+
+/// An account or role as (user, host pattern).
+pub type AuthId = (String, String);
+
+/// Every account's grants, keyed by (user, host pattern), and its roles (P3).
 #[derive(Debug, Default)]
 pub struct Grants {
-    pub accounts: HashMap<(String, String), Arc<AccountPrivs>>,
+    pub accounts: HashMap<AuthId, Arc<AccountPrivs>>,
+    /// The accounts that are roles (CREATE ROLE).
+    pub roles: HashSet<AuthId>,
+    /// The roles granted to each account, with WITH ADMIN OPTION.
+    pub granted: HashMap<AuthId, Vec<(AuthId, bool)>>,
+    /// Each account's default roles.
+    pub defaults: HashMap<AuthId, Vec<AuthId>>,
 }
 
 impl Grants {
@@ -262,6 +279,7 @@ impl Grants {
         }
         Grants {
             accounts: m.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
+            ..Grants::default()
         }
     }
 
@@ -271,6 +289,58 @@ impl Grants {
             .get(&(user.to_string(), host.to_string()))
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Adds the stored role rows.
+    pub fn add_roles(&mut self, rows: impl IntoIterator<Item = RoleRow>) {
+        for (kind, host, user, role_host, role_user, admin) in rows {
+            let id = (user, host);
+            let role = (role_user, role_host);
+            match kind.as_str() {
+                "R" => {
+                    self.roles.insert(id);
+                }
+                "G" => self.granted.entry(id).or_default().push((role, admin)),
+                _ => self.defaults.entry(id).or_default().push(role),
+            }
+        }
+    }
+
+    /// The roles granted to `id`.
+    pub fn granted_to(&self, id: &AuthId) -> &[(AuthId, bool)] {
+        self.granted.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// What `user`@`host` may do with roles `active` (those still granted to it) and the
+    /// roles granted to those, transitively, in effect (P3).
+    pub fn effective(&self, user: &str, host: &str, active: &[AuthId]) -> Arc<AccountPrivs> {
+        let own = self.of(user, host);
+        let me = (user.to_string(), host.to_string());
+        let mut stack: Vec<AuthId> = active
+            .iter()
+            .filter(|r| self.granted_to(&me).iter().any(|(g, _)| g == *r))
+            .cloned()
+            .collect();
+        if stack.is_empty() {
+            return own;
+        }
+        let mut acc = (*own).clone();
+        let mut seen: HashSet<AuthId> = HashSet::new();
+        while let Some(r) = stack.pop() {
+            if !seen.insert(r.clone()) {
+                continue;
+            }
+            let p = self.of(&r.0, &r.1);
+            acc.global |= p.global;
+            for (db, bits) in &p.dbs {
+                *acc.dbs.entry(db.clone()).or_default() |= bits;
+            }
+            for (t, bits) in &p.tables {
+                *acc.tables.entry(t.clone()).or_default() |= bits;
+            }
+            stack.extend(self.granted_to(&r).iter().map(|(g, _)| g.clone()));
+        }
+        Arc::new(acc)
     }
 }
 

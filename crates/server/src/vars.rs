@@ -272,6 +272,9 @@ const ISOLATION_NAMES: &[&str] = &[
 /// The comment above a row names the code that honours it.
 #[rustfmt::skip]
 pub const VARS: &[VarDef] = &[
+    // SQL layer: a new session activates every role granted to its account, not only its
+    // default roles (exec/roles.rs R2).
+    v("activate_all_roles_on_login", G, Kind::Bool, true, Def::Bool(false)),
     // The protocol layer's account checks (8.0.27+ default).
     v("authentication_policy", G, TEXT, false, Def::Str("*,,")),
     // SQL layer: INSERT's auto-increment values.
@@ -569,6 +572,7 @@ const HAVE_OPENSSL: usize = idx("have_openssl");
 const HAVE_SSL: usize = idx("have_ssl");
 const HOSTNAME: usize = idx("hostname");
 const LOG_SLOW_ADMIN_STATEMENTS: usize = idx("log_slow_admin_statements");
+const ACTIVATE_ALL_ROLES_ON_LOGIN: usize = idx("activate_all_roles_on_login");
 const INNODB_STATS_AUTO_RECALC: usize = idx("innodb_stats_auto_recalc");
 const INNODB_STATS_SAMPLE_PAGES: usize = idx("innodb_stats_persistent_sample_pages");
 const LONG_QUERY_TIME: usize = idx("long_query_time");
@@ -1576,6 +1580,10 @@ impl Registry {
             self.global_u64(INNODB_STATS_AUTO_RECALC) != 0,
             self.global_u64(INNODB_STATS_SAMPLE_PAGES),
         )
+    }
+
+    pub fn activate_all_roles_on_login(&self) -> bool {
+        self.global_u64(ACTIVATE_ALL_ROLES_ON_LOGIN) != 0
     }
 
     pub fn log_slow_admin_statements(&self) -> bool {

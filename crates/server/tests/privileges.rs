@@ -390,3 +390,103 @@ fn accounts_show_create_user_and_mysql_user() {
     a.query_drop("SHOW CREATE USER a").unwrap();
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// Roles (exec/roles.rs R1-R3): CREATE ROLE, GRANT privileges to a role and the role to an
+/// account, SET DEFAULT ROLE, SET ROLE, CURRENT_ROLE(), SHOW GRANTS, mysql.role_edges and
+/// default_roles, a role's account locked, activate_all_roles_on_login, roles persisting
+/// across a restart, DROP ROLE taking the role's privileges away.
+#[test]
+fn roles_as_mysql() {
+    let s = start();
+    let mut root = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.t (id INT PRIMARY KEY)",
+        "INSERT INTO d.t VALUES (1)",
+        "CREATE ROLE reader, 'writer'",
+        "GRANT SELECT ON d.* TO reader",
+        "GRANT INSERT ON d.t TO writer",
+        "CREATE USER u IDENTIFIED BY 'pu'",
+        "GRANT reader, writer TO u",
+        "SET DEFAULT ROLE reader TO u",
+    ] {
+        root.query_drop(sql).unwrap();
+    }
+    for (sql, want) in [
+        ("CREATE ROLE reader", 1396),
+        ("GRANT nosuch TO u", 3523),
+        ("GRANT reader TO nobody", 3523),
+        ("SET DEFAULT ROLE root TO u", 3530),
+    ] {
+        assert_eq!(err(&mut root, sql), want, "{sql}");
+    }
+    let grants = list(&mut root, "SHOW GRANTS FOR u");
+    assert_eq!(
+        grants,
+        vec![
+            "GRANT USAGE ON *.* TO `u`@`%`",
+            "GRANT `reader`@`%`,`writer`@`%` TO `u`@`%`",
+        ]
+    );
+    let edges: Vec<(String, String)> = root
+        .query("SELECT FROM_USER, TO_USER FROM mysql.role_edges ORDER BY FROM_USER")
+        .unwrap();
+    assert_eq!(
+        edges,
+        vec![("reader".into(), "u".into()), ("writer".into(), "u".into())]
+    );
+    // A role is a locked account.
+    assert_eq!(as_user(&s, "reader", "", None).unwrap_err(), 3118);
+    // The default role is active at login; SET ROLE changes what the session may do.
+    let mut u = as_user(&s, "u", "pu", Some("d")).unwrap();
+    let role: String = u.query_first("SELECT CURRENT_ROLE()").unwrap().unwrap();
+    assert_eq!(role, "`reader`@`%`");
+    let n: i64 = u.query_first("SELECT COUNT(*) FROM t").unwrap().unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(err(&mut u, "INSERT INTO t VALUES (2)"), 1142);
+    u.query_drop("SET ROLE ALL").unwrap();
+    u.query_drop("INSERT INTO t VALUES (2)").unwrap();
+    let mine = list(&mut u, "SHOW GRANTS");
+    assert!(
+        mine.contains(&"GRANT SELECT ON `d`.* TO `u`@`%`".to_string()),
+        "{mine:?}"
+    );
+    u.query_drop("SET ROLE NONE").unwrap();
+    assert_eq!(err(&mut u, "SELECT COUNT(*) FROM t"), 1142);
+    assert_eq!(err(&mut u, "SET ROLE root"), 3530);
+    u.query_drop("SET ROLE DEFAULT").unwrap();
+    u.query_drop("SELECT COUNT(*) FROM t").unwrap();
+    // A revoked role no longer counts, even while active.
+    root.query_drop("REVOKE reader FROM u").unwrap();
+    assert_eq!(err(&mut u, "SELECT COUNT(*) FROM t"), 1142);
+    root.query_drop("GRANT reader TO u").unwrap();
+    // activate_all_roles_on_login: every granted role at login.
+    root.query_drop("SET DEFAULT ROLE NONE TO u").unwrap();
+    assert_eq!(as_user(&s, "u", "pu", Some("d")).unwrap_err(), 1044);
+    let mut u2 = as_user(&s, "u", "pu", None).unwrap();
+    let role: String = u2.query_first("SELECT CURRENT_ROLE()").unwrap().unwrap();
+    assert_eq!(role, "NONE");
+    root.query_drop("SET GLOBAL activate_all_roles_on_login = ON")
+        .unwrap();
+    let mut u3 = as_user(&s, "u", "pu", Some("d")).unwrap();
+    let role: String = u3.query_first("SELECT CURRENT_ROLE()").unwrap().unwrap();
+    assert_eq!(role, "`reader`@`%`,`writer`@`%`");
+    root.query_drop("SET GLOBAL activate_all_roles_on_login = OFF")
+        .unwrap();
+    // Persisted: after a restart the default role is still there.
+    root.query_drop("ALTER USER u DEFAULT ROLE writer").unwrap();
+    let dir = s.stop_keep_dir(false);
+    let s = start_in(dir, false, &[]);
+    let mut root = connect(&s);
+    let defaults: Vec<(String, String)> = root
+        .query("SELECT USER, DEFAULT_ROLE_USER FROM mysql.default_roles")
+        .unwrap();
+    assert_eq!(defaults, vec![("u".into(), "writer".into())]);
+    let mut u = as_user(&s, "u", "pu", Some("d")).unwrap();
+    u.query_drop("INSERT INTO t VALUES (3)").unwrap();
+    root.query_drop("DROP ROLE writer").unwrap();
+    let mut u = as_user(&s, "u", "pu", None).unwrap();
+    assert_eq!(err(&mut u, "INSERT INTO d.t VALUES (4)"), 1142);
+    assert_eq!(list(&mut root, "SHOW GRANTS FOR u").len(), 2);
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

@@ -172,6 +172,34 @@ pub enum Statement {
         if_exists: bool,
         users: Vec<UserName>,
     },
+    /// CREATE ROLE [IF NOT EXISTS] role, ...
+    CreateRole {
+        if_not_exists: bool,
+        roles: Vec<UserName>,
+    },
+    /// DROP ROLE [IF EXISTS] role, ...
+    DropRole {
+        if_exists: bool,
+        roles: Vec<UserName>,
+    },
+    /// GRANT role, ... TO user, ... [WITH ADMIN OPTION]
+    GrantRole {
+        roles: Vec<UserName>,
+        users: Vec<UserName>,
+        admin: bool,
+    },
+    /// REVOKE role, ... FROM user, ...
+    RevokeRole {
+        roles: Vec<UserName>,
+        users: Vec<UserName>,
+    },
+    /// SET ROLE ...
+    SetRole(RoleSpec),
+    /// SET DEFAULT ROLE ... TO user, ... / ALTER USER user DEFAULT ROLE ...
+    SetDefaultRole {
+        spec: RoleSpec,
+        users: Vec<UserName>,
+    },
     /// GRANT privileges ON what TO users [WITH GRANT OPTION]
     /// (privilege names upper-case, words joined by one space; WITH GRANT OPTION adds
     /// "GRANT OPTION")
@@ -218,6 +246,17 @@ pub struct UserName {
     pub user: String,
     /// '%' when not given.
     pub host: String,
+}
+
+/// The roles SET ROLE activates or SET DEFAULT ROLE names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RoleSpec {
+    /// The account's default roles (SET ROLE only).
+    Default,
+    None,
+    /// Every role granted, but those listed (ALL EXCEPT ...).
+    All(Vec<UserName>),
+    List(Vec<UserName>),
 }
 
 /// `IDENTIFIED [WITH plugin] [BY 'password' | AS 'hash']` of CREATE / ALTER USER.

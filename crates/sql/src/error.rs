@@ -171,6 +171,9 @@ codes! {
     ER_OPEN_AS_READONLY = 1036, "HY000", "Table '%-.192s' is read only";
     ER_UNRESOLVED_TABLE_LOCK = 3568, "HY000", "Unresolved table name %s in locking clause.";
     ER_DUPLICATE_TABLE_LOCK = 3569, "HY000", "Table %s appears in multiple locking clauses.";
+    ER_ACCOUNT_HAS_BEEN_LOCKED = 3118, "HY000", "Access denied for user '%-.48s'@'%-.64s'. Account is locked.";
+    ER_UNKNOWN_AUTHID = 3523, "HY000", "Unknown authorization ID `%.64s`@`%.64s`";
+    ER_ROLE_NOT_GRANTED = 3530, "HY000", "%s is not granted to %s";
     ER_PLUGIN_IS_NOT_LOADED = 1524, "HY000", "Plugin '%s' is not loaded";
     ER_PASSWORD_FORMAT = 1827, "HY000", "The password hash doesn't have the expected format.";
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "HY000", "Incorrect %-.32s value: '%-.128s' for column '%.192s' at row %ld";

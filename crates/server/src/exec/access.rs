@@ -32,10 +32,11 @@ impl Session {
     pub(crate) fn privs(&mut self) -> &AccountPrivs {
         let v = self.server.catalog.grants_version();
         if self.privs.0 != v {
-            let p = self
-                .server
-                .catalog
-                .privileges(&self.user, &self.account_host);
+            let p = self.server.catalog.grants().effective(
+                &self.user,
+                &self.account_host,
+                &self.active_roles,
+            );
             self.privs = (v, p);
         }
         &self.privs.1
@@ -405,7 +406,13 @@ impl Session {
         if !cat.users()?.iter().any(|x| x.user == u && x.host == h) {
             return Err(SqlError::new(ER_NONEXISTING_GRANT, &[&u, &h]));
         }
-        let p: Arc<AccountPrivs> = cat.privileges(&u, &h);
-        Ok((format!("Grants for {u}@{h}"), p.show(&u, &h)))
+        // Without FOR: what the session may do, its active roles' privileges included.
+        let p: Arc<AccountPrivs> = match user {
+            None => self.privs().clone().into(),
+            Some(_) => cat.privileges(&u, &h),
+        };
+        let mut lines = p.show(&u, &h);
+        lines.extend(self.role_grant_lines(&(u.clone(), h.clone())));
+        Ok((format!("Grants for {u}@{h}"), lines))
     }
 }

@@ -191,6 +191,7 @@ impl Session {
         let name = name.to_ascii_lowercase();
         let text_cols = |names: &[&str]| names.iter().map(|c| Column::text(c)).collect::<Vec<_>>();
         let users = cat.users()?;
+        let grants = cat.grants();
         let (cols, rows) = match name.as_str() {
             "user" => {
                 let mut names = vec!["Host", "User"];
@@ -240,7 +241,14 @@ impl Session {
                     ]);
                     r.push(s(u.plugin.clone()));
                     r.push(s(stored_form(u).unwrap_or_default()));
-                    r.extend([s("N"), Datum::Null, Datum::Null, s("N")]);
+                    // A role's account is locked (roles.rs R3).
+                    let locked = grants.roles.contains(&(u.user.clone(), u.host.clone()));
+                    r.extend([
+                        s("N"),
+                        Datum::Null,
+                        Datum::Null,
+                        s(if locked { "Y" } else { "N" }),
+                    ]);
                     r.extend([yn(g, bit("CREATE ROLE")), yn(g, bit("DROP ROLE"))]);
                     r.extend([Datum::Null, Datum::Null, Datum::Null, Datum::Null]);
                     rows.push(r);
@@ -330,20 +338,46 @@ impl Session {
                 ]),
                 Vec::new(),
             ),
-            "role_edges" => (
-                text_cols(&[
+            // A role granted to an account is an edge from the role to the account.
+            "role_edges" => {
+                let mut rows = Vec::new();
+                for ((user, host), roles) in &grants.granted {
+                    for ((ru, rh), admin) in roles {
+                        rows.push(vec![
+                            s(rh.clone()),
+                            s(ru.clone()),
+                            s(host.clone()),
+                            s(user.clone()),
+                            s(if *admin { "Y" } else { "N" }),
+                        ]);
+                    }
+                }
+                rows.sort_by_key(|r| format!("{r:?}"));
+                let names = [
                     "FROM_HOST",
                     "FROM_USER",
                     "TO_HOST",
                     "TO_USER",
                     "WITH_ADMIN_OPTION",
-                ]),
-                Vec::new(),
-            ),
-            "default_roles" => (
-                text_cols(&["HOST", "USER", "DEFAULT_ROLE_HOST", "DEFAULT_ROLE_USER"]),
-                Vec::new(),
-            ),
+                ];
+                (text_cols(&names), rows)
+            }
+            "default_roles" => {
+                let mut rows = Vec::new();
+                for ((user, host), roles) in &grants.defaults {
+                    for (ru, rh) in roles {
+                        rows.push(vec![
+                            s(host.clone()),
+                            s(user.clone()),
+                            s(rh.clone()),
+                            s(ru.clone()),
+                        ]);
+                    }
+                }
+                rows.sort_by_key(|r| format!("{r:?}"));
+                let names = ["HOST", "USER", "DEFAULT_ROLE_HOST", "DEFAULT_ROLE_USER"];
+                (text_cols(&names), rows)
+            }
             _ => (
                 text_cols(&["USER", "HOST", "PRIV", "WITH_GRANT_OPTION"]),
                 Vec::new(),

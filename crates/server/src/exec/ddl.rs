@@ -389,6 +389,18 @@ impl Session {
                 users,
             } => self.grant(privileges, on, users, false),
             Statement::RevokeAll { users } => self.revoke_all(users),
+            Statement::CreateRole {
+                if_not_exists,
+                roles,
+            } => self.create_roles(roles, *if_not_exists),
+            Statement::DropRole { if_exists, roles } => self.drop_roles(roles, *if_exists),
+            Statement::GrantRole {
+                roles,
+                users,
+                admin,
+            } => self.grant_roles(roles, users, *admin, true),
+            Statement::RevokeRole { roles, users } => self.grant_roles(roles, users, false, false),
+            Statement::SetDefaultRole { spec, users } => self.set_default_role(spec, users),
             _ => Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&"this statement"])),
         }
     }

@@ -1774,6 +1774,7 @@ impl<'a> Compiler<'a> {
                 | "version"
                 | "user"
                 | "current_user"
+                | "current_role"
                 | "session_user"
                 | "system_user"
                 | "connection_id"

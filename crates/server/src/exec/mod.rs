@@ -34,6 +34,7 @@ mod merge;
 mod multi;
 mod prepared;
 pub mod recursive;
+mod roles;
 mod rowbuf;
 pub mod select;
 mod setop;
@@ -290,6 +291,8 @@ pub struct Session {
     stmt_params: Vec<Datum>,
     /// The account's grants and the catalog's grants version they are from (A1 in access.rs).
     privs: (u64, Arc<crate::privs::AccountPrivs>),
+    /// The roles in effect (roles.rs R1).
+    active_roles: Vec<crate::privs::AuthId>,
     /// The views being compiled, innermost last (`db/name`: V3 in ddl/view.rs).
     views_open: Vec<String>,
     /// The CHECK OPTION of the view an INSERT or UPDATE was issued through, for it to take
@@ -357,6 +360,7 @@ impl Session {
             closer,
         });
         server.sessions.lock().insert(id, shown.clone());
+        let active_roles = roles::login_roles(&server, user, account_host);
         Session {
             server,
             id,
@@ -395,6 +399,7 @@ impl Session {
             profiler: Default::default(),
             describe_only: false,
             privs: (u64::MAX, Arc::default()),
+            active_roles,
             views_open: Vec::new(),
             view_check: None,
             row_check: None,
@@ -423,6 +428,8 @@ impl Session {
         self.warnings.clear();
         self.next_isolation = None;
         self.next_read_only = None;
+        self.active_roles = roles::login_roles(&self.server, &self.user, &self.account_host);
+        self.privs.0 = u64::MAX;
     }
 
     /// PROCESSLIST's Command and Info for this connection (`info` empty: none); the buffers
@@ -485,6 +492,9 @@ impl Session {
 
     /// Runs one statement with MySQL's statement and transaction rules.
     pub fn execute(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        if let Some(s) = self.with_current_user(stmt) {
+            return self.execute(&s, params);
+        }
         // The statement's clock: UTC, and in the session's time zone (which TIMESTAMP values
         // of this thread are converted with from now on).
         let tz = self.vars.session_tz();
@@ -738,6 +748,7 @@ impl Session {
             Statement::Execute { name, using } => self.sql_execute(name, using),
             Statement::DeallocatePrepare(name) => self.sql_deallocate(name),
             Statement::LockTables(list) => self.lock_tables(list),
+            Statement::SetRole(spec) => self.set_role(spec),
             Statement::Xa(_) => Err(SqlError::new(
                 ER_NOT_SUPPORTED_YET,
                 &[&"XA transactions through SQL"],
@@ -1241,6 +1252,7 @@ impl Context for Session {
             "version" => s(crate::vars::SERVER_VERSION),
             "user" | "session_user" | "system_user" => s(&format!("{}@{}", self.user, self.host)),
             "current_user" => s(&format!("{}@{}", self.user, self.account_host)),
+            "current_role" => s(&self.current_role()),
             "connection_id" => Datum::UInt(self.vars.pseudo_thread_id()),
             "last_insert_id" => Datum::UInt(self.vars.last_insert_id()),
             "now" => Datum::DateTime(self.stmt_time),

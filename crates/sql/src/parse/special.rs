@@ -430,6 +430,8 @@ pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<
         "SET" => p.set(),
         "UPDATE" => return p.update_with_commas(),
         "XA" => p.xa(),
+        "CREATE" if second_is("ROLE") => p.role_list_stmt(true),
+        "DROP" if second_is("ROLE") => p.role_list_stmt(false),
         "CREATE" if second_is("USER") => p.user_list_stmt(UserStmt::Create),
         "ALTER" if second_is("USER") => p.user_list_stmt(UserStmt::Alter),
         "DROP" if second_is("USER") => p.user_list_stmt(UserStmt::Drop),
@@ -1059,6 +1061,18 @@ impl<'a> P<'a, '_> {
     }
 
     fn set(&mut self) -> R<Statement> {
+        if self.peek_is("ROLE") {
+            self.i += 1;
+            let spec = self.role_spec(true)?;
+            return self.done(Statement::SetRole(spec));
+        }
+        if self.peek_is("DEFAULT") && self.toks.get(self.i + 1).is_some_and(|t| t.is("ROLE")) {
+            self.i += 2;
+            let spec = self.role_spec(false)?;
+            self.expect("TO")?;
+            let users = self.user_names()?;
+            return self.done(Statement::SetDefaultRole { spec, users });
+        }
         let scope_kw = |t: Token| t.is("GLOBAL") || t.is("SESSION") || t.is("LOCAL");
         let j = self.i + usize::from(self.peek().is_some_and(scope_kw));
         if self.toks.get(j).is_some_and(|t| t.is("TRANSACTION")) {
@@ -1314,8 +1328,58 @@ impl<'a> P<'a, '_> {
         Ok(false)
     }
 
+    /// CREATE ROLE [IF NOT EXISTS] roles / DROP ROLE [IF EXISTS] roles.
+    fn role_list_stmt(&mut self, create: bool) -> R<Statement> {
+        self.i = 2;
+        Ok(if create {
+            let if_not_exists = self.if_not_exists()?;
+            let roles = self.user_names()?;
+            self.done(Statement::CreateRole {
+                if_not_exists,
+                roles,
+            })?
+        } else {
+            let if_exists = self.if_exists()?;
+            let roles = self.user_names()?;
+            self.done(Statement::DropRole { if_exists, roles })?
+        })
+    }
+
+    /// What SET ROLE / SET DEFAULT ROLE name: DEFAULT (when `default_ok`), NONE, ALL [EXCEPT
+    /// roles] or roles.
+    fn role_spec(&mut self, default_ok: bool) -> R<RoleSpec> {
+        Ok(if default_ok && self.eat("DEFAULT") {
+            RoleSpec::Default
+        } else if self.eat("NONE") {
+            RoleSpec::None
+        } else if self.eat("ALL") {
+            let except = if self.eat("EXCEPT") {
+                self.user_names()?
+            } else {
+                Vec::new()
+            };
+            RoleSpec::All(except)
+        } else {
+            RoleSpec::List(self.user_names()?)
+        })
+    }
+
     fn user_list_stmt(&mut self, kind: UserStmt) -> R<Statement> {
         self.i = 2;
+        // ALTER USER user DEFAULT ROLE ...
+        if matches!(kind, UserStmt::Alter) {
+            let save = self.i;
+            if let Ok(u) = self.user() {
+                if self.eat("DEFAULT") && self.eat("ROLE") {
+                    let spec = self.role_spec(false)?;
+                    return self.done(Statement::SetDefaultRole {
+                        spec,
+                        users: vec![u],
+                    });
+                }
+            }
+            self.i = save;
+        }
         let flag = match kind {
             UserStmt::Create => self.if_not_exists()?,
             UserStmt::Alter | UserStmt::Drop => self.if_exists()?,
@@ -1384,6 +1448,60 @@ impl<'a> P<'a, '_> {
     /// GRANT privileges ON what TO users [WITH GRANT OPTION], REVOKE privileges ON what FROM
     /// users, REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users.
     fn grant(&mut self, grant: bool) -> R<Statement> {
+        // GRANT roles TO users [WITH ADMIN OPTION] / REVOKE roles FROM users: no ON.
+        let end = if grant { "TO" } else { "FROM" };
+        let on_at = self.toks.iter().position(|t| t.is("ON"));
+        let end_at = self.toks.iter().position(|t| t.is(end));
+        // (A privilege's name is not a role's: `REVOKE SELECT FROM u` is an error.)
+        const PRIVILEGE_WORDS: [&str; 24] = [
+            "ALL",
+            "PROXY",
+            "SELECT",
+            "INSERT",
+            "UPDATE",
+            "DELETE",
+            "CREATE",
+            "DROP",
+            "ALTER",
+            "INDEX",
+            "REFERENCES",
+            "USAGE",
+            "GRANT",
+            "EXECUTE",
+            "TRIGGER",
+            "EVENT",
+            "RELOAD",
+            "SHUTDOWN",
+            "PROCESS",
+            "FILE",
+            "SUPER",
+            "SHOW",
+            "LOCK",
+            "REPLICATION",
+        ];
+        if end_at.is_some_and(|e| on_at.is_none_or(|o| e < o))
+            && !self
+                .peek()
+                .is_some_and(|t| PRIVILEGE_WORDS.iter().any(|w| t.is(w)))
+        {
+            let roles = self.user_names()?;
+            self.expect(end)?;
+            let users = self.user_names()?;
+            let admin = grant && self.eat("WITH");
+            if admin {
+                self.expect("ADMIN")?;
+                self.expect("OPTION")?;
+            }
+            return self.done(if grant {
+                Statement::GrantRole {
+                    roles,
+                    users,
+                    admin,
+                }
+            } else {
+                Statement::RevokeRole { roles, users }
+            });
+        }
         let mut privileges = Vec::new();
         let mut cur: Vec<String> = Vec::new();
         loop {

@@ -1042,6 +1042,55 @@ fn transactions_and_set_exact() {
         Statement::CreateUser { .. }
     ));
     assert!(parse("CREATE USER u ACCOUNT LOCK").is_err());
+    let un = |u: &str, h: &str| UserName {
+        user: u.into(),
+        host: h.into(),
+    };
+    assert_eq!(
+        p("CREATE ROLE IF NOT EXISTS r1, 'r2'@'localhost'"),
+        Statement::CreateRole {
+            if_not_exists: true,
+            roles: vec![un("r1", "%"), un("r2", "localhost")]
+        }
+    );
+    assert_eq!(
+        p("GRANT r1, r2 TO u WITH ADMIN OPTION"),
+        Statement::GrantRole {
+            roles: vec![un("r1", "%"), un("r2", "%")],
+            users: vec![un("u", "%")],
+            admin: true
+        }
+    );
+    assert_eq!(
+        p("REVOKE r1 FROM u"),
+        Statement::RevokeRole {
+            roles: vec![un("r1", "%")],
+            users: vec![un("u", "%")]
+        }
+    );
+    assert!(matches!(
+        p("REVOKE ALL PRIVILEGES, GRANT OPTION FROM u"),
+        Statement::RevokeAll { .. }
+    ));
+    assert_eq!(
+        p("SET ROLE ALL EXCEPT r1"),
+        Statement::SetRole(RoleSpec::All(vec![un("r1", "%")]))
+    );
+    assert_eq!(p("SET ROLE DEFAULT"), Statement::SetRole(RoleSpec::Default));
+    assert_eq!(
+        p("SET DEFAULT ROLE r1 TO u"),
+        Statement::SetDefaultRole {
+            spec: RoleSpec::List(vec![un("r1", "%")]),
+            users: vec![un("u", "%")]
+        }
+    );
+    assert_eq!(
+        p("ALTER USER u DEFAULT ROLE NONE"),
+        Statement::SetDefaultRole {
+            spec: RoleSpec::None,
+            users: vec![un("u", "%")]
+        }
+    );
     assert_eq!(
         p("SHOW CREATE USER 'a'@'localhost'"),
         Statement::Show(Show::CreateUser(UserName {

@@ -239,9 +239,10 @@ impl Session {
             std::mem::replace(&mut self.user, v.def.definer_user.clone()),
             std::mem::replace(&mut self.account_host, v.def.definer_host.clone()),
             std::mem::replace(&mut self.privs, privs),
+            std::mem::take(&mut self.active_roles),
         );
         let r = f(self);
-        (self.user, self.account_host, self.privs) = saved;
+        (self.user, self.account_host, self.privs, self.active_roles) = saved;
         r
     }
 }
