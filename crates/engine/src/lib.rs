@@ -542,12 +542,20 @@ pub struct Trx {
 }
 
 impl Trx {
-    /// The current definition of `t` with its metadata lock held shared.
+    /// The current definition of `t` with its metadata lock held shared, and first, with
+    /// `lock`, the table lock a change (IX) or a locking read (IS, IX) takes. The table lock
+    /// is had before the metadata lock, never while holding it: a DDL holding a conflicting
+    /// table lock (ALTER TABLE's copy holds S until its new table has the name) can take the
+    /// metadata lock to swap the table while this waits. A handle whose table was replaced by
+    /// one with other columns (ALTER TABLE) is error 1412: the caller made its values for
+    /// the old columns.
     fn with_table<R>(
         &mut self,
         t: &Arc<Table>,
+        lock: Option<LockMode>,
         f: impl FnOnce(&mut Self, &Arc<Table>) -> Result<R>,
     ) -> Result<R> {
+        let first = t.clone();
         let mut t = t.clone();
         for _ in 0..3 {
             if t.dropped.load(Ordering::Acquire) {
@@ -556,7 +564,17 @@ impl Trx {
                     .dict
                     .get(&t.name)
                     .ok_or_else(|| Error::NoSuchTable(t.name.clone()))?;
+                if t.def.columns != first.def.columns {
+                    return Err(Error::TableDefChanged);
+                }
                 continue;
+            }
+            if let Some(mode) = lock {
+                let r = self.table_lock(&t, mode);
+                self.after(r)?;
+                if t.dropped.load(Ordering::Acquire) {
+                    continue;
+                }
             }
             let _g = t.mdl.read();
             if t.dropped.load(Ordering::Acquire) {
@@ -619,7 +637,7 @@ impl Trx {
     /// LOCK TABLES: a shared (READ) or exclusive (WRITE) table lock until the transaction ends.
     pub fn lock_table(&mut self, t: &Arc<Table>, exclusive: bool) -> Result<()> {
         let mode = if exclusive { LockMode::X } else { LockMode::S };
-        self.with_table(t, |s, t| s.table_lock(t, mode))
+        self.with_table(t, Some(mode), |_, _| Ok(()))
     }
 
     /// innodb_lock_wait_timeout for this transaction (the session value), in seconds.
@@ -651,8 +669,7 @@ impl Trx {
         key: &[Value],
         how: LockRead,
     ) -> Result<Option<Vec<Value>>> {
-        self.with_table(t, |s, t| {
-            s.table_lock(t, intention(how))?;
+        self.with_table(t, Some(intention(how)), |s, t| {
             let k = row::encode_key(t, key)?;
             let r = row::lock::get(&s.inner, &mut s.state, t, &k, how)?;
             if r.is_some() {
@@ -707,8 +724,7 @@ impl Trx {
         limit: Option<usize>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
     ) -> Result<Vec<Vec<Value>>> {
-        self.with_table(t, |s, t| {
-            s.table_lock(t, intention(how))?;
+        self.with_table(t, Some(intention(how)), |s, t| {
             let i = index_no(t, index)?;
             let lo = row::scan::bound_key(t, i, &from)?;
             let hi = row::scan::bound_key(t, i, &to)?;
@@ -767,8 +783,7 @@ impl Trx {
     /// Inserts a row (values in column order).
     pub fn insert(&mut self, t: &Arc<Table>, row: &[Value]) -> Result<()> {
         self.purge_lag_delay();
-        self.with_table(t, |s, t| {
-            s.table_lock(t, LockMode::IX)?;
+        self.with_table(t, Some(LockMode::IX), |s, t| {
             row::insert(&s.inner, &mut s.state, t, row)?;
             s.inner.stats.rows_of(&t.name).inserted.inc();
             t.note_modified();
@@ -782,7 +797,7 @@ impl Trx {
         if self.reads_lock() {
             return self.get_locking(t, key, LockRead::Shared);
         }
-        self.with_table(t, |s, t| {
+        self.with_table(t, None, |s, t| {
             let k = row::encode_key(t, key)?;
             let view = s.read_mode_view();
             let mode = match &view {
@@ -805,8 +820,7 @@ impl Trx {
         changes: &[(usize, Value)],
     ) -> Result<bool> {
         self.purge_lag_delay();
-        self.with_table(t, |s, t| {
-            s.table_lock(t, LockMode::IX)?;
+        self.with_table(t, Some(LockMode::IX), |s, t| {
             let k = row::encode_key(t, key)?;
             let found = row::update(&s.inner, &mut s.state, t, &k, changes)?;
             if found {
@@ -820,8 +834,7 @@ impl Trx {
     /// Deletes the row with primary key `key`; false if there is none.
     pub fn delete(&mut self, t: &Arc<Table>, key: &[Value]) -> Result<bool> {
         self.purge_lag_delay();
-        self.with_table(t, |s, t| {
-            s.table_lock(t, LockMode::IX)?;
+        self.with_table(t, Some(LockMode::IX), |s, t| {
             let k = row::encode_key(t, key)?;
             let found = row::delete(&s.inner, &mut s.state, t, &k)?;
             if found {

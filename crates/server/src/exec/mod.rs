@@ -553,18 +553,37 @@ impl Session {
             Statement::Insert(_) | Statement::SelectInto(..) => "executing",
             _ => "init",
         });
-        let r = match stmt {
-            _ if writes && self.read_only => {
-                Err(SqlError::new(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, &[]))
+        let mut retried = false;
+        let r = loop {
+            let r = match stmt {
+                _ if writes && self.read_only => {
+                    Err(SqlError::new(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, &[]))
+                }
+                Statement::Select(q) => self.select_output(q, params),
+                Statement::SelectInto(q, vars) => self.select_into(q, vars, params),
+                Statement::Insert(i) => self.insert(i, params),
+                Statement::Update(u) => self.update(u, params),
+                Statement::Delete(d) => self.delete(d, params),
+                Statement::UpdateMulti(u) => self.update_multi(u, params),
+                Statement::DeleteMulti(d) => self.delete_multi(d, params),
+                _ => unreachable!("data statements only"),
+            };
+            // A table the statement was compiled for was replaced meanwhile with other columns
+            // (ALTER TABLE swapped it while the statement waited for its table lock: 1412 from
+            // the engine): the statement's changes are undone and it runs once more, against
+            // the new definition (MySQL's statement would have waited before opening it).
+            match r {
+                Err(e) if e.code == ER_TABLE_DEF_CHANGED.code && !retried && writes => {
+                    retried = true;
+                    if let Some(t) = self.trx.as_mut() {
+                        t.rollback_to_savepoint(sp).map_err(engine_error)?;
+                    }
+                    if let Some(kept) = self.stmt_plan.as_mut() {
+                        *kept = None;
+                    }
+                }
+                r => break r,
             }
-            Statement::Select(q) => self.select_output(q, params),
-            Statement::SelectInto(q, vars) => self.select_into(q, vars, params),
-            Statement::Insert(i) => self.insert(i, params),
-            Statement::Update(u) => self.update(u, params),
-            Statement::Delete(d) => self.delete(d, params),
-            Statement::UpdateMulti(u) => self.update_multi(u, params),
-            Statement::DeleteMulti(d) => self.delete_multi(d, params),
-            _ => unreachable!("data statements only"),
         };
         self.profiler.stage("query end");
         if let Some(t) = self.trx.as_mut() {

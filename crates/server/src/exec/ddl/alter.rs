@@ -17,6 +17,9 @@
 //!      untouched;
 //!   4. one atomic engine rename moves the original to `#sql-old-...` and the work table to
 //!      the final name; the old table is then dropped. The AUTO_INCREMENT counter carries over.
+//!      The shared table lock is released only once the rename has committed, so no write
+//!      reaches the original after its rows were copied; the writers that waited then run
+//!      against the new table (their statements run again on its columns: 1412, exec/mod.rs).
 //!
 //! CRASH SAFETY: before the rename of step 4 commits, the original has its name and rows, and
 //! the work table is dropped at the next start (`Catalog::drop_work_tables`); after it, the
@@ -852,13 +855,22 @@ impl Session {
         let srcs: Vec<Option<usize>> = plan.cols.iter().map(|c| c.src).collect();
         let def = plan.table_def(&work)?;
         cat.engine.create_table(def).map_err(engine_error)?;
-        let copied = cat
-            .table(
-                &t.db,
-                &format!("{TEMP_PREFIX}alter-{}-{}", self.id, t.table.id),
-            )
+        // Writers wait from here until the copy has the name (LOCK=SHARED): the reader's
+        // shared table lock is held through the rename below, so no change reaches the old
+        // table after its rows were copied (engine `with_table` lets the rename's metadata
+        // lock pass the writers waiting for their table lock).
+        let mut reader = cat.engine.begin();
+        let copied = reader
+            .lock_table(&t.table, false)
+            .map_err(engine_error)
+            .and_then(|()| {
+                cat.table(
+                    &t.db,
+                    &format!("{TEMP_PREFIX}alter-{}-{}", self.id, t.table.id),
+                )
+            })
             .and_then(|nt| {
-                let n = self.copy_rows(t, &nt, &srcs)?;
+                let n = self.copy_rows(&mut reader, t, &nt, &srcs)?;
                 Ok((nt, n))
             });
         // Rows already there must have their parents (fk.rs F2), unless checks are off.
@@ -899,10 +911,14 @@ impl Session {
             let (d, n) = name.split_once('/').unwrap_or_default();
             cat.invalidate(d, n);
         }
+        // The writers waiting go on, against the new table (1412 makes their statements run
+        // again: exec/mod.rs).
+        let ended = reader.commit().map_err(engine_error);
         if let Err(e) = swap {
             let _ = cat.engine.drop_table(&work);
             return Err(rename_error(e));
         }
+        ended?;
         cat.set_counter(nt.table.id, next.max(start));
         cat.engine.drop_table(&old_parked).map_err(engine_error)?;
         Ok(Output::ok(n))
@@ -986,8 +1002,11 @@ impl Session {
 
     /// Copies every row of `old` into `new` (column i of `new` from old column `srcs[i]`, or
     /// its default), COPY_BATCH rows per transaction. Returns the number of rows.
+    /// Copies the rows of `old` into `new` through `reader`, which holds a shared lock on
+    /// `old` (writers wait) and keeps it: the caller ends it once the copy has the name.
     fn copy_rows(
         &mut self,
+        reader: &mut innoxide_engine::Trx,
         old: &SqlTable,
         new: &Arc<SqlTable>,
         srcs: &[Option<usize>],
@@ -995,8 +1014,6 @@ impl Session {
         let cat = self.server.catalog.clone();
         let mode = self.vars.sql_mode();
         let checks = self.table_checks(new)?;
-        let mut reader = cat.engine.begin();
-        reader.lock_table(&old.table, false).map_err(engine_error)?;
         let mut w = Warnings::default();
         let mut n = 0u64;
         let mut writer = cat.engine.begin();
@@ -1058,7 +1075,6 @@ impl Session {
             }
         }
         writer.commit().map_err(engine_error)?;
-        reader.commit().map_err(engine_error)?;
         self.warnings.extend(w.0);
         Ok(n)
     }
