@@ -1304,21 +1304,21 @@ impl Session {
                 }
                 TableRef::Table { name, alias, hints } => {
                     let db = self.db_of(name)?;
-                    if db.eq_ignore_ascii_case("information_schema")
-                        || db.eq_ignore_ascii_case("performance_schema")
-                    {
-                        let (cols, rows) = self.system_schema_table(&db, &name.name)?;
-                        let shown = alias.clone().unwrap_or_else(|| name.name.clone());
-                        let st = ScopeTable::of_result(shown, db.clone(), &cols, width);
-                        width += st.columns.len();
-                        sources.push(Source::Rows(Held::Vec(rows), *kind, on.clone()));
-                        index_use.push(IndexUse::default());
-                        scope.push(st);
-                        continue;
+                    // Tables computed at each read: information_schema, performance_schema
+                    // and the `mysql` account tables (accounts.rs U2).
+                    let system = db.eq_ignore_ascii_case("information_schema")
+                        || db.eq_ignore_ascii_case("performance_schema");
+                    if !system {
+                        self.check_table(&db, &name.name, crate::privs::SELECT)?;
                     }
-                    self.check_table(&db, &name.name, crate::privs::SELECT)?;
-                    if super::accounts::is_account_table(&db, &name.name) {
-                        let (cols, rows) = self.account_table(&name.name)?;
+                    let computed = if system {
+                        Some(self.system_schema_table(&db, &name.name)?)
+                    } else if super::accounts::is_account_table(&db, &name.name) {
+                        Some(self.account_table(&name.name)?)
+                    } else {
+                        None
+                    };
+                    if let Some((cols, rows)) = computed {
                         let shown = alias.clone().unwrap_or_else(|| name.name.clone());
                         let st = ScopeTable::of_result(shown, db.clone(), &cols, width);
                         width += st.columns.len();

@@ -1309,21 +1309,24 @@ fn table_option(o: sp::SqlOption, opts: &mut TableOptions) -> R<()> {
     Ok(())
 }
 
+/// The keywords that may come between SELECT and its first item.
+pub(super) const SELECT_MODIFIERS: [&str; 11] = [
+    "ALL",
+    "DISTINCT",
+    "DISTINCTROW",
+    "HIGH_PRIORITY",
+    "STRAIGHT_JOIN",
+    "SQL_SMALL_RESULT",
+    "SQL_BIG_RESULT",
+    "SQL_BUFFER_RESULT",
+    "SQL_NO_CACHE",
+    "SQL_CACHE",
+    "SQL_CALC_FOUND_ROWS",
+];
+
 /// For every SELECT keyword: its offset and the token spans of each of its items (items end
 /// at a comma or a clause keyword at the SELECT's parenthesis depth).
 fn select_items(tokens: &[Token]) -> Vec<(usize, ItemSpans)> {
-    const MODIFIERS: [&str; 10] = [
-        "ALL",
-        "DISTINCT",
-        "DISTINCTROW",
-        "HIGH_PRIORITY",
-        "STRAIGHT_JOIN",
-        "SQL_SMALL_RESULT",
-        "SQL_BIG_RESULT",
-        "SQL_BUFFER_RESULT",
-        "SQL_NO_CACHE",
-        "SQL_CALC_FOUND_ROWS",
-    ];
     const ENDS: [&str; 13] = [
         "FROM",
         "WHERE",
@@ -1347,7 +1350,7 @@ fn select_items(tokens: &[Token]) -> Vec<(usize, ItemSpans)> {
         let mut i = k + 1;
         while tokens
             .get(i)
-            .is_some_and(|t| MODIFIERS.iter().any(|m| t.is(m)))
+            .is_some_and(|t| SELECT_MODIFIERS.iter().any(|m| t.is(m)))
         {
             i += 1;
         }

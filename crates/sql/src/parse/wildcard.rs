@@ -13,6 +13,7 @@
 //! - W3: the spans are byte ranges of `text`, in text order and disjoint.
 
 use super::lexer::{self, Kind, Token};
+use super::lower::SELECT_MODIFIERS;
 
 /// One wildcard item of a view's SELECT.
 #[derive(Debug, PartialEq, Eq)]
@@ -22,21 +23,6 @@ pub struct WildcardSite {
     /// A query making the columns the item stands for (W2).
     pub probe: String,
 }
-
-/// Keywords that may come between SELECT and its first item.
-const MODIFIERS: &[&str] = &[
-    "ALL",
-    "DISTINCT",
-    "DISTINCTROW",
-    "HIGH_PRIORITY",
-    "STRAIGHT_JOIN",
-    "SQL_SMALL_RESULT",
-    "SQL_BIG_RESULT",
-    "SQL_BUFFER_RESULT",
-    "SQL_NO_CACHE",
-    "SQL_CACHE",
-    "SQL_CALC_FOUND_ROWS",
-];
 
 /// Keywords that end the FROM and WHERE clauses of a SELECT (W2).
 const CLAUSE_ENDS: &[&str] = &[
@@ -144,7 +130,7 @@ fn select_sites(
     let d = depth[s];
     let at_level = |j: usize| depth[j] == d && !tokens[j].is_punct(")");
     let mut i = s + 1;
-    while i < tokens.len() && MODIFIERS.iter().any(|m| tokens[i].is(m)) {
+    while i < tokens.len() && SELECT_MODIFIERS.iter().any(|m| tokens[i].is(m)) {
         i += 1;
     }
     // Items up to FROM at this level; none without FROM (a wildcard needs a table).
