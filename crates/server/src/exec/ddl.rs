@@ -392,8 +392,10 @@ impl Session {
             Statement::CreateRole {
                 if_not_exists,
                 roles,
-            } => self.create_roles(roles, *if_not_exists),
-            Statement::DropRole { if_exists, roles } => self.drop_roles(roles, *if_exists),
+            } => self.create_or_drop_roles(roles, *if_not_exists, true),
+            Statement::DropRole { if_exists, roles } => {
+                self.create_or_drop_roles(roles, *if_exists, false)
+            }
             Statement::GrantRole {
                 roles,
                 users,

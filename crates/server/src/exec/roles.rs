@@ -130,46 +130,30 @@ impl Session {
         Ok(())
     }
 
-    pub(super) fn create_roles(
+    /// CREATE ROLE (`create`) or DROP ROLE of `roles`; with IF [NOT] EXISTS (`tolerant`) the
+    /// ones already there (or missing) are passed over, else they make error 1396.
+    pub(super) fn create_or_drop_roles(
         &mut self,
         roles: &[UserName],
-        if_not_exists: bool,
+        tolerant: bool,
+        create: bool,
     ) -> Result<Output, SqlError> {
-        self.role_admin(privs::bit("CREATE ROLE"), "CREATE ROLE")?;
+        let what = if create { "CREATE ROLE" } else { "DROP ROLE" };
+        self.role_admin(privs::bit(what), what)?;
         let cat = self.server.catalog.clone();
         let mut failed = Vec::new();
         for r in roles {
-            if !cat.create_role(&r.user, &r.host)? && !if_not_exists {
+            let done = if create {
+                cat.create_role(&r.user, &r.host)?
+            } else {
+                cat.drop_user(&r.user, &r.host)?
+            };
+            if !done && !tolerant {
                 failed.push(format!("'{}'@'{}'", r.user, r.host));
             }
         }
         if !failed.is_empty() {
-            return Err(SqlError::new(
-                ER_CANNOT_USER,
-                &[&"CREATE ROLE", &failed.join(",")],
-            ));
-        }
-        Ok(Output::ok(0))
-    }
-
-    pub(super) fn drop_roles(
-        &mut self,
-        roles: &[UserName],
-        if_exists: bool,
-    ) -> Result<Output, SqlError> {
-        self.role_admin(privs::bit("DROP ROLE"), "DROP ROLE")?;
-        let cat = self.server.catalog.clone();
-        let mut failed = Vec::new();
-        for r in roles {
-            if !cat.drop_user(&r.user, &r.host)? && !if_exists {
-                failed.push(format!("'{}'@'{}'", r.user, r.host));
-            }
-        }
-        if !failed.is_empty() {
-            return Err(SqlError::new(
-                ER_CANNOT_USER,
-                &[&"DROP ROLE", &failed.join(",")],
-            ));
+            return Err(SqlError::new(ER_CANNOT_USER, &[&what, &failed.join(",")]));
         }
         Ok(Output::ok(0))
     }
