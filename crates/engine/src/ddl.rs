@@ -19,7 +19,9 @@
 //!   id in its page 0 (see `rename_tables`).
 //!
 //! LATCHING: `Dict::ddl` is held for the whole DDL; a table's `mdl` exclusively while its
-//! definition changes.
+//! definition changes. A transaction takes a table lock (lock system) before a table's `mdl`,
+//! never while holding it (`Trx::with_table`), so a DDL may hold a table lock while it waits
+//! for an `mdl` (ALTER TABLE's copy holds S through the rename that swaps the table).
 
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
