@@ -2038,11 +2038,50 @@ fn generated_columns_as_mysql() {
     assert_eq!(s.panics(), Vec::<String>::new());
 }
 
+/// Writers for the DDL-against-writers tests: `n` connections each inserting (by text and
+/// prepared statements) rows with ids from 1,000,000 up and updating `a.t`'s first 50,000
+/// ids, until `stop`; each returns the ids it inserted, with when the server acknowledged
+/// them. Any error fails the test.
+fn writers(
+    s: &common::Server,
+    n: i64,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Vec<std::thread::JoinHandle<Vec<(std::time::Instant, i64)>>> {
+    (0..n)
+        .map(|w| {
+            let mut conn = connect(s);
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let ins = conn.prep("INSERT INTO a.t (id, v) VALUES (?, 1)").unwrap();
+                let mut acked = Vec::new();
+                let mut i = 1_000_000 * (w + 1);
+                while !stop.load(std::sync::atomic::Ordering::Acquire) {
+                    i += 1;
+                    if i % 2 == 0 {
+                        conn.exec_drop(&ins, (i,)).unwrap();
+                    } else {
+                        conn.query_drop(format!("INSERT INTO a.t (id, v) VALUES ({i}, 1)"))
+                            .unwrap();
+                    }
+                    acked.push((std::time::Instant::now(), i));
+                    conn.query_drop(format!(
+                        "UPDATE a.t SET v = v + 1 WHERE id = {}",
+                        i % 50000 + 1
+                    ))
+                    .unwrap();
+                }
+                acked
+            })
+        })
+        .collect()
+}
+
 /// ALTER TABLE's copy against writers (ddl/alter.rs, engine `with_table`): rows written
 /// while the table is copied wait for the copy and then go to the new table, by text and
 /// prepared statements, inserts and updates; every acknowledged write is in the table
 /// afterwards (none was made to the old table after its rows were copied), and no writer
-/// gets an error.
+/// gets an error. TRUNCATE TABLE against writers: none gets an error (the table is never
+/// missing), and what they wrote after it returned is there.
 #[test]
 fn alter_table_keeps_concurrent_writes() {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -2060,33 +2099,7 @@ fn alter_table_keeps_concurrent_writes() {
     )
     .unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let writers: Vec<_> = (0..2)
-        .map(|w| {
-            let mut conn = connect(&s);
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                let ins = conn.prep("INSERT INTO a.t (id, v) VALUES (?, 1)").unwrap();
-                let mut acked = Vec::new();
-                let mut i = 1_000_000 * (w + 1);
-                while !stop.load(Ordering::Acquire) {
-                    i += 1;
-                    if i % 2 == 0 {
-                        conn.exec_drop(&ins, (i,)).unwrap();
-                    } else {
-                        conn.query_drop(format!("INSERT INTO a.t (id, v) VALUES ({i}, 1)"))
-                            .unwrap();
-                    }
-                    conn.query_drop(format!(
-                        "UPDATE a.t SET v = v + 1 WHERE id = {}",
-                        i % 50000 + 1
-                    ))
-                    .unwrap();
-                    acked.push(i);
-                }
-                acked
-            })
-        })
-        .collect();
+    let running = writers(&s, 2, &stop);
     std::thread::sleep(Duration::from_millis(100));
     c.query_drop("ALTER TABLE a.t ADD COLUMN z INT DEFAULT 7")
         .unwrap();
@@ -2094,16 +2107,19 @@ fn alter_table_keeps_concurrent_writes() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(100));
     stop.store(true, Ordering::Release);
-    let acked: Vec<i64> = writers
+    let acked: Vec<i64> = running
         .into_iter()
         .flat_map(|h| h.join().unwrap())
+        .map(|(_, i)| i)
         .collect();
     assert!(!acked.is_empty());
-    let have: std::collections::HashSet<i64> = c
-        .query::<i64, _>("SELECT id FROM a.t WHERE id > 1000000")
-        .unwrap()
-        .into_iter()
-        .collect();
+    let ids = |c: &mut mysql::Conn| -> std::collections::HashSet<i64> {
+        c.query::<i64, _>("SELECT id FROM a.t WHERE id > 1000000")
+            .unwrap()
+            .into_iter()
+            .collect()
+    };
+    let have = ids(&mut c);
     let lost: Vec<&i64> = acked.iter().filter(|i| !have.contains(i)).collect();
     assert!(
         lost.is_empty(),
@@ -2113,5 +2129,21 @@ fn alter_table_keeps_concurrent_writes() {
     );
     let n: i64 = c.query_first("SELECT COUNT(*) FROM a.t").unwrap().unwrap();
     assert_eq!(n as usize, 50000 + acked.len());
+    c.query_drop("DELETE FROM a.t WHERE id > 1000000").unwrap();
+    stop.store(false, Ordering::Release);
+    let running = writers(&s, 2, &stop);
+    std::thread::sleep(Duration::from_millis(100));
+    c.query_drop("TRUNCATE TABLE a.t").unwrap();
+    let truncated = std::time::Instant::now();
+    std::thread::sleep(Duration::from_millis(100));
+    stop.store(true, Ordering::Release);
+    let after: Vec<i64> = running
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .filter(|(at, _)| *at > truncated)
+        .map(|(_, i)| i)
+        .collect();
+    let have = ids(&mut c);
+    assert!(after.iter().all(|i| have.contains(i)));
     assert_eq!(s.panics(), Vec::<String>::new());
 }

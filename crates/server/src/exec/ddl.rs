@@ -25,7 +25,9 @@ use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 
 use super::typeinfo::TypeInfo;
 use super::{Column, Output, Session};
-use crate::catalog::{engine_error, ColumnMeta, DefaultValue, KeyMeta, TableMeta, HIDDEN_ROW_ID};
+use crate::catalog::{
+    engine_error, ColumnMeta, DefaultValue, KeyMeta, TableMeta, HIDDEN_ROW_ID, TEMP_PREFIX,
+};
 
 fn default_meta(
     c: &ast::ColumnSpec,
@@ -240,11 +242,26 @@ impl Session {
                 if let Some((_, _, fk)) = self.first_child_of(&db, &n.name, &[])? {
                     return Err(SqlError::new(ER_TRUNCATE_ILLEGAL_FK, &[&fk]));
                 }
-                let def = t.table.def.clone();
+                // An empty table of the same definition made under a work name, swapped in by
+                // one atomic rename, then the old one dropped: a crash leaves the table whole or
+                // empty, never missing, and a writer waiting meanwhile goes on into the empty
+                // one (as ALTER TABLE's copy: ddl/alter.rs).
+                let mut def = t.table.def.clone();
+                let name = def.name.clone();
+                let work = format!("{db}/{TEMP_PREFIX}trunc-{}-{}", self.id, t.table.id);
+                let parked = format!("{db}/{TEMP_PREFIX}old-{}-{}", self.id, t.table.id);
+                def.name.clone_from(&work);
                 let _g = cat.ddl.lock();
-                cat.engine.drop_table(&def.name).map_err(engine_error)?;
                 cat.engine.create_table(def).map_err(engine_error)?;
+                let swap = cat
+                    .engine
+                    .rename_tables(&[(name.clone(), parked.clone()), (work.clone(), name)]);
                 cat.invalidate(&db, &n.name);
+                if let Err(e) = swap {
+                    let _ = cat.engine.drop_table(&work);
+                    return Err(engine_error(e));
+                }
+                cat.engine.drop_table(&parked).map_err(engine_error)?;
                 Ok(Output::ok(0))
             }
             Statement::CreateIndex {
