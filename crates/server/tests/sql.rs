@@ -2147,3 +2147,39 @@ fn alter_table_keeps_concurrent_writes() {
     assert!(after.iter().all(|i| have.contains(i)));
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// ALTER TABLE's ALGORITHM= and LOCK= clauses (ddl/alter.rs `how_altered`): granted when the
+/// operations run that way, else MySQL's 1845/1846 naming what to try; ALGORITHM=COPY
+/// rebuilds even for an index.
+#[test]
+fn alter_table_algorithm_and_lock_clauses() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE g").unwrap();
+    c.query_drop("USE g").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, a INT)")
+        .unwrap();
+    for sql in [
+        "ALTER TABLE t ADD COLUMN b INT, ALGORITHM=COPY, LOCK=SHARED",
+        "ALTER TABLE t ADD INDEX ka (a), ALGORITHM=INPLACE, LOCK=EXCLUSIVE",
+        "ALTER TABLE t ADD INDEX kb (b), ALGORITHM=COPY",
+        "ALTER TABLE t RENAME TO u, ALGORITHM=INSTANT, LOCK=NONE",
+        "ALTER TABLE u RENAME TO t, ALGORITHM=DEFAULT, LOCK=DEFAULT",
+    ] {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    for (sql, want) in [
+        ("ALTER TABLE t ADD COLUMN x INT, ALGORITHM=INPLACE", 1845),
+        ("ALTER TABLE t ADD COLUMN x INT, ALGORITHM=INSTANT", 1845),
+        ("ALTER TABLE t ADD COLUMN x INT, LOCK=NONE", 1846),
+        ("ALTER TABLE t DROP INDEX ka, LOCK=NONE", 1845),
+        ("ALTER TABLE t DROP INDEX ka, ALGORITHM=INSTANT", 1845),
+    ] {
+        assert_eq!(code(c.query_drop(sql).unwrap_err()), want, "{sql}");
+    }
+    let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE t").unwrap().unwrap();
+    assert!(
+        shown.contains("KEY `ka` (`a`)") && shown.contains("KEY `kb` (`b`)"),
+        "{shown}"
+    );
+}

@@ -914,6 +914,10 @@ pub enum AlterOp {
     DropConstraint(String),
     /// DROP CHECK name
     DropCheck(String),
+    /// ALGORITHM = DEFAULT | INSTANT | INPLACE | COPY (upper-case)
+    Algorithm(String),
+    /// LOCK = DEFAULT | NONE | SHARED | EXCLUSIVE (upper-case)
+    Lock(String),
     /// ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED
     CheckEnforced {
         name: String,

@@ -174,6 +174,8 @@ codes! {
     ER_ACCOUNT_HAS_BEEN_LOCKED = 3118, "HY000", "Access denied for user '%-.48s'@'%-.64s'. Account is locked.";
     ER_UNKNOWN_AUTHID = 3523, "HY000", "Unknown authorization ID `%.64s`@`%.64s`";
     ER_ROLE_NOT_GRANTED = 3530, "HY000", "%s is not granted to %s";
+    ER_ALTER_OPERATION_NOT_SUPPORTED = 1845, "0A000", "%s is not supported for this operation. Try %s.";
+    ER_ALTER_OPERATION_NOT_SUPPORTED_REASON = 1846, "0A000", "%s is not supported. Reason: %s. Try %s.";
     ER_PLUGIN_IS_NOT_LOADED = 1524, "HY000", "Plugin '%s' is not loaded";
     ER_PASSWORD_FORMAT = 1827, "HY000", "The password hash doesn't have the expected format.";
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "HY000", "Incorrect %-.32s value: '%-.128s' for column '%.192s' at row %ld";

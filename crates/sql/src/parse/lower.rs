@@ -1082,6 +1082,8 @@ impl<'a> Ctx<'a> {
                 ),
                 ..TableOptions::default()
             }),
+            A::Algorithm { algorithm, .. } => AlterOp::Algorithm(algorithm.to_string()),
+            A::Lock { lock, .. } => AlterOp::Lock(lock.to_string()),
             _ => return Err(unsupported("this ALTER TABLE operation")),
         }])
     }

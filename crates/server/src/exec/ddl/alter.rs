@@ -450,7 +450,7 @@ impl Plan {
                     return Err(SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[&"PRIMARY"]));
                 }
             }
-            AlterOp::RenameTo(_) | AlterOp::Keys(_) => {}
+            AlterOp::RenameTo(_) | AlterOp::Keys(_) | AlterOp::Algorithm(_) | AlterOp::Lock(_) => {}
             AlterOp::Options(o) => {
                 if let Some(c) = &o.comment {
                     self.meta.comment.clone_from(c);
@@ -715,7 +715,7 @@ impl Session {
             }
             None => (db.clone(), table.name.clone()),
         };
-        if ops.iter().any(rebuilds) {
+        if how_altered(ops)? == "COPY" {
             return self.alter_copy(&t, ops, &target);
         }
         for op in ops {
@@ -1116,4 +1116,71 @@ fn final_names(renames: &[(String, String)]) -> Vec<(String, String)> {
         }
     }
     now.into_iter().map(|(cur, orig)| (orig, cur)).collect()
+}
+
+/// The algorithm ALTER TABLE's operations run with ("COPY": the table is rebuilt; "INPLACE":
+/// indexes are built or dropped in place, the table's DML waiting; "INSTANT": only the
+/// definition changes), checked against the ALGORITHM= and LOCK= clauses as MySQL does:
+/// one that asks for a faster algorithm or more concurrency than the operations allow is
+/// 1845/1846; ALGORITHM=COPY rebuilds whatever the operations. (LOCK=EXCLUSIVE is granted
+/// with the algorithm's own locking, which lets more through.)
+fn how_altered(ops: &[AlterOp]) -> Result<&'static str, SqlError> {
+    let natural = if ops.iter().any(rebuilds) {
+        "COPY"
+    } else if ops
+        .iter()
+        .any(|o| matches!(o, AlterOp::AddKey(_) | AlterOp::DropIndex(_)))
+    {
+        "INPLACE"
+    } else {
+        "INSTANT"
+    };
+    let last = |f: fn(&AlterOp) -> Option<&String>| ops.iter().rev().find_map(f);
+    let algorithm = last(|o| match o {
+        AlterOp::Algorithm(a) => Some(a),
+        _ => None,
+    });
+    let used = match algorithm.map(String::as_str) {
+        Some("COPY") => "COPY",
+        Some("INPLACE") if natural == "COPY" => {
+            return Err(SqlError::new(
+                ER_ALTER_OPERATION_NOT_SUPPORTED,
+                &[&"ALGORITHM=INPLACE", &"ALGORITHM=COPY"],
+            ))
+        }
+        Some("INSTANT") if natural != "INSTANT" => {
+            let try_ = if natural == "COPY" {
+                "ALGORITHM=COPY"
+            } else {
+                "ALGORITHM=COPY/INPLACE"
+            };
+            return Err(SqlError::new(
+                ER_ALTER_OPERATION_NOT_SUPPORTED,
+                &[&"ALGORITHM=INSTANT", &try_],
+            ));
+        }
+        _ => natural,
+    };
+    let lock = last(|o| match o {
+        AlterOp::Lock(l) => Some(l),
+        _ => None,
+    });
+    match (lock.map(String::as_str), used) {
+        (Some("NONE"), "COPY") => Err(SqlError::new(
+            ER_ALTER_OPERATION_NOT_SUPPORTED_REASON,
+            &[
+                &"LOCK=NONE",
+                &"COPY algorithm requires a lock",
+                &"LOCK=SHARED",
+            ],
+        )),
+        (Some("NONE" | "SHARED"), "INPLACE") => {
+            let asked = format!("LOCK={}", lock.map_or("", String::as_str));
+            Err(SqlError::new(
+                ER_ALTER_OPERATION_NOT_SUPPORTED,
+                &[&asked, &"LOCK=EXCLUSIVE"],
+            ))
+        }
+        _ => Ok(used),
+    }
 }
