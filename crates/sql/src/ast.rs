@@ -375,8 +375,10 @@ pub enum Show {
         engine: String,
         mutex: bool,
     },
+    /// SHOW GRANTS [FOR user [USING role, ...]]
     Grants {
         user: Option<UserName>,
+        using: Vec<UserName>,
     },
     Plugins,
     /// SHOW PROFILES

@@ -252,7 +252,7 @@ impl Session {
                     return self.check_global(privs::CREATE_USER, "CREATE USER");
                 }
             }
-            Statement::Show(Show::Grants { user: Some(u) })
+            Statement::Show(Show::Grants { user: Some(u), .. })
                 if !(u.user == self.user && u.host == self.account_host) =>
             {
                 return self.check_db("mysql", privs::SELECT);
@@ -395,9 +395,13 @@ impl Session {
 
     /// SHOW GRANTS [FOR user]: the account's grants (its own by default); 1141 for an
     /// account that does not exist.
+    /// SHOW GRANTS [FOR user [USING roles]]: without FOR, what the session may do (its
+    /// active roles' privileges merged in); with USING, the account's merged with those roles'
+    /// (each must be granted to it: 3530).
     pub(crate) fn show_grants(
         &mut self,
         user: Option<&ast::UserName>,
+        using: &[ast::UserName],
     ) -> Result<(String, Vec<String>), SqlError> {
         let (u, h) = user.map_or((self.user.clone(), self.account_host.clone()), |u| {
             (u.user.clone(), u.host.clone())
@@ -409,7 +413,11 @@ impl Session {
         // Without FOR: what the session may do, its active roles' privileges included.
         let p: Arc<AccountPrivs> = match user {
             None => self.privs().clone().into(),
-            Some(_) => cat.privileges(&u, &h),
+            Some(_) if using.is_empty() => cat.privileges(&u, &h),
+            Some(_) => {
+                let roles = self.granted_roles_named(&(u.clone(), h.clone()), using)?;
+                cat.grants().effective(&u, &h, &roles)
+            }
         };
         let mut lines = p.show(&u, &h);
         lines.extend(self.role_grant_lines(&(u.clone(), h.clone())));

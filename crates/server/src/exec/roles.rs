@@ -70,7 +70,7 @@ impl Session {
                 | Statement::GrantRole { .. }
                 | Statement::RevokeRole { .. }
                 | Statement::SetDefaultRole { .. }
-                | Statement::Show(Show::Grants { user: Some(_) } | Show::CreateUser(_))
+                | Statement::Show(Show::Grants { user: Some(_), .. } | Show::CreateUser(_))
         ) {
             return None;
         }
@@ -94,7 +94,9 @@ impl Session {
                 fix(users);
                 any
             }
-            Statement::Show(Show::Grants { user: Some(u) } | Show::CreateUser(u)) if is_it(u) => {
+            Statement::Show(Show::Grants { user: Some(u), .. } | Show::CreateUser(u))
+                if is_it(u) =>
+            {
                 *u = mine.clone();
                 true
             }
@@ -228,6 +230,15 @@ impl Session {
                 out
             }
         })
+    }
+
+    /// `names`, each a role granted to `account` (3530 for one that is not).
+    pub(crate) fn granted_roles_named(
+        &self,
+        account: &AuthId,
+        names: &[UserName],
+    ) -> Result<Vec<AuthId>, SqlError> {
+        self.roles_of(&RoleSpec::List(names.to_vec()), account)
     }
 
     /// SET ROLE (R1).

@@ -643,8 +643,8 @@ impl Session {
                 let (head, text) = self.show_create_user(u)?;
                 Ok(rows_of(&[&head], vec![vec![s(text)]]))
             }
-            Show::Grants { user } => {
-                let (head, lines) = self.show_grants(user.as_ref())?;
+            Show::Grants { user, using } => {
+                let (head, lines) = self.show_grants(user.as_ref(), using)?;
                 Ok(rows_of(
                     &[&head],
                     lines.into_iter().map(|l| vec![s(l)]).collect(),

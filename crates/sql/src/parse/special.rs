@@ -969,13 +969,19 @@ impl<'a> P<'a, '_> {
                 };
                 Show::EngineStatus { engine, mutex }
             }
-            "GRANTS" => Show::Grants {
-                user: if self.eat("FOR") {
+            "GRANTS" => {
+                let user = if self.eat("FOR") {
                     Some(self.user()?)
                 } else {
                     None
-                },
-            },
+                };
+                let using = if user.is_some() && self.eat("USING") {
+                    self.user_names()?
+                } else {
+                    Vec::new()
+                };
+                Show::Grants { user, using }
+            }
             "PLUGINS" => Show::Plugins,
             "PROFILES" => Show::Profiles,
             // SHOW PROFILE [FOR QUERY n]: only the Duration column (no CPU, BLOCK IO... types).

@@ -863,7 +863,27 @@ fn show_exact() {
             user: Some(UserName {
                 user: "root".into(),
                 host: "localhost".into()
-            })
+            }),
+            using: vec![]
+        }
+    );
+    assert_eq!(
+        show("SHOW GRANTS FOR u USING r1, 'r2'@'h'"),
+        Show::Grants {
+            user: Some(UserName {
+                user: "u".into(),
+                host: "%".into()
+            }),
+            using: vec![
+                UserName {
+                    user: "r1".into(),
+                    host: "%".into()
+                },
+                UserName {
+                    user: "r2".into(),
+                    host: "h".into()
+                }
+            ]
         }
     );
     assert_eq!(
