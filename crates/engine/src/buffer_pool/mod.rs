@@ -1000,6 +1000,15 @@ impl BufferPool {
         self.instances.iter().map(|i| i.lru.lock().free.len()).sum()
     }
 
+    /// (`n_free`, `n_data`) with each instance's two counts read together under its LRU
+    /// latch, so a page moving between the free list and the LRU list is counted once.
+    pub fn n_free_and_data(&self) -> (usize, usize) {
+        self.instances.iter().fold((0, 0), |(f, d), i| {
+            let g = i.lru.lock();
+            (f + g.free.len(), d + g.lru.links.len as usize)
+        })
+    }
+
     /// The page ids of the first `pct` percent of an instance's LRU list, from the young
     /// (most recently used) end: what a buffer pool dump saves.
     pub fn lru_page_ids(&self, inst_idx: usize, pct: u32) -> Vec<PageId> {
