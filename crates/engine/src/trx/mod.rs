@@ -668,10 +668,14 @@ impl TrxState {
     fn finish(&mut self, inner: &Inner, no: Option<u64>) {
         inner.trx.admission.exit(&mut self.slot);
         if self.id != 0 {
+            // Out of the active set before the locks go (InnoDB's order): whoever a released
+            // lock lets in opens its read view after this, so it sees what we committed (a
+            // copy under a shared table lock would otherwise miss a write acknowledged
+            // before the copy started).
+            inner.trx.end(self.id, no);
             if let Some(l) = self.locks.take() {
                 inner.trx.locks.release_all(&l);
             }
-            inner.trx.end(self.id, no);
         }
         self.id = 0;
         self.view = None;
