@@ -13,6 +13,9 @@
 //!   startup; a pending index root no META references is freed.
 //! - DROP INDEX: put the root in a pending slot, commit META without it, free the tree (root
 //!   last), clear the slot.
+//! - REDEFINE (ALTER TABLE that changes only names and SQL-layer options: column and index
+//!   names, defaults, constraints): commit the new META, with other tables' new options, in
+//!   one transaction. No page or file changes.
 //! - RENAME TABLE: commit the new names with META naming each file's old path
 //!   (`renamed_from`), move the files (via a staging name), commit META without the path. A
 //!   committed entry with `renamed_from` is finished at startup: the file is found by the space
@@ -21,7 +24,9 @@
 //! LATCHING: `Dict::ddl` is held for the whole DDL; a table's `mdl` exclusively while its
 //! definition changes. A transaction takes a table lock (lock system) before a table's `mdl`,
 //! never while holding it (`Trx::with_table`), so a DDL may hold a table lock while it waits
-//! for an `mdl` (ALTER TABLE's copy holds S through the rename that swaps the table).
+//! for an `mdl` (ALTER TABLE's copy holds S through the rename that swaps the table). A
+//! transaction whose table was replaced waits for `ddl` (holding no `mdl`) until the
+//! successor is published; no DDL waits for a table lock while holding `ddl`.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -737,6 +742,65 @@ pub fn rename_tables(
     Ok(())
 }
 
+/// Gives table `def.name` the definition `def`, which stores rows as its current one does
+/// (`TableDef::same_layout`: only column and index names and the options change), and the
+/// tables in `options` new SQL-layer options, in one DDL transaction (ALTER TABLE's
+/// metadata-only changes, and the children of a renamed parent column, fk.rs F5). Open
+/// handles become obsolete: a statement on one finds the new table (`Trx::with_table`).
+pub fn redefine_table(inner: &Inner, def: TableDef, options: &[(String, String)]) -> Result<()> {
+    let _g = inner.dict.ddl.lock();
+    inner.check_writable()?;
+    let t = inner
+        .dict
+        .get(&def.name)
+        .ok_or_else(|| Error::NoSuchTable(def.name.clone()))?;
+    if t.id == dict::SYS_TABLES_ID {
+        return Err(Error::InvalidArgument("cannot redefine SYS_TABLES".into()));
+    }
+    if !t.def.same_layout(&def) {
+        return Err(Error::InvalidArgument(format!(
+            "the new definition of {} stores rows differently: it needs a rebuild",
+            def.name
+        )));
+    }
+    let mut tables: std::collections::BTreeMap<TableId, (Arc<Table>, TableMeta)> =
+        Default::default();
+    let mut m = meta_of(&t);
+    m.def = def;
+    tables.insert(t.id, (t.clone(), m));
+    for (name, opts) in options {
+        let c = inner
+            .dict
+            .get(name)
+            .ok_or_else(|| Error::NoSuchTable(name.clone()))?;
+        if c.id == t.id {
+            return Err(Error::InvalidArgument(format!(
+                "{name}: its own options are in its definition"
+            )));
+        }
+        let mut m = meta_of(&c);
+        m.def.options.clone_from(opts);
+        tables.insert(c.id, (c, m));
+    }
+    // Metadata locks in id order (DDL holds `ddl`, so only DML competes).
+    let _mdl: Vec<_> = tables.values().map(|(t, _)| t.mdl.write()).collect();
+    let sys = inner.dict.sys_tables();
+    run_ddl_trx(inner, |trx| {
+        for (id, (t, m)) in &tables {
+            let key = row::encode_key(&sys, &[Value::UInt(*id)])?;
+            if !row::update(inner, trx, &sys, &key, &[(2, Value::Bytes(m.encode()))])? {
+                return Err(Error::NoSuchTable(t.name.clone()));
+            }
+        }
+        Ok(())
+    })?;
+    for (t, m) in tables.values() {
+        republish(inner, t, m, None)?;
+    }
+    tracing::info!("InnoDB: redefined table {}", t.name);
+    Ok(())
+}
+
 /// Steps 2 and 3 of `rename_tables` for tables whose committed META has `renamed_from` and
 /// whose space is open at its file's current path. Repeatable after a crash at any point.
 fn finish_renames(inner: &Inner, pending: &[(TableId, TableMeta)]) -> Result<()> {
@@ -822,8 +886,10 @@ fn republish(
         };
     }
     let t = Arc::new(t);
-    old.dropped.store(true, Ordering::Release);
+    // The successor is in the cache before the old handle says it is obsolete, so whoever
+    // sees the flag finds it (`Trx::with_table`).
     inner.dict.insert(t.clone());
+    old.dropped.store(true, Ordering::Release);
     Ok(t)
 }
 

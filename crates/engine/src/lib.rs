@@ -215,6 +215,13 @@ impl Engine {
         ddl::rename_tables(&self.inner, renames, options)
     }
 
+    /// ALTER TABLE that changes only names and SQL-layer options: table `def.name` takes
+    /// `def`, which must store rows as its definition does (`TableDef::same_layout`), and the
+    /// tables in `options` new options, atomically. No row is read or written.
+    pub fn redefine_table(&self, def: TableDef, options: &[(String, String)]) -> Result<()> {
+        ddl::redefine_table(&self.inner, def, options)
+    }
+
     /// The open table `db/name`.
     pub fn table(&self, name: &str) -> Result<Arc<Table>> {
         self.inner
@@ -533,6 +540,10 @@ fn master(inner: &Inner) {
     }
 }
 
+/// How many replacements of a table one statement follows (`Trx::with_table`) before it
+/// gives up with NoSuchTable.
+const MAX_TABLE_FOLLOWS: usize = 1000;
+
 /// A transaction. Dropping it without commit rolls it back.
 pub struct Trx {
     inner: Arc<Inner>,
@@ -557,13 +568,23 @@ impl Trx {
     ) -> Result<R> {
         let first = t.clone();
         let mut t = t.clone();
-        for _ in 0..3 {
+        // Each pass that goes round follows a DDL that replaced the table (a rebuild, a
+        // redefinition, a rename swap); a run of them, as a migration issues, is followed to
+        // the end, a table replaced without end is not.
+        for _ in 0..MAX_TABLE_FOLLOWS {
             if t.dropped.load(Ordering::Acquire) {
-                t = self
-                    .inner
-                    .dict
-                    .get(&t.name)
-                    .ok_or_else(|| Error::NoSuchTable(t.name.clone()))?;
+                let mut next = self.inner.dict.get(&t.name);
+                if next
+                    .as_ref()
+                    .is_none_or(|n| n.dropped.load(Ordering::Acquire))
+                {
+                    // The DDL that replaced it (which holds `ddl` throughout) may not have
+                    // published the successor yet (a swap of names removes the old ones
+                    // first): wait for it to end. No metadata lock is held here.
+                    drop(self.inner.dict.ddl.lock());
+                    next = self.inner.dict.get(&t.name);
+                }
+                t = next.ok_or_else(|| Error::NoSuchTable(t.name.clone()))?;
                 if t.def.columns != first.def.columns {
                     return Err(Error::TableDefChanged);
                 }

@@ -22,12 +22,7 @@ fn env(name: &str, default: u64) -> u64 {
 }
 
 fn cfg(doublewrite: bool) -> EngineConfig {
-    let mut c = EngineConfig::new("/data");
-    c.page_size = 4096;
-    c.buffer_pool_size = 64 * 4096;
-    c.log_file_size = 256 << 10;
-    c.log_buffer_size = 64 << 10;
-    c.background_threads = false;
+    let mut c = innoxide_testkit::sim_config(64);
     c.recovery_threads = 2;
     c.doublewrite = doublewrite;
     c

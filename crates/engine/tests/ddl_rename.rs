@@ -8,33 +8,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use innoxide_engine::{
-    ColumnDef, ColumnKind, Engine, EngineConfig, Error, KeyBound, TableDef, Value,
-};
-use innoxide_io::{CrashMode, SimFs};
-
-fn sim_cfg() -> EngineConfig {
-    let mut c = EngineConfig::new("/data");
-    c.page_size = 4096;
-    c.buffer_pool_size = 64 * 4096;
-    c.log_file_size = 256 << 10;
-    c.log_buffer_size = 64 << 10;
-    c.background_threads = false;
-    c.recovery_threads = 1;
-    c
-}
-
-fn def(name: &str) -> TableDef {
-    TableDef::new(
-        name,
-        vec![
-            ColumnDef::new("id", ColumnKind::INT),
-            ColumnDef::new("v", ColumnKind::Var { max_len: 100 }),
-        ],
-        Some(vec![0]),
-    )
-    .index("k_v", vec![1], false)
-}
+use innoxide_engine::{Engine, Error, KeyBound, Value};
+use innoxide_io::SimFs;
+use innoxide_testkit::{at_every_crash_point, id_v_def as def, sim_config};
 
 /// Creates `name` holding `n` rows whose `v` is `tag`.
 fn filled(engine: &Engine, name: &str, tag: &str, n: i64) -> innoxide_engine::Result<()> {
@@ -148,7 +124,7 @@ fn rename_moves_entry_and_file_and_survives_restart() {
 /// The workload: three tables, then one atomic rename (a swap plus a move to another
 /// database). Returns whether the rename was acknowledged.
 fn workload(fs: Arc<SimFs>) -> Option<bool> {
-    let engine = Engine::open_with(sim_cfg(), fs).ok()?;
+    let engine = Engine::open_with(sim_config(64), fs).ok()?;
     let setup = (|| {
         filled(&engine, "db1/a", "A", 300)?;
         filled(&engine, "db1/b", "B", 200)?;
@@ -186,7 +162,7 @@ fn power_loss_during_rename_leaves_old_or_new_names() {
     let before = {
         // Sync points of the setup alone.
         let fs = Arc::new(SimFs::new(3));
-        let engine = Engine::open_with(sim_cfg(), fs.clone()).unwrap();
+        let engine = Engine::open_with(sim_config(64), fs.clone()).unwrap();
         filled(&engine, "db1/a", "A", 300).unwrap();
         filled(&engine, "db1/b", "B", 200).unwrap();
         filled(&engine, "db1/c", "C", 100).unwrap();
@@ -200,18 +176,9 @@ fn power_loss_during_rename_leaves_old_or_new_names() {
     let total = probe.sync_count();
     assert!(total > before + 6, "the rename syncs: {before}..{total}");
     let (mut old_states, mut new_states) = (0, 0);
-    for k in before + 1..=total {
-        let fs = Arc::new(SimFs::new(3));
-        fs.set_crash_at_sync(k);
-        let acked = workload(fs.clone()).expect("the setup completes before the crash point");
-        for mode in [
-            CrashMode::DropUnsynced,
-            CrashMode::KeepAll,
-            CrashMode::Random { seed: k },
-        ] {
-            let what = format!("crash at sync {k}/{total} ({mode:?})");
-            let img = Arc::new(fs.crash_image(mode));
-            let engine = Engine::open_with(sim_cfg(), img.clone())
+    at_every_crash_point(before + 1, total, workload, |what, img, acked| {
+        {
+            let engine = Engine::open_with(sim_config(64), img.clone())
                 .unwrap_or_else(|e| panic!("{what}: recovery failed: {e}"));
             engine
                 .check()
@@ -279,12 +246,12 @@ fn power_loss_during_rename_leaves_old_or_new_names() {
             }
             engine.check().unwrap();
             engine.shutdown().unwrap();
-            let again = Engine::open_with(sim_cfg(), img).unwrap();
+            let again = Engine::open_with(sim_config(64), img).unwrap();
             assert!(again.table("db1/a").is_ok() && again.table("db1/b").is_ok());
             again.check().unwrap();
             again.shutdown().unwrap();
         }
-    }
+    });
     eprintln!("rename crash states: {old_states} old, {new_states} new");
     assert!(
         old_states > 0 && new_states > 0,

@@ -10,12 +10,8 @@ use innoxide_io::{CrashMode, Fault, FaultKind, FaultOp, SimFs};
 use innoxide_testkit::{create_tables, open_tables, run_trx, verify, Model, Workload, WorkloadCfg};
 
 fn cfg() -> EngineConfig {
-    let mut c = EngineConfig::new("/data");
-    c.page_size = 4096;
-    c.buffer_pool_size = 128 * 4096;
-    c.log_file_size = 256 << 10;
-    c.log_buffer_size = 64 << 10;
-    c.background_threads = false;
+    let mut c = innoxide_testkit::sim_config(128);
+    c.recovery_threads = EngineConfig::new("/data").recovery_threads;
     c
 }
 

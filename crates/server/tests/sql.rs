@@ -2038,6 +2038,34 @@ fn generated_columns_as_mysql() {
     assert_eq!(s.panics(), Vec::<String>::new());
 }
 
+/// Stops `writers` and gathers what they acknowledged.
+fn stop_writers(
+    stop: &std::sync::atomic::AtomicBool,
+    running: Vec<std::thread::JoinHandle<Vec<(std::time::Instant, i64)>>>,
+) -> Vec<(std::time::Instant, i64)> {
+    stop.store(true, std::sync::atomic::Ordering::Release);
+    running
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect()
+}
+
+/// `a.t (id INT PRIMARY KEY, v INT<more>)` with ids 1..=50,000 and v = 0, for `writers`.
+fn writers_table(c: &mut mysql::Conn, more: &str) {
+    c.query_drop("CREATE DATABASE a").unwrap();
+    c.query_drop(format!(
+        "CREATE TABLE a.t (id INT PRIMARY KEY, v INT{more})"
+    ))
+    .unwrap();
+    c.query_drop("SET cte_max_recursion_depth = 100000")
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO a.t WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s \
+         WHERE n < 50000) SELECT n, 0 FROM s",
+    )
+    .unwrap();
+}
+
 /// Writers for the DDL-against-writers tests: `n` connections each inserting (by text and
 /// prepared statements) rows with ids from 1,000,000 up and updating `a.t`'s first 50,000
 /// ids, until `stop`; each returns the ids it inserted, with when the server acknowledged
@@ -2088,16 +2116,7 @@ fn alter_table_keeps_concurrent_writes() {
     use std::sync::Arc;
     let s = start();
     let mut c = connect(&s);
-    c.query_drop("CREATE DATABASE a").unwrap();
-    c.query_drop("CREATE TABLE a.t (id INT PRIMARY KEY, v INT)")
-        .unwrap();
-    c.query_drop("SET cte_max_recursion_depth = 100000")
-        .unwrap();
-    c.query_drop(
-        "INSERT INTO a.t WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s \
-         WHERE n < 50000) SELECT n, 0 FROM s",
-    )
-    .unwrap();
+    writers_table(&mut c, "");
     let stop = Arc::new(AtomicBool::new(false));
     let running = writers(&s, 2, &stop);
     std::thread::sleep(Duration::from_millis(100));
@@ -2106,10 +2125,8 @@ fn alter_table_keeps_concurrent_writes() {
     c.query_drop("ALTER TABLE a.t DROP COLUMN z, ADD KEY (v)")
         .unwrap();
     std::thread::sleep(Duration::from_millis(100));
-    stop.store(true, Ordering::Release);
-    let acked: Vec<i64> = running
+    let acked: Vec<i64> = stop_writers(&stop, running)
         .into_iter()
-        .flat_map(|h| h.join().unwrap())
         .map(|(_, i)| i)
         .collect();
     assert!(!acked.is_empty());
@@ -2136,10 +2153,8 @@ fn alter_table_keeps_concurrent_writes() {
     c.query_drop("TRUNCATE TABLE a.t").unwrap();
     let truncated = std::time::Instant::now();
     std::thread::sleep(Duration::from_millis(100));
-    stop.store(true, Ordering::Release);
-    let after: Vec<i64> = running
+    let after: Vec<i64> = stop_writers(&stop, running)
         .into_iter()
-        .flat_map(|h| h.join().unwrap())
         .filter(|(at, _)| *at > truncated)
         .map(|(_, i)| i)
         .collect();
@@ -2151,6 +2166,107 @@ fn alter_table_keeps_concurrent_writes() {
 /// ALTER TABLE's ALGORITHM= and LOCK= clauses (ddl/alter.rs `how_altered`): granted when the
 /// operations run that way, else MySQL's 1845/1846 naming what to try; ALGORITHM=COPY
 /// rebuilds even for an index.
+/// ALTER TABLE that changes only the definition (a default, a column's name or comment, an
+/// index's name, the table comment, a foreign key dropped) is INSTANT: ALGORITHM=INSTANT and
+/// LOCK=NONE are granted, no row is copied (Innodb_rows_inserted stays), writers running
+/// meanwhile get no error and lose nothing, a prepared INSERT takes the new default, a child's
+/// foreign key follows its parent's renamed column, and all of it survives a restart. A
+/// change of type still needs the copy (1845).
+#[test]
+fn alter_table_definition_changes_are_instant() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let s = start();
+    let mut c = connect(&s);
+    writers_table(&mut c, ", KEY kv (v)");
+    c.query_drop("CREATE TABLE a.p (id INT PRIMARY KEY)")
+        .unwrap();
+    c.query_drop(
+        "CREATE TABLE a.ch (id INT PRIMARY KEY, pid INT, \
+         CONSTRAINT fk FOREIGN KEY (pid) REFERENCES a.p (id))",
+    )
+    .unwrap();
+    c.query_drop("INSERT INTO a.p VALUES (1)").unwrap();
+    let mut p = connect(&s);
+    let ins = p.prep("INSERT INTO a.t (id) VALUES (?)").unwrap();
+    p.exec_drop(&ins, (60001,)).unwrap();
+    let inserted = common::global_status(&mut c, "Innodb_rows_inserted");
+    for sql in [
+        "ALTER TABLE a.t ALTER COLUMN v SET DEFAULT 42, ALGORITHM=INSTANT, LOCK=NONE",
+        "ALTER TABLE a.t RENAME INDEX kv TO kv2, ALGORITHM=INSTANT",
+        "ALTER TABLE a.t COMMENT 'instant', ALGORITHM=INSTANT",
+        "ALTER TABLE a.t CHANGE v v INT DEFAULT 42 COMMENT 'the value', ALGORITHM=INSTANT",
+        "ALTER TABLE a.p RENAME COLUMN id TO pid, ALGORITHM=INSTANT",
+    ] {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    assert_eq!(
+        common::global_status(&mut c, "Innodb_rows_inserted"),
+        inserted,
+        "an instant change copied rows"
+    );
+    p.exec_drop(&ins, (60002,)).unwrap();
+    let v: Option<i64> = c.query_first("SELECT v FROM a.t WHERE id = 60002").unwrap();
+    assert_eq!(v, Some(42), "the prepared INSERT kept the old default");
+    let by_index: i64 = c
+        .query_first("SELECT COUNT(*) FROM a.t FORCE INDEX (kv2) WHERE v = 0")
+        .unwrap()
+        .unwrap();
+    assert_eq!(by_index, 50000);
+    let (_, child): (String, String) = c.query_first("SHOW CREATE TABLE a.ch").unwrap().unwrap();
+    assert!(child.contains("REFERENCES `p` (`pid`)"), "{child}");
+    assert_eq!(
+        code(c.query_drop("INSERT INTO a.ch VALUES (1, 2)").unwrap_err()),
+        1452
+    );
+    c.query_drop("INSERT INTO a.ch VALUES (1, 1)").unwrap();
+    assert_eq!(
+        code(
+            c.query_drop("ALTER TABLE a.t CHANGE v v BIGINT, ALGORITHM=INSTANT")
+                .unwrap_err()
+        ),
+        1845
+    );
+    // Writers meanwhile: none gets an error, every acknowledged insert is there.
+    let stop = Arc::new(AtomicBool::new(false));
+    let running = writers(&s, 2, &stop);
+    for i in 0..20 {
+        for sql in [
+            format!("ALTER TABLE a.t ALTER COLUMN v SET DEFAULT {i}"),
+            format!("ALTER TABLE a.t RENAME KEY kv2 TO kv{i}, RENAME KEY kv{i} TO kv2"),
+            format!("ALTER TABLE a.t COMMENT 'pass {i}', LOCK=NONE"),
+        ] {
+            c.query_drop(&sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+    }
+    let acked: Vec<i64> = stop_writers(&stop, running)
+        .into_iter()
+        .map(|(_, i)| i)
+        .collect();
+    let have: std::collections::HashSet<i64> = c
+        .query::<i64, _>("SELECT id FROM a.t WHERE id > 1000000")
+        .unwrap()
+        .into_iter()
+        .collect();
+    assert!(!acked.is_empty());
+    assert!(acked.iter().all(|i| have.contains(i)), "writes lost");
+    drop(p);
+    let dir = s.stop_keep_dir(false);
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE a.t").unwrap().unwrap();
+    for part in [
+        "`v` int DEFAULT '19' COMMENT 'the value'",
+        "KEY `kv2` (`v`)",
+        "COMMENT='pass 19'",
+    ] {
+        assert!(shown.contains(part), "{part} not in {shown}");
+    }
+    let (_, child): (String, String) = c.query_first("SHOW CREATE TABLE a.ch").unwrap().unwrap();
+    assert!(child.contains("REFERENCES `p` (`pid`)"), "{child}");
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
 #[test]
 fn alter_table_algorithm_and_lock_clauses() {
     let s = start();

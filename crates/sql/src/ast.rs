@@ -935,6 +935,16 @@ pub enum AlterOp {
     },
     DropIndex(String),
     DropPrimaryKey,
+    /// ALTER [COLUMN] c SET DEFAULT v (Some) / DROP DEFAULT (None).
+    AlterDefault {
+        column: String,
+        default: Option<Expr>,
+    },
+    /// RENAME {INDEX | KEY} old TO new
+    RenameIndex {
+        old: String,
+        new: String,
+    },
     RenameTo(ObjectName),
     /// ENGINE=, ROW_FORMAT=, ... as table options.
     Options(TableOptions),

@@ -230,6 +230,7 @@ codes! {
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006", "Cannot execute statement in a READ ONLY transaction.";
     ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress";
     ER_LOCK_NOWAIT = 3572, "HY000", "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.";
+    ER_WRONG_NAME_FOR_INDEX = 1280, "42000", "Incorrect index name '%s'";
     ER_TABLE_DEF_CHANGED = 1412, "HY000", "Table definition has changed, please retry transaction";
     ER_CANT_CREATE_FILE = 1004, "HY000", "Can't create file '%s' (errno: %d - %s)";
     ER_ERROR_ON_READ = 1024, "HY000", "Error reading file '%s' (errno: %d - %s)";

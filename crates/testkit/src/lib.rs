@@ -25,6 +25,60 @@ pub fn small_config(dir: &std::path::Path, mib: u64) -> EngineConfig {
     c
 }
 
+/// A configuration for the simulated disk (`innoxide_io::SimFs`, data directory `/data`):
+/// 4 KiB pages, a buffer pool of `pool_pages` pages, a 256 KiB redo log file and a 64 KiB log
+/// buffer, no background threads (the tests drive flushing), one recovery thread.
+pub fn sim_config(pool_pages: usize) -> EngineConfig {
+    let mut c = EngineConfig::new("/data");
+    c.page_size = 4096;
+    c.buffer_pool_size = pool_pages as u64 * 4096;
+    c.log_file_size = 256 << 10;
+    c.log_buffer_size = 64 << 10;
+    c.background_threads = false;
+    c.recovery_threads = 1;
+    c
+}
+
+/// `name (id INT PRIMARY KEY, v VARCHAR(100), KEY k_v (v))`: the DDL tests' table.
+pub fn id_v_def(name: &str) -> TableDef {
+    TableDef::new(
+        name,
+        vec![
+            ColumnDef::new("id", ColumnKind::INT),
+            ColumnDef::new("v", ColumnKind::Var { max_len: 100 }),
+        ],
+        Some(vec![0]),
+    )
+    .index("k_v", vec![1], false)
+}
+
+/// Power loss at every sync point of an operation: runs `workload` (which sets up, then does
+/// the operation and says whether it was acknowledged; None if the setup itself failed) on a
+/// simulated disk that crashes at sync `k`, for every `k` from `first` to `last`, and hands
+/// `check` three disk images of each crash (unsynced writes dropped, all kept, a random
+/// mix) with a description and whether the operation was acknowledged.
+pub fn at_every_crash_point(
+    first: u64,
+    last: u64,
+    workload: impl Fn(Arc<innoxide_io::SimFs>) -> Option<bool>,
+    mut check: impl FnMut(&str, Arc<innoxide_io::SimFs>, bool),
+) {
+    use innoxide_io::{CrashMode, SimFs};
+    for k in first..=last {
+        let fs = Arc::new(SimFs::new(3));
+        fs.set_crash_at_sync(k);
+        let acked = workload(fs.clone()).expect("the setup completes before the crash point");
+        for mode in [
+            CrashMode::DropUnsynced,
+            CrashMode::KeepAll,
+            CrashMode::Random { seed: k },
+        ] {
+            let what = format!("crash at sync {k}/{last} ({mode:?})");
+            check(&what, Arc::new(fs.crash_image(mode)), acked);
+        }
+    }
+}
+
 /// A row of the test schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelRow {

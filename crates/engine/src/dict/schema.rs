@@ -161,6 +161,32 @@ impl TableDef {
         });
         self
     }
+    /// True if rows stored under `self` are stored the same way under `other`: the same
+    /// columns (type, nullability, collation, declared SQL type) in the same order, the same
+    /// primary key, indexes (columns, uniqueness, order) and row format. Names and the
+    /// SQL-layer options may differ (what `redefine_table` changes).
+    pub fn same_layout(&self, other: &TableDef) -> bool {
+        let col = |a: &ColumnDef, b: &ColumnDef| {
+            a.kind == b.kind
+                && a.nullable == b.nullable
+                && a.collation == b.collation
+                && a.sql_type == b.sql_type
+        };
+        self.columns.len() == other.columns.len()
+            && self
+                .columns
+                .iter()
+                .zip(&other.columns)
+                .all(|(a, b)| col(a, b))
+            && self.primary_key == other.primary_key
+            && self.indexes.len() == other.indexes.len()
+            && self
+                .indexes
+                .iter()
+                .zip(&other.indexes)
+                .all(|(a, b)| a.columns == b.columns && a.unique == b.unique)
+            && self.row_format == other.row_format
+    }
     pub fn column_no(&self, name: &str) -> Option<usize> {
         self.columns
             .iter()

@@ -29,16 +29,19 @@ use crate::catalog::{
     engine_error, ColumnMeta, DefaultValue, KeyMeta, TableMeta, HIDDEN_ROW_ID, TEMP_PREFIX,
 };
 
-fn default_meta(
-    c: &ast::ColumnSpec,
+/// The catalog's form of column `name`'s DEFAULT `e` (CREATE TABLE, ALTER TABLE ... SET
+/// DEFAULT): 1067 for one the column cannot take, 1101 for a literal on a BLOB/TEXT column.
+pub(super) fn default_meta(
+    name: &str,
+    e: Option<&ast::Expr>,
     ty: &SqlType,
     nullable: bool,
     mode: types::SqlMode,
 ) -> Result<Option<DefaultValue>, SqlError> {
-    let Some(e) = &c.default else {
+    let Some(e) = e else {
         return Ok(None);
     };
-    let bad = || SqlError::new(ER_INVALID_DEFAULT, &[&c.name]);
+    let bad = || SqlError::new(ER_INVALID_DEFAULT, &[&name]);
     Ok(Some(match e {
         ast::Expr::Literal(ast::Literal::Null) => {
             if !nullable {
@@ -67,13 +70,13 @@ fn default_meta(
                 ast::Literal::Null => Datum::Null,
             };
             if ty.is_blob_like() {
-                return Err(SqlError::new(ER_BLOB_CANT_HAVE_DEFAULT, &[&c.name]));
+                return Err(SqlError::new(ER_BLOB_CANT_HAVE_DEFAULT, &[&name]));
             }
             // Must convert cleanly (MySQL refuses such defaults); zero dates are judged by the
             // session's NO_ZERO_DATE / NO_ZERO_IN_DATE.
             let mut w = Warnings::default();
             let strict = types::SqlMode(mode.0 | types::SqlMode::STRICT_ALL_TABLES);
-            let v = types::store(&d, ty, strict, ("", &c.name), 1, &mut w).map_err(|_| bad())?;
+            let v = types::store(&d, ty, strict, ("", name), 1, &mut w).map_err(|_| bad())?;
             let back = types::load(&v, ty);
             DefaultValue::Text(
                 String::from_utf8_lossy(&back.to_text().unwrap_or_default()).into_owned(),
@@ -140,7 +143,7 @@ fn column_of(
     }
     let nullable = c.nullable.unwrap_or(!in_pk);
     let meta = ColumnMeta {
-        default: default_meta(c, &ty, nullable, mode)?,
+        default: default_meta(&c.name, c.default.as_ref(), &ty, nullable, mode)?,
         auto_increment: c.auto_increment,
         on_update_now: c.on_update_now,
         comment: c.comment.clone().unwrap_or_default(),

@@ -60,6 +60,9 @@ pub struct Ctx<'a> {
     pub json_value: Vec<super::special::JsonValueClauses>,
     /// Where ALTER TABLE's DROP CHECK had CHECK (`special::rewrite` made it DROP INDEX).
     pub drop_checks: Vec<usize>,
+    /// ALTER TABLE operations `special::rewrite` took out of the list (table options, RENAME
+    /// INDEX): added after sqlparser's.
+    pub alter_extra: Vec<AlterOp>,
     /// UPDATE IGNORE / DELETE IGNORE (the word is blanked out by `special::rewrite`).
     pub ignore: bool,
     /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT (blanked out likewise).
@@ -88,6 +91,7 @@ impl<'a> Ctx<'a> {
             compound_units: vec![],
             json_value: vec![],
             drop_checks: vec![],
+            alter_extra: vec![],
             ignore: false,
             create_select_dup: None,
             next_param: Cell::new(0),
@@ -181,6 +185,7 @@ impl<'a> Ctx<'a> {
                     for op in a.operations {
                         ops.extend(self.alter_op(op)?);
                     }
+                    ops.extend(self.alter_extra.iter().cloned());
                     ops
                 },
             },
@@ -1069,6 +1074,14 @@ impl<'a> Ctx<'a> {
                 new: new_column_name.value,
             },
             A::DropPrimaryKey { .. } => AlterOp::DropPrimaryKey,
+            A::AlterColumn { column_name, op } => AlterOp::AlterDefault {
+                column: column_name.value,
+                default: match op {
+                    sp::AlterColumnOperation::SetDefault { value } => Some(self.expr(value)?),
+                    sp::AlterColumnOperation::DropDefault => None,
+                    _ => return Err(unsupported("this ALTER COLUMN")),
+                },
+            },
             A::RenameTable {
                 table_name: sp::RenameTableNameKind::To(n) | sp::RenameTableNameKind::As(n),
             } => AlterOp::RenameTo(object_name(&n)?),

@@ -106,6 +106,7 @@ fn parse_general(sql: &str, tokens: &[Token]) -> Result<Statement, SqlError> {
     ctx.compound_units = rewritten.compound_units;
     ctx.json_value = rewritten.json_value?;
     ctx.drop_checks = rewritten.drop_checks;
+    ctx.alter_extra = rewritten.alter_extra?;
     if let Some(result) = special::dispatch(sql, &rewritten.text, tokens, &ctx) {
         return result;
     }

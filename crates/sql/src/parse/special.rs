@@ -49,6 +49,9 @@ pub struct Rewritten<'a> {
     /// ALTER TABLE ... DROP CHECK name, which sqlparser does not know: where each CHECK was
     /// (written INDEX for sqlparser, same length).
     pub drop_checks: Vec<usize>,
+    /// ALTER TABLE's table options and RENAME INDEX among operations sqlparser reads
+    /// (blanked out with a comma each): the operations they are, added after sqlparser's.
+    pub alter_extra: R<Vec<AlterOp>>,
 }
 
 /// A JSON_VALUE call's `{NULL | ERROR | DEFAULT value} ON {EMPTY | ERROR}` clauses.
@@ -292,6 +295,11 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         }
         Err(e) => Err(e),
     };
+    let mut alter_extra = Ok(Vec::new());
+    if let Some((spans, ops)) = alter_list_extras(sql, tokens) {
+        edits.extend(spans.into_iter().map(|(a, b)| (a, b, "")));
+        alter_extra = ops;
+    }
     let mut drop_checks = Vec::new();
     if first.is_some_and(|t| t.is("ALTER")) {
         for (i, t) in tokens.iter().enumerate() {
@@ -363,6 +371,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
             compound_units,
             json_value,
             drop_checks,
+            alter_extra,
         };
     }
     edits.sort_by_key(|e| e.0);
@@ -388,7 +397,110 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
         compound_units,
         json_value,
         drop_checks,
+        alter_extra,
     }
+}
+
+/// Byte ranges of the statement.
+type Spans = Vec<(usize, usize)>;
+
+/// The operations of an ALTER TABLE list that sqlparser does not read among others: table
+/// options (ENGINE=, COMMENT=, [DEFAULT] CHARSET=, ROW_FORMAT=, ...) and RENAME {INDEX | KEY}
+/// a TO b. When the list mixes them with operations sqlparser reads, returns the spans to
+/// blank out (each with one comma, so the rest stays a list) and the operations they hold.
+/// (A list of only such operations is `dispatch`'s.)
+fn alter_list_extras(sql: &str, tokens: &[Token]) -> Option<(Spans, R<Vec<AlterOp>>)> {
+    if !(tokens.first()?.is("ALTER") && tokens.get(1)?.is("TABLE")) {
+        return None;
+    }
+    let mut i = 3;
+    if tokens.get(3).is_some_and(|t| t.is_punct(".")) {
+        i = 5;
+    }
+    // The list's items: token ranges between commas outside parentheses.
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, i);
+    for (j, t) in tokens.iter().enumerate().skip(i) {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth -= 1;
+        } else if t.is_punct(",") && depth == 0 {
+            items.push((start, j));
+            start = j + 1;
+        }
+    }
+    items.push((start, tokens.len()));
+    const OPTIONS: [&str; 7] = [
+        "ENGINE",
+        "ROW_FORMAT",
+        "KEY_BLOCK_SIZE",
+        "CHARACTER",
+        "CHARSET",
+        "COLLATE",
+        "COMMENT",
+    ];
+    let ours = |&(a, b): &(usize, usize)| {
+        let first = tokens.get(a).filter(|_| a < b);
+        let second = tokens.get(a + 1).filter(|_| a + 1 < b);
+        match first {
+            Some(t) if t.is("RENAME") => second.is_some_and(|n| n.is("INDEX") || n.is("KEY")),
+            Some(t) if t.is("DEFAULT") => {
+                second.is_some_and(|n| n.is("CHARSET") || n.is("CHARACTER") || n.is("COLLATE"))
+            }
+            Some(t) => OPTIONS.iter().any(|w| t.is(w)),
+            None => false,
+        }
+    };
+    let first_other = items.iter().position(|x| !ours(x))?;
+    if !items.iter().any(ours) {
+        return None;
+    }
+    let ctx = Ctx::new(sql, tokens);
+    let mut spans = Vec::new();
+    let mut ops = Vec::new();
+    let mut options = TableOptions::default();
+    let mut failed = None;
+    for (k, item) in items.iter().enumerate() {
+        if !ours(item) {
+            continue;
+        }
+        let (a, b) = *item;
+        // The comma after an item before the first of sqlparser's, else the one before.
+        let (from, to) = if k < first_other {
+            (tokens[a].start, tokens[b].end())
+        } else {
+            (tokens[a - 1].start, tokens[b - 1].end())
+        };
+        spans.push((from, to));
+        let mut p = P {
+            sql,
+            text: sql,
+            toks: &tokens[a..b],
+            i: 0,
+            ctx: &ctx,
+        };
+        let parsed = if tokens[a].is("RENAME") {
+            p.rename_index().and_then(|op| p.done(vec![op]))
+        } else {
+            let mut got = Vec::new();
+            match p.table_options(&mut options, &mut got) {
+                Ok(true) => Ok(got),
+                Ok(false) => Err(p.err()),
+                Err(e) => Err(e),
+            }
+        };
+        match parsed {
+            Ok(v) => ops.extend(v),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    if options != TableOptions::default() {
+        ops.push(AlterOp::Options(options));
+    }
+    Some((spans, failed.map_or(Ok(ops), Err)))
 }
 
 /// Parses `tokens` by hand if the statement is one of ours.
@@ -1731,9 +1843,12 @@ impl<'a> P<'a, '_> {
         self.done(Statement::DropDatabase { name, if_exists })
     }
 
-    /// ALTER TABLE t option [,] option ... (only table options; None for anything else).
+    /// ALTER TABLE t option [,] option ... (only table options, ALGORITHM= and LOCK=; None
+    /// for anything else).
     fn alter_table_options(&mut self) -> Option<R<Statement>> {
-        const OPTS: [&str; 9] = [
+        const OPTS: [&str; 11] = [
+            "ALGORITHM",
+            "LOCK",
             "ENGINE",
             "ROW_FORMAT",
             "KEY_BLOCK_SIZE",
@@ -1749,10 +1864,10 @@ impl<'a> P<'a, '_> {
         // RENAME without TO/AS (sqlparser wants one of them).
         if self.peek_is("RENAME") {
             self.eat("RENAME");
-            if ["TO", "AS", "COLUMN", "INDEX", "KEY"]
-                .iter()
-                .any(|w| self.peek_is(w))
-            {
+            if self.peek_is("INDEX") || self.peek_is("KEY") {
+                return self.rename_indexes(table);
+            }
+            if ["TO", "AS", "COLUMN"].iter().any(|w| self.peek_is(w)) {
                 return None;
             }
             let r = self.object_name().and_then(|n| {
@@ -1796,33 +1911,88 @@ impl<'a> P<'a, '_> {
         if !OPTS.iter().any(|o| self.peek_is(o)) {
             return None;
         }
+        let mut ops = Vec::new();
         let mut o = TableOptions::default();
-        let r = (|| {
-            while !self.at_end() {
-                self.eat("DEFAULT");
-                let w = self.word().ok_or_else(|| self.err())?;
-                if w == "CHARACTER" {
-                    self.expect("SET")?;
+        match self.table_options(&mut o, &mut ops) {
+            Ok(true) => {
+                if o != TableOptions::default() {
+                    ops.push(AlterOp::Options(o));
                 }
-                self.eat_punct("=");
-                match w.as_str() {
-                    "ENGINE" => o.engine = Some(self.name()?),
-                    "ROW_FORMAT" => o.row_format = Some(self.name()?),
-                    "KEY_BLOCK_SIZE" => o.key_block_size = Some(self.number()?),
-                    "AUTO_INCREMENT" => o.auto_increment = Some(self.number()?),
-                    "CHARACTER" | "CHARSET" => o.charset = Some(self.name()?),
-                    "COLLATE" => o.collate = Some(self.name()?),
-                    "COMMENT" => o.comment = Some(self.string()?),
-                    _ => return Err(unsupported("this ALTER TABLE")),
-                }
-                self.eat_punct(",");
+                Some(Ok(Statement::AlterTable { table, ops }))
             }
-            Ok(Statement::AlterTable {
-                table,
-                ops: vec![AlterOp::Options(o)],
-            })
+            // Another operation: sqlparser's.
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Table options (into `o`), ALGORITHM= and LOCK= (into `ops`) to the end of the
+    /// tokens; false at a word that is none of them.
+    fn table_options(&mut self, o: &mut TableOptions, ops: &mut Vec<AlterOp>) -> R<bool> {
+        while !self.at_end() {
+            self.eat("DEFAULT");
+            let w = self.word().ok_or_else(|| self.err())?;
+            if w == "CHARACTER" {
+                self.expect("SET")?;
+            }
+            self.eat_punct("=");
+            match w.as_str() {
+                "ALGORITHM" => ops.push(AlterOp::Algorithm(self.name()?.to_uppercase())),
+                "LOCK" => ops.push(AlterOp::Lock(self.name()?.to_uppercase())),
+                "ENGINE" => o.engine = Some(self.name()?),
+                "ROW_FORMAT" => o.row_format = Some(self.name()?),
+                "KEY_BLOCK_SIZE" => o.key_block_size = Some(self.number()?),
+                "AUTO_INCREMENT" => o.auto_increment = Some(self.number()?),
+                "CHARACTER" | "CHARSET" => o.charset = Some(self.name()?),
+                "COLLATE" => o.collate = Some(self.name()?),
+                "COMMENT" => o.comment = Some(self.string()?),
+                _ => return Ok(false),
+            }
+            self.eat_punct(",");
+        }
+        Ok(true)
+    }
+
+    /// RENAME {INDEX | KEY} a TO b, from RENAME.
+    fn rename_index(&mut self) -> R<AlterOp> {
+        self.expect("RENAME")?;
+        if !self.eat("INDEX") {
+            self.expect("KEY")?;
+        }
+        let old = self.ident()?;
+        self.expect("TO")?;
+        let new = self.ident()?;
+        Ok(AlterOp::RenameIndex { old, new })
+    }
+
+    /// ALTER TABLE t RENAME {INDEX | KEY} a TO b [, RENAME {INDEX | KEY} c TO d ...] [,
+    /// ALGORITHM=x] [, LOCK=y], past the first RENAME (sqlparser has no such operation).
+    /// None when other operations follow: sqlparser reads the list with these taken out
+    /// (`alter_list_extras`).
+    fn rename_indexes(&mut self, table: ObjectName) -> Option<R<Statement>> {
+        // Back onto the RENAME the caller read.
+        self.i -= 1;
+        let mut ops = Vec::new();
+        let r = (|| {
+            loop {
+                if self.eat("ALGORITHM") {
+                    self.eat_punct("=");
+                    ops.push(AlterOp::Algorithm(self.name()?.to_uppercase()));
+                } else if self.eat("LOCK") {
+                    self.eat_punct("=");
+                    ops.push(AlterOp::Lock(self.name()?.to_uppercase()));
+                } else if self.peek_is("RENAME") {
+                    ops.push(self.rename_index()?);
+                } else {
+                    return Ok(None);
+                }
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            self.done(Some(Statement::AlterTable { table, ops }))
         })();
-        Some(r)
+        r.transpose()
     }
 
     fn table_list(&mut self) -> R<Vec<ObjectName>> {

@@ -2498,6 +2498,85 @@ fn check_constraints_and_rename_column() {
 }
 
 #[test]
+fn alter_table_definition_changes() {
+    let ops = |sql: &str| match p(sql) {
+        Statement::AlterTable { ops, .. } => ops,
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(
+        &ops("ALTER TABLE t ALTER COLUMN a SET DEFAULT 5, ALTER b DROP DEFAULT")[..],
+        [
+            AlterOp::AlterDefault { column: a, default: Some(Expr::Literal(Literal::Number(n))) },
+            AlterOp::AlterDefault { column: b, default: None },
+        ] if a == "a" && n == "5" && b == "b"
+    ));
+    assert_eq!(
+        ops("ALTER TABLE t RENAME INDEX a TO b, RENAME KEY `c` TO d"),
+        [
+            AlterOp::RenameIndex {
+                old: "a".into(),
+                new: "b".into()
+            },
+            AlterOp::RenameIndex {
+                old: "c".into(),
+                new: "d".into()
+            }
+        ]
+    );
+    assert_eq!(
+        ops("ALTER TABLE t COMMENT 'x', ALGORITHM=instant, LOCK = NONE"),
+        [
+            AlterOp::Algorithm("INSTANT".into()),
+            AlterOp::Lock("NONE".into()),
+            AlterOp::Options(TableOptions {
+                comment: Some("x".into()),
+                ..TableOptions::default()
+            })
+        ]
+    );
+    assert_eq!(
+        ops("ALTER TABLE t LOCK=SHARED"),
+        [AlterOp::Lock("SHARED".into())]
+    );
+    assert!(matches!(
+        &ops("ALTER TABLE t ALGORITHM=INPLACE, ADD INDEX (a)")[..],
+        [AlterOp::Algorithm(_), AlterOp::AddKey(_)]
+    ));
+    assert!(parse("ALTER TABLE t RENAME INDEX a b").is_err());
+    // Table options and RENAME INDEX among operations sqlparser reads.
+    let comment = |c: &str| TableOptions {
+        comment: Some(c.into()),
+        ..TableOptions::default()
+    };
+    assert!(matches!(
+        &ops("ALTER TABLE t ADD COLUMN x INT, COMMENT 'c', ENGINE=InnoDB, DROP COLUMN y")[..],
+        [AlterOp::AddColumn { .. }, AlterOp::DropColumn(y), AlterOp::Options(o)]
+            if y == "y" && o.engine.as_deref() == Some("InnoDB") && o.comment.as_deref() == Some("c")
+    ));
+    assert!(matches!(
+        &ops("ALTER TABLE d.t COMMENT = 'c', RENAME COLUMN a TO b, DEFAULT CHARSET=latin1")[..],
+        [AlterOp::RenameColumn { .. }, AlterOp::Options(o)]
+            if o.charset.as_deref() == Some("latin1") && o.comment.as_deref() == Some("c")
+    ));
+    assert_eq!(
+        ops("ALTER TABLE t RENAME KEY a TO b, ALTER COLUMN c DROP DEFAULT, COMMENT 'x'"),
+        [
+            AlterOp::AlterDefault {
+                column: "c".into(),
+                default: None
+            },
+            AlterOp::RenameIndex {
+                old: "a".into(),
+                new: "b".into()
+            },
+            AlterOp::Options(comment("x")),
+        ]
+    );
+    assert!(parse("ALTER TABLE t ADD COLUMN x INT, COMMENT").is_err());
+    assert!(parse("ALTER TABLE t ADD COLUMN x INT, RENAME INDEX a").is_err());
+}
+
+#[test]
 fn generated_columns() {
     let Statement::CreateTable(ct) = p("CREATE TABLE t (a INT, b INT AS (a + 1), \
          c VARCHAR(9) GENERATED ALWAYS AS (CONCAT('x', b)) STORED NOT NULL)")

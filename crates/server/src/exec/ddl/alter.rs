@@ -4,8 +4,15 @@
 //! - RENAME TABLE a TO b [, c TO d ...] and ALTER TABLE t RENAME [TO] u are one atomic engine
 //!   rename (engine ddl.rs `rename_tables`: the dictionary entries and the files move together,
 //!   crash-safe as a whole).
-//! - ADD/DROP INDEX and table options alone change the table in place (engine CREATE/DROP
-//!   INDEX).
+//! - ADD/DROP INDEX change the table in place (engine CREATE/DROP INDEX).
+//! - Changes of the definition alone (ALTER COLUMN SET/DROP DEFAULT, RENAME COLUMN, a CHANGE
+//!   or MODIFY that keeps the column's type, RENAME INDEX, the table COMMENT or default
+//!   character set, DROP FOREIGN KEY, DROP CHECK, a CHECK made NOT ENFORCED, ADD FOREIGN KEY
+//!   with foreign_key_checks off and an index to use) are INSTANT: the plan's engine
+//!   definition stores rows as the current one does (`TableDef::same_layout`), so one
+//!   atomic engine step (`redefine_table`) rewrites it, with the children's foreign keys
+//!   that name a renamed column (fk.rs F5). Statements planned on the old definition are
+//!   planned again (their table handle is obsolete).
 //! - Anything that changes the columns or the primary key rebuilds the table, as MySQL's
 //!   ALGORITHM=COPY does:
 //!   1. the new definition is computed from the old one and the operations, in order;
@@ -41,7 +48,7 @@ use innoxide_sql::types::{self, Datum, SqlType, Warnings};
 use super::super::fk::{rename_columns, renamed_parent_options, ParentRenames};
 use super::super::select::load_row;
 use super::super::{Output, Session};
-use super::{check_key_part, column_of, engine_column};
+use super::{check_key_part, column_of, default_meta, engine_column};
 use crate::catalog::{
     engine_error, ColumnMeta, DefaultValue, FkMeta, KeyMeta, SqlTable, TableMeta,
 };
@@ -51,6 +58,7 @@ use crate::catalog::{HIDDEN_ROW_ID, TEMP_PREFIX};
 const COPY_BATCH: u64 = 1000;
 
 /// A column of the table being built.
+#[derive(Clone)]
 struct NewCol {
     name: String,
     ty: SqlType,
@@ -61,6 +69,7 @@ struct NewCol {
 }
 
 /// A secondary index of the table being built, by column names.
+#[derive(Clone)]
 struct NewKey {
     name: String,
     cols: Vec<String>,
@@ -68,7 +77,16 @@ struct NewKey {
     unique: bool,
 }
 
+/// ALTER TABLE's plan: the new definition, the foreign keys whose rows checks must test
+/// (added with foreign_key_checks on), and the columns renamed (old, new).
+struct Planned {
+    plan: Plan,
+    checking: Vec<FkMeta>,
+    col_renames: Vec<(String, String)>,
+}
+
 /// The definition the operations produce.
+#[derive(Clone)]
 struct Plan {
     cols: Vec<NewCol>,
     /// Primary key column names and prefixes (None: a hidden row id keys the table).
@@ -86,31 +104,53 @@ fn find(cols: &[NewCol], name: &str) -> Option<usize> {
     cols.iter().position(|c| c.name.eq_ignore_ascii_case(name))
 }
 
-fn rebuilds(op: &AlterOp) -> bool {
-    matches!(
-        op,
+/// What an ALTER TABLE operation asks of the table.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    /// Every row is read and written again (ALGORITHM=COPY).
+    Rebuild,
+    /// An index is built or dropped in place.
+    Index,
+    /// Only the definition changes, if the rows stay stored as they are (a CHANGE that keeps
+    /// the type, defaults, names, comments, constraints dropped): INSTANT, else a rebuild.
+    Definition,
+    /// Nothing of the table itself (RENAME TO, the ALGORITHM= and LOCK= clauses).
+    Nothing,
+}
+
+fn needs(op: &AlterOp, fk_checks: bool) -> Needs {
+    match op {
         AlterOp::AddColumn { .. }
-            | AlterOp::DropColumn(_)
-            | AlterOp::ChangeColumn { .. }
-            | AlterOp::DropPrimaryKey
-            // A new CHECK is tested on every row, as the copy writes them.
-            | AlterOp::AddCheck(_)
-            | AlterOp::DropConstraint(_)
-            | AlterOp::DropCheck(_)
-            // A CHECK enforced again is tested on every row, as the copy writes them.
-            | AlterOp::CheckEnforced { .. }
-            | AlterOp::RenameColumn { .. }
-            | AlterOp::AddForeignKey(_)
-            | AlterOp::DropForeignKey(_)
-    ) || matches!(op, AlterOp::AddKey(k) if k.kind == KeyKind::Primary)
-        // Table options the definition keeps; ENGINE= rebuilds the table as in MySQL (the
-        // "null ALTER" that OPTIMIZE TABLE runs).
-        || matches!(op, AlterOp::Options(o) if o.comment.is_some()
-            || o.engine.is_some()
-            || o.auto_increment.is_some()
-            || o.row_format.is_some()
-            || o.charset.is_some()
-            || o.collate.is_some())
+        | AlterOp::DropColumn(_)
+        | AlterOp::DropPrimaryKey
+        // A new CHECK, or one enforced again, is tested on every row as the copy writes them.
+        | AlterOp::AddCheck(_)
+        | AlterOp::CheckEnforced { enforced: true, .. } => Needs::Rebuild,
+        // With foreign_key_checks on, the copy's rows are tested against the parent.
+        AlterOp::AddForeignKey(_) if fk_checks => Needs::Rebuild,
+        AlterOp::AddKey(k) if k.kind == KeyKind::Primary => Needs::Rebuild,
+        // ENGINE= rebuilds the table as in MySQL (the "null ALTER" that OPTIMIZE TABLE runs);
+        // so do ROW_FORMAT= and AUTO_INCREMENT=.
+        AlterOp::Options(o)
+            if o.engine.is_some() || o.auto_increment.is_some() || o.row_format.is_some() =>
+        {
+            Needs::Rebuild
+        }
+        AlterOp::AddKey(_) | AlterOp::DropIndex(_) => Needs::Index,
+        AlterOp::ChangeColumn { .. }
+        | AlterOp::RenameColumn { .. }
+        | AlterOp::AlterDefault { .. }
+        | AlterOp::RenameIndex { .. }
+        | AlterOp::AddForeignKey(_)
+        | AlterOp::DropForeignKey(_)
+        | AlterOp::DropCheck(_)
+        | AlterOp::DropConstraint(_)
+        | AlterOp::CheckEnforced { .. }
+        | AlterOp::Options(_) => Needs::Definition,
+        AlterOp::RenameTo(_) | AlterOp::Algorithm(_) | AlterOp::Lock(_) | AlterOp::Keys(_) => {
+            Needs::Nothing
+        }
+    }
 }
 
 /// Inserts `c` at `position` (None: last; Some(None): FIRST; Some(Some(x)): AFTER x).
@@ -450,6 +490,36 @@ impl Plan {
                     return Err(SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[&"PRIMARY"]));
                 }
             }
+            AlterOp::AlterDefault { column, default } => {
+                let i = find(&self.cols, column)
+                    .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[column, &table]))?;
+                let c = &mut self.cols[i];
+                if c.meta.generated.is_some() {
+                    return Err(SqlError::new(
+                        ER_WRONG_USAGE,
+                        &[&"DEFAULT", &"generated column"],
+                    ));
+                }
+                c.meta.default = default_meta(&c.name, default.as_ref(), &c.ty, c.nullable, mode)?;
+            }
+            AlterOp::RenameIndex { old, new } => {
+                for n in [old, new] {
+                    if n.eq_ignore_ascii_case("PRIMARY") {
+                        return Err(SqlError::new(ER_WRONG_NAME_FOR_INDEX, &[n]));
+                    }
+                }
+                let i = self
+                    .keys
+                    .iter()
+                    .position(|k| k.name.eq_ignore_ascii_case(old))
+                    .ok_or_else(|| SqlError::new(ER_KEY_DOES_NOT_EXITS, &[old, &table]))?;
+                if (self.keys.iter().enumerate())
+                    .any(|(j, k)| j != i && k.name.eq_ignore_ascii_case(new))
+                {
+                    return Err(SqlError::new(ER_DUP_KEYNAME, &[new]));
+                }
+                self.keys[i].name.clone_from(new);
+            }
             AlterOp::RenameTo(_) | AlterOp::Keys(_) | AlterOp::Algorithm(_) | AlterOp::Lock(_) => {}
             AlterOp::Options(o) => {
                 if let Some(c) = &o.comment {
@@ -715,8 +785,39 @@ impl Session {
             }
             None => (db.clone(), table.name.clone()),
         };
-        if how_altered(ops)? == "COPY" {
-            return self.alter_copy(&t, ops, &target);
+        let fk_checks = self.vars.foreign_key_checks();
+        let kinds: Vec<Needs> = ops.iter().map(|o| needs(o, fk_checks)).collect();
+        // Definition changes alone are INSTANT when the rows stay as they are stored (mixed
+        // with index work or a rename, the table is rebuilt).
+        let mut planned = None;
+        let natural = if kinds.contains(&Needs::Rebuild) {
+            "COPY"
+        } else if kinds.contains(&Needs::Definition) {
+            let p = self.alter_plan(&t, ops, &target)?;
+            let def = p.plan.clone().table_def(&t.engine_name())?;
+            let instant =
+                !kinds.contains(&Needs::Index) && rename.is_none() && t.table.def.same_layout(&def);
+            planned = Some(p);
+            if instant {
+                "INSTANT"
+            } else {
+                "COPY"
+            }
+        } else if kinds.contains(&Needs::Index) {
+            "INPLACE"
+        } else {
+            "INSTANT"
+        };
+        match (how_altered(ops, natural)?, planned) {
+            ("COPY", planned) => {
+                let p = match planned {
+                    Some(p) => p,
+                    None => self.alter_plan(&t, ops, &target)?,
+                };
+                return self.alter_copy(&t, p, &target);
+            }
+            (_, Some(p)) => return self.alter_redefine(&t, p),
+            _ => {}
         }
         for op in ops {
             match op {
@@ -753,14 +854,14 @@ impl Session {
         Ok(Output::ok(0))
     }
 
-    /// ALTER TABLE by copying into a work table and swapping names (see the module comment).
-    fn alter_copy(
+    /// The table's definition after `ops`, checked (generated columns, constraints, foreign
+    /// keys), with the foreign keys checks must test and the columns renamed.
+    fn alter_plan(
         &mut self,
         t: &SqlTable,
         ops: &[AlterOp],
         target: &(String, String),
-    ) -> Result<Output, SqlError> {
-        let cat = self.server.catalog.clone();
+    ) -> Result<Planned, SqlError> {
         let mut plan = Plan::of(t);
         for op in ops {
             plan.apply(op, &t.name, self.vars.sql_mode())?;
@@ -820,9 +921,8 @@ impl Session {
             plan.meta.foreign_keys.push(fk);
         }
         self.parent_columns_kept(t, ops)?;
-        let final_name = format!("{}/{}", target.0, target.1);
         // References to this table's renamed columns or name: its own (a self-referencing
-        // key) in the plan, its children's in the swap below (fk.rs F5).
+        // key) in the plan, its children's in the swap (fk.rs F5).
         let col_renames = column_renames(ops);
         for fk in &mut plan.meta.foreign_keys {
             if fk.parent_db == t.db && fk.parent_table == t.name {
@@ -830,6 +930,55 @@ impl Session {
                 (fk.parent_db, fk.parent_table) = target.clone();
             }
         }
+        Ok(Planned {
+            plan,
+            checking,
+            col_renames,
+        })
+    }
+
+    /// ALTER TABLE that changes only the definition (names, defaults, comments, constraints
+    /// dropped): one atomic engine step rewrites it, and the children's foreign keys that name
+    /// a renamed column (fk.rs F5); no row is read. (MySQL's ALGORITHM=INSTANT.)
+    fn alter_redefine(&mut self, t: &SqlTable, planned: Planned) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let name = t.engine_name();
+        let def = planned.plan.table_def(&name)?;
+        let _g = cat.ddl.lock();
+        // Another DDL may have changed the table since it was planned.
+        let current = cat.engine.table(&name).map_err(engine_error)?;
+        if !Arc::ptr_eq(&current, &t.table) {
+            return Err(SqlError::new(ER_TABLE_DEF_CHANGED, &[]));
+        }
+        let parents = ParentRenames {
+            tables: &[],
+            columns: Some((&name, &planned.col_renames)),
+        };
+        let child_options = renamed_parent_options(&cat, &parents, Some(&name))?;
+        let r = cat.engine.redefine_table(def, &child_options);
+        cat.invalidate(&t.db, &t.name);
+        for (child, _) in &child_options {
+            let (d, n) = child.split_once('/').unwrap_or_default();
+            cat.invalidate(d, n);
+        }
+        r.map_err(engine_error)?;
+        Ok(Output::ok(0))
+    }
+
+    /// ALTER TABLE by copying into a work table and swapping names (see the module comment).
+    fn alter_copy(
+        &mut self,
+        t: &SqlTable,
+        planned: Planned,
+        target: &(String, String),
+    ) -> Result<Output, SqlError> {
+        let cat = self.server.catalog.clone();
+        let Planned {
+            plan,
+            checking,
+            col_renames,
+        } = planned;
+        let final_name = format!("{}/{}", target.0, target.1);
         let _g = cat.ddl.lock();
         let moved = [(t.engine_name(), final_name.clone())];
         let parents = ParentRenames {
@@ -1124,17 +1273,7 @@ fn final_names(renames: &[(String, String)]) -> Vec<(String, String)> {
 /// one that asks for a faster algorithm or more concurrency than the operations allow is
 /// 1845/1846; ALGORITHM=COPY rebuilds whatever the operations. (LOCK=EXCLUSIVE is granted
 /// with the algorithm's own locking, which lets more through.)
-fn how_altered(ops: &[AlterOp]) -> Result<&'static str, SqlError> {
-    let natural = if ops.iter().any(rebuilds) {
-        "COPY"
-    } else if ops
-        .iter()
-        .any(|o| matches!(o, AlterOp::AddKey(_) | AlterOp::DropIndex(_)))
-    {
-        "INPLACE"
-    } else {
-        "INSTANT"
-    };
+fn how_altered(ops: &[AlterOp], natural: &'static str) -> Result<&'static str, SqlError> {
     let last = |f: fn(&AlterOp) -> Option<&String>| ops.iter().rev().find_map(f);
     let algorithm = last(|o| match o {
         AlterOp::Algorithm(a) => Some(a),
