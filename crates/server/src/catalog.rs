@@ -64,6 +64,9 @@ pub enum DefaultValue {
     Text(String),
     /// CURRENT_TIMESTAMP[(fsp)]
     Now,
+    /// DEFAULT (expr), MySQL 8.0.13's expression default: the expression as the parser
+    /// writes it back, evaluated for each row written without a value (ddl/generated.rs N5).
+    Expr(String),
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

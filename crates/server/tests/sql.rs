@@ -2066,6 +2066,125 @@ fn writers_table(c: &mut mysql::Conn, more: &str) {
     .unwrap();
 }
 
+/// Expression defaults (MySQL 8.0.13, ddl/generated.rs N5): evaluated for each row, so
+/// UUID() differs row by row; SHOW CREATE TABLE, SHOW COLUMNS and information_schema show
+/// them as MySQL (DEFAULT_GENERATED; the expression as written, where MySQL lower-cases
+/// function names); MySQL's errors for what they may not read (3766-3772,
+/// 1054); they survive a restart, and a prepared INSERT evaluates them per execution.
+#[test]
+fn expression_defaults_as_mysql() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE e").unwrap();
+    c.query_drop("USE e").unwrap();
+    c.query_drop(
+        "CREATE TABLE t (id INT PRIMARY KEY, x INT, u VARCHAR(36) DEFAULT (UUID()), \
+         j JSON DEFAULT (JSON_ARRAY()), b BLOB DEFAULT ('bytes'), y INT DEFAULT (x * 2), \
+         ts DATETIME DEFAULT CURRENT_TIMESTAMP)",
+    )
+    .unwrap();
+    let ins = c.prep("INSERT INTO t (id, x) VALUES (?, ?)").unwrap();
+    for i in 1..=3 {
+        c.exec_drop(&ins, (i, i * 10)).unwrap();
+    }
+    let distinct: i64 = c
+        .query_first("SELECT COUNT(DISTINCT u) FROM t")
+        .unwrap()
+        .unwrap();
+    assert_eq!(distinct, 3, "UUID() evaluated once per row");
+    let rows: Vec<(i64, String, String, i64)> = c
+        .query("SELECT id, CAST(j AS CHAR), CAST(b AS CHAR), y FROM t ORDER BY id")
+        .unwrap();
+    assert_eq!(rows[2], (3, "[]".into(), "bytes".into(), 60));
+    let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE t").unwrap().unwrap();
+    assert!(
+        shown.contains("`u` varchar(36) DEFAULT (UUID()),")
+            && shown.contains("`y` int DEFAULT (x * 2),"),
+        "{shown}"
+    );
+    let extra: Vec<(String, Option<String>, String)> = c
+        .query(
+            "SELECT COLUMN_NAME, COLUMN_DEFAULT, EXTRA FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = 'e' AND TABLE_NAME = 't' AND EXTRA <> '' ORDER BY ORDINAL_POSITION",
+        )
+        .unwrap();
+    assert_eq!(
+        extra,
+        [
+            (
+                "u".into(),
+                Some("UUID()".into()),
+                "DEFAULT_GENERATED".into()
+            ),
+            (
+                "j".into(),
+                Some("JSON_ARRAY()".into()),
+                "DEFAULT_GENERATED".into()
+            ),
+            (
+                "b".into(),
+                Some("'bytes'".into()),
+                "DEFAULT_GENERATED".into()
+            ),
+            ("y".into(), Some("x * 2".into()), "DEFAULT_GENERATED".into()),
+            (
+                "ts".into(),
+                Some("CURRENT_TIMESTAMP".into()),
+                "DEFAULT_GENERATED".into()
+            ),
+        ]
+    );
+    for (sql, want) in [
+        ("CREATE TABLE u2 (a INT DEFAULT (a + 1))", 3767),
+        (
+            "CREATE TABLE u3 (a INT DEFAULT (b + 1), b INT DEFAULT (a + 1))",
+            3767,
+        ),
+        (
+            "CREATE TABLE u4 (a INT AUTO_INCREMENT PRIMARY KEY, b INT DEFAULT (a + 1))",
+            3768,
+        ),
+        (
+            "CREATE TABLE u5 (a INT, g INT AS (a), b INT DEFAULT (g + 1))",
+            0,
+        ),
+        (
+            "CREATE TABLE u6 (b INT DEFAULT (g + 1), a INT, g INT AS (a))",
+            3767,
+        ),
+        ("CREATE TABLE u7 (a INT DEFAULT (nope + 1))", 1054),
+        ("CREATE TABLE u8 (a INT DEFAULT ((SELECT 1)))", 3769),
+        ("CREATE TABLE u9 (a INT DEFAULT (@v))", 3772),
+        ("CREATE TABLE u10 (a TEXT DEFAULT 'literal')", 1101),
+        ("ALTER TABLE t DROP COLUMN x", 3766),
+        ("ALTER TABLE t RENAME COLUMN x TO x2", 3766),
+        (
+            "ALTER TABLE t ALTER COLUMN x SET DEFAULT ((SELECT 1))",
+            3769,
+        ),
+    ] {
+        match c.query_drop(sql) {
+            Ok(()) => assert_eq!(want, 0, "{sql} passed"),
+            Err(e) => assert_eq!(code(e), want, "{sql}"),
+        }
+    }
+    // A NOT NULL column whose expression gives NULL: 1048, as for a value written.
+    c.query_drop("CREATE TABLE n (id INT PRIMARY KEY, x INT, y INT NOT NULL DEFAULT (x + 1))")
+        .unwrap();
+    assert_eq!(
+        code(c.query_drop("INSERT INTO n (id) VALUES (1)").unwrap_err()),
+        1048
+    );
+    let dir = s.stop_keep_dir(false);
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    c.query_drop("INSERT INTO e.t (id, x) VALUES (4, 7)")
+        .unwrap();
+    let y: Option<i64> = c.query_first("SELECT y FROM e.t WHERE id = 4").unwrap();
+    assert_eq!(y, Some(14));
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
 /// Writers for the DDL-against-writers tests: `n` connections each inserting (by text and
 /// prepared statements) rows with ids from 1,000,000 up and updating `a.t`'s first 50,000
 /// ids, until `stop`; each returns the ids it inserted, with when the server acknowledged

@@ -710,6 +710,9 @@ pub struct ColumnSpec {
     /// NULL / NOT NULL as written (None: not given).
     pub nullable: Option<bool>,
     pub default: Option<Expr>,
+    /// DEFAULT (expr) (MySQL 8.0.13's expression default, evaluated for each row): the
+    /// expression as written back; None for a constant or CURRENT_TIMESTAMP.
+    pub default_text: Option<String>,
     pub auto_increment: bool,
     /// ON UPDATE CURRENT_TIMESTAMP[(fsp)]
     pub on_update_now: bool,
@@ -935,10 +938,12 @@ pub enum AlterOp {
     },
     DropIndex(String),
     DropPrimaryKey,
-    /// ALTER [COLUMN] c SET DEFAULT v (Some) / DROP DEFAULT (None).
+    /// ALTER [COLUMN] c SET DEFAULT v (Some) / DROP DEFAULT (None); `text` as
+    /// `ColumnSpec::default_text`.
     AlterDefault {
         column: String,
         default: Option<Expr>,
+        text: Option<String>,
     },
     /// RENAME {INDEX | KEY} old TO new
     RenameIndex {

@@ -14,7 +14,7 @@ mod check;
 mod generated;
 mod view;
 
-pub(crate) use check::{row_passes, Checks};
+pub(crate) use check::{parse_stored, row_passes, Checks};
 pub(crate) use generated::Generated;
 pub(crate) use view::{create_view_text, invalid_view, view_tables};
 
@@ -31,9 +31,12 @@ use crate::catalog::{
 
 /// The catalog's form of column `name`'s DEFAULT `e` (CREATE TABLE, ALTER TABLE ... SET
 /// DEFAULT): 1067 for one the column cannot take, 1101 for a literal on a BLOB/TEXT column.
+/// `text`: an expression default's (DEFAULT (expr)), whose columns are checked with the
+/// table's (generated.rs N5).
 pub(super) fn default_meta(
     name: &str,
     e: Option<&ast::Expr>,
+    text: Option<&str>,
     ty: &SqlType,
     nullable: bool,
     mode: types::SqlMode,
@@ -41,6 +44,25 @@ pub(super) fn default_meta(
     let Some(e) = e else {
         return Ok(None);
     };
+    if let Some(text) = text {
+        for part in check::parts(e) {
+            match part {
+                check::Part::Query => {
+                    return Err(SqlError::new(
+                        ER_DEFAULT_VAL_GENERATED_FUNCTION_IS_NOT_ALLOWED,
+                        &[&name],
+                    ))
+                }
+                check::Part::Variable => {
+                    return Err(SqlError::new(ER_DEFAULT_VAL_GENERATED_VARIABLES, &[&name]))
+                }
+                // Functions whose value is not the row's alone (RAND, UUID, NOW...) are what
+                // expression defaults are for.
+                check::Part::Column(_) | check::Part::Function(_) => {}
+            }
+        }
+        return Ok(Some(DefaultValue::Expr(text.to_string())));
+    }
     let bad = || SqlError::new(ER_INVALID_DEFAULT, &[&name]);
     Ok(Some(match e {
         ast::Expr::Literal(ast::Literal::Null) => {
@@ -143,7 +165,14 @@ fn column_of(
     }
     let nullable = c.nullable.unwrap_or(!in_pk);
     let meta = ColumnMeta {
-        default: default_meta(&c.name, c.default.as_ref(), &ty, nullable, mode)?,
+        default: default_meta(
+            &c.name,
+            c.default.as_ref(),
+            c.default_text.as_deref(),
+            &ty,
+            nullable,
+            mode,
+        )?,
         auto_increment: c.auto_increment,
         on_update_now: c.on_update_now,
         comment: c.comment.clone().unwrap_or_default(),
@@ -731,7 +760,7 @@ impl Session {
         let gen_cols: Vec<generated::GenColumn> = check_cols
             .iter()
             .zip(&meta.columns)
-            .map(|((n, ty, auto), m)| (n.clone(), ty.clone(), *auto, m.generated.as_ref()))
+            .map(|((n, ty, auto), m)| generated::gen_column(n, ty, *auto, m))
             .collect();
         self.validate_generated((&db, &ct.name.name), &gen_cols)?;
         let mut def = TableDef::new(&format!("{db}/{}", ct.name.name), cols, primary);
@@ -897,6 +926,7 @@ impl Session {
             // A nullable one becomes NOT NULL in a PRIMARY KEY, as if declared without NULL.
             nullable: (!nullable).then_some(false),
             default: None,
+            default_text: None,
             auto_increment: false,
             on_update_now: false,
             comment: None,

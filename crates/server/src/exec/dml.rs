@@ -27,6 +27,43 @@ use super::{KeptPlan, Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
 
 impl Session {
+    /// What `SET c = DEFAULT` assigns (UPDATE, ON DUPLICATE KEY UPDATE): column `c`'s
+    /// default as an expression over the row (an expression default is evaluated on it);
+    /// for a NOT NULL column without one, 1364 in strict mode, else its type's implicit
+    /// default with that warning.
+    fn default_assignment(&mut self, t: &SqlTable, c: usize) -> Result<Expr, SqlError> {
+        let col = &t.columns[c];
+        let text = |b: Vec<u8>| {
+            Expr::Literal(ast::Literal::String {
+                bytes: b,
+                charset: None,
+            })
+        };
+        Ok(match &col.meta.default {
+            Some(DefaultValue::Text(s)) => text(s.clone().into_bytes()),
+            Some(DefaultValue::Now) => Expr::Function {
+                name: "now".into(),
+                args: match col.ty.fsp() {
+                    0 => vec![],
+                    f => vec![Expr::Literal(ast::Literal::Number(f.to_string()))],
+                },
+                distinct: false,
+                star: false,
+            },
+            Some(DefaultValue::Expr(e)) => super::ddl::parse_stored(e)?,
+            Some(DefaultValue::Null) => Expr::Literal(ast::Literal::Null),
+            None if col.nullable || col.meta.auto_increment => Expr::Literal(ast::Literal::Null),
+            None => {
+                let e = SqlError::new(ER_NO_DEFAULT_FOR_FIELD, &[&col.name]);
+                if self.vars.sql_mode().strict() {
+                    return Err(e);
+                }
+                self.note(types::Level::Warning, e);
+                text(col.ty.default_for_not_null().to_text().unwrap_or_default())
+            }
+        })
+    }
+
     /// The value a column gets when none is given (with IGNORE, a NOT NULL column without a
     /// default gets its type's implicit default and a warning even in strict mode, as in
     /// MySQL).
@@ -42,6 +79,8 @@ impl Session {
             Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
             Some(DefaultValue::Now) => Datum::DateTime(self.stmt_time),
             Some(DefaultValue::Null) => Datum::Null,
+            // Evaluated with the row: `make_row` leaves the column to `fill_default_exprs`.
+            Some(DefaultValue::Expr(_)) => Datum::Null,
             None if col.nullable || col.meta.auto_increment || col.meta.hidden => Datum::Null,
             None => {
                 if self.vars.sql_mode().strict() && !ignore {
@@ -57,7 +96,8 @@ impl Session {
     }
 
     /// Converts one row of datums (None: not given) into engine values (D1), filling
-    /// defaults and AUTO_INCREMENT values.
+    /// defaults and AUTO_INCREMENT values; the columns left to their expression defaults
+    /// are in `unset` (NULL in the row until `fill_default_exprs`).
     #[allow(clippy::too_many_arguments)]
     fn make_row(
         &mut self,
@@ -68,7 +108,9 @@ impl Session {
         ignore: bool,
         w: &mut Warnings,
         first_id: &mut u64,
+        unset: &mut Vec<usize>,
     ) -> Result<Vec<Value>, SqlError> {
+        unset.clear();
         let mode = self.vars.sql_mode();
         let mut out = Vec::with_capacity(t.columns.len());
         for (c, g) in given.into_iter().enumerate() {
@@ -80,7 +122,12 @@ impl Session {
                 }
             }
             // Computed once the row's other values are in (ddl/generated.rs N3).
-            if col.meta.generated.is_some() {
+            if col.meta.generated.is_some()
+                || (g.is_none() && matches!(col.meta.default, Some(DefaultValue::Expr(_))))
+            {
+                if col.meta.generated.is_none() {
+                    unset.push(c);
+                }
                 out.push(Value::Null);
                 continue;
             }
@@ -269,10 +316,17 @@ impl Session {
                 let c = t
                     .column(n)
                     .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
-                if t.columns[c].meta.generated.is_some() && !matches!(e, Expr::Default) {
+                if t.columns[c].meta.generated.is_some() {
+                    if matches!(e, Expr::Default) {
+                        // Computed again with the row anyway.
+                        continue;
+                    }
                     return Err(not_generated(&t, c));
                 }
-                let e = values_to_new(e);
+                let e = match e {
+                    Expr::Default => self.default_assignment(&t, c)?,
+                    e => values_to_new(e),
+                };
                 let mut comp = Compiler::new(&scope, "field list");
                 v.push((c, comp.compile(&e, self)?.0));
             }
@@ -304,6 +358,7 @@ impl Session {
         }
         let mut affected = 0u64;
         let mut first_id = 0u64;
+        let mut unset = Vec::new();
         let mut pending = pending.into_iter();
         let mut values = src.into_iter();
         for ri in 0usize.. {
@@ -332,7 +387,9 @@ impl Session {
                 ins.ignore,
                 &mut w,
                 &mut first_id,
+                &mut unset,
             )?;
+            self.fill_default_exprs(&t, &mut row, &unset, ri as u64 + 1, ins.ignore, &mut w)?;
             self.fill_generated(&t, &mut row, ri as u64 + 1, ins.ignore, &mut w)?;
             // CHECK constraints, then a view's CHECK OPTION: the row's datums made once, and
             // only when something tests them (not on the plain INSERT path).
@@ -627,8 +684,19 @@ impl Session {
                         .column(n)
                         .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[n, &"field list"]))?;
                     if t.columns[c].meta.generated.is_some() {
+                        if matches!(e, Expr::Default) {
+                            continue;
+                        }
                         return Err(not_generated(&t, c));
                     }
+                    let default;
+                    let e = match e {
+                        Expr::Default => {
+                            default = self.default_assignment(&t, c)?;
+                            &default
+                        }
+                        e => e,
+                    };
                     compiled.push((c, Compiler::new(&scope, "field list").compile(e, self)?.0));
                 }
                 Arc::new(ChangePlan {

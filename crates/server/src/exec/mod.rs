@@ -303,6 +303,8 @@ pub struct Session {
     check_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Checks)>,
     /// The statement's compiled generated columns, likewise (ddl/generated.rs N4).
     gen_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Generated)>,
+    /// The statement's compiled expression defaults, likewise (ddl/generated.rs N5).
+    default_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Generated)>,
 }
 
 /// An enclosing query's scope. `row` is the outer row a correlated subquery runs for; None
@@ -405,6 +407,7 @@ impl Session {
             row_check: None,
             check_cache: Vec::new(),
             gen_cache: Vec::new(),
+            default_cache: Vec::new(),
             frames: Vec::new(),
             stmt_params: Vec::new(),
         }
@@ -513,6 +516,7 @@ impl Session {
         self.frames.clear();
         self.check_cache.clear();
         self.gen_cache.clear();
+        self.default_cache.clear();
         self.stmt_params = params.to_vec();
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
         let errors = self.warnings.iter().filter(|w| w.level == Level::Error);

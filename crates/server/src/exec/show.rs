@@ -1951,6 +1951,13 @@ fn extra_of(m: &crate::catalog::ColumnMeta) -> &'static str {
         Some(_) => "VIRTUAL GENERATED",
         None if m.auto_increment => "auto_increment",
         None if m.on_update_now => "DEFAULT_GENERATED on update CURRENT_TIMESTAMP",
+        None if matches!(
+            m.default,
+            Some(crate::catalog::DefaultValue::Now | crate::catalog::DefaultValue::Expr(_))
+        ) =>
+        {
+            "DEFAULT_GENERATED"
+        }
         None => "",
     }
 }
@@ -1985,6 +1992,7 @@ fn default_text(d: &Option<DefaultValue>, ty: &SqlType) -> Datum {
         None | Some(DefaultValue::Null) => Datum::Null,
         Some(DefaultValue::Text(t)) => s(t.clone()),
         Some(DefaultValue::Now) => s(now_text(ty)),
+        Some(DefaultValue::Expr(e)) => s(e.clone()),
     }
 }
 
@@ -2130,6 +2138,7 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
             }
             Some(DefaultValue::Now) => l.push_str(&format!(" DEFAULT {}", now_text(&c.ty))),
             Some(DefaultValue::Null) => l.push_str(" DEFAULT NULL"),
+            Some(DefaultValue::Expr(e)) => l.push_str(&format!(" DEFAULT ({e})")),
             None if c.nullable && !c.meta.auto_increment && !c.ty.is_blob_like() => {
                 l.push_str(" DEFAULT NULL")
             }

@@ -876,6 +876,7 @@ impl<'a> Ctx<'a> {
             ty,
             nullable: None,
             default: None,
+            default_text: None,
             auto_increment: false,
             on_update_now: false,
             comment: None,
@@ -894,7 +895,10 @@ impl<'a> Ctx<'a> {
             match o.option {
                 sp::ColumnOption::Null => spec.nullable = Some(true),
                 sp::ColumnOption::NotNull => spec.nullable = Some(false),
-                sp::ColumnOption::Default(e) => spec.default = Some(self.expr(e)?),
+                sp::ColumnOption::Default(e) => {
+                    spec.default_text = default_text(&e);
+                    spec.default = Some(self.expr(e)?);
+                }
                 sp::ColumnOption::PrimaryKey(_) => keys.push(key(KeyKind::Primary)),
                 sp::ColumnOption::Unique(_) => keys.push(key(KeyKind::Unique)),
                 sp::ColumnOption::CharacterSet(n) => spec.ty.charset = Some(object_last(&n)),
@@ -1074,13 +1078,18 @@ impl<'a> Ctx<'a> {
                 new: new_column_name.value,
             },
             A::DropPrimaryKey { .. } => AlterOp::DropPrimaryKey,
-            A::AlterColumn { column_name, op } => AlterOp::AlterDefault {
-                column: column_name.value,
-                default: match op {
-                    sp::AlterColumnOperation::SetDefault { value } => Some(self.expr(value)?),
-                    sp::AlterColumnOperation::DropDefault => None,
-                    _ => return Err(unsupported("this ALTER COLUMN")),
+            A::AlterColumn { column_name, op } => match op {
+                sp::AlterColumnOperation::SetDefault { value } => AlterOp::AlterDefault {
+                    column: column_name.value,
+                    text: default_text(&value),
+                    default: Some(self.expr(value)?),
                 },
+                sp::AlterColumnOperation::DropDefault => AlterOp::AlterDefault {
+                    column: column_name.value,
+                    default: None,
+                    text: None,
+                },
+                _ => return Err(unsupported("this ALTER COLUMN")),
             },
             A::RenameTable {
                 table_name: sp::RenameTableNameKind::To(n) | sp::RenameTableNameKind::As(n),
@@ -1099,6 +1108,15 @@ impl<'a> Ctx<'a> {
             A::Lock { lock, .. } => AlterOp::Lock(lock.to_string()),
             _ => return Err(unsupported("this ALTER TABLE operation")),
         }])
+    }
+}
+
+/// A DEFAULT in parentheses is an expression default (MySQL 8.0.13): its text as written
+/// back, without the parentheses.
+fn default_text(e: &sp::Expr) -> Option<String> {
+    match e {
+        sp::Expr::Nested(inner) => Some(inner.to_string()),
+        _ => None,
     }
 }
 

@@ -395,6 +395,7 @@ fn column(name: &str, t: ColumnType) -> ColumnSpec {
         ty: t,
         nullable: None,
         default: None,
+        default_text: None,
         auto_increment: false,
         on_update_now: false,
         comment: None,
@@ -2506,10 +2507,26 @@ fn alter_table_definition_changes() {
     assert!(matches!(
         &ops("ALTER TABLE t ALTER COLUMN a SET DEFAULT 5, ALTER b DROP DEFAULT")[..],
         [
-            AlterOp::AlterDefault { column: a, default: Some(Expr::Literal(Literal::Number(n))) },
-            AlterOp::AlterDefault { column: b, default: None },
+            AlterOp::AlterDefault { column: a, default: Some(Expr::Literal(Literal::Number(n))), text: None },
+            AlterOp::AlterDefault { column: b, default: None, text: None },
         ] if a == "a" && n == "5" && b == "b"
     ));
+    assert!(matches!(
+        &ops("ALTER TABLE t ALTER COLUMN a SET DEFAULT (UUID())")[..],
+        [AlterOp::AlterDefault { default: Some(Expr::Function { .. }), text: Some(t), .. }]
+            if t == "UUID()"
+    ));
+    let Statement::CreateTable(ct) =
+        p("CREATE TABLE t (a INT DEFAULT (1 + 2), b INT DEFAULT 3, j JSON DEFAULT ('[]'))")
+    else {
+        panic!("not a CREATE TABLE");
+    };
+    let texts: Vec<Option<&str>> = ct
+        .columns
+        .iter()
+        .map(|c| c.default_text.as_deref())
+        .collect();
+    assert_eq!(texts, [Some("1 + 2"), None, Some("'[]'")]);
     assert_eq!(
         ops("ALTER TABLE t RENAME INDEX a TO b, RENAME KEY `c` TO d"),
         [
@@ -2563,7 +2580,8 @@ fn alter_table_definition_changes() {
         [
             AlterOp::AlterDefault {
                 column: "c".into(),
-                default: None
+                default: None,
+                text: None
             },
             AlterOp::RenameIndex {
                 old: "a".into(),

@@ -237,6 +237,17 @@ impl Plan {
         )
     }
 
+    /// Error 3766 if an expression default reads column `name` (generated.rs N5).
+    fn unused_by_defaults(&self, name: &str, table: &str) -> Result<(), SqlError> {
+        super::generated::unused_by_defaults(
+            name,
+            table,
+            self.cols
+                .iter()
+                .map(|c| (c.name.as_str(), c.meta.default.as_ref())),
+        )
+    }
+
     /// Error 1828 if a foreign key of the table uses column `name`.
     fn unused_by_fks(&self, name: &str) -> Result<(), SqlError> {
         match self
@@ -376,6 +387,7 @@ impl Plan {
                 if !old_name.eq_ignore_ascii_case(&column.name) {
                     self.unused_by_checks(&old_name)?;
                     self.unused_by_generated(&old_name)?;
+                    self.unused_by_defaults(&old_name, table)?;
                     self.rename_in_fks(&old_name, &column.name);
                 }
                 if position.is_some() {
@@ -395,6 +407,7 @@ impl Plan {
                 self.unused_by_checks(name)?;
                 self.unused_by_fks(name)?;
                 self.unused_by_generated(name)?;
+                self.unused_by_defaults(name, table)?;
                 self.cols.remove(i);
                 self.drop_from_keys(name);
             }
@@ -438,6 +451,7 @@ impl Plan {
                 if !old_name.eq_ignore_ascii_case(new) {
                     self.unused_by_checks(&old_name)?;
                     self.unused_by_generated(&old_name)?;
+                    self.unused_by_defaults(&old_name, table)?;
                     self.rename_in_fks(&old_name, new);
                 }
                 self.cols[i].name.clone_from(new);
@@ -490,7 +504,11 @@ impl Plan {
                     return Err(SqlError::new(ER_CANT_DROP_FIELD_OR_KEY, &[&"PRIMARY"]));
                 }
             }
-            AlterOp::AlterDefault { column, default } => {
+            AlterOp::AlterDefault {
+                column,
+                default,
+                text,
+            } => {
                 let i = find(&self.cols, column)
                     .ok_or_else(|| SqlError::new(ER_BAD_FIELD_ERROR, &[column, &table]))?;
                 let c = &mut self.cols[i];
@@ -500,7 +518,14 @@ impl Plan {
                         &[&"DEFAULT", &"generated column"],
                     ));
                 }
-                c.meta.default = default_meta(&c.name, default.as_ref(), &c.ty, c.nullable, mode)?;
+                c.meta.default = default_meta(
+                    &c.name,
+                    default.as_ref(),
+                    text.as_deref(),
+                    &c.ty,
+                    c.nullable,
+                    mode,
+                )?;
             }
             AlterOp::RenameIndex { old, new } => {
                 for n in [old, new] {
@@ -874,15 +899,7 @@ impl Session {
         let gen_cols: Vec<super::generated::GenColumn> = plan
             .cols
             .iter()
-            .map(|c| {
-                let auto = c.meta.auto_increment;
-                (
-                    c.name.clone(),
-                    c.ty.clone(),
-                    auto,
-                    c.meta.generated.as_ref(),
-                )
-            })
+            .map(|c| super::generated::gen_column(&c.name, &c.ty, c.meta.auto_increment, &c.meta))
             .collect();
         self.validate_generated((&target.0, &target.1), &gen_cols)?;
         let specs = std::mem::take(&mut plan.new_checks);
@@ -1166,6 +1183,14 @@ impl Session {
         let mut w = Warnings::default();
         let mut n = 0u64;
         let mut writer = cat.engine.begin();
+        // New columns with an expression default: evaluated for each row (generated.rs N5).
+        let unset: Vec<usize> = (new.columns.iter().enumerate())
+            .filter(|(i, c)| {
+                srcs.get(*i).copied().flatten().is_none()
+                    && matches!(c.meta.default, Some(DefaultValue::Expr(_)))
+            })
+            .map(|(i, _)| i)
+            .collect();
         {
             let rows = reader
                 .scan(
@@ -1189,6 +1214,10 @@ impl Session {
                             Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
                             Some(DefaultValue::Now) => Datum::DateTime(self.stmt_time),
                             Some(DefaultValue::Null) | None if c.nullable => Datum::Null,
+                            Some(DefaultValue::Expr(_)) => {
+                                out.push(innoxide_engine::Value::Null);
+                                continue;
+                            }
                             _ => c.ty.default_for_not_null(),
                         },
                     };
@@ -1208,6 +1237,7 @@ impl Session {
                         &mut w,
                     )?);
                 }
+                self.fill_default_exprs(new, &mut out, &unset, n, false, &mut w)?;
                 self.fill_generated(new, &mut out, n, false, &mut w)?;
                 if let Some(ch) = &checks {
                     let row = load_row(new, &out);

@@ -71,7 +71,7 @@ const DISALLOWED: &[&str] = &[
 pub(crate) type Checks = Arc<[(String, CExpr)]>;
 
 /// A stored expression (a check's, a generated column's) parsed again from its text.
-pub(super) fn parse_stored(text: &str) -> Result<Expr, SqlError> {
+pub(crate) fn parse_stored(text: &str) -> Result<Expr, SqlError> {
     match innoxide_sql::parse::parse(&format!("SELECT {text}")) {
         Ok(ast::Statement::Select(q)) => match q.items.first() {
             Some(ast::SelectItem::Expr { expr, .. }) if q.items.len() == 1 => Ok(expr.clone()),

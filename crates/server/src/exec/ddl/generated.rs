@@ -15,6 +15,13 @@
 //!   every other column of the row has its value and before CHECK constraints are tested.
 //! - N4: a table's compiled expressions are cached for one statement, by its description
 //!   (`Arc<SqlTable>`), like check.rs H4.
+//! - N5: expression defaults (DEFAULT (expr), MySQL 8.0.13) share N1's column rules with
+//!   their own errors (3767 for a later generated or expression-default column, 3768 for an
+//!   AUTO_INCREMENT one, 3769 for a subquery, 3772 for a variable) but may call any function
+//!   (RAND(), UUID(), NOW() are what they are for). One is evaluated for each row written
+//!   without a value for its column (INSERT, REPLACE, ALTER TABLE's copy of a new column),
+//!   in column order after the row's other given and constant values, before generated
+//!   columns; a column one reads is not dropped or renamed (3766).
 //!
 //! Latch order: the catalog's maps only (leaves).
 
@@ -28,13 +35,64 @@ use super::super::expr::{CExpr, Compiler, EType, Env, ScopeTable};
 use super::super::select::load_row;
 use super::super::Session;
 use super::check::{parse_stored, parts, stored_columns, Part};
-use crate::catalog::{GeneratedMeta, SqlTable};
+use crate::catalog::{DefaultValue, GeneratedMeta, SqlTable};
 
 /// A table's compiled generated columns: (column, expression over the table's row).
 pub(crate) type Generated = Arc<[(usize, CExpr)]>;
 
-/// A column of a table being defined, for N1: name, type, AUTO_INCREMENT, its expression.
-pub(super) type GenColumn<'a> = (String, SqlType, bool, Option<&'a GeneratedMeta>);
+/// A column of a table being defined, for N1 and N5: name, type, AUTO_INCREMENT, its
+/// generated expression, its expression default.
+pub(super) type GenColumn<'a> = (
+    String,
+    SqlType,
+    bool,
+    Option<&'a GeneratedMeta>,
+    Option<&'a str>,
+);
+
+/// The `GenColumn` of a column named `name` of type `ty` with catalog entry `m`.
+pub(super) fn gen_column<'a>(
+    name: &str,
+    ty: &SqlType,
+    auto: bool,
+    m: &'a crate::catalog::ColumnMeta,
+) -> GenColumn<'a> {
+    let expr = match &m.default {
+        Some(DefaultValue::Expr(t)) => Some(t.as_str()),
+        _ => None,
+    };
+    (
+        name.to_string(),
+        ty.clone(),
+        auto,
+        m.generated.as_ref(),
+        expr,
+    )
+}
+
+/// Error 3766 if an expression default among `cols` (name and default) reads column `name`
+/// of table `table` (which is dropped or renamed).
+pub(super) fn unused_by_defaults<'a>(
+    name: &str,
+    table: &str,
+    cols: impl Iterator<Item = (&'a str, Option<&'a DefaultValue>)>,
+) -> Result<(), SqlError> {
+    let lower = name.to_ascii_lowercase();
+    for (c, d) in cols {
+        if c.eq_ignore_ascii_case(name) {
+            continue;
+        }
+        if let Some(DefaultValue::Expr(text)) = d {
+            if stored_columns(text).contains(&lower) {
+                return Err(SqlError::new(
+                    ER_DEPENDENT_BY_DEFAULT_GENERATED_VALUE,
+                    &[&name, &table],
+                ));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Error 3108 if a generated column among `cols` (name and expression) reads column `name`
 /// (which is dropped or renamed).
@@ -61,7 +119,7 @@ impl Session {
         (db, table): (&str, &str),
         cols: &[GenColumn<'_>],
     ) -> Result<(), SqlError> {
-        if cols.iter().all(|c| c.3.is_none()) {
+        if cols.iter().all(|c| c.3.is_none() && c.4.is_none()) {
             return Ok(());
         }
         let scope = [ScopeTable {
@@ -69,12 +127,15 @@ impl Session {
             db: db.to_string(),
             columns: cols
                 .iter()
-                .map(|(n, ty, _, _)| (n.clone(), EType::Column(Box::new(ty.clone())), false))
+                .map(|(n, ty, ..)| (n.clone(), EType::Column(Box::new(ty.clone())), false))
                 .collect(),
             offset: 0,
             table: None,
         }];
-        for (i, (name, _, _, g)) in cols.iter().enumerate() {
+        for (i, (name, _, _, g, d)) in cols.iter().enumerate() {
+            if let Some(text) = d {
+                self.validate_default_expr(&scope, cols, i, name, text)?;
+            }
             let Some(g) = g else {
                 continue;
             };
@@ -110,6 +171,76 @@ impl Session {
         Ok(())
     }
 
+    /// N5's column rules for the expression default `text` of column `i` (`name`) of `cols`.
+    fn validate_default_expr(
+        &mut self,
+        scope: &[ScopeTable],
+        cols: &[GenColumn<'_>],
+        i: usize,
+        name: &str,
+        text: &str,
+    ) -> Result<(), SqlError> {
+        let e = parse_stored(text)?;
+        for part in parts(&e) {
+            let Part::Column(c) = part else {
+                continue;
+            };
+            match cols.iter().position(|k| k.0.eq_ignore_ascii_case(&c)) {
+                None => {
+                    return Err(SqlError::new(
+                        ER_BAD_FIELD_ERROR,
+                        &[&c, &"default value expression"],
+                    ))
+                }
+                Some(j) if (cols[j].3.is_some() || cols[j].4.is_some()) && j >= i => {
+                    return Err(SqlError::new(ER_DEFAULT_VAL_GENERATED_NON_PRIOR, &[&name]))
+                }
+                Some(j) if cols[j].2 => {
+                    return Err(SqlError::new(
+                        ER_DEFAULT_VAL_GENERATED_REF_AUTO_INC,
+                        &[&name],
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        Compiler::new(scope, "default value expression").compile(&e, self)?;
+        Ok(())
+    }
+
+    /// The expression defaults of `t`, compiled (N4, N5): (column, expression).
+    fn table_default_exprs(&mut self, t: &Arc<SqlTable>) -> Result<Generated, SqlError> {
+        if let Some((_, g)) = self.default_cache.iter().find(|(k, _)| Arc::ptr_eq(k, t)) {
+            return Ok(g.clone());
+        }
+        let exprs =
+            self.compile_column_exprs(t, "default value expression", |c| match &c.meta.default {
+                Some(DefaultValue::Expr(text)) => Some(text),
+                _ => None,
+            })?;
+        self.default_cache.push((t.clone(), exprs.clone()));
+        Ok(exprs)
+    }
+
+    /// Evaluates the expression defaults of the columns `unset` of `row` (N5), stored as
+    /// an INSERT stores values (`ignore`: IGNORE's lax conversions).
+    pub(crate) fn fill_default_exprs(
+        &mut self,
+        t: &Arc<SqlTable>,
+        row: &mut [Value],
+        unset: &[usize],
+        row_no: u64,
+        ignore: bool,
+        w: &mut Warnings,
+    ) -> Result<(), SqlError> {
+        if unset.is_empty() {
+            return Ok(());
+        }
+        let exprs = self.table_default_exprs(t)?;
+        let wanted = exprs.iter().filter(|(c, _)| unset.contains(c));
+        self.store_computed(t, row, wanted, row_no, ignore, w)
+    }
+
     /// The generated columns of `t`, compiled (N4); None if it has none.
     pub(crate) fn table_generated(
         &mut self,
@@ -121,20 +252,29 @@ impl Session {
         if let Some((_, g)) = self.gen_cache.iter().find(|(k, _)| Arc::ptr_eq(k, t)) {
             return Ok(Some(g.clone()));
         }
+        let gens = self.compile_column_exprs(t, "generated column function", |c| {
+            c.meta.generated.as_ref().map(|g| &g.text)
+        })?;
+        self.gen_cache.push((t.clone(), gens.clone()));
+        Ok(Some(gens))
+    }
+
+    /// The stored expressions `text_of` gives for `t`'s columns, compiled over its row.
+    fn compile_column_exprs(
+        &mut self,
+        t: &Arc<SqlTable>,
+        what: &'static str,
+        text_of: impl Fn(&crate::catalog::SqlColumn) -> Option<&String>,
+    ) -> Result<Generated, SqlError> {
         let scope = [ScopeTable::of_table(t, &t.name, 0)];
         let mut out = Vec::new();
         for (i, c) in t.columns.iter().enumerate() {
-            if let Some(g) = &c.meta.generated {
-                let e = parse_stored(&g.text)?;
-                let ce = Compiler::new(&scope, "generated column function")
-                    .compile(&e, self)?
-                    .0;
-                out.push((i, ce));
+            if let Some(text) = text_of(c) {
+                let e = parse_stored(text)?;
+                out.push((i, Compiler::new(&scope, what).compile(&e, self)?.0));
             }
         }
-        let gens: Generated = out.into();
-        self.gen_cache.push((t.clone(), gens.clone()));
-        Ok(Some(gens))
+        Ok(out.into())
     }
 
     /// Computes the generated columns of `row` (N3), stored as an INSERT would store them
@@ -151,6 +291,22 @@ impl Session {
         let Some(gens) = self.table_generated(t)? else {
             return Ok(false);
         };
+        self.store_computed(t, row, gens.iter(), row_no, ignore, w)?;
+        Ok(true)
+    }
+
+    /// Evaluates `exprs` over `row` in order, each seeing the values before it, and stores
+    /// each into its column as an INSERT would (NULL into NOT NULL: 1048, a warning with
+    /// IGNORE or outside strict mode).
+    fn store_computed<'e>(
+        &mut self,
+        t: &SqlTable,
+        row: &mut [Value],
+        exprs: impl Iterator<Item = &'e (usize, CExpr)>,
+        row_no: u64,
+        ignore: bool,
+        w: &mut Warnings,
+    ) -> Result<(), SqlError> {
         let mode = self.vars.sql_mode();
         let store_mode = if ignore {
             super::super::dml::lax(mode)
@@ -158,7 +314,7 @@ impl Session {
             mode
         };
         let mut datums = load_row(t, row);
-        for (c, ce) in gens.iter() {
+        for (c, ce) in exprs {
             let col = &t.columns[*c];
             let mut d = ce.eval(&Env::new(&datums, &[], mode), w)?;
             if d.is_null() && !col.nullable {
@@ -175,6 +331,6 @@ impl Session {
             datums[*c] = types::load(&v, &col.ty);
             row[*c] = v;
         }
-        Ok(true)
+        Ok(())
     }
 }
