@@ -393,7 +393,7 @@ fn accounts_show_create_user_and_mysql_user() {
     assert_eq!(s.panics(), Vec::<String>::new());
 }
 
-/// Roles (exec/roles.rs R1-R3): CREATE ROLE, GRANT privileges to a role and the role to an
+/// Roles (exec/roles.rs R1-R4): CREATE ROLE, GRANT privileges to a role and the role to an
 /// account, SET DEFAULT ROLE, SET ROLE, CURRENT_ROLE(), SHOW GRANTS, mysql.role_edges and
 /// default_roles, a role's account locked, activate_all_roles_on_login, roles persisting
 /// across a restart, DROP ROLE taking the role's privileges away.
@@ -419,9 +419,31 @@ fn roles_as_mysql() {
         ("GRANT nosuch TO u", 3523),
         ("GRANT reader TO nobody", 3523),
         ("SET DEFAULT ROLE root TO u", 3530),
+        ("GRANT reader TO reader", 4027),
     ] {
         assert_eq!(err(&mut root, sql), want, "{sql}");
     }
+    // The graph of role grants stays acyclic (R4); a refused GRANT grants nothing.
+    root.query_drop("CREATE ROLE r1, r2, r3").unwrap();
+    root.query_drop("GRANT r1 TO r2").unwrap();
+    root.query_drop("GRANT r2 TO r3").unwrap();
+    match root.query_drop("GRANT r3 TO r1").unwrap_err() {
+        mysql::Error::MySqlError(e) => assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                4027,
+                "User account `r1`@`%` is directly or indirectly granted to the role \
+                 `r3`@`%`. The GRANT would create a loop"
+            )
+        ),
+        e => panic!("{e}"),
+    }
+    assert_eq!(err(&mut root, "GRANT reader, r2 TO r1"), 4027);
+    assert_eq!(
+        list(&mut root, "SHOW GRANTS FOR r1"),
+        ["GRANT USAGE ON *.* TO `r1`@`%`"]
+    );
+    root.query_drop("DROP ROLE r1, r2, r3").unwrap();
     let grants = list(&mut root, "SHOW GRANTS FOR u");
     assert_eq!(
         grants,

@@ -11,6 +11,8 @@
 //!   default roles active, or every role granted to it when activate_all_roles_on_login is
 //!   ON.
 //! - R3: nobody logs in as a role (its account is locked: 3118).
+//! - R4: the graph of role grants has no cycle: a GRANT that would make a role reach itself
+//!   is refused whole (4027, as MySQL 8.0.22+).
 //!
 //! No latches: the catalog's grants are read through its own lock; changes take `ddl`.
 
@@ -27,6 +29,39 @@ fn id(u: &UserName) -> AuthId {
 /// `user`@`host` as MySQL's role messages write it.
 fn shown((u, h): &AuthId) -> String {
     format!("`{u}`@`{h}`")
+}
+
+/// 4027 if granting `roles` to `users` would make a role reach itself (R4): a user that is, or is granted, one of the roles through the
+/// grants there are and those the statement makes before it. Nothing is granted then.
+fn no_loop(g: &privs::Grants, roles: &[UserName], users: &[UserName]) -> Result<(), SqlError> {
+    let mut added: Vec<(AuthId, AuthId)> = Vec::new();
+    for u in users.iter().map(id) {
+        for r in roles.iter().map(id) {
+            // Does `u` sit among the roles `r` holds (or is it `r`)?
+            let mut stack = vec![r.clone()];
+            let mut seen: Vec<AuthId> = Vec::new();
+            while let Some(x) = stack.pop() {
+                if x == u {
+                    return Err(SqlError::new(
+                        ER_ROLE_GRANTED_TO_ITSELF,
+                        &[&shown(&u), &shown(&r)],
+                    ));
+                }
+                if seen.contains(&x) {
+                    continue;
+                }
+                let held = g.granted_to(&x).iter().map(|(role, _)| role);
+                let pending = added
+                    .iter()
+                    .filter(|(to, _)| *to == x)
+                    .map(|(_, role)| role);
+                stack.extend(held.chain(pending).cloned());
+                seen.push(x);
+            }
+            added.push((u.clone(), r));
+        }
+    }
+    Ok(())
 }
 
 /// The roles a session of `user`@`host` starts with (R2).
@@ -193,6 +228,9 @@ impl Session {
         self.known(roles)?;
         self.known(users)?;
         let cat = self.server.catalog.clone();
+        if add {
+            no_loop(&cat.grants(), roles, users)?;
+        }
         for u in users {
             for r in roles {
                 cat.change_role_grant((&u.user, &u.host), (&r.user, &r.host), admin, add)?;
