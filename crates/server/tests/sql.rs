@@ -2162,6 +2162,8 @@ fn expression_defaults_as_mysql() {
             "ALTER TABLE t ALTER COLUMN x SET DEFAULT ((SELECT 1))",
             3769,
         ),
+        ("SELECT DEFAULT(y) FROM t", 3773),
+        ("SELECT DEFAULT(id) FROM t", 1364),
     ] {
         match c.query_drop(sql) {
             Ok(()) => assert_eq!(want, 0, "{sql} passed"),

@@ -135,6 +135,7 @@ codes! {
     ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED = 3102, "HY000", "Expression of generated column '%s' contains a disallowed function.";
     ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN = 3105, "HY000", "The value specified for generated column '%s' in table '%s' is not allowed.";
     ER_ROLE_GRANTED_TO_ITSELF = 4027, "HY000", "User account %s is directly or indirectly granted to the role %s. The GRANT would create a loop";
+    ER_DEFAULT_AS_VAL_GENERATED = 3773, "HY000", "DEFAULT function cannot be used with default value expressions";
     ER_DEPENDENT_BY_DEFAULT_GENERATED_VALUE = 3766, "HY000", "Column '%s' of table '%s' has a default value expression dependency and cannot be dropped or renamed.";
     ER_DEFAULT_VAL_GENERATED_NON_PRIOR = 3767, "HY000", "Default value expression of column '%s' cannot refer to a column defined after it if that column is a generated column or has an expression as default value.";
     ER_DEFAULT_VAL_GENERATED_REF_AUTO_INC = 3768, "HY000", "Default value expression of column '%s' cannot refer to an auto-increment column.";

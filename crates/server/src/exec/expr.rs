@@ -873,6 +873,66 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// The base table column `name` (of table `table`) is, if it is one (not a derived
+    /// table's), for DEFAULT(col).
+    fn table_column(&self, table: Option<&str>, name: &str) -> Option<(Arc<SqlTable>, usize)> {
+        self.tables
+            .iter()
+            .filter(|t| table.is_none_or(|q| t.name.eq_ignore_ascii_case(q)))
+            .find_map(|t| {
+                let i = t
+                    .columns
+                    .iter()
+                    .position(|(n, _, hidden)| !*hidden && n.eq_ignore_ascii_case(name))?;
+                Some((t.table.clone()?, i))
+            })
+    }
+
+    /// DEFAULT(col): the column's default as a value of its type (CURRENT_TIMESTAMP is the
+    /// statement's time); 1364 for a NOT NULL column without one and 3773 for an expression
+    /// default, as MySQL.
+    fn default_of_column(
+        &mut self,
+        args: &[Expr],
+        cx: &mut dyn Context,
+    ) -> Result<(CExpr, EType), SqlError> {
+        let [Expr::Column { table, name }] = args else {
+            return Err(SqlError::parse("default", 1));
+        };
+        let (_, ty) = self.resolve(table.as_deref(), name)?;
+        let Some((t, c)) = self.table_column(table.as_deref(), name) else {
+            return Ok((CExpr::Const(Datum::Null), ty));
+        };
+        let col = &t.columns[c];
+        use crate::catalog::DefaultValue as D;
+        match &col.meta.default {
+            Some(D::Text(s)) => {
+                let mut w = Warnings::default();
+                let d = Datum::Bytes(s.clone().into_bytes());
+                let v = types::store(&d, &col.ty, types::SqlMode(0), (&t.name, name), 1, &mut w)?;
+                Ok((CExpr::Const(types::load(&v, &col.ty)), ty))
+            }
+            Some(D::Now) => {
+                let fsp = col.ty.fsp();
+                let args = match fsp {
+                    0 => vec![],
+                    f => vec![Expr::Literal(Literal::Number(f.to_string()))],
+                };
+                let now = Expr::Function {
+                    name: "now".into(),
+                    args,
+                    distinct: false,
+                    star: false,
+                };
+                Ok((self.compile(&now, cx)?.0, ty))
+            }
+            Some(D::Expr(_)) => Err(SqlError::new(ER_DEFAULT_AS_VAL_GENERATED, &[])),
+            Some(D::Null) => Ok((CExpr::Const(Datum::Null), ty)),
+            None if col.nullable || col.meta.auto_increment => Ok((CExpr::Const(Datum::Null), ty)),
+            None => Err(SqlError::new(ER_NO_DEFAULT_FOR_FIELD, &[&col.name])),
+        }
+    }
+
     pub fn compile(&mut self, e: &Expr, cx: &mut dyn Context) -> Result<(CExpr, EType), SqlError> {
         if let Some(r) = self.row_form(e, cx)? {
             return Ok((r, bool_type()));
@@ -1714,6 +1774,9 @@ impl<'a> Compiler<'a> {
         star: bool,
         cx: &mut dyn Context,
     ) -> Result<(CExpr, EType), SqlError> {
+        if name == "default" {
+            return self.default_of_column(args, cx);
+        }
         let agg = agg_kind(name);
         if let Some(kind) = agg {
             if self.aggs.is_none() || self.in_agg {
