@@ -2038,6 +2038,27 @@ fn generated_columns_as_mysql() {
     assert_eq!(s.panics(), Vec::<String>::new());
 }
 
+/// Runs `ddl` while two `writers` write to `a.t`: every statement succeeds, no writer gets
+/// an error, and every insert a writer was told of is in the table afterwards.
+fn ddl_under_writers(s: &common::Server, c: &mut mysql::Conn, ddl: &[String]) {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let running = writers(s, 2, &stop);
+    for sql in ddl {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let acked: Vec<i64> = stop_writers(&stop, running)
+        .into_iter()
+        .map(|(_, i)| i)
+        .collect();
+    let have: std::collections::HashSet<i64> = c
+        .query::<i64, _>("SELECT id FROM a.t WHERE id > 1000000")
+        .unwrap()
+        .into_iter()
+        .collect();
+    assert!(!acked.is_empty());
+    assert!(acked.iter().all(|i| have.contains(i)), "writes lost");
+}
+
 /// Stops `writers` and gathers what they acknowledged.
 fn stop_writers(
     stop: &std::sync::atomic::AtomicBool,
@@ -2295,8 +2316,6 @@ fn alter_table_keeps_concurrent_writes() {
 /// change of type still needs the copy (1845).
 #[test]
 fn alter_table_definition_changes_are_instant() {
-    use std::sync::atomic::AtomicBool;
-    use std::sync::Arc;
     let s = start();
     let mut c = connect(&s);
     writers_table(&mut c, ", KEY kv (v)");
@@ -2349,28 +2368,16 @@ fn alter_table_definition_changes_are_instant() {
         1845
     );
     // Writers meanwhile: none gets an error, every acknowledged insert is there.
-    let stop = Arc::new(AtomicBool::new(false));
-    let running = writers(&s, 2, &stop);
-    for i in 0..20 {
-        for sql in [
-            format!("ALTER TABLE a.t ALTER COLUMN v SET DEFAULT {i}"),
-            format!("ALTER TABLE a.t RENAME KEY kv2 TO kv{i}, RENAME KEY kv{i} TO kv2"),
-            format!("ALTER TABLE a.t COMMENT 'pass {i}', LOCK=NONE"),
-        ] {
-            c.query_drop(&sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        }
-    }
-    let acked: Vec<i64> = stop_writers(&stop, running)
-        .into_iter()
-        .map(|(_, i)| i)
+    let ddl: Vec<String> = (0..20)
+        .flat_map(|i| {
+            [
+                format!("ALTER TABLE a.t ALTER COLUMN v SET DEFAULT {i}"),
+                format!("ALTER TABLE a.t RENAME KEY kv2 TO kv{i}, RENAME KEY kv{i} TO kv2"),
+                format!("ALTER TABLE a.t COMMENT 'pass {i}', LOCK=NONE"),
+            ]
+        })
         .collect();
-    let have: std::collections::HashSet<i64> = c
-        .query::<i64, _>("SELECT id FROM a.t WHERE id > 1000000")
-        .unwrap()
-        .into_iter()
-        .collect();
-    assert!(!acked.is_empty());
-    assert!(acked.iter().all(|i| have.contains(i)), "writes lost");
+    ddl_under_writers(&s, &mut c, &ddl);
     drop(p);
     let dir = s.stop_keep_dir(false);
     let s = common::start_in(dir, false, &[]);
@@ -2385,6 +2392,73 @@ fn alter_table_definition_changes_are_instant() {
     }
     let (_, child): (String, String) = c.query_first("SHOW CREATE TABLE a.ch").unwrap().unwrap();
     assert!(child.contains("REFERENCES `p` (`pid`)"), "{child}");
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
+/// ADD CHECK, ALTER CHECK ... ENFORCED and ADD FOREIGN KEY (foreign_key_checks on, with an
+/// index to use) test the rows under a shared table lock and then change only the definition
+/// (ALGORITHM=INPLACE, LOCK=SHARED; MySQL copies the table): no row is copied, a row that
+/// fails is 3819/1452 and leaves the table as it was, writers running meanwhile get no error
+/// and lose nothing.
+#[test]
+fn alter_table_validates_constraints_in_place() {
+    let s = start();
+    let mut c = connect(&s);
+    writers_table(&mut c, ", KEY kv (v)");
+    c.query_drop("CREATE TABLE a.p (id INT PRIMARY KEY)")
+        .unwrap();
+    c.query_drop("INSERT INTO a.p VALUES (0), (1)").unwrap();
+    let inserted = common::global_status(&mut c, "Innodb_rows_inserted");
+    for sql in [
+        "ALTER TABLE a.t ADD CONSTRAINT nonneg CHECK (v >= 0), ALGORITHM=INPLACE, LOCK=SHARED",
+        "ALTER TABLE a.t ALTER CHECK nonneg NOT ENFORCED",
+        "ALTER TABLE a.t ALTER CHECK nonneg ENFORCED",
+        "ALTER TABLE a.t ADD CONSTRAINT fk FOREIGN KEY (v) REFERENCES a.p (id)",
+    ] {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    assert_eq!(
+        common::global_status(&mut c, "Innodb_rows_inserted"),
+        inserted,
+        "a validation copied rows"
+    );
+    for (sql, want) in [
+        ("ALTER TABLE a.t ADD CONSTRAINT small CHECK (id < 100)", 3819),
+        ("ALTER TABLE a.t ADD CONSTRAINT x CHECK (v > 0), LOCK=NONE", 1846),
+        ("ALTER TABLE a.t ADD CONSTRAINT x CHECK (v > 0), ALGORITHM=INSTANT", 1845),
+        ("ALTER TABLE a.t DROP FOREIGN KEY fk, ADD CONSTRAINT fk2 FOREIGN KEY (id) REFERENCES a.p (id)", 1452),
+    ] {
+        assert_eq!(code(c.query_drop(sql).unwrap_err()), want, "{sql}");
+    }
+    let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE a.t").unwrap().unwrap();
+    assert!(
+        shown.contains("CONSTRAINT `nonneg` CHECK")
+            && shown.contains("CONSTRAINT `fk` FOREIGN KEY (`v`) REFERENCES `p` (`id`)")
+            && !shown.contains("small")
+            && !shown.contains("fk2"),
+        "{shown}"
+    );
+    assert_eq!(
+        code(c.query_drop("INSERT INTO a.t VALUES (-1, -1)").unwrap_err()),
+        3819
+    );
+    assert_eq!(
+        code(c.query_drop("INSERT INTO a.t VALUES (-1, 5)").unwrap_err()),
+        1452
+    );
+    // Writers meanwhile (their rows have v = 1, then v + 1: the foreign key goes first).
+    c.query_drop("ALTER TABLE a.t DROP FOREIGN KEY fk").unwrap();
+    let ddl: Vec<String> = (0..5)
+        .flat_map(|i| {
+            [
+                format!("ALTER TABLE a.t ADD CONSTRAINT c{i} CHECK (v >= -{i})"),
+                format!(
+                    "ALTER TABLE a.t ALTER CHECK c{i} NOT ENFORCED, ALTER CHECK nonneg ENFORCED"
+                ),
+            ]
+        })
+        .collect();
+    ddl_under_writers(&s, &mut c, &ddl);
     assert_eq!(s.panics(), Vec::<String>::new());
 }
 

@@ -404,6 +404,58 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
 /// Byte ranges of the statement.
 type Spans = Vec<(usize, usize)>;
 
+/// The items of an ALTER TABLE list from token `from`: token ranges between the commas
+/// outside parentheses.
+fn alter_items(tokens: &[Token], from: usize) -> Vec<(usize, usize)> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, from);
+    for (j, t) in tokens.iter().enumerate().skip(from) {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth -= 1;
+        } else if t.is_punct(",") && depth == 0 {
+            items.push((start, j));
+            start = j + 1;
+        }
+    }
+    if start < tokens.len() || !items.is_empty() {
+        items.push((start, tokens.len()));
+    }
+    items
+}
+
+/// Whether ALTER TABLE list item `tokens[a..b]` is one `P::alter_item` reads (sqlparser
+/// does not, or not among others): table options, ALGORITHM=, LOCK=, RENAME {INDEX | KEY},
+/// ALTER {CHECK | CONSTRAINT} ... [NOT] ENFORCED, DISABLE/ENABLE KEYS.
+fn ours(tokens: &[Token], a: usize, b: usize) -> bool {
+    const WORDS: [&str; 12] = [
+        "ENGINE",
+        "ROW_FORMAT",
+        "KEY_BLOCK_SIZE",
+        "CHARACTER",
+        "CHARSET",
+        "COLLATE",
+        "COMMENT",
+        "AUTO_INCREMENT",
+        "ALGORITHM",
+        "LOCK",
+        "DISABLE",
+        "ENABLE",
+    ];
+    let first = tokens.get(a).filter(|_| a < b);
+    let second = tokens.get(a + 1).filter(|_| a + 1 < b);
+    match first {
+        Some(t) if t.is("RENAME") => second.is_some_and(|n| n.is("INDEX") || n.is("KEY")),
+        Some(t) if t.is("ALTER") => second.is_some_and(|n| n.is("CHECK") || n.is("CONSTRAINT")),
+        Some(t) if t.is("DEFAULT") => {
+            second.is_some_and(|n| n.is("CHARSET") || n.is("CHARACTER") || n.is("COLLATE"))
+        }
+        Some(t) => WORDS.iter().any(|w| t.is(w)),
+        None => false,
+    }
+}
+
 /// The operations of an ALTER TABLE list that sqlparser does not read among others: table
 /// options (ENGINE=, COMMENT=, [DEFAULT] CHARSET=, ROW_FORMAT=, ...) and RENAME {INDEX | KEY}
 /// a TO b. When the list mixes them with operations sqlparser reads, returns the spans to
@@ -417,41 +469,8 @@ fn alter_list_extras(sql: &str, tokens: &[Token]) -> Option<(Spans, R<Vec<AlterO
     if tokens.get(3).is_some_and(|t| t.is_punct(".")) {
         i = 5;
     }
-    // The list's items: token ranges between commas outside parentheses.
-    let mut items = Vec::new();
-    let (mut depth, mut start) = (0i32, i);
-    for (j, t) in tokens.iter().enumerate().skip(i) {
-        if t.is_punct("(") {
-            depth += 1;
-        } else if t.is_punct(")") {
-            depth -= 1;
-        } else if t.is_punct(",") && depth == 0 {
-            items.push((start, j));
-            start = j + 1;
-        }
-    }
-    items.push((start, tokens.len()));
-    const OPTIONS: [&str; 7] = [
-        "ENGINE",
-        "ROW_FORMAT",
-        "KEY_BLOCK_SIZE",
-        "CHARACTER",
-        "CHARSET",
-        "COLLATE",
-        "COMMENT",
-    ];
-    let ours = |&(a, b): &(usize, usize)| {
-        let first = tokens.get(a).filter(|_| a < b);
-        let second = tokens.get(a + 1).filter(|_| a + 1 < b);
-        match first {
-            Some(t) if t.is("RENAME") => second.is_some_and(|n| n.is("INDEX") || n.is("KEY")),
-            Some(t) if t.is("DEFAULT") => {
-                second.is_some_and(|n| n.is("CHARSET") || n.is("CHARACTER") || n.is("COLLATE"))
-            }
-            Some(t) => OPTIONS.iter().any(|w| t.is(w)),
-            None => false,
-        }
-    };
+    let items = alter_items(tokens, i);
+    let ours = |&(a, b): &(usize, usize)| ours(tokens, a, b);
     let first_other = items.iter().position(|x| !ours(x))?;
     if !items.iter().any(ours) {
         return None;
@@ -480,17 +499,7 @@ fn alter_list_extras(sql: &str, tokens: &[Token]) -> Option<(Spans, R<Vec<AlterO
             i: 0,
             ctx: &ctx,
         };
-        let parsed = if tokens[a].is("RENAME") {
-            p.rename_index().and_then(|op| p.done(vec![op]))
-        } else {
-            let mut got = Vec::new();
-            match p.table_options(&mut options, &mut got) {
-                Ok(true) => Ok(got),
-                Ok(false) => Err(p.err()),
-                Err(e) => Err(e),
-            }
-        };
-        match parsed {
+        match p.alter_item(&mut options) {
             Ok(v) => ops.extend(v),
             Err(e) => {
                 failed.get_or_insert(e);
@@ -1846,84 +1855,77 @@ impl<'a> P<'a, '_> {
     /// ALTER TABLE t option [,] option ... (only table options, ALGORITHM= and LOCK=; None
     /// for anything else).
     fn alter_table_options(&mut self) -> Option<R<Statement>> {
-        const OPTS: [&str; 11] = [
-            "ALGORITHM",
-            "LOCK",
-            "ENGINE",
-            "ROW_FORMAT",
-            "KEY_BLOCK_SIZE",
-            "DEFAULT",
-            "CHARACTER",
-            "CHARSET",
-            "COLLATE",
-            "COMMENT",
-            "AUTO_INCREMENT",
-        ];
         self.i = 2;
         let table = self.object_name().ok()?;
         // RENAME without TO/AS (sqlparser wants one of them).
         if self.peek_is("RENAME") {
             self.eat("RENAME");
-            if self.peek_is("INDEX") || self.peek_is("KEY") {
-                return self.rename_indexes(table);
-            }
-            if ["TO", "AS", "COLUMN"].iter().any(|w| self.peek_is(w)) {
-                return None;
-            }
-            let r = self.object_name().and_then(|n| {
-                self.done(Statement::AlterTable {
-                    table,
-                    ops: vec![AlterOp::RenameTo(n)],
-                })
-            });
-            return Some(r);
-        }
-        // ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED (MySQL 8.0.16 / 8.0.19).
-        if self.peek_is("ALTER")
-            && self
-                .toks
-                .get(self.i + 1)
-                .is_some_and(|t| t.is("CHECK") || t.is("CONSTRAINT"))
-        {
-            self.i += 2;
-            let r = self.ident().and_then(|name| {
-                let enforced = !self.eat("NOT");
-                self.expect("ENFORCED")?;
-                self.done(Statement::AlterTable {
-                    table,
-                    ops: vec![AlterOp::CheckEnforced { name, enforced }],
-                })
-            });
-            return Some(r);
-        }
-        for (w, enable) in [("DISABLE", false), ("ENABLE", true)] {
-            if self.peek_is(w) {
-                self.eat(w);
-                let r = self.expect("KEYS").and_then(|_| {
+            if ["TO", "AS", "COLUMN", "INDEX", "KEY"]
+                .iter()
+                .any(|w| self.peek_is(w))
+            {
+                // Back onto RENAME: the list is read below (or by sqlparser).
+                self.i -= 1;
+            } else {
+                let r = self.object_name().and_then(|n| {
                     self.done(Statement::AlterTable {
                         table,
-                        ops: vec![AlterOp::Keys(enable)],
+                        ops: vec![AlterOp::RenameTo(n)],
                     })
                 });
                 return Some(r);
             }
         }
-        if !OPTS.iter().any(|o| self.peek_is(o)) {
+        // A list of operations sqlparser does not read (table options, RENAME INDEX, ALTER
+        // CHECK, ...): ours; mixed with others, `alter_list_extras` takes ours out.
+        let items = alter_items(self.toks, self.i);
+        if items.is_empty() || !items.iter().all(|&(a, b)| ours(self.toks, a, b)) {
             return None;
         }
         let mut ops = Vec::new();
         let mut o = TableOptions::default();
-        match self.table_options(&mut o, &mut ops) {
-            Ok(true) => {
-                if o != TableOptions::default() {
-                    ops.push(AlterOp::Options(o));
-                }
-                Some(Ok(Statement::AlterTable { table, ops }))
+        for &(a, b) in &items {
+            let mut p = P {
+                sql: self.sql,
+                text: self.text,
+                toks: &self.toks[a..b],
+                i: 0,
+                ctx: self.ctx,
+            };
+            match p.alter_item(&mut o) {
+                Ok(v) => ops.extend(v),
+                Err(e) => return Some(Err(e)),
             }
-            // Another operation: sqlparser's.
-            Ok(false) => None,
-            Err(e) => Some(Err(e)),
         }
+        if o != TableOptions::default() {
+            ops.push(AlterOp::Options(o));
+        }
+        Some(Ok(Statement::AlterTable { table, ops }))
+    }
+
+    /// One of `ours` ALTER TABLE operations, to the end of the tokens (table options into
+    /// `o`).
+    fn alter_item(&mut self, o: &mut TableOptions) -> R<Vec<AlterOp>> {
+        let mut ops = Vec::new();
+        if self.peek_is("RENAME") {
+            ops.push(self.rename_index()?);
+        } else if self.eat("ALTER") {
+            // ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED (MySQL 8.0.16 / 8.0.19).
+            if !self.eat("CHECK") {
+                self.expect("CONSTRAINT")?;
+            }
+            let name = self.ident()?;
+            let enforced = !self.eat("NOT");
+            self.expect("ENFORCED")?;
+            ops.push(AlterOp::CheckEnforced { name, enforced });
+        } else if self.eat("DISABLE") || self.peek_is("ENABLE") {
+            let enable = self.eat("ENABLE");
+            self.expect("KEYS")?;
+            ops.push(AlterOp::Keys(enable));
+        } else if !self.table_options(o, &mut ops)? {
+            return Err(self.err());
+        }
+        self.done(ops)
     }
 
     /// Table options (into `o`), ALGORITHM= and LOCK= (into `ops`) to the end of the
@@ -1963,36 +1965,6 @@ impl<'a> P<'a, '_> {
         self.expect("TO")?;
         let new = self.ident()?;
         Ok(AlterOp::RenameIndex { old, new })
-    }
-
-    /// ALTER TABLE t RENAME {INDEX | KEY} a TO b [, RENAME {INDEX | KEY} c TO d ...] [,
-    /// ALGORITHM=x] [, LOCK=y], past the first RENAME (sqlparser has no such operation).
-    /// None when other operations follow: sqlparser reads the list with these taken out
-    /// (`alter_list_extras`).
-    fn rename_indexes(&mut self, table: ObjectName) -> Option<R<Statement>> {
-        // Back onto the RENAME the caller read.
-        self.i -= 1;
-        let mut ops = Vec::new();
-        let r = (|| {
-            loop {
-                if self.eat("ALGORITHM") {
-                    self.eat_punct("=");
-                    ops.push(AlterOp::Algorithm(self.name()?.to_uppercase()));
-                } else if self.eat("LOCK") {
-                    self.eat_punct("=");
-                    ops.push(AlterOp::Lock(self.name()?.to_uppercase()));
-                } else if self.peek_is("RENAME") {
-                    ops.push(self.rename_index()?);
-                } else {
-                    return Ok(None);
-                }
-                if !self.eat_punct(",") {
-                    break;
-                }
-            }
-            self.done(Some(Statement::AlterTable { table, ops }))
-        })();
-        r.transpose()
     }
 
     fn table_list(&mut self) -> R<Vec<ObjectName>> {

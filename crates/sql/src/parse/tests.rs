@@ -2557,8 +2557,34 @@ fn alter_table_definition_changes() {
     );
     assert!(matches!(
         &ops("ALTER TABLE t ALGORITHM=INPLACE, ADD INDEX (a)")[..],
-        [AlterOp::Algorithm(_), AlterOp::AddKey(_)]
+        [AlterOp::AddKey(_), AlterOp::Algorithm(_)]
     ));
+    assert_eq!(
+        ops("ALTER TABLE t ALTER CHECK a NOT ENFORCED, ALTER CONSTRAINT b ENFORCED, LOCK=SHARED"),
+        [
+            AlterOp::CheckEnforced {
+                name: "a".into(),
+                enforced: false
+            },
+            AlterOp::CheckEnforced {
+                name: "b".into(),
+                enforced: true
+            },
+            AlterOp::Lock("SHARED".into()),
+        ]
+    );
+    assert!(matches!(
+        &ops("ALTER TABLE t ADD COLUMN x INT, ALTER CHECK c NOT ENFORCED, DISABLE KEYS")[..],
+        [
+            AlterOp::AddColumn { .. },
+            AlterOp::CheckEnforced {
+                enforced: false,
+                ..
+            },
+            AlterOp::Keys(false)
+        ]
+    ));
+    assert!(parse("ALTER TABLE t ALTER CHECK c, ADD COLUMN x INT").is_err());
     assert!(parse("ALTER TABLE t RENAME INDEX a b").is_err());
     // Table options and RENAME INDEX among operations sqlparser reads.
     let comment = |c: &str| TableOptions {

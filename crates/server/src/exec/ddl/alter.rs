@@ -13,6 +13,11 @@
 //!   atomic engine step (`redefine_table`) rewrites it, with the children's foreign keys
 //!   that name a renamed column (fk.rs F5). Statements planned on the old definition are
 //!   planned again (their table handle is obsolete).
+//! - ADD CHECK, ALTER CHECK ... ENFORCED and ADD FOREIGN KEY with foreign_key_checks on (an
+//!   index to use there already) change the definition the same way once every row passes
+//!   (3819, 1452): a reading transaction takes a shared table lock, the rows are tested, the
+//!   definition changes, and only then is the lock released, so no row written meanwhile
+//!   escapes the test (INPLACE, LOCK=SHARED; MySQL copies the table for these).
 //! - Anything that changes the columns or the primary key rebuilds the table, as MySQL's
 //!   ALGORITHM=COPY does:
 //!   1. the new definition is computed from the old one and the operations, in order;
@@ -83,6 +88,8 @@ struct Planned {
     plan: Plan,
     checking: Vec<FkMeta>,
     col_renames: Vec<(String, String)>,
+    /// The rows must pass constraints the plan adds (`Needs::Validate`).
+    validate: bool,
 }
 
 /// The definition the operations produce.
@@ -114,20 +121,23 @@ enum Needs {
     /// Only the definition changes, if the rows stay stored as they are (a CHANGE that keeps
     /// the type, defaults, names, comments, constraints dropped): INSTANT, else a rebuild.
     Definition,
+    /// A definition change the rows must pass (a CHECK added or enforced again, a foreign
+    /// key added with foreign_key_checks on): the rows are read and tested under a shared
+    /// table lock, then the definition changes (INPLACE, LOCK=SHARED), else a rebuild.
+    Validate,
     /// Nothing of the table itself (RENAME TO, the ALGORITHM= and LOCK= clauses).
     Nothing,
 }
 
 fn needs(op: &AlterOp, fk_checks: bool) -> Needs {
     match op {
-        AlterOp::AddColumn { .. }
-        | AlterOp::DropColumn(_)
-        | AlterOp::DropPrimaryKey
-        // A new CHECK, or one enforced again, is tested on every row as the copy writes them.
-        | AlterOp::AddCheck(_)
-        | AlterOp::CheckEnforced { enforced: true, .. } => Needs::Rebuild,
-        // With foreign_key_checks on, the copy's rows are tested against the parent.
-        AlterOp::AddForeignKey(_) if fk_checks => Needs::Rebuild,
+        AlterOp::AddColumn { .. } | AlterOp::DropColumn(_) | AlterOp::DropPrimaryKey => {
+            Needs::Rebuild
+        }
+        // A new CHECK, or one enforced again, is tested on every row; with
+        // foreign_key_checks on, so is a new foreign key against the parent.
+        AlterOp::AddCheck(_) | AlterOp::CheckEnforced { enforced: true, .. } => Needs::Validate,
+        AlterOp::AddForeignKey(_) if fk_checks => Needs::Validate,
         AlterOp::AddKey(k) if k.kind == KeyKind::Primary => Needs::Rebuild,
         // ENGINE= rebuilds the table as in MySQL (the "null ALTER" that OPTIMIZE TABLE runs);
         // so do ROW_FORMAT= and AUTO_INCREMENT=.
@@ -815,23 +825,27 @@ impl Session {
         // Definition changes alone are INSTANT when the rows stay as they are stored (mixed
         // with index work or a rename, the table is rebuilt).
         let mut planned = None;
+        let validate = kinds.contains(&Needs::Validate);
         let natural = if kinds.contains(&Needs::Rebuild) {
-            "COPY"
-        } else if kinds.contains(&Needs::Definition) {
+            Natural::Copy
+        } else if kinds.contains(&Needs::Definition) || validate {
             let p = self.alter_plan(&t, ops, &target)?;
             let def = p.plan.clone().table_def(&t.engine_name())?;
-            let instant =
-                !kinds.contains(&Needs::Index) && rename.is_none() && t.table.def.same_layout(&def);
+            // Rows tested under their old column names: not with a column renamed.
+            let in_place = !kinds.contains(&Needs::Index)
+                && rename.is_none()
+                && t.table.def.same_layout(&def)
+                && (!validate || p.col_renames.is_empty());
             planned = Some(p);
-            if instant {
-                "INSTANT"
-            } else {
-                "COPY"
+            match (in_place, validate) {
+                (false, _) => Natural::Copy,
+                (true, true) => Natural::Validate,
+                (true, false) => Natural::Instant,
             }
         } else if kinds.contains(&Needs::Index) {
-            "INPLACE"
+            Natural::Index
         } else {
-            "INSTANT"
+            Natural::Instant
         };
         match (how_altered(ops, natural)?, planned) {
             ("COPY", planned) => {
@@ -947,25 +961,49 @@ impl Session {
                 (fk.parent_db, fk.parent_table) = target.clone();
             }
         }
+        let validate =
+            (ops.iter()).any(|o| needs(o, self.vars.foreign_key_checks()) == Needs::Validate);
         Ok(Planned {
             plan,
             checking,
             col_renames,
+            validate,
         })
     }
 
-    /// ALTER TABLE that changes only the definition (names, defaults, comments, constraints
-    /// dropped): one atomic engine step rewrites it, and the children's foreign keys that name
-    /// a renamed column (fk.rs F5); no row is read. (MySQL's ALGORITHM=INSTANT.)
+    /// ALTER TABLE that changes only the definition (names, defaults, comments, constraints):
+    /// one atomic engine step rewrites it, and the children's foreign keys that name a
+    /// renamed column (fk.rs F5); no row is written. (MySQL's ALGORITHM=INSTANT.) When the
+    /// plan adds constraints the rows must pass (a CHECK, a foreign key with
+    /// foreign_key_checks on), a reading transaction holds a shared table lock from before
+    /// the rows are tested until the definition has changed, so no row escapes the test
+    /// (writers wait, as for a copy).
     fn alter_redefine(&mut self, t: &SqlTable, planned: Planned) -> Result<Output, SqlError> {
         let cat = self.server.catalog.clone();
         let name = t.engine_name();
-        let def = planned.plan.table_def(&name)?;
+        let (def, checks) = {
+            let enforced: Vec<_> = (planned.plan.meta.checks.iter())
+                .filter(|c| c.enforced)
+                .cloned()
+                .collect();
+            (planned.plan.table_def(&name)?, enforced)
+        };
         let _g = cat.ddl.lock();
         // Another DDL may have changed the table since it was planned.
         let current = cat.engine.table(&name).map_err(engine_error)?;
         if !Arc::ptr_eq(&current, &t.table) {
             return Err(SqlError::new(ER_TABLE_DEF_CHANGED, &[]));
+        }
+        let mut reader = None;
+        if planned.validate {
+            let mut r = cat.engine.begin();
+            r.lock_table(&t.table, false).map_err(engine_error)?;
+            self.rows_pass(&mut r, t, &checks)?;
+            let sql_t = cat.table(&t.db, &t.name)?;
+            for fk in &planned.checking {
+                self.fk_rows_have_parents(&sql_t, fk)?;
+            }
+            reader = Some(r);
         }
         let parents = ParentRenames {
             tables: &[],
@@ -978,8 +1016,63 @@ impl Session {
             let (d, n) = child.split_once('/').unwrap_or_default();
             cat.invalidate(d, n);
         }
+        // The writers waiting go on, against the new definition.
+        let ended = reader.map_or(Ok(()), |r| r.commit().map_err(engine_error));
         r.map_err(engine_error)?;
+        ended?;
         Ok(Output::ok(0))
+    }
+
+    /// Error 3819 unless every row of `t`, read through `reader`, passes `checks` (compiled
+    /// over `t`'s columns).
+    fn rows_pass(
+        &mut self,
+        reader: &mut innoxide_engine::Trx,
+        t: &SqlTable,
+        checks: &[crate::catalog::CheckMeta],
+    ) -> Result<(), SqlError> {
+        if checks.is_empty() {
+            return Ok(());
+        }
+        let scope = [super::super::expr::ScopeTable {
+            name: t.name.clone(),
+            db: t.db.clone(),
+            columns: (t.columns.iter())
+                .map(|c| {
+                    let ty = super::super::expr::EType::Column(Box::new(c.ty.clone()));
+                    (c.name.clone(), ty, c.meta.hidden)
+                })
+                .collect(),
+            offset: 0,
+            table: None,
+        }];
+        let mut compiled = Vec::with_capacity(checks.len());
+        for c in checks {
+            let e = super::check::parse_stored(&c.text)?;
+            let ce = super::super::expr::Compiler::new(&scope, "check constraint")
+                .compile(&e, self)?
+                .0;
+            compiled.push((c.name.clone(), ce));
+        }
+        let mode = self.vars.sql_mode();
+        let mut w = Warnings::default();
+        let rows = reader
+            .scan(
+                &t.table,
+                None,
+                KeyBound::Unbounded,
+                KeyBound::Unbounded,
+                true,
+            )
+            .map_err(engine_error)?;
+        for (n, r) in rows.enumerate() {
+            let r = r.map_err(engine_error)?;
+            super::check::row_passes(&compiled, &load_row(t, &r), mode, false, &mut w)?;
+            if n % 1024 == 1023 && self.interrupt.load(Ordering::Acquire) {
+                return Err(SqlError::new(ER_QUERY_INTERRUPTED, &[]));
+            }
+        }
+        Ok(())
     }
 
     /// ALTER TABLE by copying into a work table and swapping names (see the module comment).
@@ -994,6 +1087,7 @@ impl Session {
             plan,
             checking,
             col_renames,
+            ..
         } = planned;
         let final_name = format!("{}/{}", target.0, target.1);
         let _g = cat.ddl.lock();
@@ -1297,28 +1391,42 @@ fn final_names(renames: &[(String, String)]) -> Vec<(String, String)> {
     now.into_iter().map(|(cur, orig)| (orig, cur)).collect()
 }
 
-/// The algorithm ALTER TABLE's operations run with ("COPY": the table is rebuilt; "INPLACE":
-/// indexes are built or dropped in place, the table's DML waiting; "INSTANT": only the
-/// definition changes), checked against the ALGORITHM= and LOCK= clauses as MySQL does:
-/// one that asks for a faster algorithm or more concurrency than the operations allow is
-/// 1845/1846; ALGORITHM=COPY rebuilds whatever the operations. (LOCK=EXCLUSIVE is granted
-/// with the algorithm's own locking, which lets more through.)
-fn how_altered(ops: &[AlterOp], natural: &'static str) -> Result<&'static str, SqlError> {
+/// How ALTER TABLE's operations run by themselves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Natural {
+    /// The table is rebuilt (ALGORITHM=COPY, LOCK=SHARED).
+    Copy,
+    /// The rows are tested under a shared table lock, then the definition changes
+    /// (ALGORITHM=INPLACE, LOCK=SHARED).
+    Validate,
+    /// Indexes are built or dropped in place, the table's DML waiting (ALGORITHM=INPLACE,
+    /// LOCK=EXCLUSIVE).
+    Index,
+    /// Only the definition changes (ALGORITHM=INSTANT, LOCK=NONE).
+    Instant,
+}
+
+/// The algorithm ALTER TABLE runs with ("COPY", "INPLACE" or "INSTANT"), its operations'
+/// `natural` one checked against the ALGORITHM= and LOCK= clauses as MySQL does: one that
+/// asks for a faster algorithm or more concurrency than the operations allow is 1845/1846;
+/// ALGORITHM=COPY rebuilds whatever the operations. (LOCK=EXCLUSIVE is granted with the
+/// algorithm's own locking, which lets more through.)
+fn how_altered(ops: &[AlterOp], natural: Natural) -> Result<&'static str, SqlError> {
     let last = |f: fn(&AlterOp) -> Option<&String>| ops.iter().rev().find_map(f);
     let algorithm = last(|o| match o {
         AlterOp::Algorithm(a) => Some(a),
         _ => None,
     });
-    let used = match algorithm.map(String::as_str) {
-        Some("COPY") => "COPY",
-        Some("INPLACE") if natural == "COPY" => {
+    let used = match (algorithm.map(String::as_str), natural) {
+        (Some("COPY"), _) => Natural::Copy,
+        (Some("INPLACE"), Natural::Copy) => {
             return Err(SqlError::new(
                 ER_ALTER_OPERATION_NOT_SUPPORTED,
                 &[&"ALGORITHM=INPLACE", &"ALGORITHM=COPY"],
             ))
         }
-        Some("INSTANT") if natural != "INSTANT" => {
-            let try_ = if natural == "COPY" {
+        (Some("INSTANT"), Natural::Copy | Natural::Validate | Natural::Index) => {
+            let try_ = if natural == Natural::Copy {
                 "ALGORITHM=COPY"
             } else {
                 "ALGORITHM=COPY/INPLACE"
@@ -1335,7 +1443,7 @@ fn how_altered(ops: &[AlterOp], natural: &'static str) -> Result<&'static str, S
         _ => None,
     });
     match (lock.map(String::as_str), used) {
-        (Some("NONE"), "COPY") => Err(SqlError::new(
+        (Some("NONE"), Natural::Copy | Natural::Validate) => Err(SqlError::new(
             ER_ALTER_OPERATION_NOT_SUPPORTED_REASON,
             &[
                 &"LOCK=NONE",
@@ -1343,13 +1451,17 @@ fn how_altered(ops: &[AlterOp], natural: &'static str) -> Result<&'static str, S
                 &"LOCK=SHARED",
             ],
         )),
-        (Some("NONE" | "SHARED"), "INPLACE") => {
+        (Some("NONE" | "SHARED"), Natural::Index) => {
             let asked = format!("LOCK={}", lock.map_or("", String::as_str));
             Err(SqlError::new(
                 ER_ALTER_OPERATION_NOT_SUPPORTED,
                 &[&asked, &"LOCK=EXCLUSIVE"],
             ))
         }
-        _ => Ok(used),
+        _ => Ok(match used {
+            Natural::Copy => "COPY",
+            Natural::Validate | Natural::Index => "INPLACE",
+            Natural::Instant => "INSTANT",
+        }),
     }
 }
