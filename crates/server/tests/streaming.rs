@@ -227,6 +227,18 @@ fn large_results_stream_without_holding_them() {
         .unwrap()
         .unwrap();
     assert_eq!((n, sum, pads), (ROWS, ROWS * (ROWS + 1) / 2, ROWS * 200));
+    // The same with UNION DISTINCT, going round: the 150,000 keys seen (30 MB) are kept in
+    // sorted runs in tmpdir beyond the 2 MB (keyset.rs K4); round 151 finds only rows seen,
+    // and that ends the recursion.
+    let (n, sum, pads): (i64, i64, i64) = c
+        .query_first(
+            "WITH RECURSIVE r (n, p) AS (SELECT id, pad FROM t WHERE id <= 1000 \
+             UNION SELECT (n + 999) % 150000 + 1, p FROM r) \
+             SELECT COUNT(*), SUM(n), SUM(LENGTH(p)) FROM r",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!((n, sum, pads), (ROWS, ROWS * (ROWS + 1) / 2, ROWS * 200));
     // A derived table, and a RIGHT JOIN's right table, beyond the 2 MB: gathered in a row
     // buffer that goes on in tmpdir (rowbuf.rs), read back for each row joined with them.
     let (n, sum, pads): (i64, i64, i64) = c

@@ -16,6 +16,13 @@
 //! - K3: a read error is the sort's read error (1024) naming the file; a block read back is
 //!   walked with its lengths checked, so a damaged file is an error, never a panic.
 //!
+//! - K4: a set that grows while it is probed (`GrowingKeys`: a recursive CTE's UNION
+//!   DISTINCT) keeps its newest keys in memory up to its budget, then writes them as one
+//!   more sorted run (a `DiskKeys`); a key is in it if memory or a run holds it, so memory
+//!   stays within the budget whatever the number of keys. At MAX_RUNS runs they are merged
+//!   into one, so a probe reads at most MAX_RUNS blocks; each run has a Bloom filter (10
+//!   bits a key in memory) that spares the reads for most keys it does not hold.
+//!
 //! LOCKING: the block read last is kept behind a mutex (one statement probes the set).
 
 use std::path::PathBuf;
@@ -43,6 +50,8 @@ pub(crate) struct DiskKeys {
     file: Arc<dyn File>,
     path: PathBuf,
     index: Vec<BlockRef>,
+    /// Entries held.
+    entries: usize,
     /// The block read last.
     last: Mutex<Option<Loaded>>,
 }
@@ -103,6 +112,7 @@ impl KeySetBuilder {
             Ok::<(), SqlError>(())
         };
         let mut prev: Option<Vec<u8>> = None;
+        let mut entries = 0;
         while let Some(row) = sorted.next_proj()? {
             let mut it = row.into_iter();
             let (Some(Datum::Bytes(key)), Some(Datum::Bytes(value))) = (it.next(), it.next())
@@ -122,6 +132,7 @@ impl KeySetBuilder {
             }
             put(&mut block, &key);
             put(&mut block, &value);
+            entries += 1;
             prev = Some(key);
         }
         if let Some(f) = first.take() {
@@ -131,6 +142,7 @@ impl KeySetBuilder {
             file,
             path,
             index,
+            entries,
             last: Mutex::new(None),
         })
     }
@@ -195,7 +207,114 @@ impl Loaded {
     }
 }
 
+/// Runs a `GrowingKeys` holds before it merges them into one (K4).
+const MAX_RUNS: usize = 4;
+
+/// A key set that grows while it is probed (K4).
+pub(crate) struct GrowingKeys {
+    mem: std::collections::HashSet<Vec<u8>>,
+    mem_bytes: u64,
+    budget: u64,
+    area: SortArea,
+    runs: Vec<(Bloom, DiskKeys)>,
+}
+
+/// A Bloom filter over byte keys: 10 bits a key, 7 probes (about 1% false positives).
+struct Bloom {
+    bits: Vec<u64>,
+}
+
+impl Bloom {
+    fn new(keys: usize) -> Bloom {
+        Bloom {
+            bits: vec![0; (keys * 10).div_ceil(64).max(1)],
+        }
+    }
+
+    /// The 7 bit positions of `key`.
+    fn positions(&self, key: &[u8]) -> impl Iterator<Item = usize> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut h);
+        let h1 = h.finish();
+        let h2 = h1.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15;
+        let m = (self.bits.len() * 64) as u64;
+        (0..7u64).map(move |i| (h1.wrapping_add(i.wrapping_mul(h2)) % m) as usize)
+    }
+
+    fn add(&mut self, key: &[u8]) {
+        let ps: Vec<usize> = self.positions(key).collect();
+        for p in ps {
+            self.bits[p / 64] |= 1 << (p % 64);
+        }
+    }
+
+    fn may_hold(&self, key: &[u8]) -> bool {
+        self.positions(key)
+            .all(|p| self.bits[p / 64] & (1 << (p % 64)) != 0)
+    }
+}
+
+impl GrowingKeys {
+    /// An empty set keeping up to about `budget` bytes of keys in memory; its runs are
+    /// sorted in `area`.
+    pub(crate) fn new(area: SortArea, budget: u64) -> GrowingKeys {
+        GrowingKeys {
+            mem: Default::default(),
+            mem_bytes: 0,
+            budget,
+            area,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Adds `key`: false if the set held it already.
+    pub(crate) fn insert(&mut self, key: Vec<u8>) -> Result<bool, SqlError> {
+        if self.mem.contains(&key) {
+            return Ok(false);
+        }
+        for (bloom, r) in &self.runs {
+            if bloom.may_hold(&key) && r.contains(&key)? {
+                return Ok(false);
+            }
+        }
+        // The key's bytes and the hash table's own per entry.
+        self.mem_bytes += key.len() as u64 + 48;
+        self.mem.insert(key);
+        if self.mem_bytes > self.budget {
+            let mut b = KeySetBuilder::new(&self.area, true);
+            let mut n = self.mem.len();
+            let merged = if self.runs.len() + 1 >= MAX_RUNS {
+                let runs = std::mem::take(&mut self.runs);
+                n += runs.iter().map(|(_, r)| r.len()).sum::<usize>();
+                runs
+            } else {
+                Vec::new()
+            };
+            let mut bloom = Bloom::new(n);
+            for k in self.mem.drain() {
+                bloom.add(&k);
+                b.push(k, Vec::new())?;
+            }
+            for (_, r) in merged {
+                r.each_key(|k| {
+                    bloom.add(k);
+                    b.push(k.to_vec(), Vec::new())
+                })?;
+            }
+            self.runs.push((bloom, b.finish()?));
+            self.mem_bytes = 0;
+        }
+        Ok(true)
+    }
+}
+
 impl DiskKeys {
+    /// The number of entries (keys, in a distinct set).
+    pub(crate) fn len(&self) -> usize {
+        self.entries
+    }
+
     /// Whether `key` is in the set (K1).
     pub(crate) fn contains(&self, key: &[u8]) -> Result<bool, SqlError> {
         self.find(key, |_| false)
@@ -243,6 +362,14 @@ impl DiskKeys {
     }
 
     /// Runs `f` on block `i`, read from the file unless it was the last one read.
+    /// Hands `f` every key, in order (K1), until it fails.
+    fn each_key(&self, mut f: impl FnMut(&[u8]) -> Result<(), SqlError>) -> Result<(), SqlError> {
+        for i in 0..self.index.len() {
+            self.with_block(i, |b| (0..b.at.len()).try_for_each(|e| f(b.key(e))))??;
+        }
+        Ok(())
+    }
+
     fn with_block<T>(&self, i: usize, f: impl FnOnce(&Loaded) -> T) -> Result<T, SqlError> {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(b) = last.as_ref().filter(|b| b.no == i) {
@@ -275,6 +402,21 @@ mod tests {
             tmpdir: std::env::temp_dir(),
             passes: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    #[test]
+    fn a_growing_set_answers_as_a_hash_set_within_its_budget() {
+        // 2 KiB of keys in memory: 30,000 distinct keys make many runs.
+        let mut set = GrowingKeys::new(area(16 * 1024), 2048);
+        let mut model = std::collections::HashSet::new();
+        for i in 0..60_000u32 {
+            let k = ((i * 7919) % 30_000).to_be_bytes().to_vec();
+            assert_eq!(set.insert(k.clone()).unwrap(), model.insert(k), "key {i}");
+            assert!(set.mem_bytes <= 2048 + 52);
+        }
+        assert!(set.runs.len() < MAX_RUNS, "{} runs", set.runs.len());
+        assert!(!set.insert(17u32.to_be_bytes().to_vec()).unwrap());
+        assert!(set.insert(30_001u32.to_be_bytes().to_vec()).unwrap());
     }
 
     #[test]

@@ -12,18 +12,18 @@
 //! - R3: the columns (names and types) are the anchor's; every recursive SELECT must give as
 //!   many (1222).
 //! - R4: the result gathers in a row buffer (rowbuf.rs: tmp_table_size in memory, tmpdir
-//!   beyond it); only the previous round's rows, and with UNION DISTINCT the keys of every row,
-//!   are held in memory.
+//!   beyond it); with UNION DISTINCT, the keys of the rows so far in a growing key set
+//!   (keyset.rs K4: tmp_table_size in memory, sorted runs in tmpdir beyond it); only the
+//!   previous round's rows are held in memory.
 //!
 //! Latch order: none (the statement's rows only).
-
-use std::collections::HashSet;
 
 use innoxide_sql::ast::RecursiveCte;
 use innoxide_sql::error::*;
 use innoxide_sql::types::Datum;
 
 use super::group::row_key;
+use super::keyset::GrowingKeys;
 use super::rowbuf::RowBuf;
 use super::{Column, Session};
 
@@ -35,11 +35,11 @@ impl Session {
         params: &[Datum],
     ) -> Result<(Vec<Column>, RowBuf), SqlError> {
         let (cols, mut anchor) = self.select(&cte.anchor, params)?;
-        let mut seen = HashSet::new();
-        if cte.distinct {
-            anchor.retain(|r| seen.insert(row_key(r, &[])));
-        }
         let tmp = self.tmp_area();
+        let mut seen = GrowingKeys::new(tmp.sort.clone(), tmp.budget);
+        if cte.distinct {
+            anchor = new_rows(&mut seen, anchor)?;
+        }
         let mut all = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
         for r in &anchor {
             all.push(r.clone())?;
@@ -74,7 +74,7 @@ impl Session {
                 return Err(e);
             }
             if cte.distinct {
-                added.retain(|r| seen.insert(row_key(r, &[])));
+                added = new_rows(&mut seen, added)?;
             }
             for r in &added {
                 all.push(r.clone())?;
@@ -83,4 +83,15 @@ impl Session {
         }
         Ok((cols, all))
     }
+}
+
+/// The rows of `rows` whose keys `seen` did not hold, now added to it (R1).
+fn new_rows(seen: &mut GrowingKeys, rows: Vec<Vec<Datum>>) -> Result<Vec<Vec<Datum>>, SqlError> {
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        if seen.insert(row_key(&r, &[]))? {
+            out.push(r);
+        }
+    }
+    Ok(out)
 }
