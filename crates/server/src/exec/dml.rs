@@ -64,6 +64,49 @@ impl Session {
         })
     }
 
+    /// A VALUES expression with its DEFAULT(col) calls replaced by the target table's
+    /// defaults (MySQL reads `col` there as the table's column); None if it has none.
+    fn values_defaults(&mut self, t: &SqlTable, e: &Expr) -> Result<Option<Expr>, SqlError> {
+        if matches!(e, Expr::Literal(_) | Expr::Param(_) | Expr::Column { .. }) {
+            return Ok(None);
+        }
+        let mut x = e.clone();
+        let mut failed = None;
+        let mut any = false;
+        x.visit_mut(&mut |n| {
+            let Expr::Function { name, args, .. } = n else {
+                return true;
+            };
+            let [Expr::Column {
+                table: None,
+                name: col,
+            }] = args.as_slice()
+            else {
+                return true;
+            };
+            if name != "default" {
+                return true;
+            }
+            any = true;
+            let r = match t.column(col) {
+                None => Err(SqlError::new(ER_BAD_FIELD_ERROR, &[col, &"field list"])),
+                Some(c) if matches!(t.columns[c].meta.default, Some(DefaultValue::Expr(_))) => {
+                    Err(SqlError::new(ER_DEFAULT_AS_VAL_GENERATED, &[]))
+                }
+                Some(c) => self.default_assignment(t, c),
+            };
+            match r {
+                Ok(d) => *n = d,
+                Err(e) => failed = Some(e),
+            }
+            false
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(any.then_some(x)),
+        }
+    }
+
     /// The value a column gets when none is given (with IGNORE, a NOT NULL column without a
     /// default gets its type's implicit default and a warning even in strict mode, as in
     /// MySQL).
@@ -272,6 +315,8 @@ impl Session {
                                 None
                             }
                             e => {
+                                let with_defaults = self.values_defaults(&t, e)?;
+                                let e = with_defaults.as_ref().unwrap_or(e);
                                 let mut comp = Compiler::new(&[], "field list");
                                 let (ce, _) = comp.compile(e, self)?;
                                 let env = Env::new(&[], params, mode);
