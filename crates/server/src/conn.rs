@@ -11,6 +11,11 @@
 //!   reads that last error even when it was still sending.
 //! - N3: the status flags of every OK/EOF come from the session (IN_TRANS, AUTOCOMMIT), with
 //!   MORE_RESULTS_EXISTS while statements of a multi-statement query remain.
+//! - N4: COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY of a statement that gives rows opens a
+//!   cursor: the rows are gathered in a row buffer (memory up to tmp_table_size, tmpdir
+//!   beyond it), the client gets the columns with CURSOR_EXISTS, and COM_STMT_FETCH hands
+//!   out the rows in batches, LAST_ROW_SENT with the last (the cursor then closes), as
+//!   mysqld's materialized cursors. A statement without rows answers as without the flag.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -30,6 +35,7 @@ use innoxide_sql::parse;
 use innoxide_sql::types::{self, Datum};
 
 use crate::exec::expr::EType;
+use crate::exec::rowbuf::CursorRows;
 use crate::exec::KeptPlan;
 use crate::exec::{Closer, Column, Output, Server, Session};
 use crate::status;
@@ -113,6 +119,9 @@ struct Prepared {
     /// The plan of its SELECT, UPDATE or DELETE, kept between executions (P3 in
     /// exec/prepared.rs).
     plan: Option<KeptPlan>,
+    /// The cursor its last execution opened (N4), until fetched to the end, reset, closed or
+    /// executed again.
+    cursor: Option<CursorRows>,
 }
 
 pub struct Conn {
@@ -124,6 +133,8 @@ pub struct Conn {
     out: Vec<u8>,
     seq: u8,
     caps: u32,
+    /// The cursor the statement being executed opened (N4), for `execute` to keep.
+    opened_cursor: Option<CursorRows>,
     session: Option<Session>,
     server: Arc<Server>,
     id: u32,
@@ -160,6 +171,7 @@ impl Conn {
             out: Vec::with_capacity(16384),
             seq: 0,
             caps: 0,
+            opened_cursor: None,
             session: None,
             server,
             id,
@@ -637,7 +649,7 @@ impl Conn {
                         Ok(Statement::Show(Show::Profiles | Show::Profile { .. }))
                     );
                     let more = i + 1 < n;
-                    let r = r.and_then(|st| self.execute_timed(&st, &[], sql, more, false));
+                    let r = r.and_then(|st| self.execute_timed(&st, &[], sql, more, false, false));
                     let failed = r.is_err();
                     self.session().profiler.stage("Sending data");
                     self.respond(r, i + 1 < n, false);
@@ -794,21 +806,16 @@ impl Conn {
             Command::StmtReset(id) => match self.stmts.get_mut(&id) {
                 Some(s) => {
                     s.long_data.clear();
+                    s.cursor = None;
                     let st = self.status(false);
                     self.send(&result::ok_packet(0, 0, st, 0, ""));
                 }
                 None => self.send_error(&unknown_statement(id)),
             },
-            // Cursors are never opened (CURSOR_TYPE_READ_ONLY executes return all rows at
-            // once), so a known statement has none: mysqld's ER_STMT_HAS_NO_OPEN_CURSOR.
-            Command::StmtFetch { stmt_id, .. } => {
-                if self.stmts.contains_key(&stmt_id) {
-                    let e = SqlError {
-                        code: ER_STMT_HAS_NO_OPEN_CURSOR,
-                        state: "HY000",
-                        message: format!("The statement ({stmt_id}) has no open cursor."),
-                    };
-                    self.send_error(&e);
+            Command::StmtFetch { stmt_id, rows } => {
+                if let Some(mut ps) = self.stmts.remove(&stmt_id) {
+                    self.fetch(&mut ps, stmt_id, rows);
+                    self.stmts.insert(stmt_id, ps);
                 } else {
                     self.send_error(&unknown_statement(stmt_id));
                 }
@@ -816,6 +823,44 @@ impl Conn {
             Command::Unknown(_) => self.send_error(&SqlError::new(ER_UNKNOWN_COM_ERROR, &[])),
         }
         Ok(true)
+    }
+
+    /// COM_STMT_FETCH: up to `n` rows of the statement's cursor (N4), or mysqld's
+    /// ER_STMT_HAS_NO_OPEN_CURSOR when it has none.
+    fn fetch(&mut self, ps: &mut Prepared, stmt_id: u32, n: u32) {
+        let Some(cur) = ps.cursor.as_mut() else {
+            let e = SqlError {
+                code: ER_STMT_HAS_NO_OPEN_CURSOR,
+                state: "HY000",
+                message: format!("The statement ({stmt_id}) has no open cursor."),
+            };
+            return self.send_error(&e);
+        };
+        let results = self.session().vars.results_charset();
+        let mut enc = RowEncoder::new(&cur.columns, results, true);
+        let mut buf = Vec::with_capacity(256);
+        let end = cur.rows.len().min(cur.next + n.max(1) as usize);
+        while cur.next < end {
+            buf.clear();
+            let r = cur
+                .rows
+                .row(cur.next)
+                .and_then(|row| enc.encode(&mut buf, row));
+            if let Err(e) = r {
+                ps.cursor = None;
+                return self.send_error(&e);
+            }
+            proto::write_packets(&mut self.out, &mut self.seq, &buf);
+            cur.next += 1;
+        }
+        let mut st = self.status(false) | SERVER_STATUS_CURSOR_EXISTS;
+        if cur.next >= cur.rows.len() {
+            st |= SERVER_STATUS_LAST_ROW_SENT;
+            ps.cursor = None;
+        }
+        let deprecate = self.caps & CLIENT_DEPRECATE_EOF != 0;
+        let w = self.warning_count();
+        self.send(&result::eof_or_ok_terminator(st, w, deprecate));
     }
 
     /// Ends the profile of the statement just answered (SET profiling = 1), or drops it.
@@ -839,6 +884,7 @@ impl Conn {
         sql: &str,
         more: bool,
         binary: bool,
+        cursor: bool,
     ) -> Result<Output, SqlError> {
         self.diagnostics = matches!(stmt, Statement::Show(Show::Warnings { .. }));
         let start = Instant::now();
@@ -847,7 +893,12 @@ impl Conn {
         // A SELECT's rows may go out as they are made: the session gets the socket for the
         // statement (`Streamer`) and gives it back.
         let streams = matches!(stmt, Statement::Select(_) | Statement::Execute { .. });
-        if streams {
+        if streams && cursor {
+            // The rows go to the cursor (N4).
+            let tmp = self.session().tmp_area();
+            let rows = CursorRows::new(tmp.budget, tmp.sort.tmpdir);
+            self.session().sink = Some(Box::new(rows));
+        } else if streams {
             let status = self.status(more);
             let results = self.session().vars.results_charset();
             let sink = Streamer {
@@ -866,14 +917,17 @@ impl Conn {
         }
         let r = self.session().execute(stmt, params);
         if let Some(sink) = self.session().sink.take() {
-            if let Ok(st) = sink.into_any().downcast::<Streamer>() {
-                let st = *st;
-                self.io = st.io;
-                self.out = st.out;
-                self.seq = st.seq;
-                if let Some(s) = &self.session {
-                    s.status.sent(&self.server.status, st.written);
+            match sink.into_any().downcast::<Streamer>() {
+                Ok(st) => {
+                    let st = *st;
+                    self.io = st.io;
+                    self.out = st.out;
+                    self.seq = st.seq;
+                    if let Some(s) = &self.session {
+                        s.status.sent(&self.server.status, st.written);
+                    }
                 }
+                Err(other) => self.opened_cursor = other.downcast::<CursorRows>().ok().map(|c| *c),
             }
         }
         let elapsed = start.elapsed();
@@ -989,6 +1043,7 @@ impl Conn {
                 types: Vec::new(),
                 long_data: HashMap::new(),
                 plan: None,
+                cursor: None,
             },
         );
     }
@@ -1041,7 +1096,10 @@ impl Conn {
                     s.profiler.begin(&ps.sql);
                 }
                 s.stmt_plan = Some(ps.plan.take());
-                let r = self.execute_timed(&ps.stmt, &params, &ps.sql, false, true);
+                // Executing again closes the cursor the last execution opened.
+                ps.cursor = None;
+                let cursor = ex.flags & CURSOR_TYPE_READ_ONLY != 0;
+                let r = self.execute_timed(&ps.stmt, &params, &ps.sql, false, true, cursor);
                 ps.plan = self.session().stmt_plan.take().flatten();
                 r
             }
@@ -1054,9 +1112,31 @@ impl Conn {
             }
         };
         self.session().profiler.stage("Sending data");
-        self.respond(r, false, true);
+        match (self.opened_cursor.take(), r) {
+            (Some(cur), Ok(Output::Streamed { .. })) => self.open_cursor(&mut ps, cur),
+            (Some(mut cur), Ok(Output::Rows { columns, rows })) => {
+                cur.columns = columns;
+                match rows.into_iter().try_for_each(|row| cur.rows.push(row)) {
+                    Ok(()) => self.open_cursor(&mut ps, cur),
+                    Err(e) => self.send_error(&e),
+                }
+            }
+            (_, r) => self.respond(r, false, true),
+        }
         self.end_profile(false);
         self.stmts.insert(id, ps);
+    }
+
+    /// Answers an execution that opened cursor `cur` (N4): the result's columns, then the
+    /// end of the metadata with CURSOR_EXISTS; the rows wait for COM_STMT_FETCH.
+    fn open_cursor(&mut self, ps: &mut Prepared, cur: CursorRows) {
+        let results = self.session().vars.results_charset();
+        RowEncoder::new(&cur.columns, results, true).header(&mut self.out, &mut self.seq);
+        let st = self.status(false) | SERVER_STATUS_CURSOR_EXISTS;
+        let w = self.warning_count();
+        let deprecate = self.caps & CLIENT_DEPRECATE_EOF != 0;
+        self.send(&result::eof_or_ok_terminator(st, w, deprecate));
+        ps.cursor = Some(cur);
     }
 
     /// Sends a statement's result: OK, error, or a result set (text or binary rows).

@@ -1,6 +1,8 @@
 //! Bad input over raw TCP: truncated and oversized packets, wrong sequence ids, unknown
 //! commands, statement ids that do not exist, garbage SQL, truncated handshake responses,
-//! random byte streams at every stage, and 10,000 connections opened and dropped.
+//! random byte streams at every stage, and 10,000 connections opened and dropped; and, over
+//! the same raw client, server-side cursors (COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY,
+//! then COM_STMT_FETCH), which the client libraries of the other tests do not use.
 //!
 //! Each case checks MySQL 8.0's answer (error number, SQLSTATE, message, the sequence id of
 //! the error packet, whether the connection is closed), then that the server keeps serving:
@@ -731,4 +733,134 @@ fn ten_thousand_connections_opened_and_dropped() {
         "RSS {after} KiB is more than {BOUND_KIB} KiB above the baseline {baseline} KiB"
     );
     assert_serves(&mut s, &mut c);
+}
+
+/// The status flags of an OK terminator (0xFE, no affected rows or insert id).
+fn ok_status(p: &[u8]) -> u16 {
+    assert_eq!(&p[..3], &[0xFE, 0, 0], "an OK terminator: {p:?}");
+    u16::from_le_bytes([p[3], p[4]])
+}
+
+/// COM_STMT_EXECUTE of statement `id` (no parameters) with cursor `flags`.
+fn execute(t: &mut TcpStream, id: u32, flags: u8) {
+    let mut p = vec![COM_STMT_EXECUTE];
+    p.extend_from_slice(&id.to_le_bytes());
+    p.push(flags);
+    p.extend_from_slice(&1u32.to_le_bytes());
+    send(t, 0, &p);
+}
+
+/// A binary row of (INT, VARCHAR) as (id, text).
+fn binary_row(p: &[u8]) -> (i32, String) {
+    assert_eq!(p[0], 0x00, "a binary row: {p:?}");
+    // Header, then a NULL bitmap of (2 + 2 + 7) / 8 = 1 byte.
+    let id = i32::from_le_bytes([p[2], p[3], p[4], p[5]]);
+    let len = usize::from(p[6]);
+    (id, String::from_utf8_lossy(&p[7..7 + len]).into_owned())
+}
+
+/// Server-side cursors (conn.rs N4): an execution with CURSOR_TYPE_READ_ONLY answers the
+/// columns with CURSOR_EXISTS and no rows; COM_STMT_FETCH hands them out in batches of the
+/// size asked, in order, LAST_ROW_SENT with the last; the cursor is then closed (1421), and
+/// executing again, or COM_STMT_RESET, closes an open one. Past tmp_table_size the rows wait
+/// in tmpdir. An execution without the flag sends its rows at once.
+#[test]
+fn cursors_fetch_rows_in_batches() {
+    let s = start_with(false, &["--tmp-table-size=1024"]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))")
+        .unwrap();
+    let values: Vec<String> = (1..=250).map(|i| format!("({i}, 'row {i}')")).collect();
+    c.query_drop(format!("INSERT INTO d.t VALUES {}", values.join(",")))
+        .unwrap();
+    let mut t = login(&s);
+    let mut prepare = vec![COM_STMT_PREPARE];
+    prepare.extend_from_slice(b"SELECT id, v FROM d.t WHERE id > 0 ORDER BY id");
+    send(&mut t, 0, &prepare);
+    let (_, ok) = packet(&mut t);
+    assert_eq!(ok[0], 0x00, "prepare OK: {ok:?}");
+    let id = u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]);
+    // Two column definitions, no EOF (CLIENT_DEPRECATE_EOF).
+    for _ in 0..2 {
+        packet(&mut t);
+    }
+    let open = |t: &mut TcpStream| {
+        execute(t, id, CURSOR_TYPE_READ_ONLY);
+        assert_eq!(packet(t).1, vec![2], "column count");
+        packet(t);
+        packet(t);
+        let st = ok_status(&packet(t).1);
+        assert!(st & SERVER_STATUS_CURSOR_EXISTS != 0, "{st:#x}");
+    };
+    open(&mut t);
+    let mut got = Vec::new();
+    let mut fetches = 0;
+    loop {
+        let mut f = vec![COM_STMT_FETCH];
+        f.extend_from_slice(&id.to_le_bytes());
+        f.extend_from_slice(&100u32.to_le_bytes());
+        send(&mut t, 0, &f);
+        fetches += 1;
+        let mut batch = 0;
+        let st = loop {
+            let (_, p) = packet(&mut t);
+            if p[0] == 0xFE {
+                break ok_status(&p);
+            }
+            got.push(binary_row(&p));
+            batch += 1;
+        };
+        assert!(st & SERVER_STATUS_CURSOR_EXISTS != 0, "{st:#x}");
+        if st & SERVER_STATUS_LAST_ROW_SENT != 0 {
+            assert_eq!(batch, 50);
+            break;
+        }
+        assert_eq!(batch, 100);
+    }
+    assert_eq!(fetches, 3);
+    let want: Vec<(i32, String)> = (1..=250).map(|i| (i, format!("row {i}"))).collect();
+    assert_eq!(got, want);
+    let mut f = vec![COM_STMT_FETCH];
+    f.extend_from_slice(&id.to_le_bytes());
+    f.extend_from_slice(&1u32.to_le_bytes());
+    send(&mut t, 0, &f);
+    expect_err(
+        &mut t,
+        1,
+        1421,
+        "HY000",
+        &format!("The statement ({id}) has no open cursor."),
+    );
+    // COM_STMT_RESET closes an open cursor.
+    open(&mut t);
+    let mut r = vec![COM_STMT_RESET];
+    r.extend_from_slice(&id.to_le_bytes());
+    send(&mut t, 0, &r);
+    assert_eq!(packet(&mut t).1[0], 0x00);
+    send(&mut t, 0, &f);
+    expect_err(
+        &mut t,
+        1,
+        1421,
+        "HY000",
+        &format!("The statement ({id}) has no open cursor."),
+    );
+    // Without the flag, the rows come at once.
+    execute(&mut t, id, CURSOR_TYPE_NO_CURSOR);
+    assert_eq!(packet(&mut t).1, vec![2]);
+    packet(&mut t);
+    packet(&mut t);
+    let mut n = 0;
+    loop {
+        let (_, p) = packet(&mut t);
+        if p[0] == 0xFE {
+            assert_eq!(ok_status(&p) & SERVER_STATUS_CURSOR_EXISTS, 0);
+            break;
+        }
+        n += 1;
+    }
+    assert_eq!(n, 250);
+    ping(&mut t);
+    assert_eq!(s.panics(), Vec::<String>::new());
 }

@@ -35,7 +35,7 @@ mod multi;
 mod prepared;
 pub mod recursive;
 mod roles;
-mod rowbuf;
+pub(crate) mod rowbuf;
 pub mod select;
 mod setop;
 pub mod show;

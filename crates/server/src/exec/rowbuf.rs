@@ -240,6 +240,44 @@ impl RowBuf {
 }
 
 /// The rows of a result, gathered as they are made.
+/// A prepared statement's open cursor (COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY): the
+/// result's columns and rows, gathered when the statement runs (as MySQL's materialized
+/// cursor) in a row buffer, and the position COM_STMT_FETCH hands out from.
+pub(crate) struct CursorRows {
+    pub columns: Vec<Column>,
+    pub rows: RowBuf,
+    pub next: usize,
+}
+
+impl CursorRows {
+    pub(crate) fn new(budget: u64, tmpdir: PathBuf) -> CursorRows {
+        CursorRows {
+            columns: Vec::new(),
+            rows: RowBuf::new(budget, tmpdir),
+            next: 0,
+        }
+    }
+}
+
+impl RowSink for CursorRows {
+    fn begin(&mut self, columns: &[Column]) -> Result<(), SqlError> {
+        self.columns = columns.to_vec();
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Datum]) -> Result<(), SqlError> {
+        self.rows.push(row.to_vec())
+    }
+
+    fn row_owned(&mut self, row: Vec<Datum>) -> Result<(), SqlError> {
+        self.rows.push(row)
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
 impl RowSink for RowBuf {
     fn begin(&mut self, _columns: &[Column]) -> Result<(), SqlError> {
         Ok(())
