@@ -824,28 +824,19 @@ fn cursors_fetch_rows_in_batches() {
     let mut f = vec![COM_STMT_FETCH];
     f.extend_from_slice(&id.to_le_bytes());
     f.extend_from_slice(&1u32.to_le_bytes());
-    send(&mut t, 0, &f);
-    expect_err(
-        &mut t,
-        1,
-        1421,
-        "HY000",
-        &format!("The statement ({id}) has no open cursor."),
-    );
+    let no_cursor = |t: &mut TcpStream| {
+        send(t, 0, &f);
+        let message = format!("The statement ({id}) has no open cursor.");
+        expect_err(t, 1, 1421, "HY000", &message);
+    };
+    no_cursor(&mut t);
     // COM_STMT_RESET closes an open cursor.
     open(&mut t);
     let mut r = vec![COM_STMT_RESET];
     r.extend_from_slice(&id.to_le_bytes());
     send(&mut t, 0, &r);
     assert_eq!(packet(&mut t).1[0], 0x00);
-    send(&mut t, 0, &f);
-    expect_err(
-        &mut t,
-        1,
-        1421,
-        "HY000",
-        &format!("The statement ({id}) has no open cursor."),
-    );
+    no_cursor(&mut t);
     // Without the flag, the rows come at once.
     execute(&mut t, id, CURSOR_TYPE_NO_CURSOR);
     assert_eq!(packet(&mut t).1, vec![2]);
