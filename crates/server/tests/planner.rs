@@ -323,6 +323,47 @@ fn explain_shows_the_path_run() {
         r.get::<String, _>("Extra").unwrap(),
         "Impossible WHERE".to_string()
     );
+    // A derived table read whole, and a JSON_TABLE, have their rows too (as MySQL: the
+    // outer SELECT is PRIMARY, the derived table `<derived2>` with the rows it holds: one per k).
+    let shown = |c: &mut mysql::Conn, sql: &str| -> Vec<(String, String, String, u64, String)> {
+        c.query_map(format!("EXPLAIN {sql}"), |r: mysql::Row| {
+            let extra: Option<String> = r.get("Extra").unwrap();
+            (
+                r.get("select_type").unwrap(),
+                r.get("table").unwrap(),
+                r.get("type").unwrap(),
+                r.get("rows").unwrap(),
+                extra.unwrap_or_default(),
+            )
+        })
+        .unwrap()
+    };
+    assert_eq!(
+        shown(
+            &mut c,
+            "SELECT * FROM (SELECT k, COUNT(*) n FROM t GROUP BY k) AS d WHERE n > 1"
+        ),
+        [(
+            "PRIMARY".into(),
+            "<derived2>".into(),
+            "ALL".into(),
+            100,
+            String::new()
+        )]
+    );
+    assert_eq!(
+        shown(
+            &mut c,
+            "SELECT * FROM JSON_TABLE('[1, 2, 3]', '$[*]' COLUMNS (x INT PATH '$')) AS j"
+        ),
+        [(
+            "SIMPLE".into(),
+            "j".into(),
+            "ALL".into(),
+            2,
+            "Table function: json_table; Using temporary".into()
+        )]
+    );
 }
 
 /// USE / FORCE / IGNORE INDEX act as in MySQL (EXPLAIN and the rows read, compared with what

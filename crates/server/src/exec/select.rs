@@ -1886,6 +1886,7 @@ impl Session {
             let covering = plan.table_locks[si].is_none()
                 && matches!(&access, Access::Range { index: Some(n), .. } if covers(t, n, used));
             out.push(PathShown {
+                source: si,
                 table: t.clone(),
                 // A merged view or derived table shows as its base table (merge.rs G2).
                 name: if name.starts_with('\0') {
@@ -1907,6 +1908,25 @@ impl Session {
             });
         }
         Ok(out)
+    }
+
+    /// The sources of `plan` that are no base table, for EXPLAIN: (place among the sources,
+    /// what EXPLAIN names it, its rows: held ones counted, a JSON_TABLE's None).
+    /// Derived tables and CTEs are named `<derivedN>` as MySQL numbers them (N from 2).
+    pub(crate) fn explain_held(plan: &SelectPlan) -> Vec<(usize, String, Option<u64>)> {
+        let mut derived = 1;
+        let mut out = Vec::new();
+        for (si, src) in plan.sources.iter().enumerate() {
+            match src {
+                Source::Table(..) => {}
+                Source::Rows(held, ..) => {
+                    derived += 1;
+                    out.push((si, format!("<derived{derived}>"), Some(held.len() as u64)));
+                }
+                Source::Json(..) => out.push((si, plan.scope[si].name.clone(), None)),
+            }
+        }
+        out
     }
 
     /// Runs a compiled SELECT: reads, joins, groups, sorts; returns the rows.
@@ -2709,6 +2729,8 @@ impl SelectPlan {
 
 /// How EXPLAIN shows one base table of a plan.
 pub(crate) struct PathShown {
+    /// The table's place among the SELECT's sources.
+    pub source: usize,
     pub table: Arc<SqlTable>,
     pub name: String,
     pub access: Access,

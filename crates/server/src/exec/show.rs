@@ -1660,8 +1660,10 @@ impl Session {
         params: &[Datum],
     ) -> Result<Output, SqlError> {
         let mut rows = Vec::new();
+        // The outer SELECT is PRIMARY when it reads a derived table or CTE.
+        let mut select_type = "SIMPLE";
         // Every table of the SELECT shown has id 1 (MySQL numbers SELECTs, not tables).
-        let row = |name: &str, t: &SqlTable, access: &Access, how: How, est: u64| {
+        let row = |name: &str, t: &SqlTable, access: &Access, how: How, est: u64, st: &str| {
             let How {
                 filesort,
                 ordered,
@@ -1691,7 +1693,7 @@ impl Session {
             let extra = extra.join("; ");
             vec![
                 n(1),
-                s("SIMPLE"),
+                s(st),
                 s(name),
                 Datum::Null,
                 s(ty),
@@ -1713,9 +1715,26 @@ impl Session {
                 {
                     return Ok(explain_output(vec![impossible_where()]));
                 }
+                let held = Self::explain_held(&plan);
+                if held.iter().any(|h| h.1.starts_with("<derived")) {
+                    select_type = "PRIMARY";
+                }
+                let mut shown: Vec<(usize, Vec<Datum>)> = Vec::new();
+                for (si, name, count) in held {
+                    // A held result is read whole; a JSON_TABLE is made per row (MySQL shows
+                    // its estimate of 2).
+                    let extra = match count {
+                        Some(_) => "",
+                        None => "Table function: json_table; Using temporary",
+                    };
+                    let mut r = vec![n(1), s(select_type), s(&name), Datum::Null, s("ALL")];
+                    r.extend(std::iter::repeat_n(Datum::Null, 4));
+                    r.extend([n(count.unwrap_or(2)), Datum::Null, s(extra)]);
+                    shown.push((si, r));
+                }
                 for p in &paths {
                     let est = self.explain_rows(&p.table, &p.access, p.per_row)?;
-                    rows.push(row(
+                    let r = row(
                         &p.name,
                         &p.table,
                         &p.access,
@@ -1729,8 +1748,12 @@ impl Session {
                             hash_join: p.hash_join,
                         },
                         est,
-                    ));
+                        select_type,
+                    );
+                    shown.push((p.source, r));
                 }
+                shown.sort_by_key(|(si, _)| *si);
+                rows.extend(shown.into_iter().map(|(_, r)| r));
                 return Ok(explain_output(rows));
             }
             _ => {}
@@ -1822,6 +1845,7 @@ impl Session {
                     ..How::default()
                 },
                 est,
+                select_type,
             ));
         }
         Ok(explain_output(rows))
