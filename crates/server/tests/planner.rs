@@ -364,6 +364,15 @@ fn explain_shows_the_path_run() {
             "Table function: json_table; Using temporary".into()
         )]
     );
+    // A view over a view is merged down to its base table (merge.rs G9): the key serves it.
+    c.query_drop("CREATE VIEW tv1 AS SELECT id, k, c FROM t WHERE id > 0")
+        .unwrap();
+    c.query_drop("CREATE VIEW tv2 AS SELECT id AS i, c FROM tv1")
+        .unwrap();
+    c.query_drop("CREATE VIEW tv3 AS SELECT i, c FROM tv2")
+        .unwrap();
+    let (ty, key, _) = explain(&mut c, "SELECT c FROM tv3 WHERE i = 5");
+    assert!(ty != "ALL" && key == pk, "{ty} {key:?}");
 }
 
 /// USE / FORCE / IGNORE INDEX act as in MySQL (EXPLAIN and the rows read, compared with what

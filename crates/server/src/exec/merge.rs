@@ -37,6 +37,10 @@
 //!   hash or index on column values, and an expression over the merged table would leave
 //!   them a nested loop. Its rows are made first, as a derived table's, and joined by hash.
 //!
+//! - G9: a view or derived table whose one FROM item is itself a view that merges is merged
+//!   after that inner view was merged into it (so a chain of views reads its base table),
+//!   up to MAX_NESTED_MERGES deep.
+//!
 //! Latch order: the catalog's maps only, one at a time (leaves).
 
 use std::sync::Arc;
@@ -46,6 +50,9 @@ use innoxide_sql::error::*;
 
 use super::Session;
 use crate::catalog::SqlTable;
+
+/// How deep views over views are merged into one another (G9).
+const MAX_NESTED_MERGES: u8 = 16;
 
 /// A FROM item of the outer query, as the merge sees it.
 enum Leaf {
@@ -458,6 +465,21 @@ impl Session {
             .map(|m| Leaf::Merged(Box::new(m))))
     }
 
+    /// Whether the one FROM item of `q` is a view (G9).
+    fn over_view(&self, q: &Select) -> bool {
+        let Some(TableRef::Table { name, .. }) = q.from.first() else {
+            return false;
+        };
+        let cat = &self.server.catalog;
+        if !cat.has_views() || name.db.is_none() && self.cte_work.iter().any(|b| b.0 == name.name) {
+            return false;
+        }
+        let Ok(db) = self.db_of(name) else {
+            return false;
+        };
+        cat.table(&db, &name.name).is_err() && cat.view(&db, &name.name).is_some()
+    }
+
     /// The view `table` names, merged under `alias` for a change of its base table (G6); None
     /// if `table` is not a view.
     fn target_view(
@@ -649,6 +671,21 @@ impl Session {
         if !single_table(q) {
             return None;
         }
+        // G9: a view (or derived table) over a view: the inner one merged into it first, so
+        // the result reads the base table.
+        let composed;
+        let q = if self.over_view(q) {
+            if self.merge_nesting >= MAX_NESTED_MERGES {
+                return None;
+            }
+            self.merge_nesting += 1;
+            let r = self.merge_derived(q);
+            self.merge_nesting -= 1;
+            composed = r.ok()??.0;
+            &composed
+        } else {
+            q
+        };
         let TableRef::Table {
             name,
             alias: inner_alias,

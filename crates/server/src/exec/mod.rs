@@ -259,6 +259,8 @@ pub struct Session {
     /// While a recursive CTE runs: its name, columns and the rows of the previous round, which
     /// its recursive SELECTs read under that name (recursive.rs).
     pub(crate) cte_work: Vec<(String, Vec<Column>, Vec<Vec<Datum>>)>,
+    /// Views over views being merged into one another (merge.rs G9).
+    merge_nesting: u8,
     /// PREPARE'd statements by name (exec::prepared).
     sql_prepared: HashMap<String, prepared::SqlPrepared>,
     /// While a prepared statement executes: the plan it kept from the previous execution, if
@@ -389,6 +391,7 @@ impl Session {
             locked: Vec::new(),
             global_read_lock: false,
             cte_work: Vec::new(),
+            merge_nesting: 0,
             stmt_plan: None,
             folds: 0,
             sink: None,
