@@ -70,6 +70,14 @@ pub(super) fn gen_column<'a>(
     )
 }
 
+/// Whether a stored expression among `cols` (a column's name and its expression's text)
+/// other than column `name`'s own reads column `name`.
+fn read_by<'a>(name: &str, cols: impl Iterator<Item = (&'a str, Option<&'a str>)>) -> bool {
+    let lower = name.to_ascii_lowercase();
+    cols.filter(|(c, _)| !c.eq_ignore_ascii_case(name))
+        .any(|(_, text)| text.is_some_and(|t| stored_columns(t).contains(&lower)))
+}
+
 /// Error 3766 if an expression default among `cols` (name and default) reads column `name`
 /// of table `table` (which is dropped or renamed).
 pub(super) fn unused_by_defaults<'a>(
@@ -77,19 +85,15 @@ pub(super) fn unused_by_defaults<'a>(
     table: &str,
     cols: impl Iterator<Item = (&'a str, Option<&'a DefaultValue>)>,
 ) -> Result<(), SqlError> {
-    let lower = name.to_ascii_lowercase();
-    for (c, d) in cols {
-        if c.eq_ignore_ascii_case(name) {
-            continue;
-        }
-        if let Some(DefaultValue::Expr(text)) = d {
-            if stored_columns(text).contains(&lower) {
-                return Err(SqlError::new(
-                    ER_DEPENDENT_BY_DEFAULT_GENERATED_VALUE,
-                    &[&name, &table],
-                ));
-            }
-        }
+    let texts = cols.map(|(c, d)| match d {
+        Some(DefaultValue::Expr(t)) => (c, Some(t.as_str())),
+        _ => (c, None),
+    });
+    if read_by(name, texts) {
+        return Err(SqlError::new(
+            ER_DEPENDENT_BY_DEFAULT_GENERATED_VALUE,
+            &[&name, &table],
+        ));
     }
     Ok(())
 }
@@ -100,14 +104,8 @@ pub(super) fn unused_by_generated<'a>(
     name: &str,
     cols: impl Iterator<Item = (&'a str, Option<&'a GeneratedMeta>)>,
 ) -> Result<(), SqlError> {
-    let lower = name.to_ascii_lowercase();
-    for (c, g) in cols {
-        if c.eq_ignore_ascii_case(name) {
-            continue;
-        }
-        if g.is_some_and(|g| stored_columns(&g.text).contains(&lower)) {
-            return Err(SqlError::new(ER_DEPENDENT_BY_GENERATED_COLUMN, &[&name]));
-        }
+    if read_by(name, cols.map(|(c, g)| (c, g.map(|g| g.text.as_str())))) {
+        return Err(SqlError::new(ER_DEPENDENT_BY_GENERATED_COLUMN, &[&name]));
     }
     Ok(())
 }
