@@ -742,8 +742,8 @@ pub fn rename_tables(
     Ok(())
 }
 
-/// Gives table `def.name` the definition `def`, which stores rows as its current one does
-/// (`TableDef::same_layout`: only column and index names and the options change), and the
+/// Gives table `def.name` the definition `def`, under which its stored rows read as they are
+/// (`TableDef::readable_as`: names and options change, columns may be added instantly), and the
 /// tables in `options` new SQL-layer options, in one DDL transaction (ALTER TABLE's
 /// metadata-only changes, and the children of a renamed parent column, fk.rs F5). Open
 /// handles become obsolete: a statement on one finds the new table (`Trx::with_table`).
@@ -757,7 +757,7 @@ pub fn redefine_table(inner: &Inner, def: TableDef, options: &[(String, String)]
     if t.id == dict::SYS_TABLES_ID {
         return Err(Error::InvalidArgument("cannot redefine SYS_TABLES".into()));
     }
-    if !t.def.same_layout(&def) {
+    if !t.def.readable_as(&def) {
         return Err(Error::InvalidArgument(format!(
             "the new definition of {} stores rows differently: it needs a rebuild",
             def.name

@@ -60,7 +60,9 @@ use innoxide_io::{FileSystem, OsFs};
 pub use check::CheckReport;
 pub use collation::Collation;
 pub use config::{EngineConfig, TunableValues, Tunables};
-pub use dict::schema::{ColumnDef, ColumnKind, IndexSpec, RowFormat, TableDef, Value};
+pub use dict::schema::{
+    ColumnDef, ColumnKind, IndexSpec, InstantValue, RowFormat, TableDef, Value,
+};
 pub use dict::Table;
 pub use error::{Error, Result};
 pub use lock::Mode as LockMode;
@@ -215,9 +217,10 @@ impl Engine {
         ddl::rename_tables(&self.inner, renames, options)
     }
 
-    /// ALTER TABLE that changes only names and SQL-layer options: table `def.name` takes
-    /// `def`, which must store rows as its definition does (`TableDef::same_layout`), and the
-    /// tables in `options` new options, atomically. No row is read or written.
+    /// ALTER TABLE that changes only names and SQL-layer options, or adds columns instantly:
+    /// table `def.name` takes `def`, under which its stored rows must read as they are
+    /// (`TableDef::readable_as`), and the tables in `options` new options, atomically. No
+    /// row is read or written.
     pub fn redefine_table(&self, def: TableDef, options: &[(String, String)]) -> Result<()> {
         ddl::redefine_table(&self.inner, def, options)
     }

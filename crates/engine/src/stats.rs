@@ -198,8 +198,7 @@ fn common_prefix(idx: &Index, a: &[u8], b: &[u8]) -> usize {
         let (Some(x), Some(y)) = (x, y) else {
             return i;
         };
-        let xv = (!x.null).then(|| &a[x.start..x.start + x.len]);
-        let yv = (!y.null).then(|| &b[y.start..y.start + y.len]);
+        let (xv, yv) = (x.bytes(lay, a), y.bytes(lay, b));
         // NULLs are distinct from each other, as in a unique index.
         if xv.is_none() || cmp_field(&lay.fields[i], xv, yv) != Ordering::Equal {
             return i;

@@ -2262,7 +2262,7 @@ fn alter_table_keeps_concurrent_writes() {
     let stop = Arc::new(AtomicBool::new(false));
     let running = writers(&s, 2, &stop);
     std::thread::sleep(Duration::from_millis(100));
-    c.query_drop("ALTER TABLE a.t ADD COLUMN z INT DEFAULT 7")
+    c.query_drop("ALTER TABLE a.t ADD COLUMN z INT DEFAULT 7, ALGORITHM=COPY")
         .unwrap();
     c.query_drop("ALTER TABLE a.t DROP COLUMN z, ADD KEY (v)")
         .unwrap();
@@ -2395,6 +2395,128 @@ fn alter_table_definition_changes_are_instant() {
     assert_eq!(s.panics(), Vec::<String>::new());
 }
 
+/// ADD COLUMN after the last column is INSTANT (MySQL 8.0's default): no row is copied, the
+/// stored rows read the column's default (a constant, the ALTER's time for CURRENT_TIMESTAMP,
+/// NULL, the type's implicit default), through scans, index reads and after a restart; rows
+/// updated, deleted and inserted afterwards are right; columns that need a value per row
+/// (expression default, generated, FIRST/AFTER) copy, and ALGORITHM=INSTANT refuses them
+/// (1845). Writers running meanwhile lose nothing. A MODIFY that moves a column keeps each
+/// column's values (it copies: stored fields are matched by position).
+#[test]
+fn alter_table_add_column_is_instant() {
+    let s = start();
+    let mut c = connect(&s);
+    writers_table(&mut c, ", KEY kv (v)");
+    c.query_drop("CREATE TABLE a.h (x INT)").unwrap();
+    c.query_drop("INSERT INTO a.h VALUES (1), (2), (3)")
+        .unwrap();
+    let inserted = common::global_status(&mut c, "Innodb_rows_inserted");
+    for sql in [
+        "ALTER TABLE a.t ADD COLUMN n INT, ALGORITHM=INSTANT, LOCK=NONE",
+        "ALTER TABLE a.t ADD COLUMN s VARCHAR(20) NOT NULL DEFAULT 'dflt', ADD z INT NOT NULL",
+        "ALTER TABLE a.t ADD COLUMN ts DATETIME(6) DEFAULT CURRENT_TIMESTAMP(6)",
+        "ALTER TABLE a.t ADD COLUMN d DECIMAL(10,2) DEFAULT 1.5, RENAME COLUMN v TO val, \
+         ALGORITHM=INSTANT",
+        "ALTER TABLE a.h ADD COLUMN y INT DEFAULT 5, ALGORITHM=INSTANT",
+        "ALTER TABLE a.t RENAME COLUMN val TO v, ALGORITHM=INSTANT",
+    ] {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    assert_eq!(
+        common::global_status(&mut c, "Innodb_rows_inserted"),
+        inserted,
+        "an instant ADD COLUMN copied rows"
+    );
+    let check = |c: &mut mysql::Conn| {
+        let r: (i64, i64, i64, i64, i64) = c
+            .query_first(
+                "SELECT COUNT(*), SUM(n IS NULL), SUM(s = 'dflt' AND z = 0 AND d = 1.5), \
+                 COUNT(DISTINCT ts), SUM(ts IS NULL) FROM a.t WHERE id <= 50000",
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(r, (49950, 49850, 49949, 1, 0));
+        let counts: (i64, i64) = c
+            .query_first(
+                "SELECT (SELECT COUNT(*) FROM a.t FORCE INDEX (kv) WHERE v = 0 AND s = 'dflt'), \
+                 (SELECT COUNT(*) FROM a.t IGNORE INDEX (kv) WHERE v = 0 AND s = 'dflt')",
+            )
+            .unwrap()
+            .unwrap();
+        assert!(counts.0 == counts.1 && counts.0 > 40000, "{counts:?}");
+        let h: Vec<(i64, i64)> = c.query("SELECT x, y FROM a.h ORDER BY x").unwrap();
+        assert_eq!(h, [(1, 5), (2, 5), (3, 5), (4, 6)]);
+        let row: (i64, Option<i64>, String) = c
+            .query_first("SELECT id, n, s FROM a.t WHERE id = 7")
+            .unwrap()
+            .unwrap();
+        assert_eq!(row, (7, Some(7), "seven".into()));
+        assert_eq!(
+            c.query_first::<i64, _>("SELECT COUNT(*) FROM a.t WHERE id BETWEEN 101 AND 150")
+                .unwrap(),
+            Some(0)
+        );
+    };
+    // Writes to rows stored before the columns were added.
+    c.query_drop("UPDATE a.t SET n = id WHERE id <= 100")
+        .unwrap();
+    c.query_drop("UPDATE a.t SET s = 'seven' WHERE id = 7")
+        .unwrap();
+    c.query_drop("DELETE FROM a.t WHERE id BETWEEN 101 AND 150")
+        .unwrap();
+    c.query_drop("INSERT INTO a.t (id, v, z) VALUES (101, 0, 1), (102, 0, 1), (110, 0, 1)")
+        .unwrap();
+    c.query_drop("DELETE FROM a.t WHERE id BETWEEN 101 AND 110")
+        .unwrap();
+    c.query_drop("INSERT INTO a.h (x, y) VALUES (4, 6)")
+        .unwrap();
+    c.query_drop("BEGIN").unwrap();
+    c.query_drop("UPDATE a.t SET n = -1, s = 'undone' WHERE id > 40000")
+        .unwrap();
+    c.query_drop("ROLLBACK").unwrap();
+    check(&mut c);
+    let checked: Vec<(String, String, String, String)> = c.query("CHECK TABLE a.t").unwrap();
+    assert_eq!(checked.last().unwrap().3, "OK", "{checked:?}");
+    // Not instant: a value per row, or a column placed before stored ones.
+    for sql in [
+        "ALTER TABLE a.t ADD COLUMN u VARCHAR(36) DEFAULT (UUID())",
+        "ALTER TABLE a.t ADD COLUMN g INT AS (id + 1) STORED",
+        "ALTER TABLE a.t ADD COLUMN f INT FIRST",
+        "ALTER TABLE a.t ADD COLUMN f INT AFTER id",
+    ] {
+        let e = c
+            .query_drop(format!("{sql}, ALGORITHM=INSTANT"))
+            .unwrap_err();
+        assert_eq!(code(e), 1845, "{sql}");
+    }
+    c.query_drop("CREATE TABLE a.m (id INT PRIMARY KEY, p INT, q INT)")
+        .unwrap();
+    c.query_drop("INSERT INTO a.m VALUES (1, 10, 20)").unwrap();
+    c.query_drop("ALTER TABLE a.m MODIFY p INT AFTER q")
+        .unwrap();
+    let m: (i64, i64, i64) = c.query_first("SELECT * FROM a.m").unwrap().unwrap();
+    assert_eq!(m, (1, 20, 10), "columns moved with their values");
+    // Instant ADD COLUMN while writers insert and update (z needs a default for them).
+    c.query_drop("ALTER TABLE a.t ALTER COLUMN z SET DEFAULT 0")
+        .unwrap();
+    let ddl: Vec<String> = (0..10)
+        .map(|i| format!("ALTER TABLE a.t ADD COLUMN w{i} INT DEFAULT {i}, ALGORITHM=INSTANT"))
+        .collect();
+    ddl_under_writers(&s, &mut c, &ddl);
+    let w: (i64, i64) = c
+        .query_first("SELECT SUM(w9 = 9), COUNT(*) FROM a.t WHERE id <= 50000")
+        .unwrap()
+        .unwrap();
+    assert_eq!(w, (49950, 49950));
+    let dir = s.stop_keep_dir(false);
+    let s = common::start_in(dir, false, &[]);
+    let mut c = connect(&s);
+    check(&mut c);
+    let checked: Vec<(String, String, String, String)> = c.query("CHECK TABLE a.t").unwrap();
+    assert_eq!(checked.last().unwrap().3, "OK", "{checked:?}");
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
 /// ADD CHECK, ALTER CHECK ... ENFORCED and ADD FOREIGN KEY (foreign_key_checks on, with an
 /// index to use) test the rows under a shared table lock and then change only the definition
 /// (ALGORITHM=INPLACE, LOCK=SHARED; MySQL copies the table): no row is copied, a row that
@@ -2480,9 +2602,15 @@ fn alter_table_algorithm_and_lock_clauses() {
         c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
     for (sql, want) in [
-        ("ALTER TABLE t ADD COLUMN x INT, ALGORITHM=INPLACE", 1845),
-        ("ALTER TABLE t ADD COLUMN x INT, ALGORITHM=INSTANT", 1845),
-        ("ALTER TABLE t ADD COLUMN x INT, LOCK=NONE", 1846),
+        (
+            "ALTER TABLE t ADD COLUMN x INT FIRST, ALGORITHM=INPLACE",
+            1845,
+        ),
+        (
+            "ALTER TABLE t ADD COLUMN x INT FIRST, ALGORITHM=INSTANT",
+            1845,
+        ),
+        ("ALTER TABLE t ADD COLUMN x INT FIRST, LOCK=NONE", 1846),
         ("ALTER TABLE t DROP INDEX ka, LOCK=NONE", 1845),
         ("ALTER TABLE t DROP INDEX ka, ALGORITHM=INSTANT", 1845),
     ] {

@@ -48,14 +48,14 @@ pub struct Fetched {
 
 impl Fetched {
     /// A field's full value (None for NULL).
-    pub fn field<'a>(&'a self, layout: &record::RecLayout, i: usize) -> Option<&'a [u8]> {
+    pub fn field<'a>(&'a self, layout: &'a record::RecLayout, i: usize) -> Option<&'a [u8]> {
         field_of(layout, &self.rec, &self.externs, i)
     }
 }
 
 /// Field `i` of record `rec` whose off-page values are `externs` (None for NULL).
 pub fn field_of<'a>(
-    layout: &record::RecLayout,
+    layout: &'a record::RecLayout,
     rec: &'a [u8],
     externs: &'a [(usize, Vec<u8>)],
     i: usize,

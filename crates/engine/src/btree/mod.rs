@@ -148,10 +148,9 @@ pub fn node_ptr(idx: &Index, first: &[u8], level: u16, child: PageNo, min_rec: b
     let mut vals: Vec<FieldVal<'_>> = Vec::with_capacity(lay.n_order + 1);
     for r in record::FieldIter::new(lay, first).take(lay.n_order) {
         let r = r.expect("malformed record");
-        vals.push(if r.null {
-            FieldVal::Null
-        } else {
-            FieldVal::Bytes(&first[r.start..r.start + r.len])
+        vals.push(match r.bytes(lay, first) {
+            None => FieldVal::Null,
+            Some(b) => FieldVal::Bytes(b),
         });
     }
     let c = child.to_be_bytes();

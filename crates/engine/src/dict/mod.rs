@@ -149,6 +149,21 @@ impl Table {
         for &c in &other_cols {
             fields.push(cols[c].field());
         }
+        // Instantly added columns are the last fields (record.rs I3), never key columns.
+        let added: Vec<usize> = (other_cols.iter().copied())
+            .skip_while(|&c| cols[c].instant.is_none())
+            .collect();
+        if added.iter().any(|&c| cols[c].instant.is_none())
+            || pk_cols.iter().any(|&c| cols[c].instant.is_some())
+        {
+            return Err(Error::InvalidArgument(format!(
+                "{}: instantly added columns must be the last non-key columns",
+                def.name
+            )));
+        }
+        let added: Vec<Option<Vec<u8>>> = (added.iter())
+            .map(|&c| cols[c].instant.as_ref().and_then(|v| v.bytes()))
+            .collect();
         let mut col_pos = vec![0; cols.len()];
         for (i, &c) in pk_cols.iter().enumerate() {
             col_pos[c] = i;
@@ -161,7 +176,7 @@ impl Table {
             "PRIMARY".into(),
             meta.space,
             meta.clustered.1,
-            RecLayout::new(fields, n_key),
+            RecLayout::new(fields, n_key).with_added(&added),
             n_key,
             true,
         ));

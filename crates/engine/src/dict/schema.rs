@@ -45,6 +45,26 @@ pub struct ColumnDef {
     pub collation: Collation,
     /// The SQL type as the user wrote it, kept for SHOW CREATE TABLE; not interpreted here.
     pub sql_type: String,
+    /// Set for a column added by an instant ADD COLUMN: what the rows written before it read
+    /// (their records lack the column). Such columns come after every other non-key column.
+    pub instant: Option<InstantValue>,
+}
+
+/// The value of an instantly added column in the rows that predate it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InstantValue {
+    Null,
+    /// The column's stored bytes (the encoding of `encode`).
+    Bytes(Vec<u8>),
+}
+
+impl InstantValue {
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        match self {
+            InstantValue::Null => None,
+            InstantValue::Bytes(b) => Some(b.clone()),
+        }
+    }
 }
 
 impl ColumnDef {
@@ -55,6 +75,7 @@ impl ColumnDef {
             nullable: false,
             collation: Collation::Binary,
             sql_type: String::new(),
+            instant: None,
         }
     }
     pub fn nullable(mut self) -> Self {
@@ -68,6 +89,17 @@ impl ColumnDef {
     pub fn sql_type(mut self, t: &str) -> Self {
         self.sql_type = t.into();
         self
+    }
+    /// The column as added by an instant ADD COLUMN: rows already stored read it as `v`.
+    pub fn added_instantly(mut self, v: &Value) -> Result<Self> {
+        let mut out = Vec::new();
+        let stored = encode(&self, v, &mut out)?;
+        self.instant = Some(if stored {
+            InstantValue::Bytes(out)
+        } else {
+            InstantValue::Null
+        });
+        Ok(self)
     }
 
     /// The record field this column becomes.
@@ -161,31 +193,49 @@ impl TableDef {
         });
         self
     }
-    /// True if rows stored under `self` are stored the same way under `other`: the same
-    /// columns (type, nullability, collation, declared SQL type) in the same order, the same
-    /// primary key, indexes (columns, uniqueness, order) and row format. Names and the
-    /// SQL-layer options may differ (what `redefine_table` changes).
-    pub fn same_layout(&self, other: &TableDef) -> bool {
-        let col = |a: &ColumnDef, b: &ColumnDef| {
+    /// Table columns in the order clustered records store them: the primary key columns,
+    /// then the others in table order.
+    pub fn record_order(&self) -> Vec<usize> {
+        let pk = self.primary_key.clone().unwrap_or_default();
+        let mut v = pk.clone();
+        v.extend((0..self.columns.len()).filter(|c| !pk.contains(c)));
+        v
+    }
+
+    /// True if rows stored under `self` read correctly under `new`: the same columns stored
+    /// the same way (type, nullability, collation, declared SQL type, instant value) in the
+    /// same record order, the same primary key, indexes (columns, uniqueness, order) and row
+    /// format; `new` may also store more columns after the last, each added instantly
+    /// (`ColumnDef::instant`). Names, column numbers and the SQL-layer options may differ
+    /// (what `redefine_table` changes).
+    pub fn readable_as(&self, new: &TableDef) -> bool {
+        let same = |a: &ColumnDef, b: &ColumnDef| {
             a.kind == b.kind
                 && a.nullable == b.nullable
                 && a.collation == b.collation
                 && a.sql_type == b.sql_type
+                && a.instant == b.instant
         };
-        self.columns.len() == other.columns.len()
-            && self
-                .columns
-                .iter()
-                .zip(&other.columns)
-                .all(|(a, b)| col(a, b))
-            && self.primary_key == other.primary_key
-            && self.indexes.len() == other.indexes.len()
-            && self
-                .indexes
-                .iter()
-                .zip(&other.indexes)
-                .all(|(a, b)| a.columns == b.columns && a.unique == b.unique)
-            && self.row_format == other.row_format
+        let (a, b) = (self.record_order(), new.record_order());
+        let pk_len = |d: &TableDef| d.primary_key.as_ref().map(Vec::len);
+        if pk_len(self) != pk_len(new) || b.len() < a.len() {
+            return false;
+        }
+        let mut map = vec![usize::MAX; self.columns.len()];
+        for (&x, &y) in a.iter().zip(&b) {
+            if !same(&self.columns[x], &new.columns[y]) {
+                return false;
+            }
+            map[x] = y;
+        }
+        b[a.len()..]
+            .iter()
+            .all(|&y| new.columns[y].instant.is_some())
+            && self.indexes.len() == new.indexes.len()
+            && (self.indexes.iter().zip(&new.indexes)).all(|(i, j)| {
+                i.unique == j.unique && i.columns.iter().map(|&c| map[c]).eq(j.columns.clone())
+            })
+            && self.row_format == new.row_format
     }
     pub fn column_no(&self, name: &str) -> Option<usize> {
         self.columns
@@ -392,6 +442,8 @@ pub struct TableMeta {
 
 /// META trailer tag: the path of a file a RENAME TABLE has yet to move.
 const TRAILER_RENAMED_FROM: u8 = 1;
+/// META trailer tag: the values of instantly added columns in older rows.
+const TRAILER_INSTANT: u8 = 2;
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
@@ -455,6 +507,24 @@ impl TableMeta {
             o.push(TRAILER_RENAMED_FROM);
             put_str(&mut o, p);
         }
+        let instant: Vec<(usize, &InstantValue)> = (self.def.columns.iter().enumerate())
+            .filter_map(|(i, c)| c.instant.as_ref().map(|v| (i, v)))
+            .collect();
+        if !instant.is_empty() {
+            o.push(TRAILER_INSTANT);
+            o.extend_from_slice(&(instant.len() as u16).to_be_bytes());
+            for (i, v) in instant {
+                o.extend_from_slice(&(i as u16).to_be_bytes());
+                match v {
+                    InstantValue::Null => o.push(0),
+                    InstantValue::Bytes(b) => {
+                        o.push(1);
+                        o.extend_from_slice(&(b.len() as u32).to_be_bytes());
+                        o.extend_from_slice(b);
+                    }
+                }
+            }
+        }
         o
     }
 
@@ -495,6 +565,7 @@ impl TableMeta {
                 nullable,
                 collation,
                 sql_type,
+                instant: None,
             });
         }
         let primary_key = if r.u8()? == 1 {
@@ -534,14 +605,34 @@ impl TableMeta {
         }
         let clustered = (r.u64()?, r.u32()?);
         let mut renamed_from = None;
-        if !r.is_empty() {
-            if r.u8()? != TRAILER_RENAMED_FROM {
+        let mut tags = 0u8;
+        while !r.is_empty() {
+            let tag = r.u8()?;
+            // Each tag once, in increasing order.
+            if tag <= tags {
                 return None;
             }
-            renamed_from = Some(get_str(&mut r)?);
-        }
-        if !r.is_empty() {
-            return None;
+            tags = tag;
+            match tag {
+                TRAILER_RENAMED_FROM => renamed_from = Some(get_str(&mut r)?),
+                TRAILER_INSTANT => {
+                    for _ in 0..r.u16()? {
+                        let c = columns.get_mut(usize::from(r.u16()?))?;
+                        let v = match r.u8()? {
+                            0 => InstantValue::Null,
+                            1 => {
+                                let n = r.u32()?;
+                                InstantValue::Bytes(r.bytes(usize::try_from(n).ok()?)?.to_vec())
+                            }
+                            _ => return None,
+                        };
+                        if c.instant.replace(v).is_some() {
+                            return None;
+                        }
+                    }
+                }
+                _ => return None,
+            }
         }
         let def = TableDef {
             name: name.into(),
@@ -663,10 +754,82 @@ mod tests {
         };
         let rb = r.encode();
         assert_eq!(&rb[..b.len()], &b[..]);
-        assert_eq!(TableMeta::decode("db/t", &rb), Some(r));
+        assert_eq!(TableMeta::decode("db/t", &rb), Some(r.clone()));
         assert_eq!(TableMeta::decode("db/t", &rb[..rb.len() - 1]), None);
         let mut bad = b.clone();
         bad.push(9);
         assert_eq!(TableMeta::decode("db/t", &bad), None, "unknown trailer tag");
+        // Instantly added columns: their values in older rows follow the rename trailer.
+        let mut i = r.clone();
+        let added = |n: &str| ColumnDef::new(n, ColumnKind::INT).nullable();
+        i.def
+            .columns
+            .push(added("n").added_instantly(&Value::Null).unwrap());
+        i.def
+            .columns
+            .push(added("m").added_instantly(&Value::Int(7)).unwrap());
+        assert_eq!(
+            i.def.columns[3].instant,
+            Some(InstantValue::Bytes(vec![0x80, 0, 0, 7]))
+        );
+        let ib = i.encode();
+        assert_eq!(TableMeta::decode("db/t", &ib), Some(i.clone()));
+        assert_eq!(TableMeta::decode("db/t", &ib[..ib.len() - 1]), None);
+        i.renamed_from = None;
+        assert_eq!(TableMeta::decode("db/t", &i.encode()), Some(i));
+    }
+
+    #[test]
+    fn readable_as_allows_names_and_columns_added_last() {
+        let base = TableDef::new(
+            "db/t",
+            vec![
+                ColumnDef::new("a", ColumnKind::INT),
+                ColumnDef::new("id", ColumnKind::BIGINT),
+            ],
+            Some(vec![1]),
+        )
+        .index("ka", vec![0], false);
+        let mut renamed = base.clone();
+        renamed.columns[0].name = "b".into();
+        assert!(base.readable_as(&renamed) && renamed.readable_as(&base));
+        // A column added last, instantly: readable one way only.
+        let mut more = base.clone();
+        let c = ColumnDef::new("c", ColumnKind::INT).nullable();
+        more.columns
+            .push(c.clone().added_instantly(&Value::Null).unwrap());
+        assert!(base.readable_as(&more) && !more.readable_as(&base));
+        // Not instantly: existing records would lack it.
+        let mut plain = base.clone();
+        plain.columns.push(c.clone());
+        assert!(!base.readable_as(&plain));
+        // Inserted before a column stored after it: the record order changes.
+        let mut first = base.clone();
+        first
+            .columns
+            .insert(0, c.added_instantly(&Value::Null).unwrap());
+        first.primary_key = Some(vec![2]);
+        first.indexes[0].columns = vec![1];
+        assert!(!base.readable_as(&first));
+        // A key column numbered differently, stored the same way (a hidden row id kept last).
+        let hidden = TableDef::new(
+            "db/h",
+            vec![
+                ColumnDef::new("a", ColumnKind::INT),
+                ColumnDef::new("row", ColumnKind::Fixed(6)),
+            ],
+            Some(vec![1]),
+        );
+        let mut h2 = hidden.clone();
+        let x = ColumnDef::new("x", ColumnKind::INT).added_instantly(&Value::Int(1));
+        h2.columns.insert(1, x.unwrap());
+        h2.primary_key = Some(vec![2]);
+        assert!(hidden.readable_as(&h2));
+        let mut wider = more.clone();
+        wider.columns[2].instant = Some(InstantValue::Bytes(vec![0x80, 0, 0, 1]));
+        assert!(
+            !more.readable_as(&wider),
+            "the older rows' value is part of the layout"
+        );
     }
 }

@@ -4,11 +4,19 @@
 //! A record does not describe its own schema; a [`RecLayout`] from the dictionary does. The
 //! same format serves clustered rows, secondary entries and node pointers.
 //!
+//! Instant ADD COLUMN: a layout may end with fields that records written before the column was
+//! added lack (`RecLayout::with_added`). Records of such a layout carry their field count and
+//! null-bitmap size (REC_INFO_INSTANT); a record without that flag has the layout's core
+//! fields. A field a record lacks reads as the layout's value for it (`FieldRange::from_layout`).
+//!
 //! INVARIANTS
 //! - I1: `rec_len(rec)` equals the number of bytes `build` produced for it.
 //! - I2: a record handed to these functions comes from a verified page or from `build`; the
 //!   parsing functions still bound every offset by the record length so a damaged record yields
 //!   `None` from `try_field_range`, which `check()` reports as corruption.
+//! - I3: the fields of a layout are a prefix of the fields of every later layout of the same
+//!   index (fields are only ever added at the end), so a record parses under any layout that
+//!   has at least the fields it stores, and its first fields under an older one.
 
 use std::cmp::Ordering;
 
@@ -18,12 +26,16 @@ use crate::mach::{read_u16, write_u16};
 pub const REC_INFO_DELETED: u8 = 1;
 pub const REC_INFO_MIN_REC: u8 = 2;
 pub const REC_INFO_HAS_EXTERN: u8 = 4;
+/// The record stores its field count and null-bitmap size (its layout has added fields).
+pub const REC_INFO_INSTANT: u8 = 8;
 /// Bytes of the local reference that replaces an off-page field.
 pub const EXTERN_REF_SIZE: usize = 20;
 /// Size of a child page number in a node pointer.
 pub const CHILD_SIZE: u16 = 4;
 
 const HDR: usize = 3;
+/// N_FIELDS (u16) and NULL_BYTES (u8), after REC_INFO when REC_INFO_INSTANT is set.
+const INSTANT_HDR: usize = 3;
 
 /// Storage kind of one field.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -75,14 +87,25 @@ pub struct RecLayout {
     pub n_order: usize,
     null_pos: Vec<u16>,
     null_bytes: usize,
+    /// Nullable fields among the first `i` fields, for `i` in `0..=fields.len()`.
+    nulls_before: Vec<u16>,
+    /// Fields every record stores; the fields after them were added later (instant ADD
+    /// COLUMN) and records written before lack them.
+    n_core: usize,
+    /// The value of each added field for records that lack it: a range of `added_buf`, None
+    /// for NULL.
+    added: Vec<Option<(usize, usize)>>,
+    added_buf: Vec<u8>,
 }
 
 impl RecLayout {
     pub fn new(fields: Vec<FieldDef>, n_order: usize) -> Self {
         assert!(n_order <= fields.len());
         let mut null_pos = Vec::with_capacity(fields.len());
+        let mut nulls_before = Vec::with_capacity(fields.len() + 1);
         let mut n = 0u16;
         for f in &fields {
+            nulls_before.push(n);
             if f.nullable {
                 null_pos.push(n);
                 n += 1;
@@ -90,12 +113,45 @@ impl RecLayout {
                 null_pos.push(u16::MAX);
             }
         }
+        nulls_before.push(n);
         RecLayout {
+            n_core: fields.len(),
             fields,
             n_order,
             null_pos,
             null_bytes: usize::from(n).div_ceil(8),
+            nulls_before,
+            added: Vec::new(),
+            added_buf: Vec::new(),
         }
+    }
+
+    /// The layout with its last `values.len()` fields marked as added after records were
+    /// written: a record that lacks one reads it as its value here (None: NULL). Added fields
+    /// are never ordering fields.
+    pub fn with_added(mut self, values: &[Option<Vec<u8>>]) -> Self {
+        assert!(values.len() <= self.fields.len() - self.n_order);
+        assert!(self.fields.len() <= usize::from(u16::MAX) && self.null_bytes <= 255);
+        self.n_core = self.fields.len() - values.len();
+        self.added.clear();
+        self.added_buf.clear();
+        for v in values {
+            self.added.push(v.as_ref().map(|b| {
+                self.added_buf.extend_from_slice(b);
+                (self.added_buf.len() - b.len(), b.len())
+            }));
+        }
+        self
+    }
+
+    /// True if records of this layout carry their field count (some fields were added).
+    pub fn has_added(&self) -> bool {
+        self.n_core < self.fields.len()
+    }
+
+    /// Fields every record of this layout stores.
+    pub fn n_core(&self) -> usize {
+        self.n_core
     }
 
     /// Layout of node pointers above leaves of this layout: the ordering fields plus the child
@@ -113,7 +169,7 @@ impl RecLayout {
     /// Bytes `build` produces for fields of these lengths (None = NULL; `true` = stored
     /// off-page, given as its 20-byte reference).
     pub fn encoded_len(&self, lens: impl Iterator<Item = Option<(usize, bool)>>) -> usize {
-        let mut n = HDR + self.null_bytes;
+        let mut n = HDR + self.null_bytes + if self.has_added() { INSTANT_HDR } else { 0 };
         for (f, len) in self.fields.iter().zip(lens) {
             let Some((len, ext)) = len else { continue };
             n += match f.ty {
@@ -143,10 +199,15 @@ pub fn build<'a>(
     out: &mut Vec<u8>,
 ) {
     let start = out.len();
+    let mut info = info;
     out.extend_from_slice(&[0, 0, info]);
+    if layout.has_added() {
+        info |= REC_INFO_INSTANT;
+        out.extend_from_slice(&(layout.fields.len() as u16).to_be_bytes());
+        out.push(layout.null_bytes as u8);
+    }
     let nulls_at = out.len();
     out.resize(nulls_at + layout.null_bytes, 0);
-    let mut info = info;
     let mut count = 0;
     for (i, v) in vals.into_iter().enumerate() {
         let f = &layout.fields[i];
@@ -216,23 +277,83 @@ pub struct FieldRange {
     pub len: usize,
     pub null: bool,
     pub ext: bool,
+    /// The record lacks the field (added after it was written): `start` and `len` locate its
+    /// value in the layout. Read the bytes with `bytes`.
+    pub from_layout: bool,
 }
 
-/// Walks the fields of a record in order.
+impl FieldRange {
+    const NULL: FieldRange = FieldRange {
+        start: 0,
+        len: 0,
+        null: true,
+        ext: false,
+        from_layout: false,
+    };
+
+    /// The field's bytes (None for NULL): from `rec`, or from `layout` for a field `rec` lacks.
+    #[inline]
+    pub fn bytes<'a>(&self, layout: &'a RecLayout, rec: &'a [u8]) -> Option<&'a [u8]> {
+        if self.null {
+            None
+        } else if self.from_layout {
+            Some(&layout.added_buf[self.start..self.start + self.len])
+        } else {
+            Some(&rec[self.start..self.start + self.len])
+        }
+    }
+}
+
+/// How a record stores its fields: how many, where the null bitmap is, where fields begin.
+#[derive(Clone, Copy)]
+struct Shape {
+    n_fields: usize,
+    nulls_at: usize,
+    null_bytes: usize,
+}
+
+impl Shape {
+    fn of(layout: &RecLayout, rec: &[u8]) -> Option<Shape> {
+        if rec.get(2)? & REC_INFO_INSTANT == 0 {
+            return Some(Shape {
+                n_fields: layout.n_core,
+                nulls_at: HDR,
+                null_bytes: usize::from(layout.nulls_before[layout.n_core]).div_ceil(8),
+            });
+        }
+        let h = rec.get(HDR..HDR + INSTANT_HDR)?;
+        Some(Shape {
+            n_fields: usize::from(u16::from_be_bytes([h[0], h[1]])),
+            nulls_at: HDR + INSTANT_HDR,
+            null_bytes: usize::from(h[2]),
+        })
+    }
+    fn fields_at(&self) -> usize {
+        self.nulls_at + self.null_bytes
+    }
+}
+
+/// Walks the fields of a record in order (all fields of the layout: those the record lacks
+/// come from the layout; a record storing more fields than the layout has, written under a
+/// later layout, yields its first ones, I3).
 pub struct FieldIter<'a> {
     layout: &'a RecLayout,
     rec: &'a [u8],
     i: usize,
     pos: usize,
+    /// None: the header does not parse.
+    shape: Option<Shape>,
 }
 
 impl<'a> FieldIter<'a> {
     pub fn new(layout: &'a RecLayout, rec: &'a [u8]) -> Self {
+        let shape = Shape::of(layout, rec);
         FieldIter {
             layout,
             rec,
             i: 0,
-            pos: HDR + layout.null_bytes,
+            pos: shape.map_or(0, |s| s.fields_at()),
+            shape,
         }
     }
 }
@@ -243,16 +364,42 @@ impl Iterator for FieldIter<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let f = self.layout.fields.get(self.i)?;
-        let np = self.layout.null_pos[self.i];
+        let i = self.i;
+        let np = self.layout.null_pos[i];
         self.i += 1;
+        let Some(shape) = self.shape else {
+            return Some(None);
+        };
+        if i >= shape.n_fields {
+            // Added after the record was written: the layout's value.
+            let added = i
+                .checked_sub(self.layout.n_core)
+                .and_then(|k| self.layout.added.get(k));
+            return Some(match added {
+                None => None,
+                Some(None) => Some(FieldRange {
+                    from_layout: true,
+                    ..FieldRange::NULL
+                }),
+                Some(Some((start, len))) => Some(FieldRange {
+                    start: *start,
+                    len: *len,
+                    null: false,
+                    ext: false,
+                    from_layout: true,
+                }),
+            });
+        }
         if np != u16::MAX {
-            let byte = self.rec.get(HDR + usize::from(np) / 8)?;
+            let np = usize::from(np);
+            if np / 8 >= shape.null_bytes {
+                return Some(None);
+            }
+            let byte = self.rec.get(shape.nulls_at + np / 8)?;
             if byte & (1 << (np % 8)) != 0 {
                 return Some(Some(FieldRange {
                     start: self.pos,
-                    len: 0,
-                    null: true,
-                    ext: false,
+                    ..FieldRange::NULL
                 }));
             }
         }
@@ -285,19 +432,15 @@ impl Iterator for FieldIter<'_> {
             len,
             null: false,
             ext,
+            from_layout: false,
         }))
     }
 }
 
 /// The bytes of field `i` (None for NULL). Panics on a malformed record: records reach this only
 /// from verified pages (I2).
-pub fn field<'a>(layout: &RecLayout, rec: &'a [u8], i: usize) -> Option<&'a [u8]> {
-    let r = field_range(layout, rec, i);
-    if r.null {
-        None
-    } else {
-        Some(&rec[r.start..r.start + r.len])
-    }
+pub fn field<'a>(layout: &'a RecLayout, rec: &'a [u8], i: usize) -> Option<&'a [u8]> {
+    field_range(layout, rec, i).bytes(layout, rec)
 }
 
 pub fn field_range(layout: &RecLayout, rec: &[u8], i: usize) -> FieldRange {
@@ -308,14 +451,23 @@ pub fn try_field_range(layout: &RecLayout, rec: &[u8], i: usize) -> Option<Field
     FieldIter::new(layout, rec).nth(i).flatten()
 }
 
-/// Checks that a record parses completely and ends exactly at its length.
+/// Checks that a record of this layout parses completely and ends exactly at its length.
 pub fn validate(layout: &RecLayout, rec: &[u8]) -> bool {
-    if rec.len() < HDR + layout.null_bytes || rec_len(rec) != rec.len() {
+    let Some(shape) = Shape::of(layout, rec) else {
+        return false;
+    };
+    if rec.len() < shape.fields_at()
+        || rec_len(rec) != rec.len()
+        || !(layout.n_core..=layout.fields.len()).contains(&shape.n_fields)
+        || shape.null_bytes != usize::from(layout.nulls_before[shape.n_fields]).div_ceil(8)
+        || (info(rec) & REC_INFO_INSTANT != 0 && !layout.has_added())
+    {
         return false;
     }
-    let mut end = HDR + layout.null_bytes;
+    let mut end = shape.fields_at();
     for r in FieldIter::new(layout, rec) {
         match r {
+            Some(r) if r.from_layout => {}
             Some(r) => end = r.start + r.len,
             None => return false,
         }
@@ -379,11 +531,7 @@ impl Tuple {
         let mut t = Tuple::with_capacity(n, rec.len());
         for r in FieldIter::new(layout, rec).take(n) {
             let r = r.expect("malformed record on a verified page");
-            t.push(if r.null {
-                None
-            } else {
-                Some(&rec[r.start..r.start + r.len])
-            });
+            t.push(r.bytes(layout, rec));
         }
         t
     }
@@ -412,12 +560,7 @@ pub fn cmp_tuple_rec(layout: &RecLayout, tuple: &Tuple, rec: &[u8]) -> Ordering 
     let n = tuple.len().min(layout.n_order);
     for (i, r) in FieldIter::new(layout, rec).take(n).enumerate() {
         let r = r.expect("malformed record on a verified page");
-        let rv = if r.null {
-            None
-        } else {
-            Some(&rec[r.start..r.start + r.len])
-        };
-        let o = cmp_field(&layout.fields[i], tuple.get(i), rv);
+        let o = cmp_field(&layout.fields[i], tuple.get(i), r.bytes(layout, rec));
         if o != Ordering::Equal {
             return o;
         }
@@ -437,17 +580,7 @@ pub fn cmp_rec_rec(layout: &RecLayout, a: &[u8], b: &[u8]) -> Ordering {
     let ib = FieldIter::new(layout, b);
     for (i, (ra, rb)) in ia.zip(ib).enumerate() {
         let (ra, rb) = (ra.expect("malformed record"), rb.expect("malformed record"));
-        let va = if ra.null {
-            None
-        } else {
-            Some(&a[ra.start..ra.start + ra.len])
-        };
-        let vb = if rb.null {
-            None
-        } else {
-            Some(&b[rb.start..rb.start + rb.len])
-        };
-        let o = cmp_field(&layout.fields[i], va, vb);
+        let o = cmp_field(&layout.fields[i], ra.bytes(layout, a), rb.bytes(layout, b));
         if o != Ordering::Equal {
             return o;
         }
@@ -500,6 +633,82 @@ mod tests {
         assert_eq!(l.encoded_len(lens.into_iter()), rec.len());
         // Truncating breaks validation rather than panicking.
         assert!(!validate(&l, &rec[..rec.len() - 1]));
+    }
+
+    #[test]
+    fn added_fields_read_from_the_layout() {
+        let v1 = layout();
+        let mut old = Vec::new();
+        let long = vec![3u8; 200];
+        fn vals<'a>(extra: &[FieldVal<'a>]) -> Vec<FieldVal<'a>> {
+            let mut v = vec![
+                FieldVal::Bytes(&[0, 0, 0, 9]),
+                FieldVal::Null,
+                FieldVal::Bytes(b"xyz"),
+                FieldVal::Bytes(&[4, 2]),
+            ];
+            v.extend_from_slice(extra);
+            v
+        }
+        build(&v1, 0, vals(&[]), &mut old);
+        assert_eq!(info(&old) & REC_INFO_INSTANT, 0);
+        // Two fields added: a nullable one that older records read as NULL, and a NOT NULL
+        // one that they read as "dflt".
+        let mut f2 = v1.fields.clone();
+        f2.push(FieldDef::fixed(2).nullable());
+        f2.push(FieldDef::var(100));
+        let v2 = RecLayout::new(f2, 2).with_added(&[None, Some(b"dflt".to_vec())]);
+        assert!(validate(&v2, &old));
+        assert_eq!(field(&v2, &old, 3), Some(&[4u8, 2][..]));
+        assert_eq!(field(&v2, &old, 4), None);
+        assert_eq!(field(&v2, &old, 5), Some(&b"dflt"[..]));
+        assert!(try_field_range(&v2, &old, 5).is_some_and(|r| r.from_layout));
+        // A record of the new layout stores every field and says how many.
+        let mut new = Vec::new();
+        build(
+            &v2,
+            REC_INFO_DELETED,
+            vals(&[FieldVal::Null, FieldVal::Bytes(&long)]),
+            &mut new,
+        );
+        assert_eq!(
+            info(&new),
+            REC_INFO_DELETED | REC_INFO_INSTANT,
+            "other flags kept"
+        );
+        let lens = [
+            Some((4, false)),
+            None,
+            Some((3, false)),
+            Some((2, false)),
+            None,
+            Some((200, false)),
+        ];
+        assert_eq!(v2.encoded_len(lens.into_iter()), new.len());
+        assert!(validate(&v2, &new));
+        assert_eq!(field(&v2, &new, 5), Some(&long[..]));
+        assert_eq!(field(&v2, &new, 4), None);
+        // Under the older layout its first fields still read (I3), but it is not one of its
+        // records.
+        assert_eq!(field(&v1, &new, 2), Some(&b"xyz"[..]));
+        assert!(!validate(&v1, &new));
+        // A third field added later: both older records read its value.
+        let mut f3 = v2.fields.clone();
+        f3.push(FieldDef::fixed(4));
+        let v3 =
+            RecLayout::new(f3, 2).with_added(&[None, Some(b"dflt".to_vec()), Some(vec![7; 4])]);
+        for r in [&old, &new] {
+            assert!(validate(&v3, r));
+            assert_eq!(field(&v3, r, 6), Some(&[7u8; 4][..]));
+        }
+        assert_eq!(field(&v3, &new, 5), Some(&long[..]));
+        assert_eq!(cmp_rec_rec(&v3, &old, &new), Ordering::Equal);
+        // A damaged count is reported, not followed.
+        let mut bad = new.clone();
+        bad[3..5].copy_from_slice(&9u16.to_be_bytes());
+        assert!(!validate(&v2, &bad));
+        bad[3..5].copy_from_slice(&3u16.to_be_bytes());
+        assert!(!validate(&v2, &bad), "fewer fields than the core");
     }
 
     #[test]

@@ -81,14 +81,14 @@ impl ClustRec {
         let mut fields = Vec::with_capacity(lay.n_fields());
         for r in record::FieldIter::new(lay, rec) {
             let r = r.expect("malformed clustered record");
-            fields.push(if r.null {
-                Stored::Null
-            } else if r.ext {
-                let mut x = [0u8; 20];
-                x.copy_from_slice(&rec[r.start..r.start + r.len]);
-                Stored::Extern(x)
-            } else {
-                Stored::Inline(rec[r.start..r.start + r.len].to_vec())
+            fields.push(match r.bytes(lay, rec) {
+                None => Stored::Null,
+                Some(b) if r.ext => {
+                    let mut x = [0u8; 20];
+                    x.copy_from_slice(b);
+                    Stored::Extern(x)
+                }
+                Some(b) => Stored::Inline(b.to_vec()),
             });
         }
         let nk = lay.n_order;
@@ -853,21 +853,18 @@ pub fn delete(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Resu
             drop(mtr);
             wait_row_x(inner, trx, t, key)?;
         };
-        let mut cr = ClustRec::parse(t, &old);
-        if cr.deleted {
+        let old_cr = ClustRec::parse(t, &old);
+        if old_cr.deleted {
             return Ok(false);
         }
-        let old_cr = cr.clone();
         let rp = trx.write_undo(
             inner,
             undo::UREC_DEL_MARK,
             t.id,
             &undo::encode_update_body(&[], &old),
         )?;
-        cr.deleted = true;
-        cr.trx_id = trx.id;
-        cr.roll_ptr = rp.encode();
-        let ok = mtr.rec_update(leaf, slot - 1, &cr.build(t));
+        let rec = delete_marked(t, &old, trx.id, &rp.encode());
+        let ok = mtr.rec_update(leaf, slot - 1, &rec);
         assert!(ok, "a delete mark keeps the record length");
         mtr.commit()?;
         for s in &t.secondary {
@@ -877,6 +874,19 @@ pub fn delete(inner: &Inner, trx: &mut TrxState, t: &Table, key: &Tuple) -> Resu
         }
         Ok(true)
     })
+}
+
+/// Clustered record `old` delete-marked by `trx_id` (undo at `roll_ptr`), in `old`'s own
+/// format: a record written before an instant ADD COLUMN keeps its length.
+fn delete_marked(t: &Table, old: &[u8], trx_id: u64, roll_ptr: &[u8; 7]) -> Vec<u8> {
+    let lay = &t.clustered.leaf;
+    let mut rec = old.to_vec();
+    let tid = record::field_range(lay, old, lay.n_order);
+    write_u48(&mut rec, tid.start, trx_id);
+    let rp = record::field_range(lay, old, lay.n_order + 1);
+    rec[rp.start..rp.start + roll_ptr.len()].copy_from_slice(roll_ptr);
+    rec[2] |= REC_INFO_DELETED;
+    rec
 }
 
 /// The roll pointer of a clustered record image.

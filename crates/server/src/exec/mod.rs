@@ -62,6 +62,11 @@ use crate::vars::{Registry, SessionVars, VarInput, VarValue};
 use expr::{CExpr, Context, EType, Env, Found, ScopeTable, SubKind, SubPlan, SubResult};
 use sort::SortArea;
 
+/// Times a data-changing statement runs again because a table it was compiled for changed
+/// columns meanwhile (1412 from the engine), before the error reaches the client: each time
+/// follows a completed ALTER TABLE, so only a run of that many ALTERs outpaces a statement.
+const MAX_DEF_RETRIES: u32 = 64;
+
 /// What every session shares.
 pub struct Server {
     pub catalog: Arc<Catalog>,
@@ -560,7 +565,7 @@ impl Session {
             Statement::Insert(_) | Statement::SelectInto(..) => "executing",
             _ => "init",
         });
-        let mut retried = false;
+        let mut retries = 0;
         let r = loop {
             let r = match stmt {
                 _ if writes && self.read_only => {
@@ -576,12 +581,17 @@ impl Session {
                 _ => unreachable!("data statements only"),
             };
             // A table the statement was compiled for was replaced meanwhile with other columns
-            // (ALTER TABLE swapped it while the statement waited for its table lock: 1412 from
-            // the engine): the statement's changes are undone and it runs once more, against
-            // the new definition (MySQL's statement would have waited before opening it).
+            // (ALTER TABLE swapped it while the statement waited for its table lock, or added
+            // a column: 1412 from the engine): the statement's changes are undone and it runs
+            // again, against the new definition (MySQL's statement would have waited before
+            // opening it). Each retry follows a DDL that completed.
             match r {
-                Err(e) if e.code == ER_TABLE_DEF_CHANGED.code && !retried && writes => {
-                    retried = true;
+                Err(e)
+                    if e.code == ER_TABLE_DEF_CHANGED.code
+                        && retries < MAX_DEF_RETRIES
+                        && writes =>
+                {
+                    retries += 1;
                     if let Some(t) = self.trx.as_mut() {
                         t.rollback_to_savepoint(sp).map_err(engine_error)?;
                     }

@@ -8,11 +8,17 @@
 //! - Changes of the definition alone (ALTER COLUMN SET/DROP DEFAULT, RENAME COLUMN, a CHANGE
 //!   or MODIFY that keeps the column's type, RENAME INDEX, the table COMMENT or default
 //!   character set, DROP FOREIGN KEY, DROP CHECK, a CHECK made NOT ENFORCED, ADD FOREIGN KEY
-//!   with foreign_key_checks off and an index to use) are INSTANT: the plan's engine
-//!   definition stores rows as the current one does (`TableDef::same_layout`), so one
-//!   atomic engine step (`redefine_table`) rewrites it, with the children's foreign keys
-//!   that name a renamed column (fk.rs F5). Statements planned on the old definition are
-//!   planned again (their table handle is obsolete).
+//!   with foreign_key_checks off and an index to use) are INSTANT: the stored rows read
+//!   correctly under the plan's engine definition (`TableDef::readable_as`, with the columns
+//!   kept in their order: `Plan::in_stored_order`), so one atomic engine step
+//!   (`redefine_table`) rewrites it, with the children's foreign keys that name a renamed
+//!   column (fk.rs F5). Statements planned on the old definition are planned again (their
+//!   table handle is obsolete).
+//! - ADD COLUMN after the last column is INSTANT too (MySQL 8.0's default) when every stored
+//!   row can read one value for it, its default (`in_place_def`): the engine keeps that value
+//!   in the dictionary and the records written before lack the field (docs/format/record.md,
+//!   "Instantly added columns"). AUTO_INCREMENT, generated columns and expression defaults
+//!   give each row its own value, and FIRST/AFTER moves stored columns: those copy.
 //! - ADD CHECK, ALTER CHECK ... ENFORCED and ADD FOREIGN KEY with foreign_key_checks on (an
 //!   index to use there already) change the definition the same way once every row passes
 //!   (3819, 1452): a reading transaction takes a shared table lock, the rows are tested, the
@@ -125,15 +131,18 @@ enum Needs {
     /// key added with foreign_key_checks on): the rows are read and tested under a shared
     /// table lock, then the definition changes (INPLACE, LOCK=SHARED), else a rebuild.
     Validate,
+    /// A column added: INSTANT when it goes after every column and the stored rows can all
+    /// read one value for it (no AUTO_INCREMENT, generated column or expression default),
+    /// else a rebuild.
+    Add,
     /// Nothing of the table itself (RENAME TO, the ALGORITHM= and LOCK= clauses).
     Nothing,
 }
 
 fn needs(op: &AlterOp, fk_checks: bool) -> Needs {
     match op {
-        AlterOp::AddColumn { .. } | AlterOp::DropColumn(_) | AlterOp::DropPrimaryKey => {
-            Needs::Rebuild
-        }
+        AlterOp::AddColumn { .. } => Needs::Add,
+        AlterOp::DropColumn(_) | AlterOp::DropPrimaryKey => Needs::Rebuild,
         // A new CHECK, or one enforced again, is tested on every row; with
         // foreign_key_checks on, so is a new foreign key against the parent.
         AlterOp::AddCheck(_) | AlterOp::CheckEnforced { enforced: true, .. } => Needs::Validate,
@@ -182,7 +191,42 @@ fn place(
     Ok(())
 }
 
+/// The value a column added by ALTER TABLE has in the rows that existed before it: its
+/// default, the statement's time for CURRENT_TIMESTAMP, NULL, or the type's implicit default
+/// for a NOT NULL column without one. None for an expression default, evaluated for each row
+/// (generated.rs N5).
+fn value_in_existing_rows(
+    meta: &ColumnMeta,
+    nullable: bool,
+    ty: &SqlType,
+    now: types::DateTime,
+) -> Option<Datum> {
+    Some(match &meta.default {
+        Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
+        Some(DefaultValue::Now) => Datum::DateTime(now),
+        Some(DefaultValue::Null) | None if nullable => Datum::Null,
+        Some(DefaultValue::Expr(_)) => return None,
+        _ => ty.default_for_not_null(),
+    })
+}
+
 impl Plan {
+    /// True if the columns kept keep their order and the added ones come after them all: the
+    /// stored fields then line up with the new columns by position (an in-place change needs
+    /// this; `TableDef::readable_as` compares storage, not identity).
+    fn in_stored_order(&self) -> bool {
+        let mut next = 0;
+        let mut added = false;
+        for c in &self.cols {
+            match c.src {
+                Some(s) if !added && s == next => next += 1,
+                Some(_) => return false,
+                None => added = true,
+            }
+        }
+        true
+    }
+
     /// The current definition of `t`.
     fn of(t: &SqlTable) -> Plan {
         let cols = t
@@ -826,17 +870,19 @@ impl Session {
         // with index work or a rename, the table is rebuilt).
         let mut planned = None;
         let validate = kinds.contains(&Needs::Validate);
+        let adds = kinds.contains(&Needs::Add);
         let natural = if kinds.contains(&Needs::Rebuild) {
             Natural::Copy
-        } else if kinds.contains(&Needs::Definition) || validate {
+        } else if kinds.contains(&Needs::Definition) || validate || adds {
             let p = self.alter_plan(&t, ops, &target)?;
-            let def = p.plan.clone().table_def(&t.engine_name())?;
-            // Rows tested under their old column names: not with a column renamed.
+            let def = self.in_place_def(&t, &p.plan)?;
+            // Rows tested under their old column names: not with a column renamed or added.
             let in_place = !kinds.contains(&Needs::Index)
                 && rename.is_none()
-                && t.table.def.same_layout(&def)
-                && (!validate || p.col_renames.is_empty());
-            planned = Some(p);
+                && p.plan.in_stored_order()
+                && t.table.def.readable_as(&def)
+                && (!validate || (p.col_renames.is_empty() && !adds));
+            planned = Some((p, def));
             match (in_place, validate) {
                 (false, _) => Natural::Copy,
                 (true, true) => Natural::Validate,
@@ -850,12 +896,12 @@ impl Session {
         match (how_altered(ops, natural)?, planned) {
             ("COPY", planned) => {
                 let p = match planned {
-                    Some(p) => p,
+                    Some((p, _)) => p,
                     None => self.alter_plan(&t, ops, &target)?,
                 };
                 return self.alter_copy(&t, p, &target);
             }
-            (_, Some(p)) => return self.alter_redefine(&t, p),
+            (_, Some((p, def))) => return self.alter_redefine(&t, p, def),
             _ => {}
         }
         for op in ops {
@@ -978,16 +1024,18 @@ impl Session {
     /// foreign_key_checks on), a reading transaction holds a shared table lock from before
     /// the rows are tested until the definition has changed, so no row escapes the test
     /// (writers wait, as for a copy).
-    fn alter_redefine(&mut self, t: &SqlTable, planned: Planned) -> Result<Output, SqlError> {
+    fn alter_redefine(
+        &mut self,
+        t: &SqlTable,
+        planned: Planned,
+        def: TableDef,
+    ) -> Result<Output, SqlError> {
         let cat = self.server.catalog.clone();
         let name = t.engine_name();
-        let (def, checks) = {
-            let enforced: Vec<_> = (planned.plan.meta.checks.iter())
-                .filter(|c| c.enforced)
-                .cloned()
-                .collect();
-            (planned.plan.table_def(&name)?, enforced)
-        };
+        let checks: Vec<_> = (planned.plan.meta.checks.iter())
+            .filter(|c| c.enforced)
+            .cloned()
+            .collect();
         let _g = cat.ddl.lock();
         // Another DDL may have changed the table since it was planned.
         let current = cat.engine.table(&name).map_err(engine_error)?;
@@ -1021,6 +1069,37 @@ impl Session {
         r.map_err(engine_error)?;
         ended?;
         Ok(Output::ok(0))
+    }
+
+    /// The plan's engine definition for a change in place: the columns kept carry their
+    /// values for rows stored before they were added instantly, and each column added gets
+    /// the value all stored rows read for it (instant ADD COLUMN) when there is one. There is
+    /// none for AUTO_INCREMENT, generated columns, expression defaults and defaults that do
+    /// not convert cleanly; the stored rows cannot be read under such a definition
+    /// (`TableDef::readable_as`), so the table is copied.
+    fn in_place_def(&mut self, t: &SqlTable, plan: &Plan) -> Result<TableDef, SqlError> {
+        let mut def = plan.clone().table_def(&t.engine_name())?;
+        let mode = self.vars.sql_mode();
+        for (c, col) in plan.cols.iter().zip(&mut def.columns) {
+            if let Some(s) = c.src {
+                col.instant = t.table.def.columns.get(s).and_then(|o| o.instant.clone());
+                continue;
+            }
+            if c.meta.auto_increment || c.meta.generated.is_some() {
+                continue;
+            }
+            let Some(d) = value_in_existing_rows(&c.meta, c.nullable, &c.ty, self.stmt_time) else {
+                continue;
+            };
+            let mut w = Warnings::default();
+            let stored = types::store(&d, &c.ty, mode, (&t.name, &c.name), 1, &mut w);
+            if let (Ok(v), true) = (stored, w.0.is_empty()) {
+                if let Ok(added) = col.clone().added_instantly(&v) {
+                    *col = added;
+                }
+            }
+        }
+        Ok(def)
     }
 
     /// Error 3819 unless every row of `t`, read through `reader`, passes `checks` (compiled
@@ -1277,6 +1356,7 @@ impl Session {
         let mut w = Warnings::default();
         let mut n = 0u64;
         let mut writer = cat.engine.begin();
+        let now = self.stmt_time;
         // New columns with an expression default: evaluated for each row (generated.rs N5).
         let unset: Vec<usize> = (new.columns.iter().enumerate())
             .filter(|(i, c)| {
@@ -1304,16 +1384,14 @@ impl Session {
                     let mut d = match srcs.get(i).copied().flatten() {
                         Some(s) => datums[s].clone(),
                         None if c.meta.hidden || c.meta.auto_increment => Datum::UInt(n),
-                        None => match &c.meta.default {
-                            Some(DefaultValue::Text(s)) => Datum::Bytes(s.clone().into_bytes()),
-                            Some(DefaultValue::Now) => Datum::DateTime(self.stmt_time),
-                            Some(DefaultValue::Null) | None if c.nullable => Datum::Null,
-                            Some(DefaultValue::Expr(_)) => {
+                        None => {
+                            let v = value_in_existing_rows(&c.meta, c.nullable, &c.ty, now);
+                            let Some(d) = v else {
                                 out.push(innoxide_engine::Value::Null);
                                 continue;
-                            }
-                            _ => c.ty.default_for_not_null(),
-                        },
+                            };
+                            d
+                        }
                     };
                     if d.is_null() && !c.nullable {
                         if mode.strict() {
