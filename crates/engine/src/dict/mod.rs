@@ -105,6 +105,8 @@ pub struct Table {
     pub other_cols: Vec<usize>,
     /// Position of each table column in the clustered record.
     pub col_pos: Vec<usize>,
+    /// The table column of each clustered record field (None for the system fields).
+    pub field_col: Vec<Option<usize>>,
     /// Metadata lock: DML shared, DDL on this table exclusive.
     pub mdl: RwLock<()>,
     pub dropped: AtomicBool,
@@ -161,6 +163,7 @@ impl Table {
                 def.name
             )));
         }
+        let mut field_col = vec![None; fields.len()];
         let added: Vec<Option<Vec<u8>>> = (added.iter())
             .map(|&c| cols[c].instant.as_ref().and_then(|v| v.bytes()))
             .collect();
@@ -170,6 +173,9 @@ impl Table {
         }
         for (i, &c) in other_cols.iter().enumerate() {
             col_pos[c] = n_key + 2 + i;
+        }
+        for (c, &pos) in col_pos.iter().enumerate() {
+            field_col[pos] = Some(c);
         }
         let clustered = Arc::new(Index::new(
             meta.clustered.0,
@@ -232,6 +238,7 @@ impl Table {
             pk_cols,
             other_cols,
             col_pos,
+            field_col,
             mdl: RwLock::new(()),
             dropped: AtomicBool::new(false),
             modified: AtomicU64::new(0),

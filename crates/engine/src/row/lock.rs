@@ -351,12 +351,15 @@ pub fn scan(
             }
             above_locked = true;
         }
+        // Forward, a record of `leaf` itself: the scan goes on along the leaf while its latch
+        // is held (`at`), without searching from the root for each record.
+        let mut at = (forward && slot < ip::n_recs(mtr.page(leaf))).then_some(slot);
         let found = if forward {
             record_at_or_after(&mut mtr, &idx, leaf, slot, true)?
         } else {
             record_before(&mut mtr, &idx, leaf, slot)?
         };
-        let Some(rec) = found else {
+        let Some(mut rec) = found else {
             // The end of the index: a forward scan locks the gap before the supremum.
             if gap && forward {
                 let sup = LockKey::supremum(t.id, idx.id);
@@ -373,46 +376,83 @@ pub fn scan(
             mtr.commit()?;
             return Ok(out);
         };
-        let beyond = stop.as_ref().is_some_and(|(end, incl)| {
-            let o = record::cmp_tuple_rec(&idx.leaf, end, &rec);
-            match (forward, *incl) {
-                (true, true) => o.is_lt(),
-                (true, false) => o.is_le(),
-                (false, true) => o.is_gt(),
-                (false, false) => o.is_ge(),
-            }
-        });
-        if beyond {
-            // Forward with gap locking: the record past the range is locked too, for the
-            // gap before it. Backward: the last next-key lock already covers the gap.
-            if gap && forward {
-                let rk = key_of_rec(t.id, &idx, &rec);
-                if index.is_none() {
-                    convert_implicit(inner, trx, t, &rk, &rec);
+        // Rows locked and read under this leaf's latch, tested with `pred` once it is let go
+        // (no expression of the caller runs under a page latch).
+        let mut pending: Vec<(Vec<Value>, LockKey)> = Vec::new();
+        let ended = loop {
+            let beyond = stop.as_ref().is_some_and(|(end, incl)| {
+                let o = record::cmp_tuple_rec(&idx.leaf, end, &rec);
+                match (forward, *incl) {
+                    (true, true) => o.is_lt(),
+                    (true, false) => o.is_le(),
+                    (false, true) => o.is_gt(),
+                    (false, false) => o.is_ge(),
                 }
-                if trx.try_lock(inner, &rk, how.mode(), kind)? == Outcome::MustWait {
-                    drop(mtr);
-                    match trx.wait_policy {
-                        WaitPolicy::Wait => trx.wait_lock(inner, &rk, how.mode(), kind)?,
-                        WaitPolicy::NoWait => return Err(Error::LockNowait),
-                        WaitPolicy::SkipLocked => return Ok(out),
+            });
+            if beyond {
+                // Forward with gap locking: the record past the range is locked too, for the
+                // gap before it. Backward: the last next-key lock already covers the gap.
+                if gap && forward {
+                    let rk = key_of_rec(t.id, &idx, &rec);
+                    if index.is_none() {
+                        convert_implicit(inner, trx, t, &rk, &rec);
                     }
-                    continue;
+                    if trx.try_lock(inner, &rk, how.mode(), kind)? == Outcome::MustWait {
+                        drop(mtr);
+                        match trx.wait_policy {
+                            WaitPolicy::Wait => trx.wait_lock(inner, &rk, how.mode(), kind)?,
+                            WaitPolicy::NoWait => return Err(Error::LockNowait),
+                            WaitPolicy::SkipLocked => break true,
+                        }
+                        break false;
+                    }
+                }
+                mtr.commit()?;
+                break true;
+            }
+            let mut held = Some(mtr);
+            match sc.take(inner, trx, &mut held, rec, pred)? {
+                Step::Again => break false,
+                Step::Skip(next) => pos = Some(next),
+                Step::Row(next, row, rk) => {
+                    pending.push((row, rk));
+                    pos = Some(next);
+                    // With a limit, each row is tested before the next is locked.
+                    if limit.is_some() {
+                        if let Some(m) = held {
+                            m.commit()?;
+                        }
+                        break false;
+                    }
                 }
             }
-            mtr.commit()?;
-            return Ok(out);
-        }
-        match sc.take(inner, trx, mtr, rec, pred)? {
-            Step::Again => {}
-            Step::Skip(next) => pos = Some(next),
-            Step::Row(next, row) => {
+            // The leaf still latched (the record was decided without waiting or leaving it):
+            // its next record is the next one in the index.
+            match (held, at) {
+                (Some(m), Some(s)) if s + 1 < ip::n_recs(m.page(leaf)) => {
+                    mtr = m;
+                    at = Some(s + 1);
+                    rec = ip::rec(mtr.page(leaf), s + 1).to_vec();
+                }
+                (Some(m), _) => {
+                    m.commit()?;
+                    break false;
+                }
+                (None, _) => break false,
+            }
+        };
+        for (row, rk) in pending {
+            if pred(&row) {
                 out.push(row);
                 if limit.is_some_and(|n| out.len() >= n) {
                     return Ok(out);
                 }
-                pos = Some(next);
+            } else {
+                release_unmatched(inner, trx, gap, &rk);
             }
+        }
+        if ended {
+            return Ok(out);
         }
     }
 }
@@ -423,8 +463,8 @@ enum Step {
     Again,
     /// No row (deleted, rejected, skipped): go on after the record (the position given).
     Skip((Tuple, bool)),
-    /// A row, locked: go on after the record.
-    Row((Tuple, bool), Vec<Value>),
+    /// A row, locked (its lock key given), for the caller to test: go on after the record.
+    Row((Tuple, bool), Vec<Value>, LockKey),
 }
 
 /// The fixed parts of one locking scan.
@@ -439,17 +479,21 @@ struct Scanned<'a> {
 }
 
 impl Scanned<'_> {
-    /// Locks record `rec` of the range (its leaf latched by `mtr`, which this ends) and
-    /// reads its row: waits if another transaction holds it (then Again), or skips it as
-    /// the wait policy or READ COMMITTED's semi-consistent read says.
+    /// Locks record `rec` of the range (its leaf latched by `held`) and reads its row (for the
+    /// caller to test with `pred`): waits if another transaction holds it (then Again), or
+    /// skips it as the wait policy or READ COMMITTED's semi-consistent read (which tests the
+    /// newest committed version with `pred`) says. `held` is left latching the leaf when the record
+    /// was decided without letting go of it (a clustered record with no off-page value, its
+    /// lock granted at once), else ended (None).
     fn take(
         &self,
         inner: &Inner,
         trx: &mut TrxState,
-        mut mtr: Mtr<'_>,
+        held: &mut Option<Mtr<'_>>,
         rec: Vec<u8>,
         pred: &mut dyn FnMut(&[Value]) -> bool,
     ) -> Result<Step> {
+        let mut mtr = held.take().expect("a latched leaf");
         let (t, idx, how, kind, gap) = (self.t, self.idx, self.how, self.kind, self.gap);
         let rk = key_of_rec(t.id, idx, &rec);
         let next = (Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false);
@@ -500,11 +544,15 @@ impl Scanned<'_> {
             check_snapshot(inner, trx, t, &rec)?;
         }
         if record::is_deleted(&rec) {
-            mtr.commit()?;
+            *held = Some(mtr);
             release_unmatched(inner, trx, gap, &rk);
             return Ok(Step::Skip(next));
         }
-        let row = if is_clustered {
+        let row = if is_clustered && record::info(&rec) & record::REC_INFO_HAS_EXTERN == 0 {
+            let row = super::decode_rec(t, &rec, &[], None);
+            *held = Some(mtr);
+            Some(row)
+        } else if is_clustered {
             let f = cursor::fetch_rec(&mut mtr, idx, rec.clone())?;
             mtr.commit()?;
             Some(super::decode_row(t, &f))
@@ -520,8 +568,8 @@ impl Scanned<'_> {
             }
         };
         match row {
-            Some(r) if pred(&r) => Ok(Step::Row(next, r)),
-            _ => {
+            Some(r) => Ok(Step::Row(next, r, rk)),
+            None => {
                 release_unmatched(inner, trx, gap, &rk);
                 Ok(Step::Skip(next))
             }

@@ -330,24 +330,32 @@ pub(crate) fn decode_rec(
     wanted: Option<&[bool]>,
 ) -> Vec<Value> {
     let layout = &t.clustered.leaf;
-    let Some(wanted) = wanted else {
-        return t
-            .def
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(c, col)| {
-                schema::decode(col, cursor::field_of(layout, rec, externs, t.col_pos[c]))
-            })
-            .collect();
-    };
-    // The NULLs go in at once, then the wanted values over them.
+    // The NULLs go in at once, then the wanted values over them, in one pass over the
+    // record's fields (a field's place depends on every field before it).
     let mut row = Vec::with_capacity(t.def.columns.len());
     row.resize_with(t.def.columns.len(), || Value::Null);
-    for (c, col) in t.def.columns.iter().enumerate() {
-        if wanted.get(c).copied().unwrap_or(true) {
-            row[c] = schema::decode(col, cursor::field_of(layout, rec, externs, t.col_pos[c]));
+    // The fields after the last wanted one need not be walked.
+    let last = match wanted {
+        None => layout.n_fields(),
+        Some(w) => (t.col_pos.iter().enumerate())
+            .filter(|&(c, _)| w.get(c).copied().unwrap_or(true))
+            .map(|(_, &pos)| pos + 1)
+            .max()
+            .unwrap_or(0),
+    };
+    for (pos, r) in record::FieldIter::new(layout, rec).take(last).enumerate() {
+        let Some(c) = t.field_col[pos] else {
+            continue;
+        };
+        if !wanted.is_none_or(|w| w.get(c).copied().unwrap_or(true)) {
+            continue;
         }
+        let r = r.expect("malformed record on a verified page");
+        let bytes = match externs.iter().find(|(f, _)| r.ext && *f == pos) {
+            Some((_, v)) => Some(&v[..]),
+            None => r.bytes(layout, rec),
+        };
+        row[c] = schema::decode(&t.def.columns[c], bytes);
     }
     row
 }
