@@ -1883,6 +1883,20 @@ impl Session {
                 (access, false)
             };
             let sorted = in_order && plan.order_follows;
+            let later: Vec<&str> = plan.scope[si + 1..]
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect();
+            let (key_len, key_ref, filtered) = explain_columns(
+                t,
+                &name,
+                single,
+                &access,
+                &conds,
+                per_row,
+                &plan.scope,
+                &later,
+            );
             let covering = plan.table_locks[si].is_none()
                 && matches!(&access, Access::Range { index: Some(n), .. } if covers(t, n, used));
             out.push(PathShown {
@@ -1896,6 +1910,9 @@ impl Session {
                 },
                 covering,
                 conditions: !conds.is_empty(),
+                key_len,
+                key_ref,
+                filtered,
                 access,
                 filesort: si == 0 && !plan.order.is_empty() && !sorted,
                 ordered: si == 0 && in_order,
@@ -2749,6 +2766,213 @@ pub(crate) struct PathShown {
     pub covering: bool,
     /// Conditions (WHERE, ON) apply to the table's rows.
     pub conditions: bool,
+    /// EXPLAIN's key_len: bytes of the key parts the path narrows (or reads whole).
+    pub key_len: Option<u64>,
+    /// EXPLAIN's ref: what each key part is compared with ("const", a column of a table
+    /// before), for lookups.
+    pub key_ref: Option<String>,
+    /// EXPLAIN's filtered: the percentage of the rows read that the conditions the path does
+    /// not apply are estimated to let through (MySQL's heuristics: see `filter_factor`).
+    pub filtered: f64,
+}
+
+/// Key parts: (column, declared prefix length).
+type KeyParts = Vec<(usize, Option<u64>)>;
+
+/// The key columns (with their declared prefixes) `access` reads `t` through, and how many of
+/// them it narrows (all of them for a whole secondary index); None for a table scan.
+fn key_parts_used(t: &SqlTable, access: &Access) -> Option<(KeyParts, usize)> {
+    let with_prefixes = |cols: &[usize], prefixes: &[Option<u64>]| -> KeyParts {
+        (cols.iter().enumerate())
+            .map(|(i, &c)| (c, prefixes.get(i).copied().flatten()))
+            .collect()
+    };
+    let pk = || with_prefixes(t.pk(), &t.meta.pk_prefixes);
+    let bound_len = |b: &KeyBound| match b {
+        KeyBound::Included(v) | KeyBound::Excluded(v) => v.len(),
+        KeyBound::Unbounded => 0,
+    };
+    match access {
+        Access::Points(keys) => Some((pk(), keys.first().map_or(0, Vec::len))),
+        Access::Range {
+            index, from, to, ..
+        } => {
+            let parts = match index {
+                None => pk(),
+                Some(n) => {
+                    let ix =
+                        (t.table.def.indexes.iter()).find(|i| i.name.eq_ignore_ascii_case(n))?;
+                    let prefixes = (t.meta.keys.iter())
+                        .find(|k| k.name.eq_ignore_ascii_case(n))
+                        .map_or(&[][..], |k| &k.prefixes[..]);
+                    with_prefixes(&ix.columns, prefixes)
+                }
+            };
+            let used = match bound_len(from).max(bound_len(to)) {
+                0 if index.is_some() => parts.len(),
+                n => n,
+            };
+            (used > 0).then_some((parts, used))
+        }
+    }
+}
+
+/// The fraction of rows condition `e` lets through, for EXPLAIN's filtered, as MySQL 8.0
+/// estimates it without histograms: 1 for a condition on a key part the path narrows by
+/// (`narrowed`) or on no column of this table; equality 0.1, inequality 1/3, BETWEEN and
+/// LIKE 1/9, IN of n values n/10 up to 1/2, IS NULL 0.1, the complement for NOT; OR as the
+/// union of independent events. A comparison with a column of a table read later (`later`)
+/// counts there, as in MySQL.
+fn filter_factor(
+    e: &Expr,
+    tname: &str,
+    t: &SqlTable,
+    single: bool,
+    narrowed: &[usize],
+    later: &[&str],
+) -> f64 {
+    let col = |x: &Expr| col_of(x, tname, t, single);
+    let on = |c: Option<usize>, f: f64, negated: bool| match c {
+        Some(c) if !narrowed.contains(&c) => {
+            if negated {
+                1.0 - f
+            } else {
+                f
+            }
+        }
+        _ => 1.0,
+    };
+    const EQUALITY: f64 = 0.1;
+    const INEQUALITY: f64 = 1.0 / 3.0;
+    const BETWEEN: f64 = 1.0 / 9.0;
+    match e {
+        Expr::Binary {
+            op: BinaryOp::Or,
+            left,
+            right,
+        } => {
+            let a = filter_factor(left, tname, t, single, narrowed, later);
+            let b = filter_factor(right, tname, t, single, narrowed, later);
+            a + b - a * b
+        }
+        Expr::Binary { op, left, right } => {
+            let read_later = |x: &Expr| {
+                matches!(x, Expr::Column { table: Some(q), .. }
+                    if later.iter().any(|l| l.eq_ignore_ascii_case(q)))
+            };
+            if read_later(left) || read_later(right) {
+                return 1.0;
+            }
+            let c = col(left).or_else(|| col(right));
+            match op {
+                BinaryOp::Eq | BinaryOp::NullSafeEq => on(c, EQUALITY, false),
+                BinaryOp::Ne => on(c, EQUALITY, true),
+                BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+                    on(c, INEQUALITY, false)
+                }
+                _ => 1.0,
+            }
+        }
+        Expr::Between { expr, negated, .. } => on(col(expr), BETWEEN, *negated),
+        Expr::Like { expr, negated, .. } => on(col(expr), BETWEEN, *negated),
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => on(col(expr), (list.len() as f64 * EQUALITY).min(0.5), *negated),
+        Expr::IsNull { expr, negated } => on(col(expr), EQUALITY, *negated),
+        _ => 1.0,
+    }
+}
+
+/// EXPLAIN's key_len, ref and filtered for `access` to `t` (named `tname`) under `conds`;
+/// `per_row`: the key values come from the tables before it in `scope`; `later`: the names of
+/// the tables read after it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn explain_columns(
+    t: &SqlTable,
+    tname: &str,
+    single: bool,
+    access: &Access,
+    conds: &[Expr],
+    per_row: bool,
+    scope: &[ScopeTable],
+    later: &[&str],
+) -> (Option<u64>, Option<String>, f64) {
+    let parts = key_parts_used(t, access);
+    let key_len = parts.as_ref().map(|(parts, used)| {
+        (parts[..*used].iter())
+            .map(|&(c, prefix)| {
+                let col = &t.columns[c];
+                col.ty.key_length(prefix) + u64::from(col.nullable)
+            })
+            .sum()
+    });
+    let lookup = match access {
+        Access::Points(k) => k.len() == 1,
+        Access::Range { from, to, .. } => from == to && !matches!(from, KeyBound::Unbounded),
+    };
+    let narrowed: Vec<usize> = parts
+        .as_ref()
+        .map(|(p, used)| p[..*used].iter().map(|x| x.0).collect())
+        .unwrap_or_default();
+    let key_ref = parts.filter(|_| lookup).map(|(p, used)| {
+        (p[..used].iter())
+            .map(|&(c, _)| match per_row {
+                false => "const".to_string(),
+                true => joined_with(t, tname, single, c, conds, scope),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    // A const table (one primary-key row, read once) filters nothing further.
+    let constant = matches!(access, Access::Points(k) if k.len() == 1) && !per_row;
+    let f: f64 = (conds.iter())
+        .filter(|_| !constant)
+        .map(|e| filter_factor(e, tname, t, single, &narrowed, later))
+        .product();
+    (key_len, key_ref, (f * 100.0).clamp(0.0, 100.0))
+}
+
+/// What key column `c` of `t` is equal to in `conds` for a lookup per row: `db.table.column`
+/// of a table before, "const", or "func" for an expression.
+fn joined_with(
+    t: &SqlTable,
+    tname: &str,
+    single: bool,
+    c: usize,
+    conds: &[Expr],
+    scope: &[ScopeTable],
+) -> String {
+    for e in conds {
+        let Expr::Binary {
+            op: BinaryOp::Eq,
+            left,
+            right,
+        } = e
+        else {
+            continue;
+        };
+        for (mine, other) in [(left, right), (right, left)] {
+            if col_of(mine, tname, t, single) != Some(c) {
+                continue;
+            }
+            return match &**other {
+                Expr::Column {
+                    table: Some(q),
+                    name,
+                } => {
+                    let db = (scope.iter())
+                        .find(|s| s.name.eq_ignore_ascii_case(q))
+                        .map_or("", |s| s.db.as_str());
+                    format!("{db}.{q}.{name}")
+                }
+                o if is_const(o) => "const".into(),
+                _ => "func".into(),
+            };
+        }
+    }
+    "func".into()
 }
 
 /// Rows of one table being read (`Session::open_rows`, `Session::pull_row`).

@@ -1663,7 +1663,15 @@ impl Session {
         // The outer SELECT is PRIMARY when it reads a derived table or CTE.
         let mut select_type = "SIMPLE";
         // Every table of the SELECT shown has id 1 (MySQL numbers SELECTs, not tables).
-        let row = |name: &str, t: &SqlTable, access: &Access, how: How, est: u64, st: &str| {
+        // key_len, ref and filtered (select.rs `explain_columns`).
+        type Cols = (Option<u64>, Option<String>, f64);
+        let row = |name: &str,
+                   t: &SqlTable,
+                   access: &Access,
+                   how: How,
+                   est: u64,
+                   st: &str,
+                   cols: Cols| {
             let How {
                 filesort,
                 ordered,
@@ -1683,7 +1691,8 @@ impl Session {
                 (ty, key) = ("index".into(), "PRIMARY".into());
             }
             let notes = [
-                (ty == "ALL" && conditions, "Using where"),
+                // Conditions left to test on the rows read (a residual one lowers filtered).
+                ((ty == "ALL" && conditions) || cols.2 < 100.0, "Using where"),
                 (covering, "Using index"),
                 (hash_join, "Using join buffer (hash join)"),
                 (temporary, "Using temporary"),
@@ -1699,10 +1708,10 @@ impl Session {
                 s(ty),
                 opt(possible),
                 if key.is_empty() { Datum::Null } else { s(key) },
-                Datum::Null,
-                Datum::Null,
+                cols.0.map_or(Datum::Null, n),
+                opt(cols.1),
                 n(est),
-                Datum::Null,
+                s(format!("{:.2}", cols.2)),
                 s(extra),
             ]
         };
@@ -1729,7 +1738,7 @@ impl Session {
                     };
                     let mut r = vec![n(1), s(select_type), s(&name), Datum::Null, s("ALL")];
                     r.extend(std::iter::repeat_n(Datum::Null, 4));
-                    r.extend([n(count.unwrap_or(2)), Datum::Null, s(extra)]);
+                    r.extend([n(count.unwrap_or(2)), s("100.00"), s(extra)]);
                     shown.push((si, r));
                 }
                 for p in &paths {
@@ -1749,6 +1758,7 @@ impl Session {
                         },
                         est,
                         select_type,
+                        (p.key_len, p.key_ref.clone(), p.filtered),
                     );
                     shown.push((p.source, r));
                 }
@@ -1836,6 +1846,21 @@ impl Session {
                 return Ok(explain_output(vec![impossible_where()]));
             }
             let est = self.explain_rows(&t, &access, false)?;
+            let later: Vec<&str> = (tables.iter())
+                .skip_while(|(_, a)| a != alias)
+                .skip(1)
+                .map(|(_, a)| a.as_str())
+                .collect();
+            let cols = super::select::explain_columns(
+                &t,
+                alias,
+                single,
+                &access,
+                &conds,
+                false,
+                &[],
+                &later,
+            );
             rows.push(row(
                 alias,
                 &t,
@@ -1846,6 +1871,7 @@ impl Session {
                 },
                 est,
                 select_type,
+                cols,
             ));
         }
         Ok(explain_output(rows))

@@ -332,6 +332,24 @@ impl SqlType {
         charset::mbmaxlen(self.coll.charset)
     }
 
+    /// Bytes of this column as a key part (MySQL EXPLAIN's key_len, before the byte a nullable
+    /// column adds): fixed-size types their size, CHAR/BINARY their length in bytes, VARCHAR,
+    /// VARBINARY and a TEXT/BLOB prefix their length in bytes plus 2. `prefix` is a prefix
+    /// key part's length in characters.
+    pub fn key_length(&self, prefix: Option<u64>) -> u64 {
+        use TypeName as T;
+        let mb = u64::from(self.mbmaxlen());
+        let chars = prefix.or(self.length.map(u64::from)).unwrap_or(0);
+        match (self.name, self.storage().0) {
+            (T::Char | T::Binary, _) => chars * mb,
+            (_, ColumnKind::Var { .. }) => chars * mb + 2,
+            (_, ColumnKind::Int { bytes, .. }) => u64::from(bytes),
+            (_, ColumnKind::Float) => 4,
+            (_, ColumnKind::Double) => 8,
+            (_, ColumnKind::Fixed(n)) => u64::from(n),
+        }
+    }
+
     /// DATA_TYPE of information_schema.COLUMNS.
     /// The type as a column definition (CREATE TABLE ... SELECT copies a column's type).
     pub fn to_ast(&self) -> ColumnType {
