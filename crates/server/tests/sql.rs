@@ -1679,9 +1679,9 @@ fn check_constraints_as_mysql() {
     assert_eq!(
         names,
         vec![
-            ("b_pos".into(), "b >= 0".into()),
-            ("t_chk_1".into(), "a > 0".into()),
-            ("t_chk_2".into(), "a < b".into()),
+            ("b_pos".into(), "(`b` >= 0)".into()),
+            ("t_chk_1".into(), "(`a` > 0)".into()),
+            ("t_chk_2".into(), "(`a` < `b`)".into()),
         ]
     );
     let violated = |c: &mut mysql::Conn, sql: &str| match c.query_drop(sql) {
@@ -1780,7 +1780,7 @@ fn check_constraints_as_mysql() {
     c.query_drop("CREATE TABLE t2 LIKE t").unwrap();
     let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE t2").unwrap().unwrap();
     assert!(
-        shown.contains("CONSTRAINT `t2_chk_1` CHECK (a > 0),\n  CONSTRAINT `t2_chk_2` CHECK (a < b) /*!80016 NOT ENFORCED */,\n  CONSTRAINT `t2_chk_3` CHECK (a < 100)\n"),
+        shown.contains("CONSTRAINT `t2_chk_1` CHECK ((`a` > 0)),\n  CONSTRAINT `t2_chk_2` CHECK ((`a` < `b`)) /*!80016 NOT ENFORCED */,\n  CONSTRAINT `t2_chk_3` CHECK ((`a` < 100))\n"),
         "{shown}"
     );
     // SHOW CREATE TABLE's text creates the same table; the constraints survive a restart.
@@ -2015,14 +2015,14 @@ fn generated_columns_as_mysql() {
         vec![
             ("id".into(), String::new()),
             ("a".into(), String::new()),
-            ("s".into(), "a * 2".into()),
-            ("st".into(), "s + 1".into()),
+            ("s".into(), "(`a` * 2)".into()),
+            ("st".into(), "(`s` + 1)".into()),
         ]
     );
     let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE t").unwrap().unwrap();
     assert!(
         shown.contains(
-            "  `s` int GENERATED ALWAYS AS (a * 2) VIRTUAL,\n  `st` int GENERATED ALWAYS AS (s + 1) STORED NOT NULL,\n"
+            "  `s` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,\n  `st` int GENERATED ALWAYS AS ((`s` + 1)) STORED NOT NULL,\n"
         ),
         "{shown}"
     );
@@ -2089,9 +2089,9 @@ fn writers_table(c: &mut mysql::Conn, more: &str) {
 
 /// Expression defaults (MySQL 8.0.13, ddl/generated.rs N5): evaluated for each row, so
 /// UUID() differs row by row; SHOW CREATE TABLE, SHOW COLUMNS and information_schema show
-/// them as MySQL (DEFAULT_GENERATED; the expression as written, where MySQL lower-cases
-/// function names); MySQL's errors for what they may not read (3766-3772,
-/// 1054); they survive a restart, and a prepared INSERT evaluates them per execution.
+/// them as MySQL (DEFAULT_GENERATED; the expression as MySQL writes it: operations in
+/// parentheses, columns quoted, function names lower-case, strings with their introducer);
+/// MySQL's errors for what they may not read (3766-3772, 1054); they survive a restart, and a prepared INSERT evaluates them per execution.
 #[test]
 fn expression_defaults_as_mysql() {
     let s = start();
@@ -2119,8 +2119,8 @@ fn expression_defaults_as_mysql() {
     assert_eq!(rows[2], (3, "[]".into(), "bytes".into(), 60));
     let (_, shown): (String, String) = c.query_first("SHOW CREATE TABLE t").unwrap().unwrap();
     assert!(
-        shown.contains("`u` varchar(36) DEFAULT (UUID()),")
-            && shown.contains("`y` int DEFAULT (x * 2),"),
+        shown.contains("`u` varchar(36) DEFAULT (uuid()),")
+            && shown.contains("`y` int DEFAULT ((`x` * 2)),"),
         "{shown}"
     );
     let extra: Vec<(String, Option<String>, String)> = c
@@ -2134,20 +2134,24 @@ fn expression_defaults_as_mysql() {
         [
             (
                 "u".into(),
-                Some("UUID()".into()),
+                Some("uuid()".into()),
                 "DEFAULT_GENERATED".into()
             ),
             (
                 "j".into(),
-                Some("JSON_ARRAY()".into()),
+                Some("json_array()".into()),
                 "DEFAULT_GENERATED".into()
             ),
             (
                 "b".into(),
-                Some("'bytes'".into()),
+                Some("_utf8mb4'bytes'".into()),
                 "DEFAULT_GENERATED".into()
             ),
-            ("y".into(), Some("x * 2".into()), "DEFAULT_GENERATED".into()),
+            (
+                "y".into(),
+                Some("(`x` * 2)".into()),
+                "DEFAULT_GENERATED".into()
+            ),
             (
                 "ts".into(),
                 Some("CURRENT_TIMESTAMP".into()),

@@ -10,4 +10,5 @@
 pub mod ast;
 pub mod error;
 pub mod parse;
+pub mod print;
 pub mod types;

@@ -1180,7 +1180,7 @@ impl Session {
                                 [key_flag(&tb, i), extra, &c.meta.comment],
                             );
                             if let (Some(g), Some(last)) = (&c.meta.generated, row.last_mut()) {
-                                *last = s(g.text.clone());
+                                *last = s(written(&g.text));
                             }
                             rows.push(row);
                         }
@@ -1389,7 +1389,7 @@ impl Session {
                                     s("def"),
                                     s(db.clone()),
                                     s(c.name.clone()),
-                                    s(c.text.clone()),
+                                    s(written(&c.text)),
                                 ]
                             })
                             .collect::<Vec<_>>()
@@ -2042,8 +2042,17 @@ fn default_text(d: &Option<DefaultValue>, ty: &SqlType) -> Datum {
         None | Some(DefaultValue::Null) => Datum::Null,
         Some(DefaultValue::Text(t)) => s(t.clone()),
         Some(DefaultValue::Now) => s(now_text(ty)),
-        Some(DefaultValue::Expr(e)) => s(e.clone()),
+        Some(DefaultValue::Expr(e)) => s(written(e)),
     }
+}
+
+/// A stored expression (generated column, CHECK, expression default) as MySQL writes it
+/// (innoxide_sql::print): operations in parentheses, identifiers quoted, function names
+/// lower-case.
+fn written(text: &str) -> String {
+    super::ddl::parse_stored(text)
+        .map(|e| innoxide_sql::print::mysql_text(&e))
+        .unwrap_or_else(|_| text.to_string())
 }
 
 /// CURRENT_TIMESTAMP as MySQL shows it for a column of type `ty`: with the column's
@@ -2174,7 +2183,7 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
         if let Some(g) = &c.meta.generated {
             l.push_str(&format!(
                 " GENERATED ALWAYS AS ({}) {}",
-                g.text,
+                written(&g.text),
                 if g.stored { "STORED" } else { "VIRTUAL" }
             ));
         }
@@ -2188,7 +2197,7 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
             }
             Some(DefaultValue::Now) => l.push_str(&format!(" DEFAULT {}", now_text(&c.ty))),
             Some(DefaultValue::Null) => l.push_str(" DEFAULT NULL"),
-            Some(DefaultValue::Expr(e)) => l.push_str(&format!(" DEFAULT ({e})")),
+            Some(DefaultValue::Expr(e)) => l.push_str(&format!(" DEFAULT ({})", written(e))),
             None if c.nullable && !c.meta.auto_increment && !c.ty.is_blob_like() => {
                 l.push_str(" DEFAULT NULL")
             }
@@ -2249,7 +2258,7 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
         lines.push(format!(
             "  CONSTRAINT {} CHECK ({}){}",
             q(&c.name),
-            c.text,
+            written(&c.text),
             if c.enforced {
                 ""
             } else {
