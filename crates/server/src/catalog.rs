@@ -307,6 +307,8 @@ pub struct Catalog {
     /// C4
     grants: RwLock<Arc<crate::privs::Grants>>,
     grants_version: AtomicU64,
+    /// mandatory_roles as last set (privs.rs P4); those that exist go into `grants`.
+    mandatory: RwLock<Vec<crate::privs::AuthId>>,
     /// C5
     stats: RwLock<HashMap<u64, StatsEntry>>,
     /// C6, by `db/name`.
@@ -373,6 +375,7 @@ impl Catalog {
             ddl: Mutex::new(()),
             grants: RwLock::new(Arc::default()),
             grants_version: AtomicU64::new(0),
+            mandatory: RwLock::new(Vec::new()),
             views: RwLock::new(HashMap::new()),
             any_views: AtomicBool::new(false),
             fk_map: RwLock::new(None),
@@ -1337,9 +1340,27 @@ impl Catalog {
     fn load_grants(&self) -> Result<(), SqlError> {
         let mut g = crate::privs::Grants::from_rows(self.grant_rows()?);
         g.add_roles(self.role_rows()?);
+        let users = self.users()?;
+        g.mandatory = (self.mandatory.read().iter())
+            .filter(|(u, h)| users.iter().any(|x| x.user == *u && x.host == *h))
+            .cloned()
+            .collect();
         *self.grants.write() = Arc::new(g);
         self.grants_version.fetch_add(1, Ordering::Release);
         Ok(())
+    }
+
+    /// Makes `roles` (mandatory_roles) held by every account, those that exist (privs.rs P4).
+    pub fn set_mandatory_roles(&self, roles: Vec<crate::privs::AuthId>) -> Result<(), SqlError> {
+        let _g = self.ddl.lock();
+        *self.mandatory.write() = roles;
+        self.load_grants()
+    }
+
+    /// Whether `user`@`host` is one of the roles mandatory_roles names (3628 for DROP and
+    /// REVOKE).
+    pub fn is_mandatory_role(&self, user: &str, host: &str) -> bool {
+        (self.mandatory.read().iter()).any(|(u, h)| u == user && h == host)
     }
 
     /// Bumped by every change of privileges: a session re-reads its account's grants when

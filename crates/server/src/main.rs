@@ -123,6 +123,12 @@ fn main() -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("loading the catalog: {e}"))?,
     );
     let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
+    let mandatory = vars
+        .mandatory_roles()
+        .ok_or_else(|| anyhow::anyhow!("mandatory_roles: not a list of role names"))?;
+    catalog
+        .set_mandatory_roles(mandatory)
+        .map_err(|e| anyhow::anyhow!("mandatory_roles: {e}"))?;
     let resizer = Arc::downgrade(&engine);
     vars.set_pool_resizer(move |bytes| match resizer.upgrade() {
         Some(e) => e.resize_buffer_pool(bytes),

@@ -14,6 +14,8 @@
 //! - P3: with roles active, what a session may do is the union of its account's grants and
 //!   those of its active roles still granted to it and of the roles granted to those,
 //!   transitively. Roles persist as rows of `mysql/innoxide_roles` (`RoleRow`).
+//! - P4: the roles of mandatory_roles that exist are held by every account (`held_by`) as if
+//!   granted without ADMIN OPTION; they are not stored as grants.
 //!
 //! LOCKING: none here; the catalog swaps `Arc<Grants>` under its own RwLock.
 
@@ -263,6 +265,8 @@ pub struct Grants {
     pub granted: HashMap<AuthId, Vec<(AuthId, bool)>>,
     /// Each account's default roles.
     pub defaults: HashMap<AuthId, Vec<AuthId>>,
+    /// The existing roles of mandatory_roles (P4).
+    pub mandatory: Vec<AuthId>,
 }
 
 impl Grants {
@@ -311,14 +315,27 @@ impl Grants {
         self.granted.get(id).map_or(&[], Vec::as_slice)
     }
 
-    /// What `user`@`host` may do with roles `active` (those still granted to it) and the
-    /// roles granted to those, transitively, in effect (P3).
+    /// The roles `id` holds: those granted to it and the mandatory ones (P4), each with
+    /// whether it was granted WITH ADMIN OPTION.
+    pub fn held_by(&self, id: &AuthId) -> Vec<(AuthId, bool)> {
+        let mut v = self.granted_to(id).to_vec();
+        for m in &self.mandatory {
+            if m != id && !v.iter().any(|(r, _)| r == m) {
+                v.push((m.clone(), false));
+            }
+        }
+        v
+    }
+
+    /// What `user`@`host` may do with roles `active` (those it still holds) and the roles
+    /// granted to those, transitively, in effect (P3).
     pub fn effective(&self, user: &str, host: &str, active: &[AuthId]) -> Arc<AccountPrivs> {
         let own = self.of(user, host);
         let me = (user.to_string(), host.to_string());
+        let held = self.held_by(&me);
         let mut stack: Vec<AuthId> = active
             .iter()
-            .filter(|r| self.granted_to(&me).iter().any(|(g, _)| g == *r))
+            .filter(|r| held.iter().any(|(g, _)| g == *r))
             .cloned()
             .collect();
         if stack.is_empty() {

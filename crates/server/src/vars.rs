@@ -421,6 +421,8 @@ pub const VARS: &[VarDef] = &[
     v("long_query_time", Both, Kind::Double { min: 0.0, max: 31_536_000.0 }, true, Def::Double(10.0)),
     // Table names are case-sensitive.
     v("lower_case_table_names", G, RO_U, false, Def::UInt(0)),
+    // roles.rs: roles granted to every account (privs.rs P4); SET GLOBAL reloads the grants.
+    v("mandatory_roles", G, TEXT, true, Def::Str("")),
     // Protocol layer: a larger packet is error 1153. Session value read-only (error 1621),
     // copied from the global at connect, as MySQL 8.0.
     v("max_allowed_packet", Both, u(1024, 1 << 30), true, Def::UInt(64 << 20)),
@@ -576,6 +578,7 @@ const ACTIVATE_ALL_ROLES_ON_LOGIN: usize = idx("activate_all_roles_on_login");
 const INNODB_STATS_AUTO_RECALC: usize = idx("innodb_stats_auto_recalc");
 const INNODB_STATS_SAMPLE_PAGES: usize = idx("innodb_stats_persistent_sample_pages");
 const LONG_QUERY_TIME: usize = idx("long_query_time");
+const MANDATORY_ROLES: usize = idx("mandatory_roles");
 const PROFILING: usize = idx("profiling");
 const PROFILING_HISTORY_SIZE: usize = idx("profiling_history_size");
 const SLOW_QUERY_LOG: usize = idx("slow_query_log");
@@ -752,6 +755,61 @@ pub fn tun_seed(t: &mut innoxide_engine::TunableValues, b: Tun, v: &VarValue) {
 }
 
 /// Finds a variable by name, any case, through the aliases.
+/// A comma-separated list of role names as mandatory_roles takes them: `name` or
+/// `name@host`, each part bare or quoted with `, ' or "; the host defaults to %. None when
+/// it does not parse.
+pub fn parse_role_list(text: &str) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let part = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| -> Option<String> {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let mut s = String::new();
+        match chars.peek().copied() {
+            Some(q @ ('`' | '\'' | '"')) => {
+                chars.next();
+                loop {
+                    match chars.next()? {
+                        c if c == q && chars.peek() == Some(&q) => {
+                            chars.next();
+                            s.push(q);
+                        }
+                        c if c == q => break,
+                        c => s.push(c),
+                    }
+                }
+            }
+            _ => {
+                while let Some(c) = chars.next_if(|c| !matches!(c, ',' | '@') && !c.is_whitespace())
+                {
+                    s.push(c);
+                }
+            }
+        }
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        Some(s)
+    };
+    if text.trim().is_empty() {
+        return Some(out);
+    }
+    loop {
+        let user = part(&mut chars)?;
+        let host = if chars.next_if_eq(&'@').is_some() {
+            part(&mut chars)?
+        } else {
+            "%".to_string()
+        };
+        if user.is_empty() || host.is_empty() {
+            return None;
+        }
+        out.push((user, host));
+        match chars.next() {
+            None => return Some(out),
+            Some(',') => {}
+            Some(_) => return None,
+        }
+    }
+}
+
 fn lookup(name: &str) -> Result<usize, SqlError> {
     let lower = name.to_ascii_lowercase();
     let canonical = ALIASES
@@ -1463,6 +1521,14 @@ impl Registry {
     /// exceed innodb_io_capacity_max (error 1210, as MySQL 8.0).
     fn check_global(&self, i: usize, val: &VarValue) -> Result<(), SqlError> {
         let n = as_u64(val);
+        if let (MANDATORY_ROLES, VarValue::Str(text)) = (i, val) {
+            if parse_role_list(text).is_none() {
+                return Err(SqlError::new(
+                    ER_WRONG_VALUE_FOR_VAR,
+                    &[&"mandatory_roles", text],
+                ));
+            }
+        }
         let bad = match i {
             INNODB_IO_CAPACITY => n > self.tun.io_capacity_max.load(Relaxed),
             INNODB_IO_CAPACITY_MAX => n < self.tun.io_capacity.load(Relaxed),
@@ -1560,6 +1626,15 @@ impl Registry {
     }
 
     /// The slow query log file, when slow_query_log is ON.
+    /// mandatory_roles as (user, host) pairs; None if it does not parse (SET refuses such a
+    /// value, startup stops on one).
+    pub fn mandatory_roles(&self) -> Option<Vec<(String, String)>> {
+        match &self.globals.read()[MANDATORY_ROLES] {
+            VarValue::Str(s) => parse_role_list(s),
+            _ => Some(Vec::new()),
+        }
+    }
+
     pub fn slow_query_log_file(&self) -> Option<String> {
         let g = self.globals.read();
         if !matches!(g[SLOW_QUERY_LOG], VarValue::Bool(true)) {
@@ -1790,7 +1865,33 @@ impl SessionVars {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use innoxide_engine::TunableValues;
+
+    #[test]
+    fn role_lists() {
+        let l = |s: &str| parse_role_list(s);
+        let pairs = |v: &[(&str, &str)]| -> Option<Vec<(String, String)>> {
+            Some(
+                v.iter()
+                    .map(|(u, h)| (u.to_string(), h.to_string()))
+                    .collect(),
+            )
+        };
+        assert_eq!(l(""), pairs(&[]));
+        assert_eq!(
+            l("`role1`@`%`,role2, role3@localhost ,'r 4'@'h'"),
+            pairs(&[
+                ("role1", "%"),
+                ("role2", "%"),
+                ("role3", "localhost"),
+                ("r 4", "h")
+            ])
+        );
+        for bad in ["a,", "@h", "a@", "a b", "`a", "a,,b"] {
+            assert_eq!(l(bad), None, "{bad}");
+        }
+    }
 
     fn registry() -> (Registry, Arc<Tunables>) {
         let opts = Options::from_args(&["--datadir", "/tmp/innoxide-vars-test"]).unwrap();

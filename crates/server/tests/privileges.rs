@@ -524,3 +524,77 @@ fn roles_as_mysql() {
     assert_eq!(list(&mut root, "SHOW GRANTS FOR u").len(), 2);
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// mandatory_roles (exec/roles.rs R5, privs.rs P4): the roles named are held by every
+/// account without a grant: SET ROLE and activate_all_roles_on_login take them, SHOW GRANTS
+/// lists them for the session's own account (not FOR another), REVOKE and DROP ROLE of one
+/// are 3628, a name that is no account is passed over until it is created, a value that does
+/// not parse is 1231; set in an option at startup it acts the same.
+#[test]
+fn mandatory_roles_as_mysql() {
+    let s = start();
+    let mut root = connect(&s);
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.t (id INT PRIMARY KEY)",
+        "INSERT INTO d.t VALUES (1)",
+        "CREATE ROLE reader",
+        "GRANT SELECT ON d.* TO reader",
+        "CREATE USER u IDENTIFIED BY 'pu'",
+        "SET GLOBAL mandatory_roles = '`reader`@`%`, later'",
+    ] {
+        root.query_drop(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let shown: String = root
+        .query_first("SELECT @@global.mandatory_roles")
+        .unwrap()
+        .unwrap();
+    assert_eq!(shown, "`reader`@`%`, later");
+    // Held but not active until activated.
+    let mut u = as_user(&s, "u", "pu", None).unwrap();
+    assert_eq!(err(&mut u, "SELECT COUNT(*) FROM d.t"), 1142);
+    u.query_drop("SET ROLE reader").unwrap();
+    let n: i64 = u.query_first("SELECT COUNT(*) FROM d.t").unwrap().unwrap();
+    assert_eq!(n, 1);
+    assert!(
+        list(&mut u, "SHOW GRANTS").contains(&"GRANT `reader`@`%` TO `u`@`%`".to_string()),
+        "listed for the session's own account"
+    );
+    assert_eq!(
+        list(&mut root, "SHOW GRANTS FOR u").len(),
+        1,
+        "not for another's"
+    );
+    assert_eq!(err(&mut root, "REVOKE reader FROM u"), 3628);
+    assert_eq!(err(&mut root, "DROP ROLE reader"), 3628);
+    assert_eq!(err(&mut root, "SET GLOBAL mandatory_roles = 'a,,b'"), 1231);
+    // `later` is no account yet; once created it is held.
+    root.query_drop("CREATE ROLE later").unwrap();
+    root.query_drop("GRANT INSERT ON d.t TO later").unwrap();
+    root.query_drop("SET GLOBAL activate_all_roles_on_login = ON")
+        .unwrap();
+    let mut u2 = as_user(&s, "u", "pu", Some("d")).unwrap();
+    let role: String = u2.query_first("SELECT CURRENT_ROLE()").unwrap().unwrap();
+    assert_eq!(role, "`later`@`%`,`reader`@`%`");
+    u2.query_drop("INSERT INTO t VALUES (2)").unwrap();
+    // Lifted: the role can be dropped, and the account no longer holds it.
+    root.query_drop("SET GLOBAL mandatory_roles = ''").unwrap();
+    root.query_drop("DROP ROLE reader").unwrap();
+    let mut u3 = as_user(&s, "u", "pu", None).unwrap();
+    assert_eq!(err(&mut u3, "SELECT COUNT(*) FROM d.t"), 1142);
+    assert_eq!(err(&mut u3, "SET ROLE later"), 3530);
+    // From an option at startup.
+    let dir = s.stop_keep_dir(false);
+    let s = start_in(
+        dir,
+        false,
+        &[
+            "--mandatory-roles=later",
+            "--activate-all-roles-on-login=ON",
+        ],
+    );
+    let mut u4 = as_user(&s, "u", "pu", Some("d")).unwrap();
+    u4.query_drop("INSERT INTO t VALUES (3)").unwrap();
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

@@ -134,6 +134,7 @@ codes! {
     ER_FK_INCOMPATIBLE_COLUMNS = 3780, "HY000", "Referencing column '%s' and referenced column '%s' in foreign key constraint '%s' are incompatible.";
     ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED = 3102, "HY000", "Expression of generated column '%s' contains a disallowed function.";
     ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN = 3105, "HY000", "The value specified for generated column '%s' in table '%s' is not allowed.";
+    ER_MANDATORY_ROLE = 3628, "HY000", "The role %s is a mandatory role and can't be revoked or dropped. The restriction can be lifted by excluding the role name from the mandatory_roles system variable value.";
     ER_ROLE_GRANTED_TO_ITSELF = 4027, "HY000", "User account %s is directly or indirectly granted to the role %s. The GRANT would create a loop";
     ER_DEFAULT_AS_VAL_GENERATED = 3773, "HY000", "DEFAULT function cannot be used with default value expressions";
     ER_DEPENDENT_BY_DEFAULT_GENERATED_VALUE = 3766, "HY000", "Column '%s' of table '%s' has a default value expression dependency and cannot be dropped or renamed.";

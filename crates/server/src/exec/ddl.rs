@@ -413,6 +413,7 @@ impl Session {
                 Ok(Output::ok(0))
             }
             Statement::DropUser { if_exists, users } => {
+                self.not_mandatory(users)?;
                 let mut failed = Vec::new();
                 for u in users {
                     if !cat.drop_user(&u.user, &u.host)? && !*if_exists {

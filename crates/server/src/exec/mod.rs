@@ -842,6 +842,10 @@ impl Session {
                     let w = self.server.vars.set(&mut self.vars, name, *scope, input)?;
                     self.add_var_warnings(w);
                     self.trigger(name)?;
+                    if name.eq_ignore_ascii_case("mandatory_roles") {
+                        let roles = self.server.vars.mandatory_roles().unwrap_or_default();
+                        self.server.catalog.set_mandatory_roles(roles)?;
+                    }
                 }
             }
         }

@@ -13,6 +13,9 @@
 //! - R3: nobody logs in as a role (its account is locked: 3118).
 //! - R4: the graph of role grants has no cycle: a GRANT that would make a role reach itself
 //!   is refused whole (4027, as MySQL 8.0.22+).
+//! - R5: the roles of mandatory_roles are held by every account (privs.rs P4): SET ROLE,
+//!   SET DEFAULT ROLE and activate_all_roles_on_login see them; SHOW GRANTS lists them for
+//!   the session's own account only; they cannot be revoked or dropped (3628).
 //!
 //! No latches: the catalog's grants are read through its own lock; changes take `ddl`.
 
@@ -69,7 +72,7 @@ pub(crate) fn login_roles(server: &Server, user: &str, host: &str) -> Vec<AuthId
     let g = server.catalog.grants();
     let me = (user.to_string(), host.to_string());
     if server.vars.activate_all_roles_on_login() {
-        g.granted_to(&me).iter().map(|(r, _)| r.clone()).collect()
+        g.held_by(&me).into_iter().map(|(r, _)| r).collect()
     } else {
         g.defaults.get(&me).cloned().unwrap_or_default()
     }
@@ -178,6 +181,9 @@ impl Session {
         let what = if create { "CREATE ROLE" } else { "DROP ROLE" };
         self.role_admin(privs::bit(what), what)?;
         let cat = self.server.catalog.clone();
+        if !create {
+            self.not_mandatory(roles)?;
+        }
         let mut failed = Vec::new();
         for r in roles {
             let done = if create {
@@ -193,6 +199,14 @@ impl Session {
             return Err(SqlError::new(ER_CANNOT_USER, &[&what, &failed.join(",")]));
         }
         Ok(Output::ok(0))
+    }
+
+    /// 3628 if one of `ids` is a mandatory role (R5).
+    pub(crate) fn not_mandatory(&self, ids: &[UserName]) -> Result<(), SqlError> {
+        match (ids.iter()).find(|u| self.server.catalog.is_mandatory_role(&u.user, &u.host)) {
+            Some(u) => Err(SqlError::new(ER_MANDATORY_ROLE, &[&shown(&id(u))])),
+            None => Ok(()),
+        }
     }
 
     /// 1227 unless the account holds `own` (CREATE ROLE, DROP ROLE) or CREATE USER globally.
@@ -230,6 +244,8 @@ impl Session {
         let cat = self.server.catalog.clone();
         if add {
             no_loop(&cat.grants(), roles, users)?;
+        } else {
+            self.not_mandatory(roles)?;
         }
         for u in users {
             for r in roles {
@@ -242,11 +258,7 @@ impl Session {
     /// The roles `spec` names for `account` (3530 for one not granted to it).
     fn roles_of(&self, spec: &RoleSpec, account: &AuthId) -> Result<Vec<AuthId>, SqlError> {
         let g = self.server.catalog.grants();
-        let granted: Vec<AuthId> = g
-            .granted_to(account)
-            .iter()
-            .map(|(r, _)| r.clone())
-            .collect();
+        let granted: Vec<AuthId> = g.held_by(account).into_iter().map(|(r, _)| r).collect();
         Ok(match spec {
             RoleSpec::None => Vec::new(),
             RoleSpec::Default => g.defaults.get(account).cloned().unwrap_or_default(),
@@ -306,13 +318,18 @@ impl Session {
     }
 
     /// The roles granted to `account`, as SHOW GRANTS' lines: `GRANT r1, r2 TO account`
-    /// and one line for those WITH ADMIN OPTION.
+    /// and one line for those WITH ADMIN OPTION; the mandatory roles too when `account` is the
+    /// session's own (R5).
     pub(crate) fn role_grant_lines(&self, account: &AuthId) -> Vec<String> {
         let g = self.server.catalog.grants();
+        let held = if *account == self.me() {
+            g.held_by(account)
+        } else {
+            g.granted_to(account).to_vec()
+        };
         let mut lines = Vec::new();
         for admin in [false, true] {
-            let mut names: Vec<String> = g
-                .granted_to(account)
+            let mut names: Vec<String> = held
                 .iter()
                 .filter(|(_, a)| *a == admin)
                 .map(|(r, _)| shown(r))
