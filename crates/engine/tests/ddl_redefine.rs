@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use innoxide_engine::{ColumnDef, ColumnKind, Engine, Error, KeyBound, TableDef, Value};
 use innoxide_io::SimFs;
-use innoxide_testkit::{at_every_crash_point, id_v_def as def, sim_config};
+use innoxide_testkit::{
+    at_every_crash_point, id_v_def as def, recovered, sim_config, syncs_of_setup,
+};
 
 /// `def` with column `v` named `val`, index `k_v` named `k_val` and options `opts`.
 fn renamed(name: &str, opts: &str) -> TableDef {
@@ -169,27 +171,17 @@ fn workload(fs: Arc<SimFs>) -> Option<bool> {
 
 #[test]
 fn power_loss_during_redefine_leaves_old_or_new_definition() {
-    let before = {
-        let fs = Arc::new(SimFs::new(3));
-        let engine = Engine::open_with(sim_config(64), fs.clone()).unwrap();
-        filled(&engine, "d/t", 300).unwrap();
-        filled(&engine, "d/keep", 10).unwrap();
-        engine.flush_and_checkpoint().unwrap();
-        let n = fs.sync_count();
-        engine.kill();
-        n
-    };
+    let before = syncs_of_setup(|e| {
+        filled(e, "d/t", 300).unwrap();
+        filled(e, "d/keep", 10).unwrap();
+    });
     let probe = Arc::new(SimFs::new(3));
     assert_eq!(workload(probe.clone()), Some(true));
     let total = probe.sync_count();
     assert!(total > before, "the redefinition syncs: {before}..{total}");
     let (mut old_states, mut new_states) = (0, 0);
     at_every_crash_point(before + 1, total, workload, |what, img, acked| {
-        let engine = Engine::open_with(sim_config(64), img.clone())
-            .unwrap_or_else(|e| panic!("{what}: recovery failed: {e}"));
-        engine
-            .check()
-            .unwrap_or_else(|e| panic!("{what}: check: {e}"));
+        let engine = recovered(what, img);
         let t = engine.table("d/t").unwrap();
         let keep = engine.table("d/keep").unwrap().def.options.clone();
         if t.def == renamed("d/t", "t-new") {

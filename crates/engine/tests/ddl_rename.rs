@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use innoxide_engine::{Engine, Error, KeyBound, Value};
 use innoxide_io::SimFs;
-use innoxide_testkit::{at_every_crash_point, id_v_def as def, sim_config};
+use innoxide_testkit::{
+    at_every_crash_point, id_v_def as def, recovered, sim_config, syncs_of_setup,
+};
 
 /// Creates `name` holding `n` rows whose `v` is `tag`.
 fn filled(engine: &Engine, name: &str, tag: &str, n: i64) -> innoxide_engine::Result<()> {
@@ -159,30 +161,20 @@ fn workload(fs: Arc<SimFs>) -> Option<bool> {
 #[test]
 fn power_loss_during_rename_leaves_old_or_new_names() {
     let probe = Arc::new(SimFs::new(3));
-    let before = {
-        // Sync points of the setup alone.
-        let fs = Arc::new(SimFs::new(3));
-        let engine = Engine::open_with(sim_config(64), fs.clone()).unwrap();
-        filled(&engine, "db1/a", "A", 300).unwrap();
-        filled(&engine, "db1/b", "B", 200).unwrap();
-        filled(&engine, "db1/c", "C", 100).unwrap();
-        filled(&engine, "db1/keep", "K", 10).unwrap();
-        engine.flush_and_checkpoint().unwrap();
-        let n = fs.sync_count();
-        engine.kill();
-        n
-    };
+    // Sync points of the setup alone.
+    let before = syncs_of_setup(|e| {
+        filled(e, "db1/a", "A", 300).unwrap();
+        filled(e, "db1/b", "B", 200).unwrap();
+        filled(e, "db1/c", "C", 100).unwrap();
+        filled(e, "db1/keep", "K", 10).unwrap();
+    });
     assert_eq!(workload(probe.clone()), Some(true));
     let total = probe.sync_count();
     assert!(total > before + 6, "the rename syncs: {before}..{total}");
     let (mut old_states, mut new_states) = (0, 0);
     at_every_crash_point(before + 1, total, workload, |what, img, acked| {
         {
-            let engine = Engine::open_with(sim_config(64), img.clone())
-                .unwrap_or_else(|e| panic!("{what}: recovery failed: {e}"));
-            engine
-                .check()
-                .unwrap_or_else(|e| panic!("{what}: check: {e}"));
+            let engine = recovered(what, img.clone());
             let state = (
                 tags(&engine, "db1/a"),
                 tags(&engine, "db1/b"),

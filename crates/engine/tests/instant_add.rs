@@ -11,7 +11,9 @@ use innoxide_engine::{
     ColumnDef, ColumnKind, Engine, IndexSpec, InstantValue, KeyBound, TableDef, Value,
 };
 use innoxide_io::SimFs;
-use innoxide_testkit::{at_every_crash_point, id_v_def as def, sim_config};
+use innoxide_testkit::{
+    at_every_crash_point, id_v_def as def, recovered, sim_config, syncs_of_setup,
+};
 
 /// `def` plus `n INT NULL` (older rows: NULL) and `s VARCHAR(20) NOT NULL` (older rows:
 /// "dflt"), added instantly.
@@ -242,25 +244,13 @@ fn workload(fs: Arc<SimFs>) -> Option<bool> {
 
 #[test]
 fn power_loss_during_instant_add_leaves_old_or_new_definition() {
-    let before = {
-        let fs = Arc::new(SimFs::new(3));
-        let engine = Engine::open_with(sim_config(64), fs.clone()).unwrap();
-        filled(&engine, "d/t", 300).unwrap();
-        engine.flush_and_checkpoint().unwrap();
-        let n = fs.sync_count();
-        engine.kill();
-        n
-    };
+    let before = syncs_of_setup(|e| filled(e, "d/t", 300).unwrap());
     let probe = Arc::new(SimFs::new(3));
     assert_eq!(workload(probe.clone()), Some(true));
     let total = probe.sync_count();
     let (mut old_states, mut new_states) = (0, 0);
     at_every_crash_point(before + 1, total, workload, |what, img, acked| {
-        let engine = Engine::open_with(sim_config(64), img.clone())
-            .unwrap_or_else(|e| panic!("{what}: recovery failed: {e}"));
-        engine
-            .check()
-            .unwrap_or_else(|e| panic!("{what}: check: {e}"));
+        let engine = recovered(what, img);
         let t = engine.table("d/t").unwrap();
         let got = rows(&engine, "d/t");
         assert_eq!(got.len(), 300, "{what}");

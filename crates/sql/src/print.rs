@@ -153,6 +153,15 @@ fn cast_type(out: &mut String, ty: &CastType) {
     }
 }
 
+/// `(expr [not] word ` (the start of IN, BETWEEN and LIKE).
+fn operand(out: &mut String, expr: &Expr, negated: bool, word: &str) {
+    out.push('(');
+    write_expr(out, expr);
+    out.push_str(if negated { " not " } else { " " });
+    out.push_str(word);
+    out.push(' ');
+}
+
 fn write_expr(out: &mut String, e: &Expr) {
     match e {
         Expr::Literal(l) => match l {
@@ -249,9 +258,8 @@ fn write_expr(out: &mut String, e: &Expr) {
             list: l,
             negated,
         } => {
+            operand(out, expr, *negated, "in");
             out.push('(');
-            write_expr(out, expr);
-            out.push_str(if *negated { " not in (" } else { " in (" });
             list(out, l);
             out.push_str("))");
         }
@@ -261,13 +269,7 @@ fn write_expr(out: &mut String, e: &Expr) {
             high,
             negated,
         } => {
-            out.push('(');
-            write_expr(out, expr);
-            out.push_str(if *negated {
-                " not between "
-            } else {
-                " between "
-            });
+            operand(out, expr, *negated, "between");
             write_expr(out, low);
             out.push_str(" and ");
             write_expr(out, high);
@@ -279,9 +281,7 @@ fn write_expr(out: &mut String, e: &Expr) {
             escape,
             negated,
         } => {
-            out.push('(');
-            write_expr(out, expr);
-            out.push_str(if *negated { " not like " } else { " like " });
+            operand(out, expr, *negated, "like");
             write_expr(out, pattern);
             if let Some(x) = escape {
                 out.push_str(" escape ");

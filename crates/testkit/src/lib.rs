@@ -52,6 +52,30 @@ pub fn id_v_def(name: &str) -> TableDef {
     .index("k_v", vec![1], false)
 }
 
+/// The number of syncs `setup` makes, with a flush and checkpoint after it, on a fresh
+/// simulated disk (`sim_config(64)`): an operation that follows the same setup in a workload
+/// syncs from one past this.
+pub fn syncs_of_setup(setup: impl FnOnce(&Engine)) -> u64 {
+    let fs = Arc::new(innoxide_io::SimFs::new(3));
+    let engine = Engine::open_with(sim_config(64), fs.clone()).expect("open a fresh disk");
+    setup(&engine);
+    engine.flush_and_checkpoint().expect("flush the setup");
+    let n = fs.sync_count();
+    engine.kill();
+    n
+}
+
+/// The engine recovered from disk image `img` (`sim_config(64)`), its structures checked;
+/// panics naming `what` if recovery or the check fails.
+pub fn recovered(what: &str, img: Arc<innoxide_io::SimFs>) -> Engine {
+    let engine = Engine::open_with(sim_config(64), img)
+        .unwrap_or_else(|e| panic!("{what}: recovery failed: {e}"));
+    engine
+        .check()
+        .unwrap_or_else(|e| panic!("{what}: check: {e}"));
+    engine
+}
+
 /// Power loss at every sync point of an operation: runs `workload` (which sets up, then does
 /// the operation and says whether it was acknowledged; None if the setup itself failed) on a
 /// simulated disk that crashes at sync `k`, for every `k` from `first` to `last`, and hands

@@ -495,8 +495,9 @@ impl Scanned<'_> {
     ) -> Result<Step> {
         let mut mtr = held.take().expect("a latched leaf");
         let (t, idx, how, kind, gap) = (self.t, self.idx, self.how, self.kind, self.gap);
-        let rk = key_of_rec(t.id, idx, &rec);
-        let next = (Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order), false);
+        let key = Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order);
+        let rk = key_of(t.id, idx, &key);
+        let next = (key, false);
         let is_clustered = self.index.is_none();
         if is_clustered {
             convert_implicit(inner, trx, t, &rk, &rec);

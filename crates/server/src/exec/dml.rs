@@ -22,7 +22,7 @@ use super::expr::{CExpr, Compiler, Env, ScopeTable};
 use super::merge::ViewCheck;
 use super::prepared::PlanBasis;
 use super::rowbuf::RowBuf;
-use super::select::{conjuncts, load_row, sort_by_keys, Access, ReadHow};
+use super::select::{conjuncts, load_row, mark_columns, sort_by_keys, Access, ReadHow};
 use super::{KeptPlan, Output, Session};
 use crate::catalog::{engine_error, DefaultValue, SqlTable};
 
@@ -811,11 +811,25 @@ impl Session {
             _ => None,
         };
         let mut failed: Option<SqlError> = None;
+        // Only the columns the condition reads are converted for it (each row the scan reads
+        // is tested; the rows it keeps are converted whole afterwards).
+        let mut read = vec![false; t.columns.len()];
+        if let Some(p) = &plan.pred {
+            mark_columns(p, &mut read);
+        }
         let mut test = |r: &[Value]| -> bool {
             let Some(p) = &plan.pred else {
                 return true;
             };
-            let row = load_row(t, r);
+            let row: Vec<Datum> = (r.iter().zip(&t.columns).zip(&read))
+                .map(|((v, c), &u)| {
+                    if u {
+                        types::load(v, &c.ty)
+                    } else {
+                        Datum::Null
+                    }
+                })
+                .collect();
             match p.eval(&Env::new(&row, params, mode), &mut Warnings::default()) {
                 Ok(d) => d.truth() == Some(true),
                 Err(e) => {

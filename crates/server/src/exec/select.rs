@@ -3680,7 +3680,7 @@ fn moved_columns(items: &[(CExpr, Column)], width: usize) -> Vec<Option<usize>> 
 }
 
 /// Marks in `used` every row position `e` reads.
-fn mark_columns(e: &CExpr, used: &mut [bool]) {
+pub(crate) fn mark_columns(e: &CExpr, used: &mut [bool]) {
     // A correlated subquery reads the outer positions it refers to.
     let own: &[usize] = match e {
         CExpr::Col(i) => std::slice::from_ref(i),
