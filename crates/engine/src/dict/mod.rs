@@ -105,8 +105,8 @@ pub struct Table {
     pub other_cols: Vec<usize>,
     /// Position of each table column in the clustered record.
     pub col_pos: Vec<usize>,
-    /// The table column of each clustered record field (None for the system fields).
-    pub field_col: Vec<Option<usize>>,
+    /// (clustered record field, table column) of every column, in field order.
+    pub field_cols: Vec<(usize, usize)>,
     /// Metadata lock: DML shared, DDL on this table exclusive.
     pub mdl: RwLock<()>,
     pub dropped: AtomicBool,
@@ -163,7 +163,6 @@ impl Table {
                 def.name
             )));
         }
-        let mut field_col = vec![None; fields.len()];
         let added: Vec<Option<Vec<u8>>> = (added.iter())
             .map(|&c| cols[c].instant.as_ref().and_then(|v| v.bytes()))
             .collect();
@@ -174,9 +173,12 @@ impl Table {
         for (i, &c) in other_cols.iter().enumerate() {
             col_pos[c] = n_key + 2 + i;
         }
-        for (c, &pos) in col_pos.iter().enumerate() {
-            field_col[pos] = Some(c);
-        }
+        let mut field_cols: Vec<(usize, usize)> = col_pos
+            .iter()
+            .enumerate()
+            .map(|(c, &pos)| (pos, c))
+            .collect();
+        field_cols.sort_unstable();
         let clustered = Arc::new(Index::new(
             meta.clustered.0,
             "PRIMARY".into(),
@@ -238,7 +240,7 @@ impl Table {
             pk_cols,
             other_cols,
             col_pos,
-            field_col,
+            field_cols,
             mdl: RwLock::new(()),
             dropped: AtomicBool::new(false),
             modified: AtomicU64::new(0),

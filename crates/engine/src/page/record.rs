@@ -144,6 +144,26 @@ impl RecLayout {
         self
     }
 
+    /// Field `i`, which a record lacks (added after it was written): the layout's value, or
+    /// None if `i` is not an added field (a damaged record).
+    #[cold]
+    fn added_field(&self, i: usize) -> Option<FieldRange> {
+        let added = i.checked_sub(self.n_core).and_then(|k| self.added.get(k))?;
+        Some(match added {
+            None => FieldRange {
+                from_layout: true,
+                ..FieldRange::NULL
+            },
+            Some((start, len)) => FieldRange {
+                start: *start,
+                len: *len,
+                null: false,
+                ext: false,
+                from_layout: true,
+            },
+        })
+    }
+
     /// True if records of this layout carry their field count (some fields were added).
     pub fn has_added(&self) -> bool {
         self.n_core < self.fields.len()
@@ -313,6 +333,7 @@ struct Shape {
 }
 
 impl Shape {
+    #[inline]
     fn of(layout: &RecLayout, rec: &[u8]) -> Option<Shape> {
         if rec.get(2)? & REC_INFO_INSTANT == 0 {
             return Some(Shape {
@@ -328,6 +349,7 @@ impl Shape {
             null_bytes: usize::from(h[2]),
         })
     }
+    #[inline]
     fn fields_at(&self) -> usize {
         self.nulls_at + self.null_bytes
     }
@@ -346,6 +368,7 @@ pub struct FieldIter<'a> {
 }
 
 impl<'a> FieldIter<'a> {
+    #[inline]
     pub fn new(layout: &'a RecLayout, rec: &'a [u8]) -> Self {
         let shape = Shape::of(layout, rec);
         FieldIter {
@@ -362,6 +385,8 @@ impl Iterator for FieldIter<'_> {
     /// None from the inner Option means the record is malformed.
     type Item = Option<FieldRange>;
 
+    // Inlined into each walk over a record's fields (the hottest loop of a scan).
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let f = self.layout.fields.get(self.i)?;
         let i = self.i;
@@ -371,24 +396,7 @@ impl Iterator for FieldIter<'_> {
             return Some(None);
         };
         if i >= shape.n_fields {
-            // Added after the record was written: the layout's value.
-            let added = i
-                .checked_sub(self.layout.n_core)
-                .and_then(|k| self.layout.added.get(k));
-            return Some(match added {
-                None => None,
-                Some(None) => Some(FieldRange {
-                    from_layout: true,
-                    ..FieldRange::NULL
-                }),
-                Some(Some((start, len))) => Some(FieldRange {
-                    start: *start,
-                    len: *len,
-                    null: false,
-                    ext: false,
-                    from_layout: true,
-                }),
-            });
+            return Some(self.layout.added_field(i));
         }
         if np != u16::MAX {
             let np = usize::from(np);

@@ -329,31 +329,48 @@ pub(crate) fn decode_rec(
     externs: &[(usize, Vec<u8>)],
     wanted: Option<&[bool]>,
 ) -> Vec<Value> {
+    match wanted {
+        None => decode_fields(t, rec, externs, &t.field_cols),
+        Some(_) => decode_fields(t, rec, externs, &decode_plan(t, wanted)),
+    }
+}
+
+/// The (record field, table column) pairs of the columns `wanted` marks (all when None), in
+/// field order: what `decode_fields` reads, computed once for a scan.
+pub(crate) fn decode_plan(t: &Table, wanted: Option<&[bool]>) -> Vec<(usize, usize)> {
+    (t.field_cols.iter().copied())
+        .filter(|&(_, c)| wanted.is_none_or(|w| w.get(c).copied().unwrap_or(true)))
+        .collect()
+}
+
+/// The row of clustered record `rec` (off-page values in `externs`) with the columns of `plan`
+/// (`decode_plan`) decoded and NULL for the others, in one pass over the record's fields (a
+/// field's place depends on every field before it) that stops after the last one wanted.
+pub(crate) fn decode_fields(
+    t: &Table,
+    rec: &[u8],
+    externs: &[(usize, Vec<u8>)],
+    plan: &[(usize, usize)],
+) -> Vec<Value> {
     let layout = &t.clustered.leaf;
-    // The NULLs go in at once, then the wanted values over them, in one pass over the
-    // record's fields (a field's place depends on every field before it).
+    // The NULLs go in at once, then the wanted values over them.
     let mut row = Vec::with_capacity(t.def.columns.len());
     row.resize_with(t.def.columns.len(), || Value::Null);
-    // The fields after the last wanted one need not be walked.
-    let last = match wanted {
-        None => layout.n_fields(),
-        Some(w) => (t.col_pos.iter().enumerate())
-            .filter(|&(c, _)| w.get(c).copied().unwrap_or(true))
-            .map(|(_, &pos)| pos + 1)
-            .max()
-            .unwrap_or(0),
-    };
-    for (pos, r) in record::FieldIter::new(layout, rec).take(last).enumerate() {
-        let Some(c) = t.field_col[pos] else {
-            continue;
+    // A plain loop over the fields: iterator adapters here kept the walk out of line.
+    let mut fields = record::FieldIter::new(layout, rec);
+    let mut pos = 0;
+    for &(p, c) in plan {
+        let r = loop {
+            let r = fields.next().flatten();
+            pos += 1;
+            if pos > p {
+                break r;
+            }
         };
-        if !wanted.is_none_or(|w| w.get(c).copied().unwrap_or(true)) {
-            continue;
-        }
         let r = r.expect("malformed record on a verified page");
-        let bytes = match externs.iter().find(|(f, _)| r.ext && *f == pos) {
-            Some((_, v)) => Some(&v[..]),
-            None => r.bytes(layout, rec),
+        let bytes = match r.ext {
+            true => (externs.iter()).find(|(f, _)| *f == p).map(|(_, v)| &v[..]),
+            false => r.bytes(layout, rec),
         };
         row[c] = schema::decode(&t.def.columns[c], bytes);
     }

@@ -195,6 +195,7 @@ impl RowScan {
             Some(i) => t.secondary[i].index.clone(),
         };
         let covered = index.and_then(|i| covered_fields(&t, i, cols.as_deref()));
+        let plan = crate::row::decode_plan(&t, cols.as_deref());
         let lay = idx.clone();
         let take: Taker<Got> = Box::new(move |mtr: &mut Mtr<'_>, leaf, slot| {
             let rec = ip::rec(mtr.page(leaf), slot);
@@ -202,7 +203,8 @@ impl RowScan {
                 return Ok(Took::Stop);
             }
             let Some(i) = index else {
-                return take_clustered(mtr, &t, view.as_ref(), cols.as_deref(), leaf, slot);
+                let wanted = (cols.as_deref(), &plan[..]);
+                return take_clustered(mtr, &t, view.as_ref(), wanted, leaf, slot);
             };
             // A consistent read also visits delete-marked entries (module comment).
             if view.is_none() && record::is_deleted(rec) {
@@ -284,7 +286,7 @@ fn take_clustered(
     mtr: &mut Mtr<'_>,
     t: &Table,
     view: Option<&(Arc<ReadView>, u64)>,
-    cols: Option<&[bool]>,
+    (cols, plan): (Option<&[bool]>, &[(usize, usize)]),
     leaf: PageRef,
     slot: usize,
 ) -> Result<Took<Got>> {
@@ -298,11 +300,11 @@ fn take_clustered(
         None => Cow::Borrowed(rec),
     };
     if record::info(&v) & record::REC_INFO_HAS_EXTERN == 0 {
-        return Ok(Took::Item(Got::Row(crate::row::decode_rec(
+        return Ok(Took::Item(Got::Row(crate::row::decode_fields(
             t,
             &v,
             &[],
-            cols,
+            plan,
         ))));
     }
     let f = cursor::fetch_rec(mtr, &t.clustered, v.into_owned())?;
