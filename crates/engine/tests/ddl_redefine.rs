@@ -11,7 +11,7 @@ use std::sync::Arc;
 use innoxide_engine::{ColumnDef, ColumnKind, Engine, Error, KeyBound, TableDef, Value};
 use innoxide_io::SimFs;
 use innoxide_testkit::{
-    at_every_crash_point, id_v_def as def, recovered, sim_config, syncs_of_setup,
+    at_every_crash_point, both_outcomes, id_v_def as def, recovered, sim_config, syncs_of_setup,
 };
 
 /// `def` with column `v` named `val`, index `k_v` named `k_val` and options `opts`.
@@ -200,9 +200,5 @@ fn power_loss_during_redefine_leaves_old_or_new_definition() {
         engine.check().unwrap();
         engine.shutdown().unwrap();
     });
-    eprintln!("redefine crash states: {old_states} old, {new_states} new");
-    assert!(
-        old_states > 0 && new_states > 0,
-        "both outcomes are reached"
-    );
+    both_outcomes("redefine", old_states, new_states);
 }

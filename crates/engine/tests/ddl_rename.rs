@@ -11,7 +11,7 @@ use std::sync::Arc;
 use innoxide_engine::{Engine, Error, KeyBound, Value};
 use innoxide_io::SimFs;
 use innoxide_testkit::{
-    at_every_crash_point, id_v_def as def, recovered, sim_config, syncs_of_setup,
+    at_every_crash_point, both_outcomes, id_v_def as def, recovered, sim_config, syncs_of_setup,
 };
 
 /// Creates `name` holding `n` rows whose `v` is `tag`.
@@ -244,9 +244,5 @@ fn power_loss_during_rename_leaves_old_or_new_names() {
             again.shutdown().unwrap();
         }
     });
-    eprintln!("rename crash states: {old_states} old, {new_states} new");
-    assert!(
-        old_states > 0 && new_states > 0,
-        "both outcomes are reached"
-    );
+    both_outcomes("rename", old_states, new_states);
 }

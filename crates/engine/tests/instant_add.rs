@@ -12,7 +12,7 @@ use innoxide_engine::{
 };
 use innoxide_io::SimFs;
 use innoxide_testkit::{
-    at_every_crash_point, id_v_def as def, recovered, sim_config, syncs_of_setup,
+    at_every_crash_point, both_outcomes, id_v_def as def, recovered, sim_config, syncs_of_setup,
 };
 
 /// `def` plus `n INT NULL` (older rows: NULL) and `s VARCHAR(20) NOT NULL` (older rows:
@@ -284,9 +284,5 @@ fn power_loss_during_instant_add_leaves_old_or_new_definition() {
         engine.check().unwrap();
         engine.shutdown().unwrap();
     });
-    eprintln!("instant add crash states: {old_states} old, {new_states} new");
-    assert!(
-        old_states > 0 && new_states > 0,
-        "both outcomes are reached"
-    );
+    both_outcomes("instant add", old_states, new_states);
 }

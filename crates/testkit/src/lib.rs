@@ -76,6 +76,17 @@ pub fn recovered(what: &str, img: Arc<innoxide_io::SimFs>) -> Engine {
     engine
 }
 
+/// Reports how many crash states of `op` recovered to the old and to the new state, and
+/// fails unless both were reached (a crash test that never sees one side tests less than it
+/// claims).
+pub fn both_outcomes(op: &str, old_states: usize, new_states: usize) {
+    eprintln!("{op} crash states: {old_states} old, {new_states} new");
+    assert!(
+        old_states > 0 && new_states > 0,
+        "{op}: both outcomes are reached"
+    );
+}
+
 /// Power loss at every sync point of an operation: runs `workload` (which sets up, then does
 /// the operation and says whether it was acknowledged; None if the setup itself failed) on a
 /// simulated disk that crashes at sync `k`, for every `k` from `first` to `last`, and hands
