@@ -11,7 +11,8 @@ use std::sync::Arc;
 use innoxide_engine::{ColumnDef, ColumnKind, Engine, Error, KeyBound, TableDef, Value};
 use innoxide_io::SimFs;
 use innoxide_testkit::{
-    at_every_crash_point, both_outcomes, id_v_def as def, recovered, sim_config, syncs_of_setup,
+    at_every_crash_point, both_outcomes, id_v_def as def, id_v_filled as filled, recovered,
+    sim_config, syncs_of_setup,
 };
 
 /// `def` with column `v` named `val`, index `k_v` named `k_val` and options `opts`.
@@ -21,16 +22,6 @@ fn renamed(name: &str, opts: &str) -> TableDef {
     d.indexes[0].name = "k_val".into();
     d.options = opts.into();
     d
-}
-
-/// Creates `name` with `n` rows, v = "r<id>".
-fn filled(engine: &Engine, name: &str, n: i64) -> innoxide_engine::Result<()> {
-    let t = engine.create_table(def(name))?;
-    let mut trx = engine.begin();
-    for i in 0..n {
-        trx.insert(&t, &[Value::Int(i), Value::from(format!("r{i}").as_str())])?;
-    }
-    trx.commit()
 }
 
 /// The rows of `name` by the clustered index, checked equal to those read through its

@@ -12,7 +12,8 @@ use innoxide_engine::{
 };
 use innoxide_io::SimFs;
 use innoxide_testkit::{
-    at_every_crash_point, both_outcomes, id_v_def as def, recovered, sim_config, syncs_of_setup,
+    at_every_crash_point, both_outcomes, id_v_def as def, id_v_filled as filled, recovered,
+    sim_config, syncs_of_setup,
 };
 
 /// `def` plus `n INT NULL` (older rows: NULL) and `s VARCHAR(20) NOT NULL` (older rows:
@@ -38,15 +39,6 @@ fn with_b(name: &str) -> TableDef {
 
 fn blob() -> Vec<u8> {
     (0..3000u32).map(|i| (i % 251) as u8).collect()
-}
-
-fn filled(engine: &Engine, name: &str, n: i64) -> innoxide_engine::Result<()> {
-    let t = engine.create_table(def(name))?;
-    let mut trx = engine.begin();
-    for i in 0..n {
-        trx.insert(&t, &[Value::Int(i), Value::from(format!("r{i}").as_str())])?;
-    }
-    trx.commit()
 }
 
 /// Every row of `name` by the clustered index, checked equal to the rows read through each

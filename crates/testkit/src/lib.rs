@@ -87,6 +87,16 @@ pub fn both_outcomes(op: &str, old_states: usize, new_states: usize) {
     );
 }
 
+/// Creates `name` as `id_v_def` with `n` rows: id 0..n, v = "r<id>".
+pub fn id_v_filled(engine: &Engine, name: &str, n: i64) -> innoxide_engine::Result<()> {
+    let t = engine.create_table(id_v_def(name))?;
+    let mut trx = engine.begin();
+    for i in 0..n {
+        trx.insert(&t, &[Value::Int(i), Value::from(format!("r{i}").as_str())])?;
+    }
+    trx.commit()
+}
+
 /// Power loss at every sync point of an operation: runs `workload` (which sets up, then does
 /// the operation and says whether it was acknowledged; None if the setup itself failed) on a
 /// simulated disk that crashes at sync `k`, for every `k` from `first` to `last`, and hands
