@@ -631,7 +631,13 @@ impl Conn {
                     vec![text.clone()]
                 };
                 if parts.is_empty() {
-                    self.send_error(&SqlError::new(ER_EMPTY_QUERY, &[]));
+                    // Comments alone are an empty statement MySQL accepts (parse()).
+                    if text.trim().is_empty() {
+                        self.send_error(&SqlError::new(ER_EMPTY_QUERY, &[]));
+                    } else {
+                        let r = self.session().execute(&Statement::Do(Vec::new()), &[]);
+                        self.respond(r, false, false);
+                    }
                 }
                 let n = parts.len();
                 for (i, sql) in parts.iter().enumerate() {

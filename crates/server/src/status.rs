@@ -51,6 +51,7 @@ pub const COM_NAMES: &[&str] = &[
     "Com_drop_table",
     "Com_drop_user",
     "Com_drop_view",
+    "Com_empty_query",
     "Com_execute_sql",
     "Com_flush",
     "Com_grant",
@@ -211,6 +212,8 @@ pub fn com_index(st: &Statement) -> usize {
         // EXPLAIN counts as the statement it explains, as in mysqld.
         Statement::Explain(inner) => com_index(inner),
         Statement::Kill { .. } => COM_KILL,
+        // A query of comments only (parse.rs) is MySQL's SQLCOM_EMPTY_QUERY.
+        Statement::Do(e) if e.is_empty() => com("Com_empty_query"),
         Statement::Do(_) => com("Com_do"),
         Statement::Shutdown => COM_SHUTDOWN,
         Statement::Flush(_) => com("Com_flush"),

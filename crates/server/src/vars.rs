@@ -1869,6 +1869,13 @@ mod tests {
     use innoxide_engine::TunableValues;
 
     #[test]
+    fn version_comments_judged_by_our_version() {
+        let id = innoxide_sql::parse::SERVER_VERSION_ID;
+        let want = format!("{}.{}.{}-innoxide", id / 10000, id / 100 % 100, id % 100);
+        assert_eq!(SERVER_VERSION, want);
+    }
+
+    #[test]
     fn role_lists() {
         let l = |s: &str| parse_role_list(s);
         let pairs = |v: &[(&str, &str)]| -> Option<Vec<(String, String)>> {

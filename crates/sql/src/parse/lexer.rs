@@ -7,7 +7,10 @@
 //! - Every token is a slice of the input (`start` is its byte offset), so positions map back to
 //!   the text exactly.
 //! - Comments (`-- `, `#`, `/* */`) produce no token; `/*! ... */` and `/*!NNNNN ... */` are
-//!   content: their opening and closing markers are skipped and what lies between is lexed.
+//!   content: their opening and closing markers are skipped and what lies between is lexed,
+//!   nested ones too (mariadb-dump writes `/*!80001 CREATE ROLE 'r'/*!80001 @'%'*/ */`).
+//!   MariaDB's own `/*M!NNNNNN ... */` is a comment, a nested comment inside it included, and
+//!   so is `/*!NNNNN ... */` whose version (5 or 6 digits) is past `SERVER_VERSION_ID`.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -127,26 +130,66 @@ fn rewrite_literals(
     out
 }
 
+/// The MySQL version executable comments are judged against (vars.rs SERVER_VERSION, 8.0.40):
+/// `/*!NNNNN ... */` runs when NNNNN is at most this.
+pub const SERVER_VERSION_ID: u32 = 80040;
+
+/// The length of a comment skipped whole at the start of `rest` (`/*M!...*/`, or `/*!NNNNN`
+/// for a later version), comments nested in it included (to the end of the text if it is not
+/// closed).
+fn nested_comment_len(rest: &str) -> usize {
+    let b = rest.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i + 1 < b.len() {
+        match (b[i], b[i + 1]) {
+            (b'/', b'*') => {
+                depth += 1;
+                i += 2;
+            }
+            (b'*', b'/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
 /// Tokenizes `sql`.
 pub fn tokenize(sql: &str) -> Vec<Token<'_>> {
     let bytes = sql.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    let mut in_exec_comment = false;
+    // Executable comments open around the position.
+    let mut exec_depth = 0usize;
     while i < bytes.len() {
         let b = bytes[i];
         let rest = &sql[i..];
         if b.is_ascii_whitespace() {
             i += 1;
-        } else if rest.starts_with("/*!") {
-            // Executable comment: skip the marker and an optional 5- or 6-digit version.
-            i += 3;
-            let digits = sql[i..].bytes().take_while(u8::is_ascii_digit).count();
-            i += digits;
-            in_exec_comment = true;
-        } else if in_exec_comment && rest.starts_with("*/") {
-            in_exec_comment = false;
+        } else if let Some(after) = rest.strip_prefix("/*!") {
+            // Executable comment: skip the marker and an optional 5- or 6-digit version; one
+            // for a later version than ours is a comment.
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let version = match digits {
+                5 | 6 => after[..digits].parse::<u32>().ok(),
+                _ => None,
+            };
+            if version.is_some_and(|v| v > SERVER_VERSION_ID) {
+                i += nested_comment_len(rest);
+            } else {
+                i += 3 + if version.is_some() { digits } else { 0 };
+                exec_depth += 1;
+            }
+        } else if exec_depth > 0 && rest.starts_with("*/") {
+            exec_depth -= 1;
             i += 2;
+        } else if rest.starts_with("/*M!") {
+            i += nested_comment_len(rest);
         } else if let Some(body) = rest.strip_prefix("/*") {
             i = body.find("*/").map_or(bytes.len(), |p| i + 2 + p + 2);
         } else if b == b'#' || is_dash_comment(rest) {

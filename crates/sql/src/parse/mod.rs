@@ -19,6 +19,7 @@ mod dialect;
 mod expr;
 mod fast;
 mod lexer;
+pub use lexer::SERVER_VERSION_ID;
 mod lower;
 mod rollup;
 mod special;
@@ -85,7 +86,15 @@ pub fn parse(sql: &str) -> Result<Statement, SqlError> {
         tokens = rest;
     }
     if tokens.is_empty() {
-        return Err(SqlError::new(ER_EMPTY_QUERY, &[]));
+        // Comments alone are a statement that does nothing (MySQL's SQLCOM_EMPTY_QUERY); no
+        // text at all is 1065.
+        if sql
+            .trim_matches(|c: char| c.is_whitespace() || c == ';')
+            .is_empty()
+        {
+            return Err(SqlError::new(ER_EMPTY_QUERY, &[]));
+        }
+        return Ok(Statement::Do(Vec::new()));
     }
     if let Some(t) = tokens.iter().find(|t| t.kind == Kind::Unterminated) {
         return Err(error_at(sql, t.start));

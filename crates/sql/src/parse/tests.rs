@@ -1621,7 +1621,8 @@ fn placeholders_in_text_order() {
 fn errors() {
     let e = parse("").unwrap_err();
     assert_eq!(e.code, 1065);
-    assert_eq!(parse(" /* c */ -- x\n").unwrap_err().code, 1065);
+    // Comments alone: a statement that does nothing (MySQL's SQLCOM_EMPTY_QUERY).
+    assert!(matches!(parse(" /* c */ -- x\n"), Ok(Statement::Do(v)) if v.is_empty()));
     assert_eq!(parse(";").unwrap_err().code, 1065);
     let near = |sql: &str| {
         let e = parse(sql).unwrap_err();
@@ -2676,4 +2677,45 @@ fn view_wildcards_are_found_with_their_probes() {
         own(&[])
     );
     assert_eq!(sites("SELECT 1 * 2"), own(&[]));
+}
+
+/// Executable comments nest (mariadb-dump's role lines for MySQL 8), and MariaDB's `/*M!`
+/// comments are skipped whole, the comment nested in them included.
+#[test]
+fn nested_executable_and_mariadb_comments() {
+    let words = |sql: &str| -> Vec<String> {
+        lexer::tokenize(sql)
+            .iter()
+            .map(|t| t.text.to_string())
+            .collect()
+    };
+    assert_eq!(
+        words("/*!80001 CREATE ROLE 'r1'/*!80001 @'%'*/ */;"),
+        ["CREATE", "ROLE", "'r1'", "@", "'%'", ";"]
+    );
+    assert_eq!(
+        words("/*M!100005 CREATE ROLE 'r1'/*!80001 @'%'*/ WITH ADMIN x */; SELECT 1"),
+        [";", "SELECT", "1"]
+    );
+    assert_eq!(words("/*M!100005 unclosed /* */"), Vec::<String>::new());
+    // A version past ours (8.0.40) is a comment; ours and earlier ones run.
+    assert_eq!(
+        words("SELECT 1 /*!80041 , 2 */ /*!100005 , 3 */"),
+        ["SELECT", "1"]
+    );
+    assert_eq!(
+        words("SELECT 1 /*!80040 , 2 */ /*!40101 , 3 */"),
+        ["SELECT", "1", ",", "2", ",", "3"]
+    );
+    assert!(matches!(parse("/* just this */"), Ok(Statement::Do(v)) if v.is_empty()));
+    assert_eq!(parse("  ").unwrap_err().code, 1065);
+    assert!(matches!(
+        parse("/*!80001 CREATE ROLE 'r1'/*!80001 @'%'*/ */"),
+        Ok(Statement::CreateRole { .. })
+    ));
+    assert!(parse("/*!80001 ALTER USER 'u1'@'%' DEFAULT ROLE 'r1'@'%' */").is_ok());
+    assert!(
+        matches!(parse("/*M!100005 SET DEFAULT ROLE NONE FOR 'r1'@'%' */"), Ok(Statement::Do(v)) if v.is_empty()),
+        "nothing but a comment: a statement that does nothing"
+    );
 }
