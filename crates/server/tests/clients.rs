@@ -50,6 +50,15 @@ fn run(cmd: &mut Command, limit: Duration) -> Output {
 }
 
 /// True if `probe` succeeds. Otherwise panics under CI, or prints a notice and returns false.
+/// Whether mariadb-dump is installed (`available`).
+fn dump_available() -> bool {
+    available(
+        "mariadb-dump",
+        Command::new("mariadb-dump").arg("--version"),
+        "apt-get install mariadb-client",
+    )
+}
+
 fn available(what: &str, probe: &mut Command, install: &str) -> bool {
     let ok = probe
         .stdout(Stdio::null())
@@ -251,11 +260,7 @@ fn snapshot(port: u16, db: &str) -> Vec<(String, Vec<Vec<Option<Vec<u8>>>>)> {
 #[test]
 fn mariadb_dump_round_trip() {
     use mysql::prelude::*;
-    if !available(
-        "mariadb-dump",
-        Command::new("mariadb-dump").arg("--version"),
-        "apt-get install mariadb-client",
-    ) {
+    if !dump_available() {
         return;
     }
     let s = start_with(false, &[]);
@@ -325,11 +330,7 @@ fn mariadb_dump_round_trip() {
 #[test]
 fn mariadb_dump_users_and_roles_round_trip() {
     use mysql::prelude::*;
-    if !available(
-        "mariadb-dump",
-        Command::new("mariadb-dump").arg("--version"),
-        "apt-get install mariadb-client",
-    ) {
+    if !dump_available() {
         return;
     }
     let s = start_with(false, &[]);
