@@ -1082,3 +1082,233 @@ fn unindexed_equality_joins_read_the_table_once() {
     assert!(left.1 > 0);
     assert!(s.panics().is_empty());
 }
+
+/// EXPLAIN's one row for a SELECT that reads no table: its Extra.
+fn explain_note(c: &mut mysql::Conn, sql: &str) -> (Option<String>, String) {
+    let row: mysql::Row = c.query_first(format!("EXPLAIN {sql}")).unwrap().unwrap();
+    let extra: Option<String> = row.get("Extra").unwrap();
+    (row.get("table").unwrap(), extra.unwrap_or_default())
+}
+
+#[test]
+fn min_max_come_from_the_ends_of_index_ranges() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    let away = (None, "Select tables optimized away".to_string());
+    // Each aggregate reads one row at the end of its index (k_1, the primary key).
+    let before = rows_read(&mut c);
+    let got: (i64, i64, i64, i64) = c
+        .query_first("SELECT MIN(id), MAX(id), MIN(k), MAX(k) FROM t")
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, (1, ROWS, 0, 99));
+    assert!(rows_read(&mut c) - before <= 4, "a row per aggregate");
+    assert_eq!(
+        explain_note(&mut c, "SELECT MIN(id), MAX(k) + 1 FROM t"),
+        away
+    );
+    c.query_drop(
+        "CREATE TABLE m (id INT PRIMARY KEY, g INT NOT NULL, v INT NULL, s VARCHAR(10), \
+         b VARCHAR(10) COLLATE utf8mb4_bin, KEY gv (g, v), KEY ks (s), KEY kb (b))",
+    )
+    .unwrap();
+    c.query_drop(
+        "INSERT INTO m VALUES (1, 1, NULL, 'b', 'x'), (2, 1, 5, 'A', 'X'), (3, 1, 7, 'c', NULL), \
+         (4, 2, NULL, NULL, NULL), (5, 2, NULL, 'B', NULL)",
+    )
+    .unwrap();
+    let one = |c: &mut mysql::Conn, sql: &str| -> Option<String> {
+        let r: Option<Option<String>> = c.query_first(sql).unwrap();
+        r.flatten()
+    };
+    // (query, result, EXPLAIN's table and Extra when no table is read)
+    let cases: &[(&str, Option<&str>, Option<&str>)] = &[
+        // NULLs are skipped; the ones of a group of NULLs give NULL, though rows matched.
+        (
+            "SELECT MIN(v) FROM m WHERE g = 1",
+            Some("5"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1",
+            Some("7"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MIN(v) FROM m WHERE g = 2",
+            None,
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(v) FROM m WHERE 2 = g",
+            None,
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 3",
+            None,
+            Some("No matching min/max row"),
+        ),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1 AND v < 7",
+            Some("5"),
+            Some("Select tables optimized away"),
+        ),
+        // A bound that converts inexactly to the column: rows past it are tested and skipped.
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1 AND v < 6.5",
+            Some("5"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MIN(v) FROM m WHERE g = 1 AND v > 5.5",
+            Some("7"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MIN(v) FROM m WHERE g = 1 AND v BETWEEN 6 AND 9",
+            Some("7"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1 AND v IS NOT NULL",
+            Some("7"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1 AND v > 7",
+            None,
+            Some("No matching min/max row"),
+        ),
+        // Case-insensitive order, as the index keeps it.
+        (
+            "SELECT MIN(s) FROM m",
+            Some("A"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(s) FROM m",
+            Some("c"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(b) FROM m",
+            Some("x"),
+            Some("Select tables optimized away"),
+        ),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1 HAVING MAX(v) > 100",
+            None,
+            Some("Select tables optimized away"),
+        ),
+        // Not from an index: another aggregate, a condition on a later key part or another
+        // column, a non-equality before the column, an index hint against it.
+        (
+            "SELECT MAX(v) + COUNT(*) FROM m WHERE g = 1",
+            Some("10"),
+            None,
+        ),
+        ("SELECT MAX(g) FROM m WHERE v = 5", Some("1"), None),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1 AND s = 'A'",
+            Some("5"),
+            None,
+        ),
+        ("SELECT MAX(v) FROM m WHERE g > 0", Some("7"), None),
+        ("SELECT MAX(v) FROM m WHERE g IN (1, 2)", Some("7"), None),
+        ("SELECT MAX(s) FROM m IGNORE INDEX (ks)", Some("c"), None),
+        (
+            "SELECT MAX(v) FROM m WHERE g = 1 FOR UPDATE",
+            Some("7"),
+            None,
+        ),
+        // A comparison in another collation than the column's: not a key range.
+        (
+            "SELECT COUNT(*) FROM m WHERE b = 'x' COLLATE utf8mb4_general_ci",
+            Some("2"),
+            None,
+        ),
+        (
+            "SELECT MIN(id) FROM m WHERE b = 'x' COLLATE utf8mb4_general_ci",
+            Some("1"),
+            None,
+        ),
+    ];
+    for &(sql, want, note) in cases {
+        assert_eq!(one(&mut c, sql).as_deref(), want, "{sql}");
+        let (table, extra) = explain_note(&mut c, sql);
+        match note {
+            Some(n) => assert_eq!((table, extra.as_str()), (None, n), "EXPLAIN {sql}"),
+            None => assert_eq!(table.as_deref(), Some("m"), "EXPLAIN {sql}: reads m"),
+        }
+    }
+    // The same through a prepared statement, with the equality's value changing.
+    let st = c.prep("SELECT MAX(v) FROM m WHERE g = ?").unwrap();
+    for (g, want) in [(1, Some(7)), (2, None), (3, None), (1, Some(7))] {
+        let got: Option<Option<i64>> = c.exec_first(&st, (g,)).unwrap();
+        assert_eq!(got.flatten(), want, "g = {g}");
+    }
+    let nested: Option<i64> = c
+        .query_first("SELECT x FROM (SELECT MAX(id) AS x FROM t) d")
+        .unwrap();
+    assert_eq!(nested, Some(ROWS));
+
+    // A string key compared with a number is compared as a number: '05' and '5.0' match 5.
+    c.query_drop("CREATE TABLE sv (id INT PRIMARY KEY, a VARCHAR(10), n INT, KEY (a, n))")
+        .unwrap();
+    c.query_drop("INSERT INTO sv VALUES (1, '5', 1), (2, '05', 2), (3, '5.0', 3), (4, '6', 4)")
+        .unwrap();
+    let got: (i64, i64) = c
+        .query_first("SELECT COUNT(*), MAX(n) FROM sv WHERE a = 5")
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, (3, 3));
+    let got: Vec<i64> = c.query("SELECT id FROM sv WHERE a = 5 ORDER BY n").unwrap();
+    assert_eq!(got, [1, 2, 3]);
+
+    // What a read view sees: rows committed after it began, deleted after it began, and the
+    // transaction's own (each query read from index ends).
+    let ends = |c: &mut mysql::Conn| -> (i64, Option<String>, Option<i64>) {
+        for q in [
+            "SELECT MAX(id), MAX(s) FROM m",
+            "SELECT MAX(v) FROM m WHERE g = 1",
+        ] {
+            assert_eq!(explain_note(c, q), away, "{q}");
+        }
+        let (id, s): (i64, Option<String>) = c
+            .query_first("SELECT MAX(id), MAX(s) FROM m")
+            .unwrap()
+            .unwrap();
+        let v: Option<Option<i64>> = c.query_first("SELECT MAX(v) FROM m WHERE g = 1").unwrap();
+        (id, s, v.flatten())
+    };
+    let mut other = connect(&s);
+    other.query_drop("USE p").unwrap();
+    other.query_drop("BEGIN").unwrap();
+    assert_eq!(ends(&mut other), (5, Some("c".into()), Some(7)));
+    c.query_drop("INSERT INTO m VALUES (9, 1, 50, 'z', NULL)")
+        .unwrap();
+    c.query_drop("DELETE FROM m WHERE id = 3").unwrap();
+    assert_eq!(ends(&mut c), (9, Some("z".into()), Some(50)));
+    assert_eq!(
+        ends(&mut other),
+        (5, Some("c".into()), Some(7)),
+        "the view's rows"
+    );
+    other
+        .query_drop("INSERT INTO m VALUES (10, 1, 60, 'zz', NULL)")
+        .unwrap();
+    assert_eq!(
+        ends(&mut other),
+        (10, Some("zz".into()), Some(60)),
+        "its own insert"
+    );
+    other.query_drop("ROLLBACK").unwrap();
+    c.query_drop("DELETE FROM m WHERE id = 9").unwrap();
+    assert_eq!(
+        ends(&mut c),
+        (5, Some("B".into()), Some(5)),
+        "deleted and rolled back rows: the last of the equal 'b' and 'B' in the index"
+    );
+}

@@ -72,6 +72,15 @@
 //!   the ORDER BY is that order too, or absent. DISTINCT over columns of the first table only
 //!   asks for their order the same way and then compares each row with the previous one
 //!   (finish.rs F5).
+//! - S13: a query of MIN and MAX of one table's columns alone, read without locks, whose
+//!   WHERE holds only equalities on the key parts before an aggregate's column in some index
+//!   and bounds on the column, reads for each aggregate the first row of that index range in
+//!   its direction, past the column's NULLs (`min_max_rows`): MIN and MAX over those rows,
+//!   each tested against WHERE (S1), are those over the table. EXPLAIN: "Select tables
+//!   optimized away", or "No matching min/max row" when no row passes WHERE.
+//! - S1 also bounds which conditions become key ranges: a string column compared with a
+//!   number or a date, or in another collation than its own (COLLATE), is not one (equal
+//!   values lie apart in its index).
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -86,7 +95,9 @@ use innoxide_sql::ast::{
 use innoxide_sql::error::*;
 use innoxide_sql::types::{self, Datum, Warnings};
 
-use super::expr::{self, enum_as_number, AggSpec, CExpr, Compiler, EType, Env, ScopeTable};
+use super::expr::{
+    self, enum_as_number, AggKind, AggSpec, CExpr, Compiler, EType, Env, ScopeTable,
+};
 use super::finish::{Finish, Out, Shape, TmpArea};
 use super::group::{Group, GroupCtx, Grouper, Groups};
 use super::hashjoin;
@@ -236,6 +247,128 @@ pub fn is_const(e: &Expr) -> bool {
     }
 }
 
+/// What `Session::min_max_rows` read: a row per aggregate that found one, and whether any row
+/// passes WHERE.
+pub(crate) struct Extremes {
+    pub rows: Vec<Vec<Datum>>,
+    pub matched: bool,
+}
+
+/// An index of a table as a key: its name (None: the primary key), columns, and each key
+/// part's declared prefix length.
+#[derive(Clone, Copy)]
+struct KeyIndex<'t> {
+    name: Option<&'t str>,
+    cols: &'t [usize],
+    prefixes: &'t [Option<u64>],
+}
+
+/// The keys of `t` the hints allow, the primary key first.
+fn key_indexes<'t>(t: &'t SqlTable, hints: &IndexUse) -> Vec<KeyIndex<'t>> {
+    let mut out = Vec::new();
+    if !t.pk().is_empty() && !t.has_hidden_pk() && hints.allows(None) {
+        out.push(KeyIndex {
+            name: None,
+            cols: t.pk(),
+            prefixes: &t.meta.pk_prefixes,
+        });
+    }
+    for ix in &t.table.def.indexes {
+        if hints.allows(Some(&ix.name)) {
+            let prefixes = (t.meta.keys.iter())
+                .find(|k| k.name.eq_ignore_ascii_case(&ix.name))
+                .map_or(&[][..], |k| &k.prefixes[..]);
+            out.push(KeyIndex {
+                name: Some(&ix.name),
+                cols: &ix.columns,
+                prefixes,
+            });
+        }
+    }
+    out
+}
+
+/// `d` converted exactly to column `col`'s stored value (one that compares equal to it), or
+/// None (S1).
+fn exact_key(t: &SqlTable, col: usize, d: &Datum) -> Option<Value> {
+    let ty = &t.columns[col].ty;
+    if ty.is_string() && !matches!(d, Datum::Bytes(_)) {
+        // A string compared with a number or a date is compared as one: '05' and '5.0' equal
+        // 5, and lie apart from '5' in the index.
+        return None;
+    }
+    let mut w = Warnings::default();
+    let v = types::store(d, ty, types::SqlMode::DEFAULT, ("", ""), 1, &mut w).ok()?;
+    if !w.is_empty() {
+        return None;
+    }
+    let back = types::load(&v, ty);
+    (back.compare(d, ty.collation()) == Some(Ordering::Equal)).then_some(v)
+}
+
+/// The range of an index over `cols` that `sargs` narrow it to: (key parts fixed by
+/// equality, bounds on the next one (0-2), from, to).
+fn key_range(
+    t: &SqlTable,
+    cols: &[usize],
+    sargs: &HashMap<usize, Vec<Sarg>>,
+) -> (usize, usize, KeyBound, KeyBound) {
+    let mut prefix: Vec<Value> = Vec::new();
+    for &c in cols {
+        let eq = sargs.get(&c).and_then(|v| {
+            v.iter().find_map(|s| match s {
+                Sarg::Eq(d) => exact_key(t, c, d),
+                _ => None,
+            })
+        });
+        match eq {
+            Some(v) => prefix.push(v),
+            None => break,
+        }
+    }
+    let (mut from, mut to) = if prefix.is_empty() {
+        (KeyBound::Unbounded, KeyBound::Unbounded)
+    } else {
+        (
+            KeyBound::Included(prefix.clone()),
+            KeyBound::Included(prefix.clone()),
+        )
+    };
+    let mut ranged = 0;
+    if let Some(&next) = cols.get(prefix.len()) {
+        for sarg in sargs.get(&next).map_or(&[][..], Vec::as_slice) {
+            let (d, inc, bound) = match sarg {
+                Sarg::Lo(d, inc) => (d, *inc, &mut from),
+                Sarg::Hi(d, inc) => (d, *inc, &mut to),
+                _ => continue,
+            };
+            if let Some(v) = exact_key(t, next, d) {
+                let mut k = prefix.clone();
+                k.push(v);
+                *bound = if inc {
+                    KeyBound::Included(k)
+                } else {
+                    KeyBound::Excluded(k)
+                };
+                ranged += 1;
+            }
+        }
+    }
+    (prefix.len(), ranged, from, to)
+}
+
+/// True when `e` names a collation (COLLATE) other than column `col`'s: the comparison is in
+/// that collation, whose equal values may lie apart in the column's index.
+fn other_collation(t: &SqlTable, col: usize, e: &Expr) -> bool {
+    use super::typeinfo::TypeInfo;
+    match e {
+        Expr::Collate { collation, .. } => {
+            !collation.eq_ignore_ascii_case(&t.columns[col].ty.collation_name())
+        }
+        _ => false,
+    }
+}
+
 fn col_of(e: &Expr, tname: &str, t: &SqlTable, single: bool) -> Option<usize> {
     let Expr::Column { table, name } = e else {
         return None;
@@ -271,108 +404,13 @@ impl Session {
         needs: PathNeeds<'_>,
     ) -> Result<Access, SqlError> {
         let hints = needs.hints;
-        let mut sargs: HashMap<usize, Vec<Sarg>> = HashMap::new();
-        for c in conds {
-            let (col, s) = match c {
-                Expr::Binary { op, left, right } => {
-                    let (col, val, op) = if let (Some(col), true) =
-                        (col_of(left, tname, t, single), is_const(right))
-                    {
-                        (col, right, *op)
-                    } else if let (Some(col), true) =
-                        (col_of(right, tname, t, single), is_const(left))
-                    {
-                        let flipped = match op {
-                            BinaryOp::Lt => BinaryOp::Gt,
-                            BinaryOp::Le => BinaryOp::Ge,
-                            BinaryOp::Gt => BinaryOp::Lt,
-                            BinaryOp::Ge => BinaryOp::Le,
-                            o => *o,
-                        };
-                        (col, left, flipped)
-                    } else {
-                        continue;
-                    };
-                    let v = self.const_value(val, params)?;
-                    if v.is_null() {
-                        // `col op NULL` is never true: no row can pass the conjunction.
-                        if matches!(
-                            op,
-                            BinaryOp::Eq
-                                | BinaryOp::Gt
-                                | BinaryOp::Ge
-                                | BinaryOp::Lt
-                                | BinaryOp::Le
-                        ) {
-                            return Ok(Access::Points(Vec::new()));
-                        }
-                        continue;
-                    }
-                    let s = match op {
-                        BinaryOp::Eq => Sarg::Eq(v),
-                        BinaryOp::Gt => Sarg::Lo(v, false),
-                        BinaryOp::Ge => Sarg::Lo(v, true),
-                        BinaryOp::Lt => Sarg::Hi(v, false),
-                        BinaryOp::Le => Sarg::Hi(v, true),
-                        _ => continue,
-                    };
-                    (col, s)
-                }
-                Expr::Between {
-                    expr,
-                    low,
-                    high,
-                    negated: false,
-                } if is_const(low) && is_const(high) => {
-                    let Some(col) = col_of(expr, tname, t, single) else {
-                        continue;
-                    };
-                    let (lo, hi) = (
-                        self.const_value(low, params)?,
-                        self.const_value(high, params)?,
-                    );
-                    if lo.is_null() || hi.is_null() {
-                        continue;
-                    }
-                    sargs.entry(col).or_default().push(Sarg::Lo(lo, true));
-                    (col, Sarg::Hi(hi, true))
-                }
-                Expr::InList {
-                    expr,
-                    list,
-                    negated: false,
-                } if list.iter().all(is_const) && list.len() <= 1000 => {
-                    let Some(col) = col_of(expr, tname, t, single) else {
-                        continue;
-                    };
-                    let mut vals = Vec::with_capacity(list.len());
-                    for x in list {
-                        let v = self.const_value(x, params)?;
-                        if !v.is_null() {
-                            vals.push(v);
-                        }
-                    }
-                    (col, Sarg::In(vals))
-                }
-                _ => continue,
-            };
-            sargs.entry(col).or_default().push(s);
-        }
-        // Exact conversion to the column's stored value, or None (S1).
-        let key_val = |col: usize, d: &Datum| -> Option<Value> {
-            let ty = &t.columns[col].ty;
-            let mut w = Warnings::default();
-            let v = types::store(d, ty, types::SqlMode::DEFAULT, ("", ""), 1, &mut w).ok()?;
-            if !w.is_empty() {
-                return None;
-            }
-            // The stored value must compare equal to the constant.
-            let back = types::load(&v, ty);
-            (back.compare(d, ty.collation()) == Some(Ordering::Equal)).then_some(v)
+        let Some(sargs) = self.sargs_of(t, tname, single, conds, params, &mut true)? else {
+            // `col op NULL` is never true: no row can pass the conjunction.
+            return Ok(Access::Points(Vec::new()));
         };
         let eq_of = |col: usize| -> Option<Value> {
             sargs.get(&col)?.iter().find_map(|s| match s {
-                Sarg::Eq(d) => key_val(col, d),
+                Sarg::Eq(d) => exact_key(t, col, d),
                 _ => None,
             })
         };
@@ -393,7 +431,7 @@ impl Session {
                     let mut keys: Vec<Vec<Value>> = Vec::with_capacity(list.len());
                     let mut exact = true;
                     for d in list {
-                        match key_val(pk[0], d) {
+                        match exact_key(t, pk[0], d) {
                             Some(v) => keys.push(vec![v]),
                             None => exact = false,
                         }
@@ -418,41 +456,8 @@ impl Session {
         }
         let mut usable: Vec<(usize, Access)> = Vec::new();
         for (name, cols) in candidates {
-            let mut prefix: Vec<Value> = Vec::new();
-            for &c in &cols {
-                match eq_of(c) {
-                    Some(v) => prefix.push(v),
-                    None => break,
-                }
-            }
-            let mut score = prefix.len() * 4;
-            let (mut from, mut to) = if prefix.is_empty() {
-                (KeyBound::Unbounded, KeyBound::Unbounded)
-            } else {
-                (
-                    KeyBound::Included(prefix.clone()),
-                    KeyBound::Included(prefix.clone()),
-                )
-            };
-            if let Some(&next) = cols.get(prefix.len()) {
-                for sarg in sargs.get(&next).map_or(&[][..], Vec::as_slice) {
-                    let (d, inc, bound) = match sarg {
-                        Sarg::Lo(d, inc) => (d, *inc, &mut from),
-                        Sarg::Hi(d, inc) => (d, *inc, &mut to),
-                        _ => continue,
-                    };
-                    if let Some(v) = key_val(next, d) {
-                        let mut k = prefix.clone();
-                        k.push(v);
-                        *bound = if inc {
-                            KeyBound::Included(k)
-                        } else {
-                            KeyBound::Excluded(k)
-                        };
-                        score += 2;
-                    }
-                }
-            }
+            let (prefix, ranged, from, to) = key_range(t, &cols, &sargs);
+            let mut score = prefix * 4 + ranged * 2;
             if score == 0 {
                 continue;
             }
@@ -485,6 +490,129 @@ impl Session {
             return self.cheapest(t, usable, scan, needs);
         }
         Ok(usable.pop().map_or(scan, |b| b.1))
+    }
+
+    /// The conjuncts of `conds` usable as key conditions, by column of `t`; None when one can
+    /// match no row (a key compared with NULL). `all` is cleared when some conjunct is not one.
+    fn sargs_of(
+        &mut self,
+        t: &SqlTable,
+        tname: &str,
+        single: bool,
+        conds: &[Expr],
+        params: &[Datum],
+        all: &mut bool,
+    ) -> Result<Option<HashMap<usize, Vec<Sarg>>>, SqlError> {
+        let mut sargs: HashMap<usize, Vec<Sarg>> = HashMap::new();
+        for c in conds {
+            *all &= matches!(
+                c,
+                Expr::Binary { .. }
+                    | Expr::Between { negated: false, .. }
+                    | Expr::InList { negated: false, .. }
+            );
+            let (col, s) = match c {
+                Expr::Binary { op, left, right } => {
+                    let (col, val, op) = if let (Some(col), true) =
+                        (col_of(left, tname, t, single), is_const(right))
+                    {
+                        (col, right, *op)
+                    } else if let (Some(col), true) =
+                        (col_of(right, tname, t, single), is_const(left))
+                    {
+                        let flipped = match op {
+                            BinaryOp::Lt => BinaryOp::Gt,
+                            BinaryOp::Le => BinaryOp::Ge,
+                            BinaryOp::Gt => BinaryOp::Lt,
+                            BinaryOp::Ge => BinaryOp::Le,
+                            o => *o,
+                        };
+                        (col, left, flipped)
+                    } else {
+                        *all = false;
+                        continue;
+                    };
+                    if other_collation(t, col, val) {
+                        *all = false;
+                        continue;
+                    }
+                    let v = self.const_value(val, params)?;
+                    if v.is_null() {
+                        // `col op NULL` is never true: no row can pass the conjunction.
+                        if matches!(
+                            op,
+                            BinaryOp::Eq
+                                | BinaryOp::Gt
+                                | BinaryOp::Ge
+                                | BinaryOp::Lt
+                                | BinaryOp::Le
+                        ) {
+                            return Ok(None);
+                        }
+                        *all = false;
+                        continue;
+                    }
+                    let s = match op {
+                        BinaryOp::Eq => Sarg::Eq(v),
+                        BinaryOp::Gt => Sarg::Lo(v, false),
+                        BinaryOp::Ge => Sarg::Lo(v, true),
+                        BinaryOp::Lt => Sarg::Hi(v, false),
+                        BinaryOp::Le => Sarg::Hi(v, true),
+                        _ => {
+                            *all = false;
+                            continue;
+                        }
+                    };
+                    (col, s)
+                }
+                Expr::Between {
+                    expr,
+                    low,
+                    high,
+                    negated: false,
+                } if is_const(low) && is_const(high) => {
+                    let col = col_of(expr, tname, t, single)
+                        .filter(|&c| !other_collation(t, c, low) && !other_collation(t, c, high));
+                    let Some(col) = col else {
+                        *all = false;
+                        continue;
+                    };
+                    let (lo, hi) = (
+                        self.const_value(low, params)?,
+                        self.const_value(high, params)?,
+                    );
+                    if lo.is_null() || hi.is_null() {
+                        *all = false;
+                        continue;
+                    }
+                    sargs.entry(col).or_default().push(Sarg::Lo(lo, true));
+                    (col, Sarg::Hi(hi, true))
+                }
+                Expr::InList {
+                    expr,
+                    list,
+                    negated: false,
+                } if list.iter().all(is_const) && list.len() <= 1000 => {
+                    let col = col_of(expr, tname, t, single)
+                        .filter(|&c| !list.iter().any(|x| other_collation(t, c, x)));
+                    let Some(col) = col else {
+                        *all = false;
+                        continue;
+                    };
+                    let mut vals = Vec::with_capacity(list.len());
+                    for x in list {
+                        let v = self.const_value(x, params)?;
+                        if !v.is_null() {
+                            vals.push(v);
+                        }
+                    }
+                    (col, Sarg::In(vals))
+                }
+                _ => continue,
+            };
+            sargs.entry(col).or_default().push(s);
+        }
+        Ok(Some(sargs))
     }
 
     /// One level of the nested-loop join (S9): joins each row of `rows` (the tables before
@@ -1775,6 +1903,40 @@ impl Session {
         };
         let base_only = sources.iter().all(|s| matches!(s, Source::Table(..)));
         let moved = moved_columns(&items, width);
+        // S13: MIN and MAX of columns of one table read without locks, nothing else read
+        // from its rows (an ENUM or SET is compared as text, not in its index's order).
+        let reads_rows = |e: &CExpr| {
+            let mut u = vec![false; width];
+            mark_columns(e, &mut u);
+            u.contains(&true) || e.has_sub()
+        };
+        let min_max = match &sources[..] {
+            [Source::Table(t, _, None)]
+                if lock.is_none()
+                    && grouped
+                    && group.is_empty()
+                    && windows.is_empty()
+                    && where_sub.is_none()
+                    && !(items.iter().map(|i| &i.0))
+                        .chain(having.iter())
+                        .chain(order.iter().map(|o| &o.0))
+                        .any(reads_rows) =>
+            {
+                (aggs.iter())
+                    .map(|a| match (a.kind, &a.arg) {
+                        (AggKind::Min | AggKind::Max, Some(CExpr::Col(c)))
+                            if *c < t.columns.len()
+                                && !matches!(t.columns[*c].ty.data_type(), "enum" | "set") =>
+                        {
+                            Some(*c)
+                        }
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<usize>>>()
+                    .unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
         Ok(SelectPlan {
             lock,
             table_locks,
@@ -1798,6 +1960,7 @@ impl Session {
             group_subs,
             late_subs,
             grouped,
+            min_max,
             distinct: q.distinct,
             limit,
             offset,
@@ -1946,6 +2109,158 @@ impl Session {
         out
     }
 
+    /// S13: the rows a query of MIN and MAX alone (`SelectPlan::min_max`) needs, one per
+    /// aggregate: the first row, in the aggregate's direction, of an index range where its
+    /// column follows the key parts WHERE fixes by equality, past the column's NULLs. None
+    /// (the table is read as usual) unless WHERE holds nothing but those equalities and
+    /// bounds on the column (MySQL's rule for "Select tables optimized away"). Each row is
+    /// still tested against WHERE (S1), the next one taken if it fails, so MIN and MAX over
+    /// these rows are those over every row WHERE accepts. The flag: some row passes WHERE.
+    pub(crate) fn min_max_rows(
+        &mut self,
+        plan: &SelectPlan,
+        params: &[Datum],
+    ) -> Result<Option<Extremes>, SqlError> {
+        let (Some(Source::Table(t, _, _)), false) = (plan.sources.first(), plan.min_max.is_empty())
+        else {
+            return Ok(None);
+        };
+        let st = &plan.scope[0];
+        // `col IS NOT NULL` conjuncts: the ranges begin after NULLs anyway.
+        let mut not_null = Vec::new();
+        let mut conds = Vec::new();
+        for c in &plan.where_conds {
+            if let Expr::IsNull {
+                expr,
+                negated: true,
+            } = c
+            {
+                if let Some(col) = col_of(expr, &st.name, t, true) {
+                    not_null.push(col);
+                    continue;
+                }
+            }
+            conds.push(self.bind_frames(c, &plan.scope));
+        }
+        let mut all = true;
+        let Some(sargs) = self.sargs_of(t, &st.name, true, &conds, params, &mut all)? else {
+            // A key compared with NULL: no row.
+            return Ok(Some(Extremes {
+                rows: Vec::new(),
+                matched: false,
+            }));
+        };
+        if !all {
+            return Ok(None);
+        }
+        let indexes = key_indexes(t, &plan.index_use[0]);
+        let mut paths = Vec::with_capacity(plan.min_max.len());
+        for (a, &c) in plan.aggs.iter().zip(&plan.min_max) {
+            let path = indexes.iter().find_map(
+                |&KeyIndex {
+                     name,
+                     cols,
+                     prefixes,
+                 }| {
+                    let p = cols.iter().position(|&k| k == c)?;
+                    if prefixes.get(p).copied().flatten().is_some() {
+                        return None;
+                    }
+                    // Every condition is on the key parts up to the column, equalities before it.
+                    let fits = sargs.iter().all(|(col, ss)| {
+                        match cols[..=p].iter().position(|k| k == col) {
+                            Some(i) if i < p => ss.iter().all(|s| matches!(s, Sarg::Eq(_))),
+                            Some(_) => !ss.iter().any(|s| matches!(s, Sarg::In(_))),
+                            None => false,
+                        }
+                    }) && not_null.iter().all(|col| cols[..=p].contains(col));
+                    if !fits {
+                        return None;
+                    }
+                    let (fixed, _, from, to) = key_range(t, &cols[..=p], &sargs);
+                    if fixed < p {
+                        return None;
+                    }
+                    let range = |from| Access::Range {
+                        index: name.map(str::to_string),
+                        from,
+                        to: to.clone(),
+                        forward: a.kind == AggKind::Min,
+                    };
+                    if fixed == p && t.columns[c].nullable {
+                        // NULLs come first in the index: begin after them.
+                        if let KeyBound::Unbounded | KeyBound::Included(_) = from {
+                            let mut k = match &from {
+                                KeyBound::Included(v) => v.clone(),
+                                _ => Vec::new(),
+                            };
+                            k.push(Value::Null);
+                            return Some((range(KeyBound::Excluded(k)), Some(range(from))));
+                        }
+                    }
+                    Some((range(from), None))
+                },
+            );
+            match path {
+                Some((access, with_nulls)) => paths.push((c, access, with_nulls)),
+                None => return Ok(None),
+            }
+        }
+        let mut w = Warnings::default();
+        let mut rows = Vec::with_capacity(paths.len());
+        let mut nulls = None;
+        for (c, access, with_nulls) in paths {
+            if let Some(row) = self.first_passing(plan, access, Some(c), params, &mut w)? {
+                rows.push(row);
+            }
+            nulls = nulls.or(with_nulls);
+        }
+        // Some row matches WHERE, if only with NULLs in the columns (EXPLAIN then says the
+        // tables were optimized away, not that no row matched).
+        let matched = match nulls {
+            Some(access) if rows.is_empty() => {
+                (self.first_passing(plan, access, None, params, &mut w)?).is_some()
+            }
+            _ => !rows.is_empty(),
+        };
+        self.warnings.extend(w.0);
+        Ok(Some(Extremes { rows, matched }))
+    }
+
+    /// The first row `access` reads from the one table of `plan` that passes WHERE, and
+    /// holds a value in column `value_in` when given.
+    fn first_passing(
+        &mut self,
+        plan: &SelectPlan,
+        access: Access,
+        value_in: Option<usize>,
+        params: &[Datum],
+        w: &mut Warnings,
+    ) -> Result<Option<Vec<Datum>>, SqlError> {
+        let Some(Source::Table(t, _, _)) = plan.sources.first() else {
+            return Ok(None);
+        };
+        let used = &plan.used[..t.columns.len()];
+        let how = ReadHow {
+            lock: None,
+            semi_consistent: false,
+            columns: Some(used),
+            limit: None,
+        };
+        let mode = self.vars.sql_mode();
+        let mut cur = self.open_rows(t, access, how, &mut |_| true)?;
+        while let Some(r) = self.pull_row(&mut cur)? {
+            let mut row = Vec::with_capacity(plan.width);
+            load_used(t, r, used, &mut row);
+            if value_in.is_none_or(|c| !row[c].is_null())
+                && pass(&plan.where_c, &row, params, mode, w)?
+            {
+                return Ok(Some(row));
+            }
+        }
+        Ok(None)
+    }
+
     /// Runs a compiled SELECT: reads, joins, groups, sorts; returns the rows.
     pub(crate) fn run_select(
         &mut self,
@@ -2023,7 +2338,9 @@ impl Session {
         let mut sorted = false;
         let mut groups_in_order = false;
         let mut distinct_in_order = false;
-        if let Some(Source::Table(t, kind, on)) = sources.first() {
+        // MIN/MAX from the ends of index ranges (S13): these rows instead of the join.
+        let picked = self.min_max_rows(plan, params)?.map(|p| p.rows);
+        if let (Some(Source::Table(t, kind, on)), None) = (sources.first(), &picked) {
             if *kind != JoinKind::Right {
                 let mut conds = Vec::new();
                 if !any_right {
@@ -2207,7 +2524,9 @@ impl Session {
             subs,
             rows: Vec::new(),
         };
-        if n_sources > 0 {
+        if let Some(picked) = picked {
+            out.rows = picked;
+        } else if n_sources > 0 {
             let j = JoinPlan {
                 sources,
                 on_cs,
@@ -2724,6 +3043,10 @@ pub(crate) struct SelectPlan {
     /// HAVING, a select item or an ORDER BY key holds a subquery (bound per row at the end).
     late_subs: bool,
     grouped: bool,
+    /// Per aggregate, the column of the one table it is the MIN or MAX of, when the query
+    /// reads nothing else from the rows (empty otherwise): the rows may come from the ends of
+    /// index ranges (S13, `min_max_rows`).
+    min_max: Vec<usize>,
     distinct: bool,
     limit: Option<CExpr>,
     offset: Option<CExpr>,
@@ -3308,6 +3631,7 @@ fn sample_value(t: &EType) -> Datum {
         "datetime" | "timestamp" => text("2000-01-01 00:00:00"),
         "time" => text("00:00:00"),
         "year" => Datum::Int(2000),
+        _ if matches!(t, EType::Column(ty) if ty.is_string()) => text("1"),
         _ => Datum::Int(1),
     }
 }
