@@ -78,6 +78,17 @@
 //!   its direction, past the column's NULLs (`min_max_rows`): MIN and MAX over those rows,
 //!   each tested against WHERE (S1), are those over the table. EXPLAIN: "Select tables
 //!   optimized away", or "No matching min/max row" when no row passes WHERE.
+//! - S14: GROUP BY or DISTINCT over one table's columns whose rows matter only through the
+//!   distinct values of some columns (grouping, DISTINCT, COUNT/SUM/AVG(DISTINCT) arguments)
+//!   and the MIN/MAX of others, read without locks, may read an index whose first key parts
+//!   hold those columns loosely (`Access::Loose`, `loose_access`): the first row of each
+//!   distinct value of those parts, found by a search past the previous one, plus the
+//!   group's first row with a value in the next key part (MIN) and its last row (MAX).
+//!   Every other row of a group gives the same distinct values and no lower MIN or higher
+//!   MAX, and WHERE may read only those key parts (a group passes or fails it whole), so
+//!   grouping these rows gives what grouping all of them does. Taken when the index holds
+//!   every column the statement reads and its statistics put LOOSE_GROUP_ROWS rows or more
+//!   in a group; EXPLAIN: "Using index for group-by".
 //! - S1 also bounds which conditions become key ranges: a string column compared with a
 //!   number or a date, or in another collation than its own (COLLATE), is not one (equal
 //!   values lie apart in its index).
@@ -163,6 +174,39 @@ pub enum Access {
         to: KeyBound,
         forward: bool,
     },
+    /// A loose scan of an index (S14): a row for each distinct value of its first key parts.
+    Loose(Box<Loose>),
+}
+
+/// A loose index scan (S14): a row of each distinct value of the index's first `parts` key
+/// parts within `from`..`to`, in either direction, found by a search past the one before:
+/// forward the group's first row, backward its last; with `min`, also the group's first row
+/// holding a value in the key part after them, and with `max` its last row.
+#[derive(Debug, Clone)]
+pub struct Loose {
+    pub index: Option<String>,
+    pub parts: usize,
+    /// The table columns of the index's key parts (the first `parts`, then the next one).
+    pub cols: Vec<usize>,
+    pub min: bool,
+    pub max: bool,
+    pub from: KeyBound,
+    pub to: KeyBound,
+    pub forward: bool,
+    /// The estimated number of distinct values (EXPLAIN's rows).
+    pub groups: u64,
+}
+
+impl Loose {
+    /// The same index range read whole, forward.
+    fn range(&self) -> Access {
+        Access::Range {
+            index: self.index.clone(),
+            from: self.from.clone(),
+            to: self.to.clone(),
+            forward: true,
+        }
+    }
 }
 
 impl Access {
@@ -200,6 +244,10 @@ impl Access {
                     let _ = t;
                     ("range".into(), name.clone(), Some(name))
                 }
+            }
+            Access::Loose(l) => {
+                let name = l.index.clone().unwrap_or_else(|| "PRIMARY".into());
+                ("range".into(), name.clone(), Some(name))
             }
         }
     }
@@ -246,6 +294,20 @@ pub fn is_const(e: &Expr) -> bool {
         _ => false,
     }
 }
+
+/// S14: what a loose index scan must give a query: a row for each distinct value of `keys`
+/// (GROUP BY's or DISTINCT's columns, DISTINCT aggregates' arguments) and the rows holding
+/// the MIN or MAX (`extremes`: column, is MAX) of others in each group; WHERE reads
+/// `where_cols`.
+pub(crate) struct LooseSpec {
+    keys: Vec<usize>,
+    extremes: Vec<(usize, bool)>,
+    where_cols: Vec<usize>,
+}
+
+/// A loose scan reads a row or three per group, each a search from the root: it is taken
+/// when the groups hold this many rows on average, or more.
+const LOOSE_GROUP_ROWS: u64 = 16;
 
 /// What `Session::min_max_rows` read: a row per aggregate that found one, and whether any row
 /// passes WHERE.
@@ -1239,6 +1301,13 @@ impl Session {
                 keys: keys.into_iter(),
                 lock,
             },
+            Access::Loose(scan) => RowCursor::Loose {
+                table: et,
+                scan,
+                columns: columns.map(<[bool]>::to_vec),
+                pending: Default::default(),
+                done: false,
+            },
             Access::Range {
                 index,
                 from,
@@ -1305,6 +1374,61 @@ impl Session {
             }
             RowCursor::Scan(rows) => rows.next().transpose().map_err(engine_error),
             RowCursor::Rows(rows) => Ok(rows.next()),
+            RowCursor::Loose {
+                table,
+                scan,
+                columns,
+                pending,
+                done,
+            } => {
+                if let Some(r) = pending.pop_front() {
+                    return Ok(Some(r));
+                }
+                if *done {
+                    return Ok(None);
+                }
+                let trx = self.trx()?;
+                let index = scan.index.as_deref();
+                // The first row the view sees between two bounds, in one direction.
+                let mut first = |from: KeyBound, to: KeyBound, forward: bool| {
+                    let mut rows = trx
+                        .scan(table, index, from, to, forward)
+                        .map_err(engine_error)?;
+                    if let Some(c) = columns {
+                        rows = rows.with_columns(c.clone());
+                    }
+                    rows.next().transpose().map_err(engine_error)
+                };
+                let forward = scan.forward;
+                let Some(r) = first(scan.from.clone(), scan.to.clone(), forward)? else {
+                    *done = true;
+                    return Ok(None);
+                };
+                let key: Vec<Value> = scan.cols[..scan.parts]
+                    .iter()
+                    .map(|&c| r[c].clone())
+                    .collect();
+                let group = KeyBound::Included(key.clone());
+                // The row found is the group's first (forward) or last (backward).
+                let next = scan.cols.get(scan.parts).copied();
+                if let (true, Some(c)) = (scan.min, next) {
+                    // NULLs come first: the first value is past them (none if the last row
+                    // holds NULL).
+                    if r[c].is_null() == forward {
+                        let mut past = key.clone();
+                        past.push(Value::Null);
+                        pending.extend(first(KeyBound::Excluded(past), group.clone(), true)?);
+                    }
+                }
+                if scan.max && forward {
+                    pending.extend(first(group.clone(), group, false)?);
+                }
+                match forward {
+                    true => scan.from = KeyBound::Excluded(key),
+                    false => scan.to = KeyBound::Excluded(key),
+                }
+                Ok(Some(r))
+            }
         }
     }
 
@@ -1937,6 +2061,71 @@ impl Session {
             }
             _ => Vec::new(),
         };
+        // S14: GROUP BY (or DISTINCT) of one table's columns, with MIN/MAX of columns and
+        // COUNT/SUM/AVG(DISTINCT) of grouping-like columns, nothing else read from the rows.
+        let loose = match &sources[..] {
+            [Source::Table(t, _, None)]
+                if lock.is_none()
+                    && windows.is_empty()
+                    && where_sub.is_none()
+                    && !late_subs
+                    && !group_subs
+                    && min_max.is_empty() =>
+            {
+                let ncols = t.columns.len();
+                let col = |e: &CExpr| match e {
+                    CExpr::Col(c) if *c < ncols => Some(*c),
+                    _ => None,
+                };
+                let mut spec = LooseSpec {
+                    keys: Vec::new(),
+                    extremes: Vec::new(),
+                    where_cols: Vec::new(),
+                };
+                let mut ok = grouped || q.distinct;
+                if grouped {
+                    for g in &group {
+                        match col(&g.0) {
+                            Some(c) => spec.keys.push(c),
+                            None => ok = false,
+                        }
+                    }
+                    for a in &aggs {
+                        match (a.kind, a.arg.as_ref().and_then(col)) {
+                            (AggKind::Min, Some(c)) => spec.extremes.push((c, false)),
+                            (AggKind::Max, Some(c)) => spec.extremes.push((c, true)),
+                            (AggKind::Count | AggKind::Sum | AggKind::Avg, Some(c))
+                                if a.distinct =>
+                            {
+                                spec.keys.push(c)
+                            }
+                            _ => ok = false,
+                        }
+                    }
+                } else {
+                    for (e, _) in &items {
+                        match col(e) {
+                            Some(c) => spec.keys.push(c),
+                            None => ok = false,
+                        }
+                    }
+                }
+                let mut read = vec![false; width];
+                let rest = items.iter().map(|i| &i.0).chain(having.iter());
+                for e in rest.chain(order.iter().map(|o| &o.0)) {
+                    mark_columns(e, &mut read);
+                }
+                ok &= !spec.keys.is_empty()
+                    && (read.iter().enumerate()).all(|(c, r)| !r || spec.keys.contains(&c));
+                let mut in_where = vec![false; width];
+                if let Some(wc) = &where_c {
+                    mark_columns(wc, &mut in_where);
+                }
+                spec.where_cols = (0..width).filter(|&c| in_where[c]).collect();
+                ok.then_some(spec)
+            }
+            _ => None,
+        };
         Ok(SelectPlan {
             lock,
             table_locks,
@@ -1961,6 +2150,7 @@ impl Session {
             late_subs,
             grouped,
             min_max,
+            loose,
             distinct: q.distinct,
             limit,
             offset,
@@ -2011,7 +2201,20 @@ impl Session {
                 locking: plan.table_locks[si].is_some(),
             };
             let hash_join = hash_joined(t, st, &level, &plan.on_cs[si], &plan.where_c);
-            let (access, in_order) = if si == 0 && *kind != JoinKind::Right {
+            let loose = match si {
+                0 => self.loose_access(plan, &conds, params)?,
+                _ => None,
+            };
+            let (access, in_order) = if let Some(a) = loose {
+                match plan
+                    .first_order
+                    .as_deref()
+                    .and_then(|o| scan_order(t, &a, o))
+                {
+                    Some(forward) => (oriented(a, forward), true),
+                    None => (a, false),
+                }
+            } else if si == 0 && *kind != JoinKind::Right {
                 let order = plan.first_order.as_deref();
                 self.plan_ordered(t, &name, single, &conds, params, order, limited, needs)?
             } else {
@@ -2073,6 +2276,7 @@ impl Session {
                 },
                 covering,
                 conditions: !conds.is_empty(),
+                loose: matches!(access, Access::Loose(_)),
                 key_len,
                 key_ref,
                 filtered,
@@ -2227,6 +2431,87 @@ impl Session {
         Ok(Some(Extremes { rows, matched }))
     }
 
+    /// S14: a loose scan of an index of the one table of `plan` when the plan allows one
+    /// (`SelectPlan::loose`) and one index serves it: the distinct values come from its first
+    /// key parts (no column prefix among them), each MIN/MAX column is one of them or the one
+    /// after, WHERE reads only them, the index holds every column the statement reads, and
+    /// its statistics say a group holds LOOSE_GROUP_ROWS rows or more. `conds`: WHERE's
+    /// conjuncts, which may narrow the range.
+    fn loose_access(
+        &mut self,
+        plan: &SelectPlan,
+        conds: &[Expr],
+        params: &[Datum],
+    ) -> Result<Option<Access>, SqlError> {
+        let (Some(spec), Some(Source::Table(t, _, _))) = (&plan.loose, plan.sources.first()) else {
+            return Ok(None);
+        };
+        let Some(sargs) = self.sargs_of(t, &plan.scope[0].name, true, conds, params, &mut true)?
+        else {
+            return Ok(None);
+        };
+        let used = &plan.used[..t.columns.len()];
+        let settings = self.server.vars.stats_settings();
+        let st = self.server.catalog.table_stats(t, settings, false)?;
+        for ki in key_indexes(t, &plan.index_use[0]) {
+            let pos = |c: usize| ki.cols.iter().position(|&k| k == c);
+            let Some(parts) = (spec.keys.iter())
+                .map(|&c| pos(c))
+                .collect::<Option<Vec<_>>>()
+                .and_then(|v| v.into_iter().max())
+                .map(|p| p + 1)
+            else {
+                continue;
+            };
+            let whole = |p: usize| ki.prefixes.get(p).copied().flatten().is_none();
+            let (mut min, mut max) = (false, false);
+            let mut fits = (0..parts).all(whole)
+                && spec
+                    .where_cols
+                    .iter()
+                    .all(|&c| pos(c).is_some_and(|p| p < parts))
+                && (ki.name).is_none_or(|n| covers(t, n, used));
+            for &(c, is_max) in &spec.extremes {
+                match pos(c) {
+                    Some(p) if p < parts => {}
+                    Some(p) if p == parts && whole(p) => {
+                        min |= !is_max;
+                        max |= is_max;
+                    }
+                    _ => fits = false,
+                }
+            }
+            if !fits {
+                continue;
+            }
+            // The statistics of this index (the primary key's come first).
+            let ist = match ki.name {
+                None => st.indexes.first(),
+                Some(n) => st.indexes.iter().skip(1).find(|x| x.name == n),
+            };
+            let groups = ist
+                .and_then(|x| x.n_diff.get(parts - 1).copied())
+                .unwrap_or(st.n_rows)
+                .max(1);
+            if st.n_rows < groups.saturating_mul(LOOSE_GROUP_ROWS) {
+                continue;
+            }
+            let (_, _, from, to) = key_range(t, &ki.cols[..parts], &sargs);
+            return Ok(Some(Access::Loose(Box::new(Loose {
+                index: ki.name.map(str::to_string),
+                parts,
+                cols: ki.cols[..(parts + 1).min(ki.cols.len())].to_vec(),
+                min,
+                max,
+                from,
+                to,
+                forward: true,
+                groups,
+            }))));
+        }
+        Ok(None)
+    }
+
     /// The first row `access` reads from the one table of `plan` that passes WHERE, and
     /// holds a value in column `value_in` when given.
     fn first_passing(
@@ -2352,19 +2637,25 @@ impl Session {
                 let single = scope.len() == 1;
                 let st = &scope[0];
                 let used_here = &used[st.offset..st.offset + st.columns.len()];
-                let (access, in_order) = self.plan_ordered(
-                    t,
-                    &st.name,
-                    single,
-                    &conds,
-                    params,
-                    first_order.as_deref(),
-                    limit.is_some() && *order_follows,
-                    PathNeeds {
-                        used: table_locks[0].is_none().then_some(used_here),
-                        hints: &index_use[0],
+                let (access, in_order) = match self.loose_access(plan, &conds, params)? {
+                    Some(a) => match first_order.as_deref().and_then(|o| scan_order(t, &a, o)) {
+                        Some(forward) => (oriented(a, forward), true),
+                        None => (a, false),
                     },
-                )?;
+                    None => self.plan_ordered(
+                        t,
+                        &st.name,
+                        single,
+                        &conds,
+                        params,
+                        first_order.as_deref(),
+                        limit.is_some() && *order_follows,
+                        PathNeeds {
+                            used: table_locks[0].is_none().then_some(used_here),
+                            hints: &index_use[0],
+                        },
+                    )?,
+                };
                 // Window functions leave the rows in their last window's order (W1).
                 sorted = in_order && *order_follows && windows.is_empty();
                 groups_in_order = in_order && grouped && *keys_adjacent;
@@ -3047,6 +3338,9 @@ pub(crate) struct SelectPlan {
     /// reads nothing else from the rows (empty otherwise): the rows may come from the ends of
     /// index ranges (S13, `min_max_rows`).
     min_max: Vec<usize>,
+    /// What a loose index scan of the one table must give the query (S14), when its rows
+    /// matter only through distinct values and MIN/MAX.
+    loose: Option<LooseSpec>,
     distinct: bool,
     limit: Option<CExpr>,
     offset: Option<CExpr>,
@@ -3089,6 +3383,8 @@ pub(crate) struct PathShown {
     pub covering: bool,
     /// Conditions (WHERE, ON) apply to the table's rows.
     pub conditions: bool,
+    /// A loose index scan (S14): "Using index for group-by".
+    pub loose: bool,
     /// EXPLAIN's key_len: bytes of the key parts the path narrows (or reads whole).
     pub key_len: Option<u64>,
     /// EXPLAIN's ref: what each key part is compared with ("const", a column of a table
@@ -3115,22 +3411,25 @@ fn key_parts_used(t: &SqlTable, access: &Access) -> Option<(KeyParts, usize)> {
         KeyBound::Included(v) | KeyBound::Excluded(v) => v.len(),
         KeyBound::Unbounded => 0,
     };
+    let parts_of = |index: &Option<String>| -> Option<KeyParts> {
+        Some(match index {
+            None => pk(),
+            Some(n) => {
+                let ix = (t.table.def.indexes.iter()).find(|i| i.name.eq_ignore_ascii_case(n))?;
+                let prefixes = (t.meta.keys.iter())
+                    .find(|k| k.name.eq_ignore_ascii_case(n))
+                    .map_or(&[][..], |k| &k.prefixes[..]);
+                with_prefixes(&ix.columns, prefixes)
+            }
+        })
+    };
     match access {
         Access::Points(keys) => Some((pk(), keys.first().map_or(0, Vec::len))),
+        Access::Loose(l) => Some((parts_of(&l.index)?, l.parts)),
         Access::Range {
             index, from, to, ..
         } => {
-            let parts = match index {
-                None => pk(),
-                Some(n) => {
-                    let ix =
-                        (t.table.def.indexes.iter()).find(|i| i.name.eq_ignore_ascii_case(n))?;
-                    let prefixes = (t.meta.keys.iter())
-                        .find(|k| k.name.eq_ignore_ascii_case(n))
-                        .map_or(&[][..], |k| &k.prefixes[..]);
-                    with_prefixes(&ix.columns, prefixes)
-                }
-            };
+            let parts = parts_of(index)?;
             let used = match bound_len(from).max(bound_len(to)) {
                 0 if index.is_some() => parts.len(),
                 n => n,
@@ -3234,6 +3533,7 @@ pub(crate) fn explain_columns(
     let lookup = match access {
         Access::Points(k) => k.len() == 1,
         Access::Range { from, to, .. } => from == to && !matches!(from, KeyBound::Unbounded),
+        Access::Loose(_) => false,
     };
     let narrowed: Vec<usize> = parts
         .as_ref()
@@ -3310,6 +3610,14 @@ pub(crate) enum RowCursor {
     Scan(innoxide_engine::RowIter),
     /// A locking read's rows, read and locked when it was opened.
     Rows(std::vec::IntoIter<Vec<Value>>),
+    /// A loose index scan (S14) and the rows of its last group still to hand out.
+    Loose {
+        table: Arc<innoxide_engine::Table>,
+        scan: Box<Loose>,
+        columns: Option<Vec<bool>>,
+        pending: std::collections::VecDeque<Vec<Value>>,
+        done: bool,
+    },
 }
 
 impl RowCursor {
@@ -3642,6 +3950,7 @@ fn sample_value(t: &EType) -> Datum {
 fn scan_order(t: &SqlTable, access: &Access, order: &[(usize, bool)]) -> Option<bool> {
     let desc = order.first().is_some_and(|o| o.1);
     let (cols, fixed): (Vec<usize>, usize) = match access {
+        Access::Loose(l) => return scan_order(t, &l.range(), order),
         Access::Points(keys) if keys.len() <= 1 => return Some(!desc),
         // Keys are sorted ascending on a one-column primary key.
         Access::Points(_) => (t.pk().to_vec(), 0),
@@ -3709,6 +4018,10 @@ fn oriented(access: Access, forward: bool) -> Access {
             to,
             forward,
         },
+        Access::Loose(mut l) => {
+            l.forward = forward;
+            Access::Loose(l)
+        }
     }
 }
 

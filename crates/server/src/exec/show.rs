@@ -1680,6 +1680,7 @@ impl Session {
                 conditions,
                 temporary,
                 hash_join,
+                loose,
             } = how;
             let (mut ty, mut key, possible) = access.describe(t);
             if per_row && ty == "const" {
@@ -1692,8 +1693,12 @@ impl Session {
             }
             let notes = [
                 // Conditions left to test on the rows read (a residual one lowers filtered).
-                ((ty == "ALL" && conditions) || cols.2 < 100.0, "Using where"),
+                (
+                    (ty == "ALL" || loose) && conditions || cols.2 < 100.0,
+                    "Using where",
+                ),
                 (covering, "Using index"),
+                (loose, "Using index for group-by"),
                 (hash_join, "Using join buffer (hash join)"),
                 (temporary, "Using temporary"),
                 (filesort, "Using filesort"),
@@ -1763,6 +1768,7 @@ impl Session {
                             conditions: p.conditions,
                             temporary: p.temporary,
                             hash_join: p.hash_join,
+                            loose: p.loose,
                         },
                         est,
                         select_type,
@@ -1892,6 +1898,7 @@ impl Session {
         let st = self.table_stats(t)?;
         Ok(match access {
             Access::Points(k) => k.len() as u64,
+            Access::Loose(l) => l.groups,
             Access::Range {
                 index, from, to, ..
             } => {
@@ -2319,4 +2326,6 @@ struct How {
     temporary: bool,
     /// Joined by hash with the rows before.
     hash_join: bool,
+    /// A loose index scan (select.rs S14).
+    loose: bool,
 }
