@@ -1109,6 +1109,19 @@ fn min_max_come_from_the_ends_of_index_ranges() {
         explain_note(&mut c, "SELECT MIN(id), MAX(k) + 1 FROM t"),
         away
     );
+    // A secondary index's entries hold the primary key after its own columns, in order.
+    let q = "SELECT MIN(id), MAX(id) FROM t WHERE k = 7";
+    assert_eq!(explain_note(&mut c, q), away);
+    let got: (i64, i64) = c.query_first(q).unwrap().unwrap();
+    assert_eq!(got, (7, ROWS - 93));
+    let q = "SELECT k, MIN(id), MAX(id) FROM t GROUP BY k ORDER BY k DESC LIMIT 2";
+    let (ty, _, extra) = explain(&mut c, q);
+    assert_eq!(
+        (ty.as_str(), extra.as_str()),
+        ("range", "Using index for group-by")
+    );
+    let got: Vec<(i64, i64, i64)> = c.query(q).unwrap();
+    assert_eq!(got, [(99, 99, 1999), (98, 98, 1998)]);
     c.query_drop(
         "CREATE TABLE m (id INT PRIMARY KEY, g INT NOT NULL, v INT NULL, s VARCHAR(10), \
          b VARCHAR(10) COLLATE utf8mb4_bin, KEY gv (g, v), KEY ks (s), KEY kb (b))",

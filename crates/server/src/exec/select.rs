@@ -316,22 +316,23 @@ pub(crate) struct Extremes {
     pub matched: bool,
 }
 
-/// An index of a table as a key: its name (None: the primary key), columns, and each key
+/// An index of a table as a key: its name (None: the primary key), the columns its entries
+/// are ordered by (a secondary index's own, then the primary key's it lacks), and each key
 /// part's declared prefix length.
-#[derive(Clone, Copy)]
 struct KeyIndex<'t> {
     name: Option<&'t str>,
-    cols: &'t [usize],
+    cols: Vec<usize>,
     prefixes: &'t [Option<u64>],
 }
 
 /// The keys of `t` the hints allow, the primary key first.
 fn key_indexes<'t>(t: &'t SqlTable, hints: &IndexUse) -> Vec<KeyIndex<'t>> {
     let mut out = Vec::new();
-    if !t.pk().is_empty() && !t.has_hidden_pk() && hints.allows(None) {
+    let visible_pk = !t.pk().is_empty() && !t.has_hidden_pk();
+    if visible_pk && hints.allows(None) {
         out.push(KeyIndex {
             name: None,
-            cols: t.pk(),
+            cols: t.pk().to_vec(),
             prefixes: &t.meta.pk_prefixes,
         });
     }
@@ -340,9 +341,14 @@ fn key_indexes<'t>(t: &'t SqlTable, hints: &IndexUse) -> Vec<KeyIndex<'t>> {
             let prefixes = (t.meta.keys.iter())
                 .find(|k| k.name.eq_ignore_ascii_case(&ix.name))
                 .map_or(&[][..], |k| &k.prefixes[..]);
+            let mut cols = ix.columns.clone();
+            if visible_pk {
+                // Stored whole after the index's own columns (no prefix).
+                cols.extend(t.pk().iter().filter(|c| !ix.columns.contains(c)));
+            }
             out.push(KeyIndex {
                 name: Some(&ix.name),
-                cols: &ix.columns,
+                cols,
                 prefixes,
             });
         }
@@ -2361,7 +2367,7 @@ impl Session {
         let mut paths = Vec::with_capacity(plan.min_max.len());
         for (a, &c) in plan.aggs.iter().zip(&plan.min_max) {
             let path = indexes.iter().find_map(
-                |&KeyIndex {
+                |KeyIndex {
                      name,
                      cols,
                      prefixes,

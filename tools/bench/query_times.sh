@@ -1,0 +1,51 @@
+#!/bin/bash
+# Times read-only queries on the dbSTRESS tables of several servers, alternating between them
+# round by round (three rounds; the median is printed), through the mariadb client (-vvv
+# reports each statement's time), and checks that every server returns the same rows (the
+# first server's result is the reference: a mismatch prints DIFFERENT and the exit status is 1).
+#
+# Usage: tools/bench/query_times.sh label=socket [label=socket ...]
+# Each server must hold dbSTRESS data loaded the same way, e.g.
+#   target/release/innoxide-bench dbstress load -S <socket> --objects 50000
+# Prints one line per query and server: label, median seconds, query.
+set -euo pipefail
+[ $# -ge 1 ] || { sed -n 2,10p "$0"; exit 2; }
+queries=(
+  "SELECT MAX(REF_OBJECT) FROM HISTORY"
+  "SELECT MIN(REF_STAT), MAX(REF_STAT) FROM HISTORY"
+  "SELECT MAX(HORDER) FROM HISTORY WHERE REF_OBJECT = 777"
+  "SELECT REF_OBJECT, MIN(HORDER), MAX(HORDER) FROM HISTORY GROUP BY REF_OBJECT"
+  "SELECT DISTINCT REF_STAT FROM HISTORY"
+  "SELECT COUNT(DISTINCT REF_STAT) FROM HISTORY"
+  "SELECT REF_STAT, MAX(REF_OBJECT) FROM HISTORY WHERE REF_STAT > 900 GROUP BY REF_STAT"
+  "SELECT REF_STAT, COUNT(*) FROM HISTORY GROUP BY REF_STAT"
+)
+time_of() { # socket sql
+  mariadb -S "$1" -u root dbstress -vvv -e "$2" 2>&1 | grep -oE "\(([0-9.]+) sec\)" | tail -1 | tr -d '()sec '
+}
+rows_of() { # socket sql
+  mariadb -S "$1" -u root dbstress -e "$2" | sort | md5sum | cut -c1-12
+}
+status=0
+for q in "${queries[@]}"; do
+  declare -A times=()
+  ref=""
+  for s in "$@"; do
+    sum=$(rows_of "${s#*=}" "$q")
+    if [ -z "$ref" ]; then ref=$sum; elif [ "$sum" != "$ref" ]; then
+      echo "DIFFERENT rows from ${s%%=*}: $q"; status=1
+    fi
+  done
+  for round in 1 2 3; do
+    for s in "$@"; do
+      times[${s%%=*}]+="$(time_of "${s#*=}" "$q") "
+    done
+  done
+  for s in "$@"; do
+    label=${s%%=*}
+    median=$(echo ${times[$label]} | tr ' ' '\n' | sort -n | sed -n 2p)
+    printf "%-10s %8s  %s\n" "$label" "$median" "$q"
+  done
+  unset times
+done
+exit $status
