@@ -481,14 +481,30 @@ fn index_hints_steer_the_planner() {
     c.query_drop("ALTER TABLE t ADD INDEX c_1 (c)").unwrap();
     let pk = Some("PRIMARY".to_string());
     let k1 = Some("k_1".to_string());
-    // IGNORE INDEX (PRIMARY): no primary-key lookup, the table is scanned.
+    // IGNORE INDEX (PRIMARY): no primary-key lookup; the narrowest index holding c and id
+    // is read whole instead of the table, as MySQL reads the shortest covering key.
     assert_eq!(
         explain(
             &mut c,
             "SELECT c FROM t IGNORE INDEX (PRIMARY) WHERE id = 5"
         ),
+        (
+            "index".into(),
+            Some("c_1".into()),
+            "Using where; Using index".into()
+        )
+    );
+    assert_eq!(
+        explain(
+            &mut c,
+            "SELECT c, k FROM t IGNORE INDEX (PRIMARY) WHERE id = 5"
+        ),
         ("ALL".into(), None, "Using where".into())
     );
+    let one: Vec<String> = c
+        .query("SELECT c FROM t IGNORE INDEX (PRIMARY) WHERE id = 5")
+        .unwrap();
+    assert_eq!(one, [format!("c{:05}", ROWS - 5)]);
     // USE INDEX (): no index at all.
     assert_eq!(
         explain(&mut c, "SELECT c FROM t USE INDEX () WHERE k = 5"),

@@ -2545,14 +2545,32 @@ impl CExpr {
                 }
             }
             CExpr::Arith(op, a, b) => {
-                let (x, y) = (a.eval(env, w)?, b.eval(env, w)?);
+                let (x, y) = (a.eval_cow(env, w)?, b.eval_cow(env, w)?);
                 if x.is_null() || y.is_null() {
                     return Ok(Datum::Null);
+                }
+                // Signed integers, the common case: no conversion (an overflow goes the
+                // general way, to its error).
+                if let (Datum::Int(p), Datum::Int(q)) = (&*x, &*y) {
+                    let r = match op {
+                        BinaryOp::Add => p.checked_add(*q),
+                        BinaryOp::Sub => p.checked_sub(*q),
+                        BinaryOp::Mul => p.checked_mul(*q),
+                        _ => None,
+                    };
+                    if let Some(r) = r {
+                        return Ok(Datum::Int(r));
+                    }
                 }
                 arith(*op, &x, &y, env.mode, w)?
             }
             CExpr::Cmp(op, a, b, coll) => {
                 let (x, y) = (a.eval_cow(env, w)?, b.eval_cow(env, w)?);
+                if let (Datum::Int(p), Datum::Int(q), false) =
+                    (&*x, &*y, *op == BinaryOp::NullSafeEq)
+                {
+                    return Ok(Datum::Int(i64::from(cmp_holds(*op, p.cmp(q)))));
+                }
                 compare_op(*op, &x, &y, *coll)
             }
             CExpr::And(a, b) => {
@@ -2709,15 +2727,20 @@ pub fn compare_op(op: BinaryOp, x: &Datum, y: &Datum, coll: Collation) -> Datum 
     let Some(o) = x.compare(y, coll) else {
         return Datum::Null;
     };
-    let r = match op {
+    Datum::Int(i64::from(cmp_holds(op, o)))
+}
+
+/// Whether comparison `op` (not `<=>`) holds for operands ordered `o`.
+#[inline]
+fn cmp_holds(op: BinaryOp, o: Ordering) -> bool {
+    match op {
         BinaryOp::Eq => o == Ordering::Equal,
         BinaryOp::Ne => o != Ordering::Equal,
         BinaryOp::Lt => o == Ordering::Less,
         BinaryOp::Le => o != Ordering::Greater,
         BinaryOp::Gt => o == Ordering::Greater,
         _ => o != Ordering::Less,
-    };
-    Datum::Int(i64::from(r))
+    }
 }
 
 /// SQL LIKE over UTF-8 text: `%` any run, `_` one character, `esc` escapes; `ci` compares

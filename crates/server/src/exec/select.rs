@@ -1219,7 +1219,7 @@ impl Session {
     ) -> Result<(Access, bool), SqlError> {
         let access = self.plan_access(t, tname, single, conds, params, needs)?;
         let Some(order) = order else {
-            return Ok((access, false));
+            return Ok((self.narrowest_cover(t, access, needs)?, false));
         };
         if let Some(forward) = scan_order(t, &access, order) {
             return Ok((oriented(access, forward), true));
@@ -1258,7 +1258,45 @@ impl Session {
                 return Ok((oriented(whole, forward), true));
             }
         }
-        Ok((access, false))
+        Ok((self.narrowest_cover(t, access, needs)?, false))
+    }
+
+    /// A full scan of `t`, or of the secondary index with the fewest leaf pages holding
+    /// every column the statement reads (`needs.used`, none for a locking read), as MySQL
+    /// reads the shortest covering key ("Using index"); any other path as it is.
+    fn narrowest_cover(
+        &mut self,
+        t: &SqlTable,
+        access: Access,
+        needs: PathNeeds<'_>,
+    ) -> Result<Access, SqlError> {
+        let Some(used) = needs.used.filter(|_| access.is_full_scan()) else {
+            return Ok(access);
+        };
+        let covering: Vec<&str> = (t.table.def.indexes.iter())
+            .filter(|ix| needs.hints.allows(Some(&ix.name)) && covers(t, &ix.name, used))
+            .map(|ix| ix.name.as_str())
+            .collect();
+        if covering.is_empty() {
+            return Ok(access);
+        }
+        let settings = self.server.vars.stats_settings();
+        let st = self.server.catalog.table_stats(t, settings, false)?;
+        let pages = |name: &str| {
+            (st.indexes.iter().skip(1))
+                .find(|i| i.name == name)
+                .map_or(u64::MAX, |i| i.leaf_pages)
+        };
+        let clustered = st.indexes.first().map_or(u64::MAX, |i| i.leaf_pages);
+        Ok(match covering.into_iter().min_by_key(|n| pages(n)) {
+            Some(n) if pages(n) < clustered => Access::Range {
+                index: Some(n.to_string()),
+                from: KeyBound::Unbounded,
+                to: KeyBound::Unbounded,
+                forward: true,
+            },
+            _ => access,
+        })
     }
 
     /// Reads the rows of `t` through `access` that `pred` accepts, handing each to `sink`
