@@ -4,7 +4,7 @@
 //! Everything persists in the engine: a table's SQL description is in its `TableDef` (each
 //! column's `sql_type` is `SqlType::persisted()`, the rest is JSON in `TableDef::options`);
 //! databases are rows of `mysql/innoxide_schemata`; users are rows of `mysql/user`; their
-//! privileges rows of `mysql/innoxide_grants` (privs.rs); views rows of `mysql/innoxide_views`
+//! privileges rows of `mysql/innoxide_grants` and `mysql/innoxide_column_grants` (privs.rs); views rows of `mysql/innoxide_views`
 //! (`ViewDef` as JSON, the SELECT as written). An empty data directory gets these tables, the `mysql` database and root@localhost without a password and with every
 //! privilege; a data directory from before privileges existed gets the grants table with
 //! every privilege for each existing account (what they could do until then).
@@ -53,6 +53,7 @@ pub const TEMP_PREFIX: &str = "#sql-";
 const SCHEMATA: &str = "mysql/innoxide_schemata";
 const USERS: &str = "mysql/user";
 const GRANTS: &str = "mysql/innoxide_grants";
+const COLUMN_GRANTS: &str = "mysql/innoxide_column_grants";
 const VIEWS: &str = "mysql/innoxide_views";
 const ROLES: &str = "mysql/innoxide_roles";
 
@@ -507,6 +508,28 @@ impl Catalog {
                 ))
                 .map_err(engine_error)?;
         }
+        if self.engine.table(COLUMN_GRANTS).is_err() {
+            self.engine
+                .create_table(TableDef::new(
+                    COLUMN_GRANTS,
+                    vec![
+                        ColumnDef::new("host", var(255)),
+                        ColumnDef::new("user", var(128)),
+                        ColumnDef::new("db", var(64)),
+                        ColumnDef::new("tbl", var(64)),
+                        ColumnDef::new("col", var(64)),
+                        ColumnDef::new(
+                            "privs",
+                            ColumnKind::Int {
+                                bytes: 8,
+                                unsigned: true,
+                            },
+                        ),
+                    ],
+                    Some(vec![0, 1, 2, 3, 4]),
+                ))
+                .map_err(engine_error)?;
+        }
         if self.engine.table(GRANTS).is_err() {
             let t = self
                 .engine
@@ -777,6 +800,7 @@ impl Catalog {
                         "innoxide_schemata"
                             | "user"
                             | "innoxide_grants"
+                            | "innoxide_column_grants"
                             | "innoxide_views"
                             | "innoxide_roles"
                     ))
@@ -1185,6 +1209,13 @@ impl Catalog {
             trx.delete(&gt, &grant_row(h, u, d, tb, 0)[..4])
                 .map_err(engine_error)?;
         }
+        let ct = self.engine.table(COLUMN_GRANTS).map_err(engine_error)?;
+        for r in self.column_grant_rows()? {
+            if r.0 == host && r.1 == user {
+                trx.delete(&ct, &column_grant_row(&r)[..5])
+                    .map_err(engine_error)?;
+            }
+        }
         // Its role rows, either side (a dropped role is no longer granted or a default).
         let rt = self.engine.table(ROLES).map_err(engine_error)?;
         for r in self.role_rows()? {
@@ -1337,8 +1368,24 @@ impl Catalog {
             .collect())
     }
 
+    fn column_grant_rows(&self) -> Result<Vec<crate::privs::ColumnGrantRow>, SqlError> {
+        Ok(self
+            .scan_all(COLUMN_GRANTS)?
+            .into_iter()
+            .map(|r| {
+                let s =
+                    |i: usize| String::from_utf8_lossy(r[i].as_bytes().unwrap_or(b"")).to_string();
+                let bits = match r[5] {
+                    Value::UInt(b) => b,
+                    _ => 0,
+                };
+                (s(0), s(1), s(2), s(3), s(4), bits)
+            })
+            .collect())
+    }
+
     fn load_grants(&self) -> Result<(), SqlError> {
-        let mut g = crate::privs::Grants::from_rows(self.grant_rows()?);
+        let mut g = crate::privs::Grants::from_rows(self.grant_rows()?, self.column_grant_rows()?);
         g.add_roles(self.role_rows()?);
         let users = self.users()?;
         g.mandatory = (self.mandatory.read().iter())
@@ -1414,9 +1461,71 @@ impl Catalog {
         }
         Ok(old)
     }
+
+    /// Sets (or with `add` false, takes away) privileges of one account on columns of
+    /// `db.tbl`, in one transaction. Returns, per column, the bits it held there before.
+    pub fn change_column_grants(
+        &self,
+        user: &str,
+        host: &str,
+        db: &str,
+        tbl: &str,
+        changes: &[(String, u64)],
+        add: bool,
+    ) -> Result<Vec<u64>, SqlError> {
+        let _g = self.ddl.lock();
+        let t = self.engine.table(COLUMN_GRANTS).map_err(engine_error)?;
+        let rows = self.column_grant_rows()?;
+        let mut olds = Vec::with_capacity(changes.len());
+        let mut trx = self.engine.begin();
+        let mut changed = false;
+        for (col, bits) in changes {
+            let old = (rows.iter())
+                .find(|r| r.0 == host && r.1 == user && r.2 == db && r.3 == tbl && r.4 == *col)
+                .map_or(0, |r| r.5);
+            olds.push(old);
+            let new = if add { old | bits } else { old & !bits };
+            if new == old {
+                continue;
+            }
+            changed = true;
+            let row = (
+                host.into(),
+                user.into(),
+                db.into(),
+                tbl.into(),
+                col.clone(),
+                new,
+            );
+            let row = column_grant_row(&row);
+            if old != 0 {
+                trx.delete(&t, &row[..5]).map_err(engine_error)?;
+            }
+            if new != 0 {
+                trx.insert(&t, &row).map_err(engine_error)?;
+            }
+        }
+        trx.commit().map_err(engine_error)?;
+        if changed {
+            self.load_grants()?;
+        }
+        Ok(olds)
+    }
 }
 
 const ALL_WITH_GRANT: u64 = crate::privs::GLOBAL_ALL | crate::privs::GRANT_OPTION;
+
+/// A row of `mysql/innoxide_column_grants`.
+fn column_grant_row(r: &crate::privs::ColumnGrantRow) -> [Value; 6] {
+    [
+        Value::from(r.0.as_str()),
+        Value::from(r.1.as_str()),
+        Value::from(r.2.as_str()),
+        Value::from(r.3.as_str()),
+        Value::from(r.4.as_str()),
+        Value::UInt(r.5),
+    ]
+}
 
 /// A row of `mysql/innoxide_roles` from a `RoleRow`.
 fn role_row(r: &crate::privs::RoleRow) -> [Value; 6] {

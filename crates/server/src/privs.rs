@@ -10,7 +10,11 @@
 //! - P1: a stored privilege set is never 0 (a REVOKE that empties a row deletes it), and holds
 //!   only privileges valid at its level (`level_mask`).
 //! - P2: what an account may do on a table is the union of its global, database and table
-//!   grants (no column grants, no partial revokes).
+//!   grants (no partial revokes); on a column, that and its grants on the column (SELECT,
+//!   INSERT, UPDATE, REFERENCES: `COLUMN_ALL`), stored as rows of
+//!   `mysql/innoxide_column_grants` (host, user, db, tbl, col, privs). A statement that lacks
+//!   a table privilege the account holds on some columns of the table is checked column by
+//!   column (access.rs A3).
 //! - P3: with roles active, what a session may do is the union of its account's grants and
 //!   those of its active roles still granted to it and of the roles granted to those,
 //!   transitively. Roles persist as rows of `mysql/innoxide_roles` (`RoleRow`).
@@ -103,6 +107,8 @@ pub const TABLE_ALL: u64 = SELECT
     | bit("CREATE VIEW")
     | bit("SHOW VIEW")
     | bit("TRIGGER");
+/// What may be granted on a column.
+pub const COLUMN_ALL: u64 = SELECT | INSERT | UPDATE | bit("REFERENCES");
 /// LOCK TABLES (database level).
 pub const LOCK_TABLES: u64 = bit("LOCK TABLES");
 /// What may be granted ON db.* (ALL there).
@@ -174,6 +180,8 @@ pub struct AccountPrivs {
     pub global: u64,
     pub dbs: BTreeMap<String, u64>,
     pub tables: BTreeMap<(String, String), u64>,
+    /// Column grants: (db, table) to column to privileges (within COLUMN_ALL).
+    pub columns: BTreeMap<(String, String), BTreeMap<String, u64>>,
 }
 
 impl AccountPrivs {
@@ -195,12 +203,34 @@ impl AccountPrivs {
         self.on_db(db) | t
     }
 
+    /// The privileges granted on some column of `db.table` (the union over its columns).
+    pub fn on_some_column(&self, db: &str, table: &str) -> u64 {
+        if self.columns.is_empty() {
+            return 0;
+        }
+        (self.columns.get(&(db.to_string(), table.to_string())))
+            .map_or(0, |m| m.values().fold(0, |a, b| a | b))
+    }
+
+    /// The privileges on column `col` of `db.table`: the table's and the column's own (column
+    /// names compare case-insensitively).
+    pub fn on_column(&self, db: &str, table: &str, col: &str) -> u64 {
+        let own = match self.columns.get(&(db.to_string(), table.to_string())) {
+            Some(m) => (m.iter())
+                .filter(|(c, _)| c.eq_ignore_ascii_case(col))
+                .fold(0, |a, (_, b)| a | b),
+            None => 0,
+        };
+        self.on_table(db, table) | own
+    }
+
     /// Whether the account may see database `db` at all (USE, SHOW DATABASES): some
-    /// privilege on it or on one of its tables.
+    /// privilege on it or on one of its tables or their columns.
     pub fn sees_db(&self, db: &str) -> bool {
         self.on_db(db) & DB_ALL != 0
             || self.global & SHOW_DATABASES != 0
             || self.tables.keys().any(|(d, _)| d == db)
+            || self.columns.keys().any(|(d, _)| d == db)
     }
 
     /// SHOW GRANTS' lines for `'user'@'host'`, as MySQL 8.0 writes them: the global line
@@ -227,10 +257,68 @@ impl AccountPrivs {
         for (db, bits) in &self.dbs {
             v.push(line(*bits, DB_ALL, &format!("`{db}`.*")));
         }
-        for ((db, t), bits) in &self.tables {
-            v.push(line(*bits, TABLE_ALL, &format!("`{db}`.`{t}`")));
+        let mut tables: Vec<&(String, String)> = self.tables.keys().collect();
+        tables.extend(
+            self.columns
+                .keys()
+                .filter(|k| !self.tables.contains_key(*k)),
+        );
+        tables.sort();
+        for key in tables {
+            let on = format!("`{}`.`{}`", key.0, key.1);
+            let bits = self.tables.get(key).copied().unwrap_or(0);
+            match self.columns.get(key) {
+                None => v.push(line(bits, TABLE_ALL, &on)),
+                Some(cols) => v.push(with_columns(bits, cols, &on, &to)),
+            }
         }
         v
+    }
+}
+
+/// A SHOW GRANTS line for a table with column grants, as MySQL writes it: each privilege
+/// in order, a table-level one named, then again with its columns when it also has column
+/// grants (`SELECT, SELECT (`a`)`); one held on columns only is named with its columns.
+fn with_columns(bits: u64, cols: &BTreeMap<String, u64>, on: &str, to: &str) -> String {
+    let col_bits = cols.values().fold(0, |a, b| a | b);
+    let mut parts: Vec<String> = Vec::new();
+    for (i, name) in NAMES.iter().enumerate() {
+        let b = 1u64 << i;
+        if bits & b != 0 {
+            parts.push(name.to_string());
+        }
+        if col_bits & b != 0 {
+            let names: Vec<String> = (cols.iter())
+                .filter(|(_, x)| *x & b != 0)
+                .map(|(c, _)| format!("`{}`", c.replace('`', "``")))
+                .collect();
+            parts.push(format!("{name} ({})", names.join(", ")));
+        }
+    }
+    let opt = if bits & GRANT_OPTION != 0 {
+        " WITH GRANT OPTION"
+    } else {
+        ""
+    };
+    format!("GRANT {} ON {on} {to}{opt}", parts.join(", "))
+}
+
+impl AccountPrivs {
+    /// Adds `other`'s grants to these (a role's, P3).
+    fn merge(&mut self, other: &AccountPrivs) {
+        self.global |= other.global;
+        for (db, bits) in &other.dbs {
+            *self.dbs.entry(db.clone()).or_default() |= bits;
+        }
+        for (t, bits) in &other.tables {
+            *self.tables.entry(t.clone()).or_default() |= bits;
+        }
+        for (t, cols) in &other.columns {
+            let mine = self.columns.entry(t.clone()).or_default();
+            for (c, bits) in cols {
+                *mine.entry(c.clone()).or_default() |= bits;
+            }
+        }
     }
 }
 
@@ -246,6 +334,9 @@ pub fn names_of(bits: u64) -> Vec<&'static str> {
 
 /// One stored grant: (host, user, db, tbl, privileges); db and tbl "" above their level.
 pub type GrantRow = (String, String, String, String, u64);
+
+/// One stored column grant: (host, user, db, tbl, column, privileges).
+pub type ColumnGrantRow = (String, String, String, String, String, u64);
 
 /// One stored role row: (kind, host, user, role host, role user, WITH ADMIN OPTION); kind
 /// "R": the account is a role (role columns empty); "G": the role is granted to the account;
@@ -270,8 +361,11 @@ pub struct Grants {
 }
 
 impl Grants {
-    /// Builds the map from the stored rows (host, user, db, tbl, privs).
-    pub fn from_rows(rows: impl IntoIterator<Item = GrantRow>) -> Self {
+    /// Builds the map from the stored rows (host, user, db, tbl, privs) and column rows.
+    pub fn from_rows(
+        rows: impl IntoIterator<Item = GrantRow>,
+        columns: impl IntoIterator<Item = ColumnGrantRow>,
+    ) -> Self {
         let mut m: HashMap<(String, String), AccountPrivs> = HashMap::new();
         for (host, user, db, tbl, bits) in rows {
             let a = m.entry((user, host)).or_default();
@@ -280,6 +374,14 @@ impl Grants {
                 (false, true) => *a.dbs.entry(db).or_default() |= bits,
                 (false, false) => *a.tables.entry((db, tbl)).or_default() |= bits,
             }
+        }
+        for (host, user, db, tbl, col, bits) in columns {
+            let a = m.entry((user, host)).or_default();
+            *a.columns
+                .entry((db, tbl))
+                .or_default()
+                .entry(col)
+                .or_default() |= bits;
         }
         Grants {
             accounts: m.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
@@ -347,14 +449,7 @@ impl Grants {
             if !seen.insert(r.clone()) {
                 continue;
             }
-            let p = self.of(&r.0, &r.1);
-            acc.global |= p.global;
-            for (db, bits) in &p.dbs {
-                *acc.dbs.entry(db.clone()).or_default() |= bits;
-            }
-            for (t, bits) in &p.tables {
-                *acc.tables.entry(t.clone()).or_default() |= bits;
-            }
+            acc.merge(&self.of(&r.0, &r.1));
             stack.extend(self.granted_to(&r).iter().map(|(g, _)| g.clone()));
         }
         Arc::new(acc)
@@ -391,17 +486,20 @@ mod tests {
 
     #[test]
     fn union_and_show() {
-        let g = Grants::from_rows([
-            ("%".into(), "u".into(), "".into(), "".into(), PROCESS),
-            ("%".into(), "u".into(), "d".into(), "".into(), DB_ALL),
-            (
-                "%".into(),
-                "u".into(),
-                "e".into(),
-                "t".into(),
-                SELECT | INSERT | GRANT_OPTION,
-            ),
-        ]);
+        let g = Grants::from_rows(
+            [
+                ("%".into(), "u".into(), "".into(), "".into(), PROCESS),
+                ("%".into(), "u".into(), "d".into(), "".into(), DB_ALL),
+                (
+                    "%".into(),
+                    "u".into(),
+                    "e".into(),
+                    "t".into(),
+                    SELECT | INSERT | GRANT_OPTION,
+                ),
+            ],
+            [],
+        );
         let a = g.of("u", "%");
         assert_eq!(a.on_table("d", "x"), PROCESS | DB_ALL);
         assert_eq!(a.on_table("e", "t") & SELECT, SELECT);

@@ -598,3 +598,191 @@ fn mandatory_roles_as_mysql() {
     u4.query_drop("INSERT INTO t VALUES (3)").unwrap();
     assert_eq!(s.panics(), Vec::<String>::new());
 }
+
+/// Column privileges (MySQL 8.0): GRANT/REVOKE SELECT, INSERT, UPDATE, REFERENCES on columns,
+/// SHOW GRANTS' form, each statement checked on the columns it reads and writes (1143), SHOW
+/// COLUMNS and information_schema.COLUMNS listing only columns with a privilege,
+/// mysql.columns_priv and information_schema.COLUMN_PRIVILEGES, a restart, DROP USER.
+#[test]
+fn column_privileges_as_mysql() {
+    let s = start();
+    let mut root = connect(&s);
+    for q in [
+        "CREATE DATABASE cp",
+        "CREATE TABLE cp.t (id INT PRIMARY KEY, a INT, b INT, secret VARCHAR(10))",
+        "INSERT INTO cp.t VALUES (1, 10, 100, 'x'), (2, 20, 200, 'y')",
+        "CREATE USER 'cu'@'%' IDENTIFIED BY 'pw'",
+        "GRANT SELECT (id, a, b), UPDATE (b) ON cp.t TO cu",
+        "GRANT INSERT (id, a) ON cp.t TO cu",
+    ] {
+        root.query_drop(q).unwrap();
+    }
+    let shown = vec![
+        "GRANT USAGE ON *.* TO `cu`@`%`".to_string(),
+        "GRANT SELECT (`a`, `b`, `id`), INSERT (`a`, `id`), UPDATE (`b`) ON `cp`.`t` TO `cu`@`%`"
+            .to_string(),
+    ];
+    assert_eq!(grants(&mut root, "SHOW GRANTS FOR cu"), shown);
+    // Bad grants: a column that does not exist, a privilege columns cannot have, a level
+    // that has no columns, a REVOKE of a column grant that is not there.
+    assert_eq!(err(&mut root, "GRANT SELECT (nope) ON cp.t TO cu"), 1054);
+    assert_eq!(err(&mut root, "GRANT DELETE (a) ON cp.t TO cu"), 1144);
+    assert_eq!(err(&mut root, "GRANT SELECT (a) ON cp.* TO cu"), 1144);
+    assert_eq!(
+        err(&mut root, "REVOKE SELECT (secret) ON cp.t FROM cu"),
+        1147
+    );
+
+    let mut u = as_user(&s, "cu", "pw", Some("cp")).unwrap();
+    let got: Vec<(i64, i64)> = u.query("SELECT id, a FROM t ORDER BY id").unwrap();
+    assert_eq!(got, [(1, 10), (2, 20)]);
+    let n: i64 = u
+        .query_first("SELECT COUNT(*) FROM t WHERE b > 150")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 1);
+    for q in [
+        "SELECT * FROM t",
+        "SELECT secret FROM t",
+        "SELECT id FROM t WHERE secret = 'x'",
+        "SELECT id FROM t ORDER BY secret",
+        "SELECT (SELECT MAX(secret) FROM t) AS m",
+        "UPDATE t SET a = 1",
+        "UPDATE t SET b = 1 WHERE secret = 'x'",
+        "INSERT INTO t (id, b) VALUES (3, 3)",
+        "INSERT INTO t VALUES (3, 3, 3, 'z')",
+    ] {
+        assert_eq!(err(&mut u, q), 1143, "{q}");
+    }
+    // The first column lacking the privilege is named, as MySQL names it.
+    let e = u.query_drop("SELECT * FROM t").unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "SELECT command denied to user 'cu'@'localhost' for column 'secret' in table 't'"
+        ),
+        "{e}"
+    );
+    // What the grants allow.
+    u.query_drop("UPDATE t SET b = b + 1 WHERE a = 10").unwrap();
+    u.query_drop("INSERT INTO t (id, a) VALUES (3, 30)")
+        .unwrap();
+    let b: Option<i64> = u
+        .query_first("SELECT b FROM t WHERE id = 1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(b, Some(101));
+    // No table-level privilege: DELETE and REPLACE are 1142.
+    assert_eq!(err(&mut u, "DELETE FROM t WHERE id = 3"), 1142);
+    assert_eq!(
+        err(
+            &mut u,
+            "SELECT x.id FROM cp.t AS x, cp.t AS y WHERE y.secret = x.secret"
+        ),
+        1143
+    );
+    // A prepared statement keeps its plan and is checked again at each execution.
+    let st = u.prep("SELECT a FROM t WHERE id = ?").unwrap();
+    let a: Option<i64> = u.exec_first(&st, (2,)).unwrap();
+    assert_eq!(a, Some(20));
+    root.query_drop("REVOKE SELECT (a) ON cp.t FROM cu")
+        .unwrap();
+    let e = u.exec_first::<i64, _, _>(&st, (2,)).unwrap_err();
+    assert_eq!(code_of(&e), 1143);
+    // Only the columns with a privilege are listed.
+    let cols: Vec<String> = u
+        .query_map("SHOW COLUMNS FROM t", |r: mysql::Row| {
+            r.get::<String, _>(0).unwrap()
+        })
+        .unwrap();
+    assert_eq!(cols, ["id", "a", "b"]);
+    let cols: Vec<String> = u
+        .query(
+            "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'cp' \
+             ORDER BY ORDINAL_POSITION",
+        )
+        .unwrap();
+    assert_eq!(cols, ["id", "a", "b"]);
+    let privs: Vec<(String, String, String)> = u
+        .query(
+            "SELECT COLUMN_NAME, PRIVILEGE_TYPE, IS_GRANTABLE FROM \
+             information_schema.COLUMN_PRIVILEGES ORDER BY COLUMN_NAME, PRIVILEGE_TYPE",
+        )
+        .unwrap();
+    let want: Vec<(String, String, String)> = [
+        ("a", "INSERT"),
+        ("b", "SELECT"),
+        ("b", "UPDATE"),
+        ("id", "INSERT"),
+        ("id", "SELECT"),
+    ]
+    .iter()
+    .map(|(c, p)| (c.to_string(), p.to_string(), "NO".to_string()))
+    .collect();
+    assert_eq!(privs, want);
+    let rows: Vec<(String, String, String)> = root
+        .query(
+            "SELECT User, Column_name, Column_priv FROM mysql.columns_priv \
+             ORDER BY Column_name",
+        )
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            ("cu".into(), "a".into(), "Insert".into()),
+            ("cu".into(), "b".into(), "Select,Update".into()),
+            ("cu".into(), "id".into(), "Select,Insert".into()),
+        ]
+    );
+    let tp: (String, String) = root
+        .query_first("SELECT Table_priv, Column_priv FROM mysql.tables_priv WHERE User = 'cu'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(tp, ("".to_string(), "Select,Insert,Update".to_string()));
+    // A table privilege beside column ones: named, then again with its columns.
+    root.query_drop("GRANT SELECT ON cp.t TO cu WITH GRANT OPTION")
+        .unwrap();
+    let all = grants(&mut root, "SHOW GRANTS FOR cu");
+    assert_eq!(
+        all[1],
+        "GRANT SELECT, SELECT (`b`, `id`), INSERT (`a`, `id`), UPDATE (`b`) ON `cp`.`t` TO \
+         `cu`@`%` WITH GRANT OPTION"
+    );
+    let n: i64 = u
+        .query_first("SELECT COUNT(secret) FROM t")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 2, "row 3 was inserted without one");
+    root.query_drop("REVOKE SELECT, GRANT OPTION ON cp.t FROM cu")
+        .unwrap();
+    assert_eq!(err(&mut u, "SELECT secret FROM t"), 1143);
+
+    // Column grants survive a restart; REVOKE ALL and DROP USER take them away.
+    drop((u, root));
+    let dir = s.stop_keep_dir(false);
+    let s = start_in(dir, false, &[]);
+    let mut root = connect(&s);
+    let after = grants(&mut root, "SHOW GRANTS FOR cu");
+    assert_eq!(
+        after[1],
+        "GRANT SELECT (`b`, `id`), INSERT (`a`, `id`), UPDATE (`b`) ON `cp`.`t` TO `cu`@`%`"
+    );
+    root.query_drop("REVOKE ALL PRIVILEGES, GRANT OPTION FROM cu")
+        .unwrap();
+    assert_eq!(
+        grants(&mut root, "SHOW GRANTS FOR cu"),
+        ["GRANT USAGE ON *.* TO `cu`@`%`"]
+    );
+    root.query_drop("GRANT SELECT (a) ON cp.t TO cu").unwrap();
+    root.query_drop("DROP USER cu").unwrap();
+    root.query_drop("CREATE USER cu IDENTIFIED BY 'pw'")
+        .unwrap();
+    assert_eq!(
+        grants(&mut root, "SHOW GRANTS FOR cu"),
+        ["GRANT USAGE ON *.* TO `cu`@`%`"]
+    );
+    let n: i64 = root
+        .query_first("SELECT COUNT(*) FROM mysql.columns_priv")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 0);
+}

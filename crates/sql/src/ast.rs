@@ -205,12 +205,15 @@ pub enum Statement {
     /// "GRANT OPTION")
     Grant {
         privileges: Vec<String>,
+        /// Column privileges: `SELECT (a, b)` as ("SELECT", ["a", "b"]).
+        columns: Vec<(String, Vec<String>)>,
         on: GrantOn,
         users: Vec<UserName>,
     },
     /// REVOKE privileges ON what FROM users
     Revoke {
         privileges: Vec<String>,
+        columns: Vec<(String, Vec<String>)>,
         on: GrantOn,
         users: Vec<UserName>,
     },

@@ -75,6 +75,7 @@ codes! {
     ER_PASSWORD_NO_MATCH = 1133, "42000", "Can't find any matching row in the user table";
     ER_NONEXISTING_GRANT = 1141, "42000", "There is no such grant defined for user '%s' on host '%s'";
     ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'";
+    ER_COLUMNACCESS_DENIED_ERROR = 1143, "42000", "%s command denied to user '%s'@'%s' for column '%s' in table '%s'";
     ER_ILLEGAL_GRANT_FOR_TABLE = 1144, "42000", "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used";
     ER_NONEXISTING_TABLE_GRANT = 1147, "42000", "There is no such grant defined for user '%s' on host '%s' on table '%s'";
     ER_CANT_CREATE_USER_WITH_GRANT = 1410, "42000", "You are not allowed to create a user with GRANT";

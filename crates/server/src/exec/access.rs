@@ -11,6 +11,10 @@
 //!   re-read before any check when the version moved, so a REVOKE takes effect at the next
 //!   statement of every session of that account (MySQL: at the next statement too).
 //! - A2: information_schema and performance_schema may always be read.
+//! - A3: a SELECT, INSERT or UPDATE may lack a table privilege the account holds on some
+//!   columns of the table (`check_table_or_columns`); each column the statement reads
+//!   (SELECT), writes (INSERT, UPDATE) is then checked (`check_columns`, 1143), once the
+//!   statement's columns are known and again at each execution of a kept plan.
 //!
 //! LOCKING: none of its own (catalog calls only).
 
@@ -78,15 +82,73 @@ impl Session {
         ))
     }
 
+    /// A3: `check_table`, except that privileges of `need` the account holds only on some
+    /// columns of the table pass; those are returned, for `check_columns`.
+    pub(crate) fn check_table_or_columns(
+        &mut self,
+        db: &str,
+        table: &str,
+        need: u64,
+    ) -> Result<u64, SqlError> {
+        if self.holds_globally(need) || (need & !privs::SELECT == 0 && is_system_schema(db)) {
+            self.use_table(db, table, need & !privs::SELECT != 0)?;
+            return Ok(0);
+        }
+        let p = self.privs();
+        let missing = need & !p.on_table(db, table);
+        let lacking = missing & !p.on_some_column(db, table);
+        if lacking != 0 {
+            return Err(SqlError::new(
+                ER_TABLEACCESS_DENIED_ERROR,
+                &[&privs::first_name(lacking), &self.user, &self.host, &table],
+            ));
+        }
+        self.use_table(db, table, need & !privs::SELECT != 0)?;
+        Ok(missing)
+    }
+
+    /// A3: error 1143 unless the account holds `bits` on each of `columns` of `db.table`.
+    pub(crate) fn check_columns<'c>(
+        &mut self,
+        db: &str,
+        table: &str,
+        bits: u64,
+        columns: impl IntoIterator<Item = &'c str>,
+    ) -> Result<(), SqlError> {
+        if bits == 0 {
+            return Ok(());
+        }
+        for c in columns {
+            let has = self.privs().on_column(db, table, c);
+            if has & bits != bits {
+                return Err(SqlError::new(
+                    ER_COLUMNACCESS_DENIED_ERROR,
+                    &[
+                        &privs::first_name(bits & !has),
+                        &self.user,
+                        &self.host,
+                        &c,
+                        &table,
+                    ],
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Error 1142 (`verb` command) unless the account holds some privilege on `db.table`
-    /// (SHOW COLUMNS, SHOW CREATE TABLE, SHOW INDEX).
+    /// or one of its columns (SHOW COLUMNS, SHOW CREATE TABLE, SHOW INDEX).
     pub(crate) fn check_table_any(
         &mut self,
         db: &str,
         table: &str,
         verb: &str,
     ) -> Result<(), SqlError> {
-        if is_system_schema(db) || self.privs().on_table(db, table) & privs::TABLE_ALL != 0 {
+        let p = self.privs();
+        if is_system_schema(db)
+            || p.on_table(db, table) & privs::TABLE_ALL != 0
+            || p.on_some_column(db, table) != 0
+        {
             return Ok(());
         }
         Err(SqlError::new(
@@ -122,7 +184,14 @@ impl Session {
 
     /// Whether the account may see table `db.table` (SHOW TABLES, information_schema).
     pub(crate) fn sees_table(&mut self, db: &str, table: &str) -> bool {
-        self.privs().on_table(db, table) & privs::TABLE_ALL != 0
+        let p = self.privs();
+        p.on_table(db, table) & privs::TABLE_ALL != 0 || p.on_some_column(db, table) != 0
+    }
+
+    /// Whether the account holds some privilege on column `col` of `db.table` (SHOW COLUMNS
+    /// and information_schema.COLUMNS list only those).
+    pub(crate) fn sees_column(&mut self, db: &str, table: &str, col: &str) -> bool {
+        is_system_schema(db) || self.privs().on_column(db, table, col) & privs::TABLE_ALL != 0
     }
 
     /// Error 1044 unless the session may USE `db` (also COM_INIT_DB and the handshake's
@@ -283,9 +352,13 @@ impl Session {
     /// GRANT and REVOKE: the granter must hold the privileges and GRANT OPTION at the
     /// level (or globally); the accounts must exist (GRANT: 1410, REVOKE: 1141), and a
     /// REVOKE at a database or table level must find a grant there (1141, 1147).
+    /// Column privileges (`SELECT (a, b)`) go on a table only (1144), are SELECT, INSERT,
+    /// UPDATE or REFERENCES (1144), name its columns (1054), and a REVOKE must find each one
+    /// (1147).
     pub(crate) fn grant(
         &mut self,
         privileges: &[String],
+        columns: &[(String, Vec<String>)],
         on: &GrantOn,
         users: &[ast::UserName],
         add: bool,
@@ -312,7 +385,40 @@ impl Session {
                 (Level::Table, d, n.name.clone())
             }
         };
+        // Column privileges: (column as the table names it, privileges).
+        let mut col_changes: Vec<(String, u64)> = Vec::new();
+        if !columns.is_empty() {
+            if level != Level::Table {
+                return Err(SqlError::new(ER_ILLEGAL_GRANT_FOR_TABLE, &[]));
+            }
+            let t = self.server.catalog.table(&db, &tbl)?;
+            for (p, cols) in columns {
+                let b = privs::parse_list(std::slice::from_ref(p), level)?;
+                if b == 0 || b & !privs::COLUMN_ALL != 0 {
+                    return Err(SqlError::new(ER_ILLEGAL_GRANT_FOR_TABLE, &[]));
+                }
+                for c in cols {
+                    let Some(i) = t.column(c) else {
+                        return Err(SqlError::new(ER_BAD_FIELD_ERROR, &[c, &tbl]));
+                    };
+                    let name = &t.columns[i].name;
+                    match col_changes.iter_mut().find(|x| &x.0 == name) {
+                        Some(x) => x.1 |= b,
+                        None => col_changes.push((name.clone(), b)),
+                    }
+                }
+            }
+        }
         let bits = privs::parse_list(privileges, level)?;
+        // The granter holds each column privilege on the column (or the table).
+        for (c, b) in &col_changes {
+            if self.privs().on_column(&db, &tbl, c) & b != *b {
+                return Err(SqlError::new(
+                    ER_TABLEACCESS_DENIED_ERROR,
+                    &[&"GRANT", &self.user, &self.host, &tbl],
+                ));
+            }
+        }
         let need = bits | privs::GRANT_OPTION;
         let has = match level {
             Level::Global => self.privs().global,
@@ -339,7 +445,28 @@ impl Session {
                 SqlError::new(ER_NONEXISTING_GRANT, &[&u.user, &u.host])
             });
         }
+        if !add && !col_changes.is_empty() {
+            // Every column grant revoked must be there (checked before anything changes).
+            for u in users {
+                let p = cat.privileges(&u.user, &u.host);
+                let held = p.columns.get(&(db.clone(), tbl.clone()));
+                for (c, b) in &col_changes {
+                    if held.and_then(|m| m.get(c)).is_none_or(|h| h & b != *b) {
+                        return Err(SqlError::new(
+                            ER_NONEXISTING_TABLE_GRANT,
+                            &[&u.user, &u.host, &tbl],
+                        ));
+                    }
+                }
+            }
+        }
         for u in users {
+            if !col_changes.is_empty() {
+                cat.change_column_grants(&u.user, &u.host, &db, &tbl, &col_changes, add)?;
+                if bits == 0 {
+                    continue;
+                }
+            }
             let old = cat.change_grant(&u.user, &u.host, &db, &tbl, bits, add)?;
             if !add && old == 0 {
                 match level {
@@ -388,6 +515,10 @@ impl Session {
             }
             for (db, t) in p.tables.keys() {
                 cat.change_grant(&u.user, &u.host, db, t, u64::MAX, false)?;
+            }
+            for ((db, t), cols) in &p.columns {
+                let all: Vec<(String, u64)> = cols.keys().map(|c| (c.clone(), u64::MAX)).collect();
+                cat.change_column_grants(&u.user, &u.host, db, t, &all, false)?;
             }
         }
         Ok(Output::ok(0))

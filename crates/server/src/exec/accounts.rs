@@ -271,7 +271,14 @@ impl Session {
             "tables_priv" => {
                 let mut rows = Vec::new();
                 for u in &users {
-                    for ((db, table), bits) in &cat.privileges(&u.user, &u.host).tables {
+                    let p = cat.privileges(&u.user, &u.host);
+                    let mut keys: Vec<&(String, String)> = p.tables.keys().collect();
+                    keys.extend(p.columns.keys().filter(|k| !p.tables.contains_key(*k)));
+                    keys.sort();
+                    for key in keys {
+                        let (db, table) = key;
+                        let bits = &p.tables.get(key).copied().unwrap_or(0);
+                        let on_columns = p.on_some_column(db, table);
                         let names: Vec<String> = privs::names_of(*bits & !privs::GRANT_OPTION)
                             .iter()
                             .map(|n| table_priv_name(n))
@@ -285,7 +292,7 @@ impl Session {
                             s(""),
                             Datum::Null,
                             s(names.join(",")),
-                            s(""),
+                            s(column_privs(on_columns)),
                         ]);
                     }
                 }
@@ -301,8 +308,24 @@ impl Session {
                 ];
                 (text_cols(&names), rows)
             }
-            "columns_priv" => (
-                text_cols(&[
+            "columns_priv" => {
+                let mut rows = Vec::new();
+                for u in &users {
+                    for ((db, table), cols) in &cat.privileges(&u.user, &u.host).columns {
+                        for (c, bits) in cols {
+                            rows.push(vec![
+                                s(u.host.clone()),
+                                s(db.clone()),
+                                s(u.user.clone()),
+                                s(table.clone()),
+                                s(c.clone()),
+                                Datum::Null,
+                                s(column_privs(*bits)),
+                            ]);
+                        }
+                    }
+                }
+                let names = [
                     "Host",
                     "Db",
                     "User",
@@ -310,9 +333,9 @@ impl Session {
                     "Column_name",
                     "Timestamp",
                     "Column_priv",
-                ]),
-                Vec::new(),
-            ),
+                ];
+                (text_cols(&names), rows)
+            }
             "procs_priv" => (
                 text_cols(&[
                     "Host",
@@ -385,6 +408,15 @@ impl Session {
         };
         Ok((cols, rows))
     }
+}
+
+/// A set of column privileges as mysql.tables_priv's and columns_priv's Column_priv write it
+/// ("Select,Update").
+fn column_privs(bits: u64) -> String {
+    let names: Vec<String> = (privs::names_of(bits & privs::COLUMN_ALL).iter())
+        .map(|n| table_priv_name(n))
+        .collect();
+    names.join(",")
 }
 
 /// A privilege as mysql.tables_priv's Table_priv set names it ("Create View", "Show view").

@@ -430,14 +430,16 @@ impl Session {
             }
             Statement::Grant {
                 privileges,
+                columns,
                 on,
                 users,
-            } => self.grant(privileges, on, users, true),
+            } => self.grant(privileges, columns, on, users, true),
             Statement::Revoke {
                 privileges,
+                columns,
                 on,
                 users,
-            } => self.grant(privileges, on, users, false),
+            } => self.grant(privileges, columns, on, users, false),
             Statement::RevokeAll { users } => self.revoke_all(users),
             Statement::CreateRole {
                 if_not_exists,

@@ -1578,6 +1578,8 @@ impl Session {
         let mut sources: Vec<Source> = Vec::new();
         let mut index_use: Vec<IndexUse> = Vec::new();
         let mut width = 0;
+        // The tables read with column privileges only (access.rs A3), by scope position.
+        let mut column_checks: Vec<usize> = Vec::new();
         for (tr, kind, on) in &leaves {
             match tr {
                 // The previous round of the recursive CTE being run (recursive.rs).
@@ -1605,7 +1607,11 @@ impl Session {
                     let system = db.eq_ignore_ascii_case("information_schema")
                         || db.eq_ignore_ascii_case("performance_schema");
                     if !system {
-                        self.check_table(&db, &name.name, crate::privs::SELECT)?;
+                        let by_column =
+                            self.check_table_or_columns(&db, &name.name, crate::privs::SELECT)?;
+                        if by_column != 0 {
+                            column_checks.push(scope.len());
+                        }
                     }
                     let computed = if system {
                         Some(self.system_schema_table(&db, &name.name)?)
@@ -2014,6 +2020,9 @@ impl Session {
                 mark_columns(e, &mut used);
             }
         }
+        for &si in &column_checks {
+            self.check_read_columns(&scope[si], &used)?;
+        }
         // ORDER BY columns of the first table only, in one direction: an index of that table
         // may deliver the rows in order (P2). Under GROUP BY, the grouping columns (P4).
         let first_col = |c: &CExpr| match (c, sources.first()) {
@@ -2355,6 +2364,17 @@ impl Session {
             }
         }
         out
+    }
+
+    /// A3 (access.rs): SELECT on each column of table `st` the statement reads (`used`).
+    fn check_read_columns(&mut self, st: &ScopeTable, used: &[bool]) -> Result<(), SqlError> {
+        let Some(t) = &st.table else {
+            return Ok(());
+        };
+        let read = (st.columns.iter().enumerate())
+            .filter(|(i, c)| !c.2 && used.get(st.offset + i) == Some(&true))
+            .map(|(_, c)| c.0.as_str());
+        self.check_columns(&st.db, &t.name, crate::privs::SELECT, read)
     }
 
     /// S13: the rows a query of MIN and MAX alone (`SelectPlan::min_max`) needs, one per
@@ -3052,8 +3072,13 @@ impl Session {
             Source::Table(t, _, _) => Some(t),
             Source::Rows(..) | Source::Json(..) => None,
         });
-        for ((db, name), t) in plan.tables.iter().zip(bases) {
-            self.check_table(db, name, crate::privs::SELECT)?;
+        let scopes = (plan.sources.iter().zip(&plan.scope))
+            .filter(|(s, _)| matches!(s, Source::Table(..)))
+            .map(|(_, st)| st);
+        for (((db, name), t), st) in plan.tables.iter().zip(bases).zip(scopes) {
+            if self.check_table_or_columns(db, name, crate::privs::SELECT)? != 0 {
+                self.check_read_columns(st, &plan.used)?;
+            }
             if !Arc::ptr_eq(&self.server.catalog.table(db, name)?, t) {
                 self.reprepared();
                 return Ok(false);

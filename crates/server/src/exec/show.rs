@@ -10,6 +10,7 @@ use super::select::{conjuncts, Access};
 use super::typeinfo::TypeInfo;
 use super::{Column, Output, Session};
 use crate::catalog::{DefaultValue, SqlTable, SqlView};
+use crate::privs;
 use crate::vars::VarValue;
 
 fn s(x: impl Into<String>) -> Datum {
@@ -31,6 +32,7 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
         Some(&[
             "CHECK_CONSTRAINTS",
             "COLUMNS",
+            "COLUMN_PRIVILEGES",
             "ENGINES",
             "INNODB_BUFFER_POOL_STATS",
             "INNODB_CMP",
@@ -46,6 +48,7 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
             "STATISTICS",
             "TABLES",
             "TABLE_CONSTRAINTS",
+            "TABLE_PRIVILEGES",
             "VIEWS",
         ])
     } else if db.eq_ignore_ascii_case("performance_schema") {
@@ -281,6 +284,10 @@ impl Session {
                 };
                 let mut rows = Vec::new();
                 for (i, c) in t.visible() {
+                    // Only the columns the account holds some privilege on.
+                    if !self.sees_column(&db, &t.name, &c.name) {
+                        continue;
+                    }
                     let key = key_flag(&t, i);
                     let mut r = vec![s(c.name.clone()), s(c.ty.display())];
                     if *full {
@@ -894,6 +901,23 @@ impl Session {
             .collect()
     }
 
+    /// The accounts whose grants information_schema's privilege tables show, with their
+    /// grants: every account for one that may read the `mysql` schema, else its own.
+    fn privilege_holders(
+        &mut self,
+    ) -> Result<Vec<(String, std::sync::Arc<privs::AccountPrivs>)>, SqlError> {
+        let all = self.privs().on_db("mysql") & privs::SELECT != 0;
+        let cat = self.server.catalog.clone();
+        let mut out = Vec::new();
+        for u in cat.users()? {
+            if all || (u.user == self.user && u.host == self.account_host) {
+                let p = cat.privileges(&u.user, &u.host);
+                out.push((format!("'{}'@'{}'", u.user, u.host), p));
+            }
+        }
+        Ok(out)
+    }
+
     pub(crate) fn information_schema(
         &mut self,
         table: &str,
@@ -997,6 +1021,61 @@ impl Session {
                 ],
                 Vec::new(),
             ),
+            "COLUMN_PRIVILEGES" | "TABLE_PRIVILEGES" => {
+                let columns = t == "COLUMN_PRIVILEGES";
+                let mut rows = Vec::new();
+                for (grantee, p) in self.privilege_holders()? {
+                    for ((db, tb), bits) in &p.tables {
+                        if columns {
+                            continue;
+                        }
+                        let grantable = s(if bits & privs::GRANT_OPTION != 0 {
+                            "YES"
+                        } else {
+                            "NO"
+                        });
+                        for name in privs::names_of(*bits) {
+                            let head = [s(grantee.clone()), s("def"), s(db.clone()), s(tb.clone())];
+                            rows.push(
+                                head.into_iter()
+                                    .chain([s(name), grantable.clone()])
+                                    .collect(),
+                            );
+                        }
+                    }
+                    for ((db, tb), cols) in p.columns.iter().filter(|_| columns) {
+                        let on = p
+                            .tables
+                            .get(&(db.clone(), tb.clone()))
+                            .copied()
+                            .unwrap_or(0);
+                        let grantable = s(if on & privs::GRANT_OPTION != 0 {
+                            "YES"
+                        } else {
+                            "NO"
+                        });
+                        for (c, bits) in cols {
+                            for name in privs::names_of(*bits) {
+                                rows.push(vec![
+                                    s(grantee.clone()),
+                                    s("def"),
+                                    s(db.clone()),
+                                    s(tb.clone()),
+                                    s(c.clone()),
+                                    s(name),
+                                    grantable.clone(),
+                                ]);
+                            }
+                        }
+                    }
+                }
+                let mut names = vec!["GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME"];
+                if columns {
+                    names.push("COLUMN_NAME");
+                }
+                names.extend(["PRIVILEGE_TYPE", "IS_GRANTABLE"]);
+                (names, rows)
+            }
             "VIEWS" => (
                 vec![
                     "TABLE_CATALOG",
@@ -1170,6 +1249,9 @@ impl Session {
                             continue;
                         };
                         for (pos, (i, c)) in tb.visible().enumerate() {
+                            if !self.sees_column(&d.name, &name, &c.name) {
+                                continue;
+                            }
                             let extra = extra_of(&c.meta);
                             let mut row = i_s_column(
                                 [&d.name, &name, &c.name],

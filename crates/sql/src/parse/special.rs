@@ -1630,21 +1630,40 @@ impl<'a> P<'a, '_> {
             });
         }
         let mut privileges = Vec::new();
+        let mut columns: Vec<(String, Vec<String>)> = Vec::new();
         let mut cur: Vec<String> = Vec::new();
         loop {
             match self.peek() {
                 Some(t) if t.is("ON") || (!grant && t.is("FROM")) => break,
-                Some(t) if t.is_punct(",") => privileges.push(std::mem::take(&mut cur).join(" ")),
+                Some(t) if t.is_punct(",") => {
+                    // (After a column list the privilege is already taken.)
+                    if !cur.is_empty() {
+                        privileges.push(std::mem::take(&mut cur).join(" "));
+                    }
+                }
                 Some(t) if t.kind == Kind::Word => cur.push(t.text.to_ascii_uppercase()),
-                Some(t) if t.is_punct("(") => return Err(unsupported("column privileges")),
+                Some(t) if t.is_punct("(") && !cur.is_empty() => {
+                    // A column privilege: `SELECT (a, b)`.
+                    self.i += 1;
+                    let mut cols = vec![self.ident()?];
+                    while self.eat_punct(",") {
+                        cols.push(self.ident()?);
+                    }
+                    self.expect_punct(")")?;
+                    columns.push((std::mem::take(&mut cur).join(" "), cols));
+                    continue;
+                }
                 _ => return Err(self.err()),
             }
             self.i += 1;
         }
-        privileges.push(cur.join(" "));
+        if !cur.is_empty() || (privileges.is_empty() && columns.is_empty()) {
+            privileges.push(cur.join(" "));
+        }
         if self.eat("FROM") {
             // Only REVOKE ALL [PRIVILEGES], GRANT OPTION has no ON.
             let all = privileges.len() == 2
+                && columns.is_empty()
                 && matches!(privileges[0].as_str(), "ALL" | "ALL PRIVILEGES")
                 && privileges[1] == "GRANT OPTION";
             if !all {
@@ -1690,12 +1709,14 @@ impl<'a> P<'a, '_> {
         self.done(if grant {
             Statement::Grant {
                 privileges,
+                columns,
                 on,
                 users,
             }
         } else {
             Statement::Revoke {
                 privileges,
+                columns,
                 on,
                 users,
             }

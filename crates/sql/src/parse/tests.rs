@@ -972,6 +972,7 @@ fn transactions_and_set_exact() {
         p("GRANT SELECT, INSERT ON db.* TO 'u'@'localhost'"),
         Statement::Grant {
             privileges: vec!["SELECT".into(), "INSERT".into()],
+            columns: vec![],
             on: GrantOn::Database(Some("db".into())),
             users: vec![UserName {
                 user: "u".into(),
@@ -987,6 +988,7 @@ fn transactions_and_set_exact() {
         p("GRANT ALL PRIVILEGES ON *.* TO u WITH GRANT OPTION"),
         Statement::Grant {
             privileges: vec!["ALL PRIVILEGES".into(), "GRANT OPTION".into()],
+            columns: vec![],
             on: GrantOn::Global,
             users: vec![u()]
         }
@@ -995,6 +997,7 @@ fn transactions_and_set_exact() {
         p("REVOKE SELECT, SHOW VIEW ON TABLE `d`.`t` FROM u"),
         Statement::Revoke {
             privileges: vec!["SELECT".into(), "SHOW VIEW".into()],
+            columns: vec![],
             on: GrantOn::Table(ObjectName {
                 db: Some("d".into()),
                 name: "t".into()
@@ -1006,7 +1009,23 @@ fn transactions_and_set_exact() {
         p("GRANT INSERT ON * TO u"),
         Statement::Grant {
             privileges: vec!["INSERT".into()],
+            columns: vec![],
             on: GrantOn::Database(None),
+            users: vec![u()]
+        }
+    );
+    assert_eq!(
+        p("GRANT SELECT (a, `b c`), UPDATE (a), INSERT ON d.t TO u"),
+        Statement::Grant {
+            privileges: vec!["INSERT".into()],
+            columns: vec![
+                ("SELECT".into(), vec!["a".into(), "b c".into()]),
+                ("UPDATE".into(), vec!["a".into()])
+            ],
+            on: GrantOn::Table(ObjectName {
+                db: Some("d".into()),
+                name: "t".into()
+            }),
             users: vec![u()]
         }
     );
