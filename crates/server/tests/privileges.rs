@@ -671,6 +671,16 @@ fn column_privileges_as_mysql() {
         .unwrap()
         .unwrap();
     assert_eq!(b, Some(101));
+    // A multi-table UPDATE: UPDATE on the columns set, SELECT on those read.
+    u.query_drop("UPDATE t AS x JOIN t AS y ON y.id = x.id SET x.b = y.b + 1 WHERE x.id = 2")
+        .unwrap();
+    assert_eq!(
+        err(
+            &mut u,
+            "UPDATE t AS x JOIN t AS y ON y.id = x.id SET x.a = 1"
+        ),
+        1143
+    );
     // No table-level privilege: DELETE and REPLACE are 1142.
     assert_eq!(err(&mut u, "DELETE FROM t WHERE id = 3"), 1142);
     assert_eq!(

@@ -40,6 +40,8 @@ struct Target {
     alias: String,
     table: Arc<SqlTable>,
     sets: Vec<(usize, usize)>,
+    /// The privileges needed that the account holds on some columns only (access.rs A3).
+    by_column: u64,
 }
 
 /// The FROM clause's base tables: (name the statement gives it, table name), and the names
@@ -125,11 +127,12 @@ impl Session {
             return Err(SqlError::new(ER_UNKNOWN_TABLE, &[&alias, &"MULTI DELETE"]));
         };
         let db = self.db_of(name)?;
-        self.check_table(&db, &name.name, need)?;
+        let by_column = self.check_table_or_columns(&db, &name.name, need)?;
         Ok(Target {
             alias: shown.clone(),
             table: self.server.catalog.table(&db, &name.name)?,
             sets: Vec::new(),
+            by_column,
         })
     }
 
@@ -274,6 +277,13 @@ impl Session {
             }
             targets[ti].sets.push((c, i));
             values.push(e.clone());
+        }
+        // UPDATE held on some columns only: each column set must be one (the join's SELECT
+        // checks the columns it reads).
+        for tg in &targets {
+            let t = &tg.table;
+            let set = tg.sets.iter().map(|(c, _)| t.columns[*c].name.as_str());
+            self.check_columns(&t.db, &t.name, tg.by_column, set)?;
         }
         let mut buf = self.read_join(&targets, values, &u.from, &u.selection, params)?;
         let keys: usize = targets.iter().map(|t| t.table.pk().len()).sum();
