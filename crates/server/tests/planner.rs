@@ -324,7 +324,8 @@ fn explain_shows_the_path_run() {
         "Impossible WHERE".to_string()
     );
     // A derived table read whole, and a JSON_TABLE, have their rows too (as MySQL: the
-    // outer SELECT is PRIMARY, the derived table `<derived2>` with the rows it holds: one per k).
+    // outer SELECT is PRIMARY, the derived table `<derived2>` with the rows it holds: one per
+    // k, WHERE tested on them; then the derived table's own SELECT, DERIVED).
     let shown = |c: &mut mysql::Conn, sql: &str| -> Vec<(String, String, String, u64, String)> {
         c.query_map(format!("EXPLAIN {sql}"), |r: mysql::Row| {
             let extra: Option<String> = r.get("Extra").unwrap();
@@ -343,13 +344,22 @@ fn explain_shows_the_path_run() {
             &mut c,
             "SELECT * FROM (SELECT k, COUNT(*) n FROM t GROUP BY k) AS d WHERE n > 1"
         ),
-        [(
-            "PRIMARY".into(),
-            "<derived2>".into(),
-            "ALL".into(),
-            100,
-            String::new()
-        )]
+        [
+            (
+                "PRIMARY".into(),
+                "<derived2>".into(),
+                "ALL".into(),
+                100,
+                "Using where".into()
+            ),
+            (
+                "DERIVED".into(),
+                "t".into(),
+                "index".into(),
+                ROWS as u64,
+                "Using index".into()
+            )
+        ]
     );
     assert_eq!(
         shown(
@@ -1465,4 +1475,44 @@ fn loose_index_scan_reads_a_row_per_group() {
         .unwrap();
     assert_eq!(one, [(1, Some(-5), Some(99999)), (99, Some(1), Some(1))]);
     check(&mut c, q, "FROM t", true);
+}
+
+/// EXPLAIN shows each derived table's SELECT after the outer one, numbered depth first as
+/// MySQL numbers SELECTs, select_type DERIVED; the outer SELECT is PRIMARY.
+#[test]
+fn explain_shows_derived_selects() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    let q = "SELECT * FROM (SELECT * FROM (SELECT k, COUNT(*) AS n FROM t GROUP BY k) i \
+             WHERE n > 1) d JOIN (SELECT MAX(id) AS m FROM t) e WHERE d.k = 5";
+    let rows: Vec<(u64, String, Option<String>, Option<String>)> = c
+        .query_map(format!("EXPLAIN {q}"), |r: mysql::Row| {
+            (
+                r.get("id").unwrap(),
+                r.get("select_type").unwrap(),
+                r.get("table").unwrap(),
+                r.get("Extra").unwrap(),
+            )
+        })
+        .unwrap();
+    let shown: Vec<(u64, &str, Option<&str>)> = rows
+        .iter()
+        .map(|r| (r.0, r.1.as_str(), r.2.as_deref()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (1, "PRIMARY", Some("<derived2>")),
+            (1, "PRIMARY", Some("<derived4>")),
+            (2, "DERIVED", Some("<derived3>")),
+            (3, "DERIVED", Some("t")),
+            (4, "DERIVED", None),
+        ],
+        "{rows:?}"
+    );
+    assert_eq!(rows[4].3.as_deref(), Some("Select tables optimized away"));
+    assert_eq!(rows[2].3.as_deref(), Some("Using where"), "{rows:?}");
+    let got: Vec<(i64, i64, i64)> = c.query(q).unwrap();
+    assert_eq!(got, [(5, 20, ROWS)]);
 }

@@ -3428,6 +3428,21 @@ impl SelectPlan {
     pub(crate) fn columns(&self) -> Vec<Column> {
         self.items.iter().map(|i| i.1.clone()).collect()
     }
+
+    /// The number of FROM items read.
+    pub(crate) fn sources_len(&self) -> usize {
+        self.sources.len()
+    }
+
+    /// The name FROM item `si` goes by (its alias).
+    pub(crate) fn source_name(&self, si: usize) -> &str {
+        &self.scope[si].name
+    }
+
+    /// The plan has a WHERE condition.
+    pub(crate) fn has_where(&self) -> bool {
+        !self.where_conds.is_empty()
+    }
 }
 
 /// How EXPLAIN shows one base table of a plan.

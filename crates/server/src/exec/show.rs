@@ -1824,10 +1824,30 @@ impl Session {
                     select_type = "PRIMARY";
                 }
                 let mut shown: Vec<(usize, Vec<Datum>)> = Vec::new();
+                // The SELECTs of derived tables, numbered as MySQL numbers them (depth first:
+                // a derived table's own derived tables before the next one), each shown
+                // after the outer SELECT's rows with select_type DERIVED.
+                let mut next_id = 2;
+                let mut derived_rows = Vec::new();
                 for (si, name, count) in held {
+                    let name = match name.starts_with("<derived") {
+                        true => {
+                            let id = next_id;
+                            next_id += 1;
+                            let alias = plan.source_name(si).to_string();
+                            if let Some(sub) = derived_subquery(&q.from, &alias) {
+                                let inner = self
+                                    .explain(&Statement::Select(Box::new(sub.clone())), params)?;
+                                derived_rows.extend(renumbered(inner, id, &mut next_id));
+                            }
+                            format!("<derived{id}>")
+                        }
+                        false => name,
+                    };
                     // A held result is read whole; a JSON_TABLE is made per row (MySQL shows
-                    // its estimate of 2).
+                    // its estimate of 2). WHERE tests the rows of a lone one.
                     let extra = match count {
+                        Some(_) if plan.sources_len() == 1 && plan.has_where() => "Using where",
                         Some(_) => "",
                         None => "Table function: json_table; Using temporary",
                     };
@@ -1860,6 +1880,7 @@ impl Session {
                 }
                 shown.sort_by_key(|(si, _)| *si);
                 rows.extend(shown.into_iter().map(|(_, r)| r));
+                rows.extend(derived_rows);
                 return Ok(explain_output(rows));
             }
             _ => {}
@@ -2017,6 +2038,58 @@ impl Session {
             }
         })
     }
+}
+
+/// The SELECT of the derived table named `alias` among `from`'s items (joins searched).
+fn derived_subquery<'q>(from: &'q [ast::TableRef], alias: &str) -> Option<&'q ast::Select> {
+    fn find<'q>(t: &'q ast::TableRef, alias: &str) -> Option<&'q ast::Select> {
+        match t {
+            ast::TableRef::Derived { subquery, alias: a } if a == alias => Some(subquery),
+            ast::TableRef::Join { left, right, .. } => {
+                find(left, alias).or_else(|| find(right, alias))
+            }
+            _ => None,
+        }
+    }
+    from.iter().find_map(|t| find(t, alias))
+}
+
+/// The rows of a derived table's own EXPLAIN as the outer one shows them: its SELECT (id 1)
+/// becomes `id`, DERIVED; the SELECTs within it (ids from 2, and their `<derivedN>` names)
+/// take the ids from `next` on.
+fn renumbered(inner: Output, id: u64, next: &mut u64) -> Vec<Vec<Datum>> {
+    let Output::Rows { rows, .. } = inner else {
+        return Vec::new();
+    };
+    let base = *next;
+    let map = |k: u64| if k <= 1 { id } else { k - 2 + base };
+    let mut top = 1;
+    let out = rows
+        .into_iter()
+        .map(|mut r| {
+            let k = match &r[0] {
+                Datum::UInt(k) => *k,
+                Datum::Int(k) => *k as u64,
+                _ => 1,
+            };
+            top = top.max(k);
+            r[0] = n(map(k));
+            if k <= 1 {
+                r[1] = s("DERIVED");
+            }
+            if let Datum::Bytes(t) = &r[2] {
+                let t = String::from_utf8_lossy(t);
+                if let Some(d) = t.strip_prefix("<derived").and_then(|x| x.strip_suffix('>')) {
+                    if let Ok(k) = d.parse::<u64>() {
+                        r[2] = s(format!("<derived{}>", map(k)));
+                    }
+                }
+            }
+            r
+        })
+        .collect();
+    *next = base + top.saturating_sub(1);
+    out
 }
 
 /// EXPLAIN's one row for a SELECT that reads no table: its WHERE can match nothing (a key
