@@ -1516,3 +1516,42 @@ fn explain_shows_derived_selects() {
     let got: Vec<(i64, i64, i64)> = c.query(q).unwrap();
     assert_eq!(got, [(5, 20, ROWS)]);
 }
+
+/// A SELECT without tables (FROM DUAL is none): EXPLAIN says "No tables used", or "Impossible
+/// WHERE" for a false WHERE; EXPLAIN FORMAT=TRADITIONAL is the table form, JSON and TREE are
+/// refused (1235) rather than answered in another form, an unknown format is 1791.
+#[test]
+fn explain_without_tables_and_formats() {
+    let s = start();
+    let mut c = connect(&s);
+    let one: Vec<i64> = c.query("SELECT 1 FROM DUAL").unwrap();
+    assert_eq!(one, [1]);
+    let none: Vec<i64> = c.query("SELECT 1 FROM dual WHERE 0").unwrap();
+    assert!(none.is_empty());
+    let note = |c: &mut mysql::Conn, sql: &str| -> (Option<String>, String) {
+        let r: mysql::Row = c.query_first(sql).unwrap().unwrap();
+        (r.get("table").unwrap(), r.get("Extra").unwrap())
+    };
+    assert_eq!(
+        note(&mut c, "EXPLAIN SELECT 1"),
+        (None, "No tables used".into())
+    );
+    assert_eq!(
+        note(&mut c, "EXPLAIN SELECT 1 FROM DUAL WHERE 1 = 0"),
+        (None, "Impossible WHERE".into())
+    );
+    assert_eq!(
+        note(&mut c, "EXPLAIN FORMAT=TRADITIONAL SELECT 1 + 1"),
+        (None, "No tables used".into())
+    );
+    for (sql, code) in [
+        ("EXPLAIN FORMAT=JSON SELECT 1", 1235),
+        ("EXPLAIN FORMAT=TREE SELECT 1", 1235),
+        ("EXPLAIN FORMAT=yaml SELECT 1", 1791),
+    ] {
+        match c.query_drop(sql) {
+            Err(mysql::Error::MySqlError(e)) => assert_eq!(e.code, code, "{sql}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+}

@@ -236,6 +236,7 @@ codes! {
     ER_AUTOINC_READ_FAILED = 1467, "HY000", "Failed to read auto-increment value from storage engine";
     ER_WARN_TOO_MANY_RECORDS = 1261, "01000", "Row %ld contains more data than there were input columns";
     ER_READ_ONLY_TRANSACTION = 1207, "25000", "Update locks cannot be acquired during a READ UNCOMMITTED transaction";
+    ER_UNKNOWN_EXPLAIN_FORMAT = 1791, "HY000", "Unknown EXPLAIN format name: '%s'";
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006", "Cannot execute statement in a READ ONLY transaction.";
     ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress";
     ER_LOCK_NOWAIT = 3572, "HY000", "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.";

@@ -3439,6 +3439,20 @@ impl SelectPlan {
         &self.scope[si].name
     }
 
+    /// For EXPLAIN of a SELECT without tables: "Impossible WHERE" when its WHERE is false,
+    /// else "No tables used".
+    pub(crate) fn no_table_note(
+        &self,
+        params: &[Datum],
+        mode: types::SqlMode,
+    ) -> Result<&'static str, SqlError> {
+        let mut w = Warnings::default();
+        Ok(match pass(&self.where_c, &[], params, mode, &mut w)? {
+            true => "No tables used",
+            false => "Impossible WHERE",
+        })
+    }
+
     /// The plan has a WHERE condition.
     pub(crate) fn has_where(&self) -> bool {
         !self.where_conds.is_empty()

@@ -1806,6 +1806,10 @@ impl Session {
             // A SELECT is shown as the planner runs it.
             Statement::Select(q) if q.unions.is_empty() => {
                 let plan = self.compile_select(q, params)?;
+                if plan.sources_len() == 0 {
+                    let note = plan.no_table_note(params, self.vars.sql_mode())?;
+                    return Ok(explain_output(vec![note_row(note)]));
+                }
                 let paths = self.explain_paths(&plan, params)?;
                 if matches!(paths.first(), Some(p) if matches!(&p.access, Access::Points(k) if k.is_empty()))
                 {

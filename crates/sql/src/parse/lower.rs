@@ -367,6 +367,17 @@ impl<'a> Ctx<'a> {
         for twj in s.from {
             from.push(self.table_with_joins(twj)?);
         }
+        // FROM DUAL: no table (MySQL's dummy table name).
+        if let [TableRef::Table {
+            name,
+            alias: None,
+            hints,
+        }] = &from[..]
+        {
+            if name.db.is_none() && hints.is_empty() && name.name.eq_ignore_ascii_case("dual") {
+                from.clear();
+            }
+        }
         let selection = self.opt_expr(s.selection)?;
         let (group_by, rollup) = match s.group_by {
             sp::GroupByExpr::Expressions(list, mods) if mods.is_empty() => {

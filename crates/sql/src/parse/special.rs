@@ -2088,7 +2088,24 @@ impl<'a> P<'a, '_> {
     fn explain(&mut self) -> R<Statement> {
         if self.eat("FORMAT") {
             self.expect_punct("=")?;
-            self.ident()?;
+            // Only the tabular form is made: JSON and TREE are refused rather than answered
+            // in another form than asked.
+            let format = self.ident()?;
+            match format.to_ascii_uppercase().as_str() {
+                "TRADITIONAL" => {}
+                "JSON" | "TREE" => {
+                    return Err(unsupported(&format!(
+                        "EXPLAIN FORMAT={}",
+                        format.to_ascii_uppercase()
+                    )))
+                }
+                _ => {
+                    return Err(SqlError::new(
+                        crate::error::ER_UNKNOWN_EXPLAIN_FORMAT,
+                        &[&format],
+                    ))
+                }
+            }
         }
         let explainable = [
             "SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "TABLE",

@@ -235,7 +235,7 @@ const CORPUS: &[&str] = &[
     "GRANT SELECT, INSERT ON db.* TO 'u'@'localhost'",
     "REVOKE SELECT ON db.t FROM 'u'@'%'",
     "EXPLAIN SELECT * FROM t WHERE a = 1",
-    "EXPLAIN FORMAT=JSON SELECT 1",
+    "EXPLAIN FORMAT=TRADITIONAL SELECT 1",
     "DESCRIBE t",
     "DESC t",
     "EXPLAIN t",
@@ -2737,4 +2737,16 @@ fn nested_executable_and_mariadb_comments() {
         matches!(parse("/*M!100005 SET DEFAULT ROLE NONE FOR 'r1'@'%' */"), Ok(Statement::Do(v)) if v.is_empty()),
         "nothing but a comment: a statement that does nothing"
     );
+}
+
+#[test]
+fn from_dual_is_no_table() {
+    let Statement::Select(q) = p("SELECT 1 FROM DUAL WHERE 1") else {
+        panic!("not a SELECT");
+    };
+    assert!(q.from.is_empty());
+    let Statement::Select(q) = p("SELECT 1 FROM db.dual") else {
+        panic!("not a SELECT");
+    };
+    assert_eq!(q.from.len(), 1, "a qualified name is a table");
 }
