@@ -75,6 +75,11 @@ pub const SECTOR_SIZE: usize = 512;
 pub trait FileSystem: Send + Sync + 'static {
     /// Opens an existing file for reading and writing. NotFound if absent.
     fn open(&self, path: &Path) -> io::Result<Arc<dyn File>>;
+    /// Opens an existing file for reading only (one the server may read but not write, as
+    /// LOAD DATA's); writes through the handle fail. NotFound if absent.
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+        self.open(path)
+    }
     /// Creates a new empty file; AlreadyExists if present. The directory entry is
     /// durable only after `sync_dir(parent)`.
     fn create(&self, path: &Path) -> io::Result<Arc<dyn File>>;

@@ -34,6 +34,11 @@ impl FileSystem for OsFs {
         Ok(Arc::new(OsFile { file }))
     }
 
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+        let file = fs::OpenOptions::new().read(true).open(path)?;
+        Ok(Arc::new(OsFile { file }))
+    }
+
     fn create(&self, path: &Path) -> io::Result<Arc<dyn File>> {
         let file = fs::OpenOptions::new()
             .read(true)

@@ -39,12 +39,14 @@ pub const CLIENT_CAPABILITY_EXTENSION: u32 = 1 << 29;
 pub const CLIENT_SSL_VERIFY_SERVER_CERT: u32 = 1 << 30;
 pub const CLIENT_REMEMBER_OPTIONS: u32 = 1 << 31;
 
-/// What the server advertises (without TLS). Not advertised on purpose: COMPRESS,
-/// LOCAL_FILES, SESSION_TRACK (OK packets here carry `info` as a plain trailing string),
+/// What the server advertises (without TLS). LOCAL_FILES as mysqld: whether LOAD DATA LOCAL
+/// may ask for a file is local_infile's say. Not advertised on purpose: COMPRESS,
+/// SESSION_TRACK (OK packets here carry `info` as a plain trailing string),
 /// QUERY_ATTRIBUTES (COM_QUERY payloads are then the bare query), OPTIONAL_RESULTSET_METADATA.
 /// Setting LONG_PASSWORD also tells MariaDB clients this is not a MariaDB server.
 pub const SERVER_CAPABILITIES: u32 = CLIENT_LONG_PASSWORD
     | CLIENT_FOUND_ROWS
+    | CLIENT_LOCAL_FILES
     | CLIENT_LONG_FLAG
     | CLIENT_CONNECT_WITH_DB
     | CLIENT_IGNORE_SPACE

@@ -655,7 +655,28 @@ impl Conn {
                         Ok(Statement::Show(Show::Profiles | Show::Profile { .. }))
                     );
                     let more = i + 1 < n;
+                    // LOAD DATA LOCAL: the client's file first (load.rs L2).
+                    let local = match &r {
+                        Ok(Statement::LoadData(ld)) if ld.local => Some(ld.file.clone()),
+                        _ => None,
+                    };
+                    let received = match local {
+                        Some(name) => match self.receive_local_file(&name)? {
+                            Ok(path) => Some(path),
+                            Err(e) => {
+                                self.respond(Err(e), false, false);
+                                self.end_profile(false);
+                                break;
+                            }
+                        },
+                        None => None,
+                    };
+                    self.session().load_local_file = received.clone();
                     let r = r.and_then(|st| self.execute_timed(&st, &[], sql, more, false, false));
+                    if let Some(path) = received {
+                        self.session().load_local_file = None;
+                        let _ = innoxide_io::FileSystem::remove(&innoxide_io::OsFs, &path);
+                    }
                     let failed = r.is_err();
                     self.session().profiler.stage("Sending data");
                     self.respond(r, i + 1 < n, false);
@@ -980,6 +1001,64 @@ impl Conn {
             }
         }
         r
+    }
+
+    /// LOAD DATA LOCAL: asks the client for file `name` (0xFB and its name) and keeps the
+    /// packets it sends, up to the empty one, in a file under tmpdir. 3948 without
+    /// local_infile or a client that allows it (nothing asked then).
+    fn receive_local_file(
+        &mut self,
+        name: &str,
+    ) -> std::io::Result<Result<std::path::PathBuf, SqlError>> {
+        if !self.server.vars.local_infile() || self.caps & CLIENT_LOCAL_FILES == 0 {
+            return Ok(Err(SqlError::new(ER_CLIENT_LOCAL_FILES_DISABLED, &[])));
+        }
+        let mut ask = vec![0xFB];
+        ask.extend_from_slice(name.as_bytes());
+        self.send(&ask);
+        self.flush()?;
+        let path = self.server.vars.tmpdir().join(format!(
+            "innoxide-load-{}-{}",
+            std::process::id(),
+            self.id
+        ));
+        // A file that cannot be written: the client's packets are still read to the end,
+        // then the statement fails (the connection stays usable).
+        use innoxide_io::FileSystem;
+        let fs = innoxide_io::OsFs;
+        let _ = fs.remove(&path);
+        let file = fs.create(&path);
+        let mut failed: Option<std::io::Error> = None;
+        let mut at = 0u64;
+        loop {
+            let Some(p) = self.read_payload()? else {
+                let _ = fs.remove(&path);
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            };
+            if p.is_empty() {
+                break;
+            }
+            match &file {
+                Ok(f) if failed.is_none() => {
+                    failed = f.write_at(&p, at).err();
+                    at += p.len() as u64;
+                }
+                Ok(_) => {}
+                Err(e) => failed = Some(std::io::Error::new(e.kind(), e.to_string())),
+            }
+        }
+        Ok(match failed {
+            None => Ok(path),
+            Some(e) => {
+                let _ = fs.remove(&path);
+                let errno = e.raw_os_error().unwrap_or(0);
+                let shown = path.display().to_string();
+                Err(SqlError::new(
+                    ER_ERROR_ON_WRITE,
+                    &[&shown, &errno, &e.to_string()],
+                ))
+            }
+        })
     }
 
     fn close_all_statements(&mut self) {

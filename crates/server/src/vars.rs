@@ -410,6 +410,8 @@ pub const VARS: &[VarDef] = &[
     // Date functions use English names only.
     v("lc_time_names", Both, TEXT, false, Def::Str("en_US")),
     v("license", G, TEXT, false, Def::Str("Apache-2.0")),
+    // SQL layer: LOAD DATA LOCAL asks the client for the file only when ON (else 3948).
+    v("local_infile", G, Kind::Bool, true, Def::Bool(false)),
     // SQL layer: how long a statement waits for a table (metadata) lock; mysqld_exporter
     // sets it on connect.
     v("lock_wait_timeout", Both, u(1, YEAR_SECS), true, Def::UInt(YEAR_SECS)),
@@ -450,6 +452,9 @@ pub const VARS: &[VarDef] = &[
     // SQL layer: CONNECTION_ID() returns it (SessionVars::pseudo_thread_id).
     v("pseudo_thread_id", S, u(0, 2_147_483_647), true, Def::ConnectionId),
     v("read_only", G, Kind::Bool, false, Def::Bool(false)),
+    // SQL layer: LOAD DATA INFILE reads server files only under this directory; NULL (the
+    // default) refuses it (1290), '' allows any file.
+    v("secure_file_priv", G, TEXT, false, Def::Null),
     v("server_id", G, RO_U, false, Def::UInt(1)),
     // slowlog.rs: slow statements are appended to slow_query_log_file.
     v("slow_query_log", G, Kind::Bool, true, Def::Bool(false)),
@@ -569,6 +574,8 @@ const SORT_BUFFER_SIZE: usize = idx("sort_buffer_size");
 const TMP_TABLE_SIZE: usize = idx("tmp_table_size");
 const MAX_HEAP_TABLE_SIZE: usize = idx("max_heap_table_size");
 const TMPDIR: usize = idx("tmpdir");
+const LOCAL_INFILE: usize = idx("local_infile");
+const SECURE_FILE_PRIV: usize = idx("secure_file_priv");
 const CTE_MAX_RECURSION_DEPTH: usize = idx("cte_max_recursion_depth");
 const HAVE_OPENSSL: usize = idx("have_openssl");
 const HAVE_SSL: usize = idx("have_ssl");
@@ -674,7 +681,11 @@ const NOT_OPTIONS: &[&str] = &[
 ];
 
 /// Static variables innoxide honours when set at start.
-const STATIC_OPTIONS: &[&str] = &["innodb_rollback_on_timeout", "performance_schema"];
+const STATIC_OPTIONS: &[&str] = &[
+    "innodb_rollback_on_timeout",
+    "performance_schema",
+    "secure_file_priv",
+];
 
 /// Option names that differ from their variable's.
 const OPTION_ALIASES: &[(&str, &str)] = &[("default_time_zone", "time_zone")];
@@ -1632,6 +1643,20 @@ impl Registry {
         match &self.globals.read()[MANDATORY_ROLES] {
             VarValue::Str(s) => parse_role_list(s),
             _ => Some(Vec::new()),
+        }
+    }
+
+    /// local_infile: LOAD DATA LOCAL may ask the client for its file.
+    pub fn local_infile(&self) -> bool {
+        matches!(self.globals.read()[LOCAL_INFILE], VarValue::Bool(true))
+    }
+
+    /// secure_file_priv: None when server files may not be read (NULL), else the directory
+    /// they must be under ("" for anywhere).
+    pub fn secure_file_priv(&self) -> Option<String> {
+        match &self.globals.read()[SECURE_FILE_PRIV] {
+            VarValue::Str(d) => Some(d.clone()),
+            _ => None,
         }
     }
 

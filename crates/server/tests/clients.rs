@@ -450,3 +450,151 @@ fn shutdown_by_statement_and_by_mariadb_admin() {
         .expect("the server stops");
     assert!(st.success(), "{st}");
 }
+
+/// LOAD DATA as MySQL 8.0: a server file under secure_file_priv (outside it, or with it NULL:
+/// 1290; FILE needed), the default tab format with `\N` and escapes, CSV with quotes, IGNORE n
+/// LINES, @variables and SET, short and long lines (1261/1262), REPLACE; LOAD DATA LOCAL
+/// through the mariadb CLI with local_infile ON, 3948 with it OFF; Records/Skipped counts.
+#[test]
+fn load_data_as_mysql() {
+    use mysql::prelude::*;
+    if !available(
+        "mariadb CLI",
+        Command::new("mariadb").arg("--version"),
+        "apt-get install mariadb-client",
+    ) {
+        return;
+    }
+    let files = tempfile::tempdir().unwrap();
+    let dir = files.path().display().to_string();
+    let s = start_with(
+        false,
+        &[&format!("--secure-file-priv={dir}"), "--local-infile=ON"],
+    );
+    let mut c = common::connect_port(s.port);
+    for q in [
+        "CREATE DATABASE ld",
+        "CREATE TABLE ld.t (id INT PRIMARY KEY, v VARCHAR(20) DEFAULT 'dflt', n INT)",
+        "CREATE USER plain@'%'",
+        "GRANT ALL ON ld.* TO plain@'%'",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    let tsv = files.path().join("a.tsv");
+    std::fs::write(&tsv, b"1\tone\t10\n2\t\\N\t\\N\n3\ta\\tb\t30\n").unwrap();
+    c.query_drop(format!(
+        "LOAD DATA INFILE '{}' INTO TABLE ld.t",
+        tsv.display()
+    ))
+    .unwrap();
+    assert_eq!(c.affected_rows(), 3);
+    assert_eq!(
+        c.info_str(),
+        "Records: 3  Deleted: 0  Skipped: 0  Warnings: 0"
+    );
+    let rows: Vec<(i64, Option<String>, Option<i64>)> =
+        c.query("SELECT id, v, n FROM ld.t ORDER BY id").unwrap();
+    assert_eq!(
+        rows,
+        [
+            (1, Some("one".into()), Some(10)),
+            (2, None, None),
+            (3, Some("a\tb".into()), Some(30)),
+        ]
+    );
+    // CSV: quotes, a doubled quote, a header skipped, @variables and SET.
+    let csv = files.path().join("b.csv");
+    std::fs::write(&csv, b"id,v,n\n4,\"x,y\",4\n5,\"say \"\"hi\"\"\",5\n").unwrap();
+    c.query_drop(format!(
+        "LOAD DATA INFILE '{}' INTO TABLE ld.t FIELDS TERMINATED BY ',' ENCLOSED BY '\"' \
+         IGNORE 1 LINES (@i, v, @n) SET id = @i, n = @n * 100",
+        csv.display()
+    ))
+    .unwrap();
+    let rows: Vec<(i64, String, i64)> = c
+        .query("SELECT id, v, n FROM ld.t WHERE id >= 4 ORDER BY id")
+        .unwrap();
+    assert_eq!(
+        rows,
+        [(4, "x,y".into(), 400), (5, "say \"hi\"".into(), 500)]
+    );
+    // A short line takes the defaults, a long one loses its extra field: errors in strict
+    // mode, warnings otherwise; REPLACE replaces a duplicate.
+    let odd = files.path().join("odd.tsv");
+    std::fs::write(&odd, b"6\n7\tseven\t7\textra\n1\tuno\t11\n").unwrap();
+    let load_odd = format!(
+        "LOAD DATA INFILE '{}' REPLACE INTO TABLE ld.t",
+        odd.display()
+    );
+    let e = c.query_drop(&load_odd).unwrap_err();
+    assert!(e.to_string().contains("1261"), "{e}");
+    c.query_drop("SET sql_mode = ''").unwrap();
+    c.query_drop(&load_odd).unwrap();
+    assert_eq!(
+        c.info_str(),
+        "Records: 3  Deleted: 1  Skipped: 0  Warnings: 2"
+    );
+    let codes: Vec<u16> = c
+        .query_map("SHOW WARNINGS", |r: mysql::Row| r.get::<u16, _>(1).unwrap())
+        .unwrap();
+    assert_eq!(codes, [1261, 1262]);
+    let rows: Vec<(i64, String)> = c
+        .query("SELECT id, v FROM ld.t WHERE id IN (1, 6, 7) ORDER BY id")
+        .unwrap();
+    assert_eq!(
+        rows,
+        [(1, "uno".into()), (6, "dflt".into()), (7, "seven".into())]
+    );
+    // Outside secure_file_priv, and without FILE: refused.
+    let e = c
+        .query_drop("LOAD DATA INFILE '/etc/hostname' INTO TABLE ld.t")
+        .unwrap_err();
+    assert!(e.to_string().contains("1290"), "{e}");
+    let p = s.port;
+    let mut plain = mysql::Conn::new(
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(p)
+            .user(Some("plain")),
+    )
+    .unwrap();
+    let e = plain
+        .query_drop(format!(
+            "LOAD DATA INFILE '{}' INTO TABLE ld.t",
+            tsv.display()
+        ))
+        .unwrap_err();
+    assert!(e.to_string().contains("1227"), "{e}");
+    // LOCAL: the client sends the file; duplicates are skipped (LOCAL implies IGNORE).
+    let local = files.path().join("local.csv");
+    std::fs::write(&local, b"100,l1,1\n101,l2,2\n1,dup,3\n").unwrap();
+    let l = local.display();
+    let out = sh(&format!(
+        "mariadb --local-infile=1 -h127.0.0.1 -P{p} -uroot -vvv ld -e \
+         \"LOAD DATA LOCAL INFILE '{l}' INTO TABLE t FIELDS TERMINATED BY ','\""
+    ));
+    assert!(out.contains("Records: 3  Deleted: 0  Skipped: 1"), "{out}");
+    let n: i64 = c
+        .query_first("SELECT COUNT(*) FROM ld.t WHERE id >= 100")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 2);
+    c.query_drop("SET GLOBAL local_infile = OFF").unwrap();
+    let out = Command::new("mariadb")
+        .args([
+            "--local-infile=1",
+            "-h127.0.0.1",
+            &format!("-P{p}"),
+            "-uroot",
+            "ld",
+            "-e",
+            &format!("LOAD DATA LOCAL INFILE '{l}' INTO TABLE t"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("3948"), "{err}");
+    // The connection that was refused still works.
+    let n: i64 = c.query_first("SELECT COUNT(*) FROM ld.t").unwrap().unwrap();
+    assert_eq!(n, 9);
+}

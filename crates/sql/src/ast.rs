@@ -217,6 +217,8 @@ pub enum Statement {
         on: GrantOn,
         users: Vec<UserName>,
     },
+    /// LOAD DATA [LOCAL] INFILE 'file' ... INTO TABLE t ...
+    LoadData(Box<LoadData>),
     /// REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users
     RevokeAll {
         users: Vec<UserName>,
@@ -622,6 +624,41 @@ pub struct Insert {
     pub replace: bool,
     /// ON DUPLICATE KEY UPDATE col = expr, ... (expr may use `Expr::Values(col)`).
     pub on_duplicate: Vec<(String, Expr)>,
+}
+
+/// LOAD DATA [LOCAL] INFILE: where the rows come from, how the text splits into them, and
+/// where their fields go.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadData {
+    /// LOCAL: the client sends the file.
+    pub local: bool,
+    pub file: String,
+    /// REPLACE (Some(true)) or IGNORE (Some(false)) for rows with a duplicate key.
+    pub duplicates: Option<bool>,
+    pub table: ObjectName,
+    /// FIELDS TERMINATED BY (default tab).
+    pub field_end: Vec<u8>,
+    /// [OPTIONALLY] ENCLOSED BY (default none).
+    pub enclosed: Option<u8>,
+    /// ESCAPED BY (default backslash; '' for none).
+    pub escaped: Option<u8>,
+    /// LINES STARTING BY (default none).
+    pub line_start: Vec<u8>,
+    /// LINES TERMINATED BY (default newline).
+    pub line_end: Vec<u8>,
+    /// IGNORE n LINES.
+    pub skip: u64,
+    /// The fields' targets in order: a column, or a user variable (`@name`, lower-case).
+    /// Empty: the table's columns in order.
+    pub targets: Vec<LoadTarget>,
+    /// SET col = expr, evaluated per row (the user variables hold that row's fields).
+    pub sets: Vec<(String, Expr)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoadTarget {
+    Column(String),
+    Var(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -23,6 +23,7 @@ macro_rules! codes {
 }
 
 codes! {
+    ER_FILE_NOT_FOUND = 29, "HY000", "File '%s' not found (OS errno %d - %s)";
     ER_CON_COUNT_ERROR = 1040, "08004", "Too many connections";
     ER_NET_ERROR_ON_WRITE = 1160, "08S01", "Got an error writing communication packets";
     ER_HANDSHAKE_ERROR = 1043, "08S01", "Bad handshake";
@@ -76,6 +77,7 @@ codes! {
     ER_NONEXISTING_GRANT = 1141, "42000", "There is no such grant defined for user '%s' on host '%s'";
     ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'";
     ER_COLUMNACCESS_DENIED_ERROR = 1143, "42000", "%s command denied to user '%s'@'%s' for column '%s' in table '%s'";
+    ER_WRONG_FIELD_TERMINATORS = 1083, "42000", "Field separator argument is not what is expected; check the manual";
     ER_ILLEGAL_GRANT_FOR_TABLE = 1144, "42000", "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used";
     ER_NONEXISTING_TABLE_GRANT = 1147, "42000", "There is no such grant defined for user '%s' on host '%s' on table '%s'";
     ER_CANT_CREATE_USER_WITH_GRANT = 1410, "42000", "You are not allowed to create a user with GRANT";
@@ -234,8 +236,10 @@ codes! {
     ER_UPDATE_TABLE_USED = 1093, "HY000", "You can't specify target table '%s' for update in FROM clause";
     ER_ROW_IS_REFERENCED = 1217, "23000", "Cannot delete or update a parent row: a foreign key constraint fails";
     ER_AUTOINC_READ_FAILED = 1467, "HY000", "Failed to read auto-increment value from storage engine";
-    ER_WARN_TOO_MANY_RECORDS = 1261, "01000", "Row %ld contains more data than there were input columns";
+    ER_WARN_TOO_FEW_RECORDS = 1261, "01000", "Row %ld doesn't contain data for all columns";
+    ER_WARN_TOO_MANY_RECORDS = 1262, "01000", "Row %ld was truncated; it contained more data than there were input columns";
     ER_READ_ONLY_TRANSACTION = 1207, "25000", "Update locks cannot be acquired during a READ UNCOMMITTED transaction";
+    ER_CLIENT_LOCAL_FILES_DISABLED = 3948, "42000", "Loading local data is disabled; this must be enabled on both the client and server sides";
     ER_UNKNOWN_EXPLAIN_FORMAT = 1791, "HY000", "Unknown EXPLAIN format name: '%s'";
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006", "Cannot execute statement in a READ ONLY transaction.";
     ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", "Transaction characteristics can't be changed while a transaction is in progress";

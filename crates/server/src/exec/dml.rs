@@ -300,7 +300,8 @@ impl Session {
             InsertSource::Values(rows) => {
                 for (ri, r) in rows.iter().enumerate() {
                     if r.len() != cols.len() && !(r.is_empty() && ins.columns.is_empty()) {
-                        return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&(ri + 1)]));
+                        let row_no = self.load_row_base + self.load_row_base + ri as u64 + 1;
+                        return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&row_no]));
                     }
                     let mut given = vec![None; t.columns.len()];
                     let mut pend: Vec<Pending> = (0..t.columns.len()).map(|_| None).collect();
@@ -439,14 +440,27 @@ impl Session {
                 &t,
                 given,
                 pend,
-                ri as u64 + 1,
+                self.load_row_base + ri as u64 + 1,
                 ins.ignore,
                 &mut w,
                 &mut first_id,
                 &mut unset,
             )?;
-            self.fill_default_exprs(&t, &mut row, &unset, ri as u64 + 1, ins.ignore, &mut w)?;
-            self.fill_generated(&t, &mut row, ri as u64 + 1, ins.ignore, &mut w)?;
+            self.fill_default_exprs(
+                &t,
+                &mut row,
+                &unset,
+                self.load_row_base + ri as u64 + 1,
+                ins.ignore,
+                &mut w,
+            )?;
+            self.fill_generated(
+                &t,
+                &mut row,
+                self.load_row_base + ri as u64 + 1,
+                ins.ignore,
+                &mut w,
+            )?;
             // CHECK constraints, then a view's CHECK OPTION: the row's datums made once, and
             // only when something tests them (not on the plain INSERT path).
             if constraints.is_some() || check.is_some() {
@@ -489,7 +503,7 @@ impl Session {
                                 &old,
                                 &odku,
                                 &mut env_row,
-                                ri as u64 + 1,
+                                self.load_row_base + ri as u64 + 1,
                                 &mut w,
                                 params,
                                 ins.ignore,

@@ -30,6 +30,7 @@ mod hashjoin;
 pub mod json;
 mod jsontable;
 mod keyset;
+mod load;
 mod merge;
 mod multi;
 mod prepared;
@@ -256,6 +257,11 @@ pub struct Session {
     pub found_rows: u64,
     pub row_count: i64,
     pub user_vars: HashMap<String, Datum>,
+    /// LOAD DATA's rows before the batch being inserted (load.rs L1): warnings count rows
+    /// from it.
+    pub(crate) load_row_base: u64,
+    /// LOAD DATA LOCAL: the file the client sent, kept under tmpdir by conn.rs (load.rs L2).
+    pub(crate) load_local_file: Option<std::path::PathBuf>,
     /// Tables this session holds by LOCK TABLES (`db/table`, WRITE), none when empty
     /// (L2 in tablelock.rs).
     locked: Vec<(String, bool)>,
@@ -392,6 +398,8 @@ impl Session {
             found_rows: 0,
             row_count: -1,
             user_vars: HashMap::new(),
+            load_row_base: 0,
+            load_local_file: None,
             sql_prepared: HashMap::new(),
             locked: Vec::new(),
             global_read_lock: false,
@@ -542,6 +550,7 @@ impl Session {
                 | Statement::Delete(_)
                 | Statement::UpdateMulti(_)
                 | Statement::DeleteMulti(_)
+                | Statement::LoadData(_)
         );
         if !data {
             self.profiler.stage("executing");
@@ -574,6 +583,7 @@ impl Session {
                 Statement::Select(q) => self.select_output(q, params),
                 Statement::SelectInto(q, vars) => self.select_into(q, vars, params),
                 Statement::Insert(i) => self.insert(i, params),
+                Statement::LoadData(l) => self.load_data(l, params),
                 Statement::Update(u) => self.update(u, params),
                 Statement::Delete(d) => self.delete(d, params),
                 Statement::UpdateMulti(u) => self.update_multi(u, params),

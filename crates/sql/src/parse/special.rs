@@ -583,7 +583,7 @@ pub fn dispatch(sql: &str, text: &str, tokens: &[Token], ctx: &Ctx) -> Option<R<
         "EXECUTE" => p.execute(),
         "DEALLOCATE" => p.deallocate(),
         "DROP" if second_is("PREPARE") => p.deallocate(),
-        "LOAD" => Err(unsupported("LOAD DATA")),
+        "LOAD" => p.load_data(),
         _ => return None,
     };
     Some(r)
@@ -748,6 +748,129 @@ impl<'a> P<'a, '_> {
     fn user_var(&mut self) -> R<String> {
         self.expect_punct("@")?;
         Ok(self.name()?.to_lowercase())
+    }
+
+    /// A one-byte string option of LOAD DATA ('' is none); longer ones are 1083.
+    fn load_byte(&mut self) -> R<Option<u8>> {
+        let v = self.string()?.into_bytes();
+        match v.len() {
+            0 => Ok(None),
+            1 => Ok(Some(v[0])),
+            _ => Err(SqlError::new(crate::error::ER_WRONG_FIELD_TERMINATORS, &[])),
+        }
+    }
+
+    /// LOAD DATA [LOW_PRIORITY | CONCURRENT] [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO
+    /// TABLE t [CHARACTER SET cs] [{FIELDS | COLUMNS} [TERMINATED BY 's'] [[OPTIONALLY]
+    /// ENCLOSED BY 'c'] [ESCAPED BY 'c']] [LINES [STARTING BY 's'] [TERMINATED BY 's']]
+    /// [IGNORE n {LINES | ROWS}] [(col_or_@var, ...)] [SET col = expr, ...]
+    fn load_data(&mut self) -> R<Statement> {
+        self.expect("DATA")?;
+        if !self.eat("LOW_PRIORITY") {
+            self.eat("CONCURRENT");
+        }
+        let local = self.eat("LOCAL");
+        self.expect("INFILE")?;
+        let file = self.string()?;
+        let duplicates = if self.eat("REPLACE") {
+            Some(true)
+        } else if self.eat("IGNORE") {
+            Some(false)
+        } else {
+            None
+        };
+        self.expect("INTO")?;
+        self.expect("TABLE")?;
+        let table = self.object_name()?;
+        if self.eat("CHARACTER") {
+            self.expect("SET")?;
+            let cs = self.name()?;
+            if !matches!(
+                cs.to_ascii_lowercase().as_str(),
+                "utf8mb4" | "utf8" | "utf8mb3" | "binary"
+            ) {
+                return Err(unsupported("LOAD DATA CHARACTER SET other than utf8mb4"));
+            }
+        } else if self.eat("CHARSET") {
+            self.name()?;
+        }
+        let mut ld = LoadData {
+            local,
+            file,
+            duplicates,
+            table,
+            field_end: b"\t".to_vec(),
+            enclosed: None,
+            escaped: Some(b'\\'),
+            line_start: Vec::new(),
+            line_end: b"\n".to_vec(),
+            skip: 0,
+            targets: Vec::new(),
+            sets: Vec::new(),
+        };
+        if self.eat("FIELDS") || self.eat("COLUMNS") {
+            loop {
+                if self.eat("TERMINATED") {
+                    self.expect("BY")?;
+                    ld.field_end = self.string()?.into_bytes();
+                } else if self.eat("OPTIONALLY") || self.peek().is_some_and(|t| t.is("ENCLOSED")) {
+                    self.expect("ENCLOSED")?;
+                    self.expect("BY")?;
+                    ld.enclosed = self.load_byte()?;
+                } else if self.eat("ESCAPED") {
+                    self.expect("BY")?;
+                    ld.escaped = self.load_byte()?;
+                } else {
+                    break;
+                }
+            }
+        }
+        if self.eat("LINES") {
+            loop {
+                if self.eat("STARTING") {
+                    self.expect("BY")?;
+                    ld.line_start = self.string()?.into_bytes();
+                } else if self.eat("TERMINATED") {
+                    self.expect("BY")?;
+                    ld.line_end = self.string()?.into_bytes();
+                } else {
+                    break;
+                }
+            }
+        }
+        if ld.line_end.is_empty() {
+            return Err(unsupported("LOAD DATA with empty LINES TERMINATED BY"));
+        }
+        if self.eat("IGNORE") {
+            ld.skip = self.number()?;
+            if !self.eat("LINES") {
+                self.expect("ROWS")?;
+            }
+        }
+        if self.eat_punct("(") && !self.eat_punct(")") {
+            loop {
+                if self.peek().is_some_and(|t| t.is_punct("@")) {
+                    ld.targets.push(LoadTarget::Var(self.user_var()?));
+                } else {
+                    ld.targets.push(LoadTarget::Column(self.ident()?));
+                }
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            self.expect_punct(")")?;
+        }
+        if self.eat("SET") {
+            loop {
+                let col = self.ident()?;
+                self.expect_punct("=")?;
+                ld.sets.push((col, self.expr_item()?));
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.done(Statement::LoadData(Box::new(ld)))
     }
 
     fn prepare(&mut self) -> R<Statement> {

@@ -1712,11 +1712,40 @@ fn errors() {
         assert_eq!(parse(sql).map_err(|e| e.code), Err(1064), "{sql}");
     }
     for sql in [
-        "LOAD DATA INFILE 'x' INTO TABLE t",
+        "LOAD DATA INFILE 'x' INTO TABLE t CHARACTER SET latin1",
         "SELECT SUM(a) OVER (ORDER BY a GROUPS 1 PRECEDING) FROM t",
     ] {
         assert_eq!(parse(sql).map_err(|e| e.code), Err(1235), "{sql}");
     }
+    let ld = |sql: &str| match parse(sql) {
+        Ok(Statement::LoadData(ld)) => *ld,
+        other => panic!("{sql}: {other:?}"),
+    };
+    let l = ld(
+        "LOAD DATA LOCAL INFILE '/f.csv' REPLACE INTO TABLE d.t FIELDS TERMINATED BY ',' \
+         OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' LINES STARTING BY '>' TERMINATED BY '\\r\\n' \
+         IGNORE 2 LINES (a, @b) SET c = @b + 1",
+    );
+    assert!(l.local);
+    assert_eq!(l.duplicates, Some(true));
+    assert_eq!(
+        (l.field_end.as_slice(), l.enclosed, l.escaped),
+        (&b","[..], Some(b'"'), None)
+    );
+    assert_eq!(
+        (l.line_start.as_slice(), l.line_end.as_slice()),
+        (&b">"[..], &b"\r\n"[..])
+    );
+    assert_eq!(l.skip, 2);
+    assert_eq!(
+        l.targets,
+        [LoadTarget::Column("a".into()), LoadTarget::Var("b".into())]
+    );
+    assert_eq!(l.sets.len(), 1);
+    assert_eq!(
+        parse("LOAD DATA INFILE 'x' INTO TABLE t FIELDS ENCLOSED BY 'ab'").map_err(|e| e.code),
+        Err(1083)
+    );
     assert_eq!(parse("SELECT * FROM (SELECT 1)").unwrap_err().code, 1248);
 }
 
