@@ -326,6 +326,12 @@ impl Session {
                                 pend[c] = Some((here, None));
                                 None
                             }
+                            // A plain string literal is its bytes (LOAD DATA's rows are all
+                            // such literals): no compiling it per value.
+                            Expr::Literal(ast::Literal::String {
+                                bytes,
+                                charset: None,
+                            }) => Some(Datum::Bytes(bytes.clone())),
                             e => {
                                 let with_defaults = self.values_defaults(&t, e)?;
                                 let e = with_defaults.as_ref().unwrap_or(e);
