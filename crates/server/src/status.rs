@@ -167,7 +167,9 @@ pub const COM_KILL: usize = com("Com_kill");
 /// The Com_* counter of a statement.
 pub fn com_index(st: &Statement) -> usize {
     match st {
-        Statement::Select(_) | Statement::SelectInto(..) => com("Com_select"),
+        Statement::Select(_) | Statement::SelectInto(..) | Statement::SelectOutfile(..) => {
+            com("Com_select")
+        }
         Statement::Insert(i) => match (i.replace, &i.source) {
             (false, InsertSource::Values(_)) => com("Com_insert"),
             (false, InsertSource::Select(_)) => com("Com_insert_select"),

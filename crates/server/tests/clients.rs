@@ -597,4 +597,42 @@ fn load_data_as_mysql() {
     // The connection that was refused still works.
     let n: i64 = c.query_first("SELECT COUNT(*) FROM ld.t").unwrap().unwrap();
     assert_eq!(n, 9);
+
+    // SELECT ... INTO OUTFILE and back with LOAD DATA: the same rows (NULLs, quotes, commas,
+    // tabs); an existing file is 1086; DUMPFILE of two rows is 1172 and leaves no file.
+    c.query_drop("INSERT INTO ld.t VALUES (200, CONCAT('q\"u,o', CHAR(9), 'te', CHAR(92)), NULL)")
+        .unwrap();
+    let out = files.path().join("dump.csv");
+    let opts = "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' LINES TERMINATED BY '\\r\\n'";
+    let export = format!("SELECT * FROM ld.t INTO OUTFILE '{}' {opts}", out.display());
+    c.query_drop(&export).unwrap();
+    assert_eq!(c.affected_rows(), 10);
+    let e = c.query_drop(&export).unwrap_err();
+    assert!(e.to_string().contains("1086"), "{e}");
+    c.query_drop("CREATE TABLE ld.t2 LIKE ld.t").unwrap();
+    c.query_drop(format!(
+        "LOAD DATA INFILE '{}' INTO TABLE ld.t2 {opts}",
+        out.display()
+    ))
+    .unwrap();
+    let all = |c: &mut mysql::Conn, t: &str| -> Vec<(i64, Option<String>, Option<i64>)> {
+        c.query(format!("SELECT id, v, n FROM ld.{t} ORDER BY id"))
+            .unwrap()
+    };
+    assert_eq!(all(&mut c, "t2"), all(&mut c, "t"));
+    let dump = files.path().join("two.bin");
+    let e = c
+        .query_drop(format!(
+            "SELECT v FROM ld.t WHERE id IN (1, 3) INTO DUMPFILE '{}'",
+            dump.display()
+        ))
+        .unwrap_err();
+    assert!(e.to_string().contains("1172"), "{e}");
+    assert!(!dump.exists());
+    c.query_drop(format!(
+        "SELECT v FROM ld.t WHERE id = 200 INTO DUMPFILE '{}'",
+        dump.display()
+    ))
+    .unwrap();
+    assert_eq!(std::fs::read(&dump).unwrap(), b"q\"u,o\tte\\");
 }

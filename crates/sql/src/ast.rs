@@ -52,6 +52,8 @@ pub enum Statement {
     Select(Box<Select>),
     /// SELECT ... INTO @a, @b (user variable names, lower-case).
     SelectInto(Box<Select>, Vec<String>),
+    /// SELECT ... INTO OUTFILE / DUMPFILE.
+    SelectOutfile(Box<Select>, Box<Export>),
     Insert(Box<Insert>),
     Update(Box<Update>),
     Delete(Box<Delete>),
@@ -636,16 +638,7 @@ pub struct LoadData {
     /// REPLACE (Some(true)) or IGNORE (Some(false)) for rows with a duplicate key.
     pub duplicates: Option<bool>,
     pub table: ObjectName,
-    /// FIELDS TERMINATED BY (default tab).
-    pub field_end: Vec<u8>,
-    /// [OPTIONALLY] ENCLOSED BY (default none).
-    pub enclosed: Option<u8>,
-    /// ESCAPED BY (default backslash; '' for none).
-    pub escaped: Option<u8>,
-    /// LINES STARTING BY (default none).
-    pub line_start: Vec<u8>,
-    /// LINES TERMINATED BY (default newline).
-    pub line_end: Vec<u8>,
+    pub format: FileFormat,
     /// IGNORE n LINES.
     pub skip: u64,
     /// The fields' targets in order: a column, or a user variable (`@name`, lower-case).
@@ -653,6 +646,45 @@ pub struct LoadData {
     pub targets: Vec<LoadTarget>,
     /// SET col = expr, evaluated per row (the user variables hold that row's fields).
     pub sets: Vec<(String, Expr)>,
+}
+
+/// The FIELDS and LINES options of LOAD DATA and SELECT ... INTO OUTFILE.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileFormat {
+    /// FIELDS TERMINATED BY (default tab).
+    pub field_end: Vec<u8>,
+    /// [OPTIONALLY] ENCLOSED BY (default none).
+    pub enclosed: Option<u8>,
+    /// OPTIONALLY: INTO OUTFILE encloses only string values.
+    pub optionally: bool,
+    /// ESCAPED BY (default backslash; '' for none).
+    pub escaped: Option<u8>,
+    /// LINES STARTING BY (default none).
+    pub line_start: Vec<u8>,
+    /// LINES TERMINATED BY (default newline).
+    pub line_end: Vec<u8>,
+}
+
+impl Default for FileFormat {
+    fn default() -> Self {
+        FileFormat {
+            field_end: b"\t".to_vec(),
+            enclosed: None,
+            optionally: false,
+            escaped: Some(b'\\'),
+            line_start: Vec::new(),
+            line_end: b"\n".to_vec(),
+        }
+    }
+}
+
+/// SELECT ... INTO OUTFILE 'file' [options] or INTO DUMPFILE 'file'.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Export {
+    pub file: String,
+    /// DUMPFILE: one row, its one value's bytes as they are.
+    pub dump: bool,
+    pub format: FileFormat,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -86,6 +86,7 @@ codes! {
     ER_WRONG_KEY_COLUMN = 1167, "42000", "The used storage engine can't index column '%s'";
     ER_BLOB_KEY_WITHOUT_LENGTH = 1170, "42000", "BLOB/TEXT column '%s' used in key specification without a key length";
     ER_PRIMARY_CANT_HAVE_NULL = 1171, "42000", "All parts of a PRIMARY KEY must be NOT NULL; if you need NULL in a key, use UNIQUE instead";
+    ER_FILE_EXISTS_ERROR = 1086, "HY000", "File '%s' already exists";
     ER_TOO_MANY_ROWS = 1172, "42000", "Result consisted of more than one row";
     ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE = 1175, "HY000", "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column. ";
     ER_KEY_DOES_NOT_EXITS = 1176, "42000", "Key '%s' doesn't exist in table '%s'";

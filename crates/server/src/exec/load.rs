@@ -1,5 +1,5 @@
 //! LOAD DATA [LOCAL] INFILE: the rows of a text file inserted into a table, as MySQL 8.0 reads
-//! them.
+//! them; SELECT ... INTO OUTFILE / DUMPFILE: a result written to a server file.
 //!
 //! INVARIANTS
 //! - L1: the file is read as it is split into rows (`Splitter`, a buffer of LOAD_CHUNK bytes
@@ -22,6 +22,13 @@
 //!   doubled one inside is one); with ENCLOSED BY, an unquoted `NULL` is NULL; LINES
 //!   STARTING BY skips each line up to and including the prefix (a line without it is
 //!   skipped).
+//! - L5: INTO OUTFILE needs what a server file for LOAD DATA needs (L2), makes a new file
+//!   (an existing one is 1086) and writes each row as it is made (`FileSink`, OUT_CHUNK bytes
+//!   at a time): fields as the client reads them, NULL as `\N` (`NULL` without an escape
+//!   byte), each field enclosed (OPTIONALLY: string columns only), the escape byte before
+//!   itself, the quote, NUL (as `0`) and, without a quote, the terminators' first bytes.
+//!   DUMPFILE writes one row's values as they are (a second row is 1172). A failed statement
+//!   removes the file.
 //!
 //! No latches of its own.
 
@@ -30,11 +37,12 @@ use std::sync::Arc;
 
 use innoxide_io::{File, FileSystem, OsFs};
 
-use innoxide_sql::ast::{Expr, Insert, InsertSource, Literal, LoadData, LoadTarget};
+use innoxide_sql::ast::{self, Export, Expr, Insert, InsertSource, Literal, LoadData, LoadTarget};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{Datum, Level, SqlMode};
 
-use super::{Output, Session};
+use super::expr::EType;
+use super::{Column, Output, Session};
 
 /// Rows handed to `Session::insert` at a time (L1).
 const LOAD_BATCH: usize = 1000;
@@ -101,9 +109,9 @@ impl Splitter<'_> {
         if !self.fill(1)? {
             return Ok(None);
         }
-        if !self.ld.line_start.is_empty() {
+        if !self.ld.format.line_start.is_empty() {
             // Up to and including the prefix (L4).
-            let start = self.ld.line_start.clone();
+            let start = self.ld.format.line_start.clone();
             while !self.eat(&start)? {
                 if self.byte()?.is_none() {
                     return Ok(None);
@@ -122,9 +130,12 @@ impl Splitter<'_> {
 
     /// One field and what ended it (L4).
     fn field(&mut self) -> std::io::Result<(Field, End)> {
-        let (fe, le) = (self.ld.field_end.clone(), self.ld.line_end.clone());
+        let (fe, le) = (
+            self.ld.format.field_end.clone(),
+            self.ld.format.line_end.clone(),
+        );
         let mut v = Vec::new();
-        let quote = self.ld.enclosed;
+        let quote = self.ld.format.enclosed;
         let quoted = match quote {
             Some(q) => self.eat(&[q])?,
             None => false,
@@ -136,7 +147,7 @@ impl Splitter<'_> {
                 let Some(b) = self.byte()? else {
                     return Ok((Some(v), End::Eof));
                 };
-                if Some(b) == self.ld.escaped {
+                if Some(b) == self.ld.format.escaped {
                     if let Some(n) = self.byte()? {
                         v.push(unescape(n));
                     }
@@ -169,7 +180,7 @@ impl Splitter<'_> {
             } else {
                 let b = self.buf[self.pos];
                 self.pos += 1;
-                if Some(b) == self.ld.escaped {
+                if Some(b) == self.ld.format.escaped {
                     match self.byte()? {
                         Some(b'N') if v.is_empty() => escaped_null = true,
                         Some(n) => {
@@ -226,40 +237,8 @@ impl Session {
             };
             Box::new(open(&path, &ld.file)?)
         } else {
-            self.check_global(crate::privs::bit("FILE"), "FILE")?;
-            let Some(dir) = self.server.vars.secure_file_priv() else {
-                return Err(SqlError::new(
-                    ER_OPTION_PREVENTS_STATEMENT,
-                    &[&"--secure-file-priv"],
-                ));
-            };
             let db = self.db_of(&ld.table)?;
-            let path = std::path::Path::new(&ld.file);
-            let path = if path.is_absolute() {
-                path.to_path_buf()
-            } else {
-                self.server
-                    .catalog
-                    .engine
-                    .inner()
-                    .cfg
-                    .datadir
-                    .join(&db)
-                    .join(path)
-            };
-            let inside = |p: &std::path::Path| -> bool {
-                let (Ok(p), Ok(d)) = (p.canonicalize(), std::path::Path::new(&dir).canonicalize())
-                else {
-                    return false;
-                };
-                p.starts_with(d)
-            };
-            if !dir.is_empty() && !inside(&path) {
-                return Err(SqlError::new(
-                    ER_OPTION_PREVENTS_STATEMENT,
-                    &[&"--secure-file-priv"],
-                ));
-            }
+            let path = self.server_file(&ld.file, db, false)?;
             Box::new(open(&path, &ld.file)?)
         };
         let db = self.db_of(&ld.table)?;
@@ -427,10 +406,238 @@ fn open(path: &std::path::Path, shown: &str) -> Result<FileReader, SqlError> {
     })
 }
 
+/// Bytes SELECT ... INTO OUTFILE gathers before writing them (L5).
+const OUT_CHUNK: usize = 64 * 1024;
+
+/// Where SELECT ... INTO OUTFILE / DUMPFILE sends its rows (L5): formatted and written to
+/// the file as they come.
+struct FileSink {
+    file: Arc<dyn File>,
+    at: u64,
+    buf: Vec<u8>,
+    export: Export,
+    columns: Vec<Column>,
+    rows: u64,
+}
+
+impl FileSink {
+    fn flush(&mut self) -> Result<(), SqlError> {
+        if !self.buf.is_empty() {
+            self.file.write_at(&self.buf, self.at).map_err(|e| {
+                let errno = e.raw_os_error().unwrap_or(0);
+                SqlError::new(
+                    ER_ERROR_ON_WRITE,
+                    &[&self.export.file, &errno, &e.to_string()],
+                )
+            })?;
+            self.at += self.buf.len() as u64;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// One field as INTO OUTFILE writes it (L5).
+    fn field(&mut self, c: &Column, d: &Datum) {
+        let f = &self.export.format;
+        let Some(text) = text_of(c, d) else {
+            match f.escaped {
+                Some(e) => self.buf.extend([e, b'N']),
+                None => self.buf.extend(b"NULL"),
+            }
+            return;
+        };
+        let string = match &c.ety {
+            EType::Column(ty) => ty.is_string(),
+            EType::Str { .. } => true,
+            _ => false,
+        };
+        let quote = f.enclosed.filter(|_| !f.optionally || string);
+        // What the escape byte goes before: itself, the quote, NUL, and without a quote the
+        // first bytes of the terminators.
+        let special = |b: u8| {
+            Some(b) == f.escaped
+                || Some(b) == f.enclosed
+                || b == 0
+                || f.enclosed.is_none()
+                    && (f.field_end.first() == Some(&b) || f.line_end.first() == Some(&b))
+        };
+        if let Some(q) = quote {
+            self.buf.push(q);
+        }
+        for &b in &text {
+            match f.escaped {
+                Some(e) if special(b) => {
+                    self.buf.push(e);
+                    self.buf.push(if b == 0 { b'0' } else { b });
+                }
+                _ => self.buf.push(b),
+            }
+        }
+        if let Some(q) = quote {
+            self.buf.push(q);
+        }
+    }
+}
+
+impl super::RowSink for FileSink {
+    fn begin(&mut self, columns: &[Column]) -> Result<(), SqlError> {
+        self.columns = columns.to_vec();
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Datum]) -> Result<(), SqlError> {
+        self.rows += 1;
+        let columns = std::mem::take(&mut self.columns);
+        if self.export.dump {
+            if self.rows > 1 {
+                return Err(SqlError::new(ER_TOO_MANY_ROWS, &[]));
+            }
+            for (d, c) in row.iter().zip(&columns) {
+                self.buf.extend(text_of(c, d).unwrap_or_default());
+            }
+        } else {
+            let f = self.export.format.clone();
+            self.buf.extend(&f.line_start);
+            for (i, (d, c)) in row.iter().zip(&columns).enumerate() {
+                if i > 0 {
+                    self.buf.extend(&f.field_end);
+                }
+                self.field(c, d);
+            }
+            self.buf.extend(&f.line_end);
+        }
+        self.columns = columns;
+        if self.buf.len() >= OUT_CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+/// A value's text as the client would read it (NULL: None).
+fn text_of(c: &Column, d: &Datum) -> Option<Vec<u8>> {
+    match &c.ety {
+        EType::Column(ty) => ty.render(d),
+        _ => d.to_text(),
+    }
+}
+
+impl Session {
+    /// SELECT ... INTO OUTFILE / DUMPFILE (L5).
+    pub(crate) fn select_outfile(
+        &mut self,
+        q: &ast::Select,
+        export: &Export,
+        params: &[Datum],
+    ) -> Result<Output, SqlError> {
+        let path = self.server_file(&export.file, self.db.clone().unwrap_or_default(), true)?;
+        let file = OsFs.create(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                SqlError::new(ER_FILE_EXISTS_ERROR, &[&export.file])
+            } else {
+                let errno = e.raw_os_error().unwrap_or(0);
+                SqlError::new(ER_CANT_CREATE_FILE, &[&export.file, &errno, &e.to_string()])
+            }
+        })?;
+        let sink = FileSink {
+            file,
+            at: 0,
+            buf: Vec::new(),
+            export: export.clone(),
+            columns: Vec::new(),
+            rows: 0,
+        };
+        let before = self.sink.replace(Box::new(sink));
+        let r = self.select_output(q, params);
+        let sink = std::mem::replace(&mut self.sink, before);
+        let mut sink = match sink.map(|s| s.into_any().downcast::<FileSink>()) {
+            Some(Ok(s)) => s,
+            _ => {
+                return Err(SqlError::new(
+                    ER_INTERNAL_ERROR,
+                    &[&"INTO OUTFILE lost its file"],
+                ))
+            }
+        };
+        let done = (|| {
+            if let Output::Rows { columns, rows } = r? {
+                use super::RowSink;
+                sink.begin(&columns)?;
+                for row in rows {
+                    sink.row(&row)?;
+                }
+            }
+            sink.flush()
+        })();
+        if let Err(e) = done {
+            let _ = OsFs.remove(&path);
+            return Err(e);
+        }
+        self.row_count = sink.rows as i64;
+        Ok(Output::Ok {
+            affected: sink.rows,
+            last_insert_id: 0,
+            info: String::new(),
+        })
+    }
+
+    /// A server file for LOAD DATA or INTO OUTFILE (L2): FILE needed; secure_file_priv NULL
+    /// refuses (1290), a directory must hold it; a relative name is under the data directory's
+    /// `db`.
+    fn server_file(
+        &mut self,
+        name: &str,
+        db: String,
+        new: bool,
+    ) -> Result<std::path::PathBuf, SqlError> {
+        self.check_global(crate::privs::bit("FILE"), "FILE")?;
+        let refused = || SqlError::new(ER_OPTION_PREVENTS_STATEMENT, &[&"--secure-file-priv"]);
+        let Some(dir) = self.server.vars.secure_file_priv() else {
+            return Err(refused());
+        };
+        let path = std::path::Path::new(name);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.server
+                .catalog
+                .engine
+                .inner()
+                .cfg
+                .datadir
+                .join(db)
+                .join(path)
+        };
+        if !dir.is_empty() {
+            // A file still to create: its directory must be inside.
+            let probe = match new {
+                true => path
+                    .parent()
+                    .map(std::path::Path::to_path_buf)
+                    .unwrap_or_default(),
+                false => path.clone(),
+            };
+            let (Ok(p), Ok(d)) = (
+                probe.canonicalize(),
+                std::path::Path::new(&dir).canonicalize(),
+            ) else {
+                return Err(refused());
+            };
+            if !p.starts_with(d) {
+                return Err(refused());
+            }
+        }
+        Ok(path)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use innoxide_sql::ast;
 
     fn rows(text: &[u8], ld: &LoadData) -> Vec<Vec<Field>> {
         let mut s = Splitter {
@@ -456,11 +663,7 @@ mod tests {
                 db: None,
                 name: "t".into(),
             },
-            field_end: b"\t".to_vec(),
-            enclosed: None,
-            escaped: Some(b'\\'),
-            line_start: Vec::new(),
-            line_end: b"\n".to_vec(),
+            format: ast::FileFormat::default(),
             skip: 0,
             targets: Vec::new(),
             sets: Vec::new(),
@@ -490,9 +693,9 @@ mod tests {
     #[test]
     fn csv_with_quotes_and_crlf() {
         let mut ld = base();
-        ld.field_end = b",".to_vec();
-        ld.enclosed = Some(b'"');
-        ld.line_end = b"\r\n".to_vec();
+        ld.format.field_end = b",".to_vec();
+        ld.format.enclosed = Some(b'"');
+        ld.format.line_end = b"\r\n".to_vec();
         assert_eq!(
             rows(
                 b"1,\"a,b\",\"say \"\"hi\"\"\"\r\n2,NULL,\"NULL\"\r\n3,\"x\r\ny\",\r\n",
@@ -509,10 +712,10 @@ mod tests {
     #[test]
     fn line_prefix_and_long_terminators() {
         let mut ld = base();
-        ld.field_end = b"||".to_vec();
-        ld.line_start = b"xxx".to_vec();
-        ld.line_end = b"##".to_vec();
-        ld.escaped = None;
+        ld.format.field_end = b"||".to_vec();
+        ld.format.line_start = b"xxx".to_vec();
+        ld.format.line_end = b"##".to_vec();
+        ld.format.escaped = None;
         assert_eq!(
             rows(b"xxx1||a\\b##junk##xxx2||c##", &ld),
             vec![vec![f("1"), f("a\\b")], vec![f("2"), f("c")]]

@@ -545,6 +545,7 @@ impl Session {
             stmt,
             Statement::Select(_)
                 | Statement::SelectInto(..)
+                | Statement::SelectOutfile(..)
                 | Statement::Insert(_)
                 | Statement::Update(_)
                 | Statement::Delete(_)
@@ -557,7 +558,10 @@ impl Session {
             return self.execute_other(stmt, params);
         }
         self.profiler.stage("Opening tables");
-        let writes = !matches!(stmt, Statement::Select(_) | Statement::SelectInto(..));
+        let writes = !matches!(
+            stmt,
+            Statement::Select(_) | Statement::SelectInto(..) | Statement::SelectOutfile(..)
+        );
         self.deadline = match (stmt, self.vars.max_execution_time()) {
             (Statement::Select(_), ms) if ms > 0 => {
                 Some(std::time::Instant::now() + std::time::Duration::from_millis(ms))
@@ -582,6 +586,7 @@ impl Session {
                 }
                 Statement::Select(q) => self.select_output(q, params),
                 Statement::SelectInto(q, vars) => self.select_into(q, vars, params),
+                Statement::SelectOutfile(q, e) => self.select_outfile(q, e, params),
                 Statement::Insert(i) => self.insert(i, params),
                 Statement::LoadData(l) => self.load_data(l, params),
                 Statement::Update(u) => self.update(u, params),

@@ -128,7 +128,12 @@ fn parse_general(sql: &str, tokens: &[Token]) -> Result<Statement, SqlError> {
         return Err(sp_position_error(sql, 0, next.span.start));
     }
     match (ctx.statement(stmt)?, into) {
-        (Statement::Select(q), Some(vars)) => Ok(Statement::SelectInto(q, vars)),
+        (Statement::Select(q), Some(special::IntoTarget::Vars(vars))) => {
+            Ok(Statement::SelectInto(q, vars))
+        }
+        (Statement::Select(q), Some(special::IntoTarget::File(e))) => {
+            Ok(Statement::SelectOutfile(q, e))
+        }
         (_, Some(_)) => Err(error_at(sql, 0)),
         (s, None) => Ok(s),
     }

@@ -35,8 +35,8 @@ pub struct Rewritten<'a> {
     pub text: Cow<'a, str>,
     pub zerofill: Vec<usize>,
     pub ignore: bool,
-    /// SELECT ... INTO @a, @b: the variables (lower-case); Err for INTO OUTFILE/DUMPFILE.
-    pub into: Option<R<Vec<String>>>,
+    /// SELECT ... INTO @a, @b (the variables, lower-case) or INTO OUTFILE/DUMPFILE.
+    pub into: Option<R<IntoTarget>>,
     /// CREATE TABLE ... IGNORE (false) / REPLACE (true) SELECT.
     pub create_select_dup: Option<bool>,
     /// MySQL's compound INTERVAL units (DAY_HOUR, YEAR_MONTH...), which sqlparser does not
@@ -181,8 +181,8 @@ pub fn compound_unit(name: &str) -> Option<(&'static str, &'static [i64])> {
 }
 
 /// The INTO clause of a SELECT statement (at parenthesis depth 0): its token range and
-/// variables.
-fn select_into(tokens: &[Token]) -> Option<(usize, usize, R<Vec<String>>)> {
+/// what it names.
+fn select_into(sql: &str, tokens: &[Token]) -> Option<(usize, usize, R<IntoTarget>)> {
     let first = tokens.first()?;
     if !(first.is("SELECT") || first.is_punct("(")) {
         return None;
@@ -201,16 +201,34 @@ fn select_into(tokens: &[Token]) -> Option<(usize, usize, R<Vec<String>>)> {
     }
     let i = at?;
     let start = tokens[i].start;
-    if tokens
+    if let Some(kind) = tokens
         .get(i + 1)
-        .is_some_and(|t| t.is("OUTFILE") || t.is("DUMPFILE"))
+        .filter(|t| t.is("OUTFILE") || t.is("DUMPFILE"))
     {
-        let end = tokens[i + 1].end();
-        return Some((
-            start,
-            end,
-            Err(unsupported("SELECT ... INTO OUTFILE/DUMPFILE")),
-        ));
+        let dump = kind.is("DUMPFILE");
+        let ctx = Ctx::new(sql, tokens);
+        let mut p = P {
+            sql,
+            text: sql,
+            toks: tokens,
+            i: i + 2,
+            ctx: &ctx,
+        };
+        let export = (|| {
+            let file = p.string()?;
+            let format = if dump {
+                FileFormat::default()
+            } else {
+                if p.eat("CHARACTER") {
+                    p.expect("SET")?;
+                    p.name()?;
+                }
+                p.file_format()?
+            };
+            Ok(IntoTarget::File(Box::new(Export { file, dump, format })))
+        })();
+        let end = tokens[p.i.max(i + 2) - 1].end();
+        return Some((start, end, export));
     }
     let mut vars = Vec::new();
     let mut j = i + 1;
@@ -235,7 +253,13 @@ fn select_into(tokens: &[Token]) -> Option<(usize, usize, R<Vec<String>>)> {
             Err(unsupported("SELECT ... INTO other than @variables")),
         ));
     }
-    Some((start, end, Ok(vars)))
+    Some((start, end, Ok(IntoTarget::Vars(vars))))
+}
+
+/// What SELECT ... INTO names.
+pub enum IntoTarget {
+    Vars(Vec<String>),
+    File(Box<Export>),
 }
 
 /// CREATE TABLE ... IGNORE|REPLACE [AS] SELECT: the word's token and what it means.
@@ -284,7 +308,7 @@ pub fn rewrite<'a>(sql: &'a str, tokens: &[Token]) -> Rewritten<'a> {
     let first = tokens.first();
     let is_ddl = first.is_some_and(|t| t.is("CREATE") || t.is("ALTER"));
     let mut into = None;
-    if let Some((start, end, vars)) = select_into(tokens) {
+    if let Some((start, end, vars)) = select_into(sql, tokens) {
         edits.push((start, end, ""));
         into = Some(vars);
     }
@@ -750,6 +774,47 @@ impl<'a> P<'a, '_> {
         Ok(self.name()?.to_lowercase())
     }
 
+    /// [{FIELDS | COLUMNS} [TERMINATED BY 's'] [[OPTIONALLY] ENCLOSED BY 'c'] [ESCAPED BY
+    /// 'c']] [LINES [STARTING BY 's'] [TERMINATED BY 's']] of LOAD DATA and INTO OUTFILE.
+    fn file_format(&mut self) -> R<FileFormat> {
+        let mut f = FileFormat::default();
+        if self.eat("FIELDS") || self.eat("COLUMNS") {
+            loop {
+                if self.eat("TERMINATED") {
+                    self.expect("BY")?;
+                    f.field_end = self.string()?.into_bytes();
+                } else if self.eat("OPTIONALLY") {
+                    f.optionally = true;
+                    self.expect("ENCLOSED")?;
+                    self.expect("BY")?;
+                    f.enclosed = self.load_byte()?;
+                } else if self.eat("ENCLOSED") {
+                    self.expect("BY")?;
+                    f.enclosed = self.load_byte()?;
+                } else if self.eat("ESCAPED") {
+                    self.expect("BY")?;
+                    f.escaped = self.load_byte()?;
+                } else {
+                    break;
+                }
+            }
+        }
+        if self.eat("LINES") {
+            loop {
+                if self.eat("STARTING") {
+                    self.expect("BY")?;
+                    f.line_start = self.string()?.into_bytes();
+                } else if self.eat("TERMINATED") {
+                    self.expect("BY")?;
+                    f.line_end = self.string()?.into_bytes();
+                } else {
+                    break;
+                }
+            }
+        }
+        Ok(f)
+    }
+
     /// A one-byte string option of LOAD DATA ('' is none); longer ones are 1083.
     fn load_byte(&mut self) -> R<Option<u8>> {
         let v = self.string()?.into_bytes();
@@ -799,46 +864,12 @@ impl<'a> P<'a, '_> {
             file,
             duplicates,
             table,
-            field_end: b"\t".to_vec(),
-            enclosed: None,
-            escaped: Some(b'\\'),
-            line_start: Vec::new(),
-            line_end: b"\n".to_vec(),
+            format: self.file_format()?,
             skip: 0,
             targets: Vec::new(),
             sets: Vec::new(),
         };
-        if self.eat("FIELDS") || self.eat("COLUMNS") {
-            loop {
-                if self.eat("TERMINATED") {
-                    self.expect("BY")?;
-                    ld.field_end = self.string()?.into_bytes();
-                } else if self.eat("OPTIONALLY") || self.peek().is_some_and(|t| t.is("ENCLOSED")) {
-                    self.expect("ENCLOSED")?;
-                    self.expect("BY")?;
-                    ld.enclosed = self.load_byte()?;
-                } else if self.eat("ESCAPED") {
-                    self.expect("BY")?;
-                    ld.escaped = self.load_byte()?;
-                } else {
-                    break;
-                }
-            }
-        }
-        if self.eat("LINES") {
-            loop {
-                if self.eat("STARTING") {
-                    self.expect("BY")?;
-                    ld.line_start = self.string()?.into_bytes();
-                } else if self.eat("TERMINATED") {
-                    self.expect("BY")?;
-                    ld.line_end = self.string()?.into_bytes();
-                } else {
-                    break;
-                }
-            }
-        }
-        if ld.line_end.is_empty() {
+        if ld.format.line_end.is_empty() {
             return Err(unsupported("LOAD DATA with empty LINES TERMINATED BY"));
         }
         if self.eat("IGNORE") {

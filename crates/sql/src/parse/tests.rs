@@ -1729,13 +1729,18 @@ fn errors() {
     assert!(l.local);
     assert_eq!(l.duplicates, Some(true));
     assert_eq!(
-        (l.field_end.as_slice(), l.enclosed, l.escaped),
+        (
+            l.format.field_end.as_slice(),
+            l.format.enclosed,
+            l.format.escaped
+        ),
         (&b","[..], Some(b'"'), None)
     );
     assert_eq!(
-        (l.line_start.as_slice(), l.line_end.as_slice()),
+        (l.format.line_start.as_slice(), l.format.line_end.as_slice()),
         (&b">"[..], &b"\r\n"[..])
     );
+    assert!(l.format.optionally);
     assert_eq!(l.skip, 2);
     assert_eq!(
         l.targets,
@@ -1830,10 +1835,21 @@ fn select_into_variables() {
         panic!()
     };
     assert_eq!(vars, vec!["v".to_string()]);
+    let Statement::SelectOutfile(q, e) =
+        p("SELECT a INTO OUTFILE '/tmp/x' FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' FROM t WHERE a > 1")
+    else {
+        panic!()
+    };
+    assert!(q.selection.is_some() && !e.dump);
     assert_eq!(
-        parse("SELECT a INTO OUTFILE '/tmp/x' FROM t").map_err(|e| e.code),
-        Err(1235)
+        (e.file.as_str(), e.format.field_end.as_slice()),
+        ("/tmp/x", &b","[..])
     );
+    assert!(e.format.optionally && e.format.enclosed == Some(b'"'));
+    let Statement::SelectOutfile(_, e) = p("SELECT a FROM t LIMIT 1 INTO DUMPFILE '/tmp/y'") else {
+        panic!()
+    };
+    assert!(e.dump && e.file == "/tmp/y");
     // INTO inside a subquery or an INSERT is not this clause.
     assert!(matches!(p("INSERT INTO t SELECT 1"), Statement::Insert(_)));
 }
