@@ -681,7 +681,9 @@ impl Trx {
         self.state.wait_policy = p;
     }
 
-    fn reads_lock(&self) -> bool {
+    /// Whether a consistent read locks instead (SERIALIZABLE, outside an autocommit
+    /// statement): `get` and `scan` then read as LOCK IN SHARE MODE.
+    pub fn reads_lock(&self) -> bool {
         self.serializable_reads_lock && self.state.isolation == Isolation::Serializable
     }
 

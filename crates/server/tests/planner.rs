@@ -1475,6 +1475,24 @@ fn loose_index_scan_reads_a_row_per_group() {
         .unwrap();
     assert_eq!(one, [(1, Some(-5), Some(99999)), (99, Some(1), Some(1))]);
     check(&mut c, q, "FROM t", true);
+
+    // SERIALIZABLE: reads lock, so the groups (and MIN/MAX) are read by the locking scan,
+    // with the same rows, and a writer into the range waits.
+    let before = rows(&mut c, q);
+    other
+        .query_drop("SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+        .unwrap();
+    other.query_drop("BEGIN").unwrap();
+    assert_eq!(rows(&mut other, q), before);
+    let max: Option<i64> = other.query_first("SELECT MAX(id) FROM t").unwrap().unwrap();
+    assert_eq!(max, Some(5002));
+    c.query_drop("SET SESSION innodb_lock_wait_timeout = 1")
+        .unwrap();
+    match c.query_drop("INSERT INTO t (id, g, x) VALUES (6000, 1, 7)") {
+        Err(mysql::Error::MySqlError(e)) => assert_eq!(e.code, 1205),
+        r => panic!("the insert did not wait for the serializable reader: {r:?}"),
+    }
+    other.query_drop("COMMIT").unwrap();
 }
 
 /// EXPLAIN shows each derived table's SELECT after the outer one, numbered depth first as

@@ -2393,6 +2393,10 @@ impl Session {
         else {
             return Ok(None);
         };
+        // Under SERIALIZABLE a read locks its whole range: read the table as a locking scan.
+        if self.trx()?.reads_lock() {
+            return Ok(None);
+        }
         let st = &plan.scope[0];
         // `col IS NOT NULL` conjuncts: the ranges begin after NULLs anyway.
         let mut not_null = Vec::new();
@@ -2510,6 +2514,11 @@ impl Session {
         let (Some(spec), Some(Source::Table(t, _, _))) = (&plan.loose, plan.sources.first()) else {
             return Ok(None);
         };
+        // Under SERIALIZABLE a read locks its whole range: each group's search would lock
+        // the rest of the index.
+        if self.trx()?.reads_lock() {
+            return Ok(None);
+        }
         let Some(sargs) = self.sargs_of(t, &plan.scope[0].name, true, conds, params, &mut true)?
         else {
             return Ok(None);

@@ -221,7 +221,7 @@ fn select_into(sql: &str, tokens: &[Token]) -> Option<(usize, usize, R<IntoTarge
             } else {
                 if p.eat("CHARACTER") {
                     p.expect("SET")?;
-                    p.name()?;
+                    p.file_charset("SELECT ... INTO OUTFILE")?;
                 }
                 p.file_format()?
             };
@@ -815,6 +815,16 @@ impl<'a> P<'a, '_> {
         Ok(f)
     }
 
+    /// The CHARACTER SET of LOAD DATA's or INTO OUTFILE's file: the text is UTF-8 (utf8mb4,
+    /// utf8, binary); another is refused (1235) rather than read or written as UTF-8.
+    fn file_charset(&mut self, what: &str) -> R<()> {
+        let cs = self.name()?;
+        match cs.to_ascii_lowercase().as_str() {
+            "utf8mb4" | "utf8" | "utf8mb3" | "binary" => Ok(()),
+            _ => Err(unsupported(&format!("{what} CHARACTER SET {cs}"))),
+        }
+    }
+
     /// A one-byte string option of LOAD DATA ('' is none); longer ones are 1083.
     fn load_byte(&mut self) -> R<Option<u8>> {
         let v = self.string()?.into_bytes();
@@ -849,15 +859,9 @@ impl<'a> P<'a, '_> {
         let table = self.object_name()?;
         if self.eat("CHARACTER") {
             self.expect("SET")?;
-            let cs = self.name()?;
-            if !matches!(
-                cs.to_ascii_lowercase().as_str(),
-                "utf8mb4" | "utf8" | "utf8mb3" | "binary"
-            ) {
-                return Err(unsupported("LOAD DATA CHARACTER SET other than utf8mb4"));
-            }
+            self.file_charset("LOAD DATA")?;
         } else if self.eat("CHARSET") {
-            self.name()?;
+            self.file_charset("LOAD DATA")?;
         }
         let mut ld = LoadData {
             local,

@@ -1713,6 +1713,7 @@ fn errors() {
     }
     for sql in [
         "LOAD DATA INFILE 'x' INTO TABLE t CHARACTER SET latin1",
+        "SELECT 1 INTO OUTFILE 'x' CHARACTER SET latin1",
         "SELECT SUM(a) OVER (ORDER BY a GROUPS 1 PRECEDING) FROM t",
     ] {
         assert_eq!(parse(sql).map_err(|e| e.code), Err(1235), "{sql}");
