@@ -37,7 +37,9 @@ use std::sync::Arc;
 
 use innoxide_io::{File, FileSystem, OsFs};
 
-use innoxide_sql::ast::{self, Export, Expr, Insert, InsertSource, Literal, LoadData, LoadTarget};
+use innoxide_sql::ast::{
+    self, Export, Expr, FileFormat, Insert, InsertSource, Literal, LoadData, LoadTarget,
+};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{Datum, Level, SqlMode};
 
@@ -111,8 +113,8 @@ impl Splitter<'_> {
         }
         if !self.ld.format.line_start.is_empty() {
             // Up to and including the prefix (L4).
-            let start = self.ld.format.line_start.clone();
-            while !self.eat(&start)? {
+            let ld = self.ld;
+            while !self.eat(&ld.format.line_start)? {
                 if self.byte()?.is_none() {
                     return Ok(None);
                 }
@@ -130,10 +132,8 @@ impl Splitter<'_> {
 
     /// One field and what ended it (L4).
     fn field(&mut self) -> std::io::Result<(Field, End)> {
-        let (fe, le) = (
-            self.ld.format.field_end.clone(),
-            self.ld.format.line_end.clone(),
-        );
+        let ld = self.ld;
+        let (fe, le) = (&ld.format.field_end, &ld.format.line_end);
         let mut v = Vec::new();
         let quote = self.ld.format.enclosed;
         let quoted = match quote {
@@ -158,10 +158,10 @@ impl Splitter<'_> {
                         v.push(b);
                         continue;
                     }
-                    if self.eat(&fe)? {
+                    if self.eat(fe)? {
                         return Ok((Some(v), End::Field));
                     }
-                    if self.eat(&le)? {
+                    if self.eat(le)? {
                         return Ok((Some(v), End::Line));
                     }
                     if !self.fill(1)? {
@@ -171,9 +171,9 @@ impl Splitter<'_> {
                 v.push(b);
                 continue;
             }
-            let end = if self.eat(&fe)? {
+            let end = if self.eat(fe)? {
                 End::Field
-            } else if self.eat(&le)? {
+            } else if self.eat(le)? {
                 End::Line
             } else if !self.fill(1)? {
                 End::Eof
@@ -437,12 +437,11 @@ impl FileSink {
     }
 
     /// One field as INTO OUTFILE writes it (L5).
-    fn field(&mut self, c: &Column, d: &Datum) {
-        let f = &self.export.format;
+    fn field(buf: &mut Vec<u8>, f: &FileFormat, c: &Column, d: &Datum) {
         let Some(text) = text_of(c, d) else {
             match f.escaped {
-                Some(e) => self.buf.extend([e, b'N']),
-                None => self.buf.extend(b"NULL"),
+                Some(e) => buf.extend([e, b'N']),
+                None => buf.extend(b"NULL"),
             }
             return;
         };
@@ -462,19 +461,19 @@ impl FileSink {
                     && (f.field_end.first() == Some(&b) || f.line_end.first() == Some(&b))
         };
         if let Some(q) = quote {
-            self.buf.push(q);
+            buf.push(q);
         }
         for &b in &text {
             match f.escaped {
                 Some(e) if special(b) => {
-                    self.buf.push(e);
-                    self.buf.push(if b == 0 { b'0' } else { b });
+                    buf.push(e);
+                    buf.push(if b == 0 { b'0' } else { b });
                 }
-                _ => self.buf.push(b),
+                _ => buf.push(b),
             }
         }
         if let Some(q) = quote {
-            self.buf.push(q);
+            buf.push(q);
         }
     }
 }
@@ -487,26 +486,25 @@ impl super::RowSink for FileSink {
 
     fn row(&mut self, row: &[Datum]) -> Result<(), SqlError> {
         self.rows += 1;
-        let columns = std::mem::take(&mut self.columns);
+        let (buf, columns) = (&mut self.buf, &self.columns);
         if self.export.dump {
             if self.rows > 1 {
                 return Err(SqlError::new(ER_TOO_MANY_ROWS, &[]));
             }
-            for (d, c) in row.iter().zip(&columns) {
-                self.buf.extend(text_of(c, d).unwrap_or_default());
+            for (d, c) in row.iter().zip(columns) {
+                buf.extend(text_of(c, d).unwrap_or_default());
             }
         } else {
-            let f = self.export.format.clone();
-            self.buf.extend(&f.line_start);
-            for (i, (d, c)) in row.iter().zip(&columns).enumerate() {
+            let f = &self.export.format;
+            buf.extend(&f.line_start);
+            for (i, (d, c)) in row.iter().zip(columns).enumerate() {
                 if i > 0 {
-                    self.buf.extend(&f.field_end);
+                    buf.extend(&f.field_end);
                 }
-                self.field(c, d);
+                FileSink::field(buf, f, c, d);
             }
-            self.buf.extend(&f.line_end);
+            buf.extend(&f.line_end);
         }
-        self.columns = columns;
         if self.buf.len() >= OUT_CHUNK {
             self.flush()?;
         }

@@ -512,18 +512,11 @@ impl Session {
                 }
             }
         }
-        // Otherwise the index with the longest usable prefix (primary key first on ties).
-        let mut candidates: Vec<(Option<String>, Vec<usize>)> = Vec::new();
-        if !pk.is_empty() && !t.has_hidden_pk() && hints.allows(None) {
-            candidates.push((None, pk.clone()));
-        }
-        for ix in &t.table.def.indexes {
-            if hints.allows(Some(&ix.name)) {
-                candidates.push((Some(ix.name.clone()), ix.columns.clone()));
-            }
-        }
+        // Otherwise the index with the longest usable prefix (primary key first on ties); a
+        // secondary index's key parts go on with the primary key's columns.
         let mut usable: Vec<(usize, Access)> = Vec::new();
-        for (name, cols) in candidates {
+        for KeyIndex { name, cols, .. } in key_indexes(t, hints) {
+            let name = name.map(str::to_string);
             let (prefix, ranged, from, to) = key_range(t, &cols, &sargs);
             let mut score = prefix * 4 + ranged * 2;
             if score == 0 {
@@ -3526,7 +3519,13 @@ fn key_parts_used(t: &SqlTable, access: &Access) -> Option<(KeyParts, usize)> {
                 let prefixes = (t.meta.keys.iter())
                     .find(|k| k.name.eq_ignore_ascii_case(n))
                     .map_or(&[][..], |k| &k.prefixes[..]);
-                with_prefixes(&ix.columns, prefixes)
+                let mut parts = with_prefixes(&ix.columns, prefixes);
+                // Then the primary key's columns the entries carry (whole).
+                if !t.has_hidden_pk() {
+                    let more = t.pk().iter().filter(|c| !ix.columns.contains(c));
+                    parts.extend(more.map(|&c| (c, None)));
+                }
+                parts
             }
         })
     };
@@ -3537,10 +3536,21 @@ fn key_parts_used(t: &SqlTable, access: &Access) -> Option<(KeyParts, usize)> {
             index, from, to, ..
         } => {
             let parts = parts_of(index)?;
+            // A whole secondary index: its own key parts (MySQL's key_len).
+            let own = || {
+                (t.table.def.indexes.iter())
+                    .find(|i| {
+                        index
+                            .as_deref()
+                            .is_some_and(|n| i.name.eq_ignore_ascii_case(n))
+                    })
+                    .map_or(parts.len(), |i| i.columns.len())
+            };
             let used = match bound_len(from).max(bound_len(to)) {
-                0 if index.is_some() => parts.len(),
+                0 if index.is_some() => own(),
                 n => n,
             };
+            let used = used.min(parts.len());
             (used > 0).then_some((parts, used))
         }
     }
