@@ -68,6 +68,7 @@ pub use error::{Error, Result};
 pub use lock::Mode as LockMode;
 pub use row::lock::LockRead;
 pub use row::scan::KeyBound;
+pub use row::{RowMaker, Values};
 pub use startup::OpenReport;
 pub use trx::{Isolation, WaitPolicy};
 
@@ -881,6 +882,19 @@ impl Trx {
         to: KeyBound,
         forward: bool,
     ) -> Result<RowIter> {
+        self.scan_by(t, index, (from, to), forward, Arc::new(row::Values))
+    }
+
+    /// `scan`, the rows made by `maker` (decoded straight from the page into the reader's own
+    /// values where they are read in place).
+    pub fn scan_by<M: RowMaker>(
+        &mut self,
+        t: &Arc<Table>,
+        index: Option<&str>,
+        (from, to): (KeyBound, KeyBound),
+        forward: bool,
+        maker: Arc<M>,
+    ) -> Result<RowIter<M>> {
         if self.reads_lock() {
             let rows = self.scan_locking(
                 t,
@@ -894,13 +908,13 @@ impl Trx {
             )?;
             return Ok(RowIter {
                 inner: self.inner.clone(),
-                src: RowSrc::Locked(rows.into_iter()),
+                src: RowSrc::Locked(rows.into_iter(), maker),
                 uncounted: 0,
             });
         }
         let i = index_no(t, index)?;
         let view = self.read_mode_view();
-        let scan = row::scan::RowScan::new(t.clone(), i, &from, &to, forward, view)?;
+        let scan = row::scan::RowScan::new(t.clone(), i, (&from, &to), forward, view, maker)?;
         Ok(RowIter {
             inner: self.inner.clone(),
             src: RowSrc::Scan(Box::new(scan)),
@@ -965,33 +979,42 @@ fn intention(how: LockRead) -> LockMode {
     }
 }
 
-enum RowSrc {
-    Scan(Box<row::scan::RowScan>),
-    /// Rows a locking read already returned (SERIALIZABLE).
-    Locked(std::vec::IntoIter<Vec<Value>>),
+enum RowSrc<M: RowMaker> {
+    Scan(Box<row::scan::RowScan<M>>),
+    /// Rows a locking read already returned (SERIALIZABLE), to be made by the maker.
+    Locked(std::vec::IntoIter<Vec<Value>>, Arc<M>),
 }
 
-/// Rows from `Trx::scan`.
-pub struct RowIter {
+/// Rows from `Trx::scan` (engine values) or `Trx::scan_by` (made by a `RowMaker`).
+pub struct RowIter<M: RowMaker = row::Values> {
     inner: Arc<Inner>,
-    src: RowSrc,
+    src: RowSrc<M>,
     /// Rows returned and not yet added to the read counters (added 64 at a time, at the end
     /// and when dropped).
     uncounted: u64,
 }
 
-impl RowIter {
+impl<M: RowMaker> RowIter<M> {
     /// Says which columns the reader uses (by position in the table definition); the others
     /// may come back as NULL instead of their value, saving their decoding.
-    pub fn with_columns(mut self, wanted: Vec<bool>) -> RowIter {
+    pub fn with_columns(mut self, wanted: Vec<bool>) -> RowIter<M> {
         if let RowSrc::Scan(s) = &mut self.src {
             s.set_columns(wanted);
         }
         self
     }
+
+    /// Says the reader wants about `n` rows first (1: a single row), so no more are decoded
+    /// ahead of it at first.
+    pub fn first_batch(mut self, n: usize) -> RowIter<M> {
+        if let RowSrc::Scan(s) = &mut self.src {
+            s.first_batch(n);
+        }
+        self
+    }
 }
 
-impl RowIter {
+impl<M: RowMaker> RowIter<M> {
     fn count_read(&mut self) {
         if let (RowSrc::Scan(s), n @ 1..) = (&self.src, self.uncounted) {
             self.inner.stats.rows_read(s.table_name(), n);
@@ -1000,8 +1023,8 @@ impl RowIter {
     }
 }
 
-impl Iterator for RowIter {
-    type Item = Result<Vec<Value>>;
+impl<M: RowMaker> Iterator for RowIter<M> {
+    type Item = Result<M::Row>;
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.src {
             RowSrc::Scan(s) => {
@@ -1016,12 +1039,12 @@ impl Iterator for RowIter {
                 r
             }
             // Counted by the locking scan that read them.
-            RowSrc::Locked(v) => v.next().map(Ok),
+            RowSrc::Locked(v, maker) => v.next().map(|r| Ok(maker.of_values(r))),
         }
     }
 }
 
-impl Drop for RowIter {
+impl<M: RowMaker> Drop for RowIter<M> {
     fn drop(&mut self) {
         self.count_read();
     }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use innoxide_engine::{
     ColumnDef, ColumnKind, Engine, EngineConfig, Error, KeyBound, LockRead, TableDef, Value,
 };
-use innoxide_testkit::{apply_op, from_values, table_def, Model, Op, Workload, WorkloadCfg};
+use innoxide_testkit::{apply_op, of_values, table_def, Model, Op, Workload, WorkloadCfg};
 
 /// The raw clustered record of `id` and its version chain through the undo logs.
 fn diagnose(engine: &Engine, t: &Arc<innoxide_engine::Table>, id: i64) -> String {
@@ -228,7 +228,7 @@ fn twelve_threads_reading_and_writing_end_with_a_clean_check() {
                     .scan(&t, None, KeyBound::Unbounded, KeyBound::Unbounded, fwd)
                     .unwrap()
                 {
-                    let (id, _) = from_values(&row.unwrap());
+                    let (id, _) = of_values(&row.unwrap());
                     if let Some(l) = last {
                         assert!(
                             if fwd { id > l } else { id < l },
@@ -283,7 +283,7 @@ fn twelve_threads_reading_and_writing_end_with_a_clean_check() {
         .scan(&t, None, KeyBound::Unbounded, KeyBound::Unbounded, true)
         .unwrap()
     {
-        let (id, r) = from_values(&row.unwrap());
+        let (id, r) = of_values(&row.unwrap());
         all.insert(id, r);
     }
     for (w, m) in models.iter().enumerate() {

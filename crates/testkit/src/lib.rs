@@ -173,7 +173,7 @@ pub fn to_values(id: i64, r: &ModelRow) -> Vec<Value> {
     ]
 }
 
-pub fn from_values(v: &[Value]) -> (i64, ModelRow) {
+pub fn of_values(v: &[Value]) -> (i64, ModelRow) {
     let id = v[0].as_i64().expect("id");
     let k = v[1].as_i64().expect("k") as i32;
     let u = v[2]
@@ -448,7 +448,7 @@ pub fn read_table(
     let mut trx = engine.begin();
     let mut out = Vec::new();
     for r in trx.scan(t, None, KeyBound::Unbounded, KeyBound::Unbounded, forward)? {
-        out.push(from_values(&r?));
+        out.push(of_values(&r?));
     }
     trx.commit()?;
     Ok(out)
@@ -511,7 +511,7 @@ pub fn verify(engine: &Engine, model: &Model, cfg: &WorkloadCfg) -> Result<(), S
             )
             .map_err(|e| e.to_string())?
         {
-            let (id, row) = from_values(&r.map_err(|e| e.to_string())?);
+            let (id, row) = of_values(&r.map_err(|e| e.to_string())?);
             if want.get(&id) != Some(&row) {
                 return Err(format!(
                     "{name}: index k returned a row that differs from the model: {id}"

@@ -146,6 +146,13 @@ impl<T> Scan<T> {
         &self.idx
     }
 
+    /// The first refill takes up to `n` records (later ones double up to 512): 1 for a reader
+    /// that wants a single row.
+    pub fn first_batch(mut self, n: usize) -> Self {
+        self.batch = n.max(1);
+        self
+    }
+
     /// The next item, or None at the end of the index (or where the taker stopped).
     pub fn next(&mut self, inner: &Inner) -> Result<Option<T>> {
         while self.buf.is_empty() && !self.done {

@@ -553,9 +553,30 @@ pub fn cmp_field(f: &FieldDef, a: Option<&[u8]>, b: Option<&[u8]>) -> Ordering {
         (None, Some(_)) => Ordering::Less,
         (Some(_), None) => Ordering::Greater,
         (Some(a), Some(b)) => match f.ty {
-            FieldType::Fixed(_) => a.cmp(b),
+            FieldType::Fixed(_) => cmp_fixed(a, b),
             FieldType::Var { .. } => f.collation.compare(a, b),
         },
+    }
+}
+
+/// Bytewise comparison of fixed-length fields: the usual lengths of keys (integers, row and
+/// transaction ids) as big-endian numbers, in registers, without a call to memcmp.
+#[inline]
+fn cmp_fixed(a: &[u8], b: &[u8]) -> Ordering {
+    fn be(x: &[u8]) -> u64 {
+        x.iter().fold(0u64, |v, &c| (v << 8) | u64::from(c))
+    }
+    match (a.len(), b.len()) {
+        (4, 4) => u32::from_be_bytes([a[0], a[1], a[2], a[3]])
+            .cmp(&u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+        (8, 8) => {
+            let x = u64::from_be_bytes([a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]]);
+            x.cmp(&u64::from_be_bytes([
+                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+            ]))
+        }
+        (n, m) if n == m && n < 8 => be(a).cmp(&be(b)),
+        _ => a.cmp(b),
     }
 }
 
@@ -612,6 +633,29 @@ mod tests {
             ],
             2,
         )
+    }
+
+    #[test]
+    fn fixed_fields_compare_bytewise() {
+        let samples: [&[u8]; 12] = [
+            &[],
+            &[0],
+            &[0xff],
+            &[1, 2],
+            &[1, 3],
+            &[0, 0, 0, 1],
+            &[0x80, 0, 0, 0],
+            &[0x7f, 0xff, 0xff, 0xff],
+            &[1, 2, 3, 4, 5, 6],
+            &[1, 2, 3, 4, 5, 7],
+            &[0, 0, 0, 0, 0, 0, 0, 9],
+            &[0xff, 0, 0, 0, 0, 0, 0, 0],
+        ];
+        for a in samples {
+            for b in samples {
+                assert_eq!(cmp_fixed(a, b), a.cmp(b), "{a:?} vs {b:?}");
+            }
+        }
     }
 
     #[test]

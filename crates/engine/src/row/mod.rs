@@ -343,6 +343,37 @@ pub(crate) fn decode_plan(t: &Table, wanted: Option<&[bool]>) -> Vec<(usize, usi
         .collect()
 }
 
+/// Makes a reader's rows from the stored fields of the records a scan reads (`scan::RowScan`):
+/// engine values (`Values`), or the reader's own values decoded straight from the page (the
+/// SQL layer's), so a row is decoded once and no engine values are made on the way.
+pub trait RowMaker: Send + Sync + 'static {
+    type Row: Send + 'static;
+    /// A row of `n` columns, each NULL until set.
+    fn nulls(&self, n: usize) -> Self::Row;
+    /// Sets column `c` (defined by `col`) of `row` from its stored bytes.
+    fn set(&self, row: &mut Self::Row, c: usize, col: &schema::ColumnDef, bytes: &[u8]);
+    /// A row of engine values as a row (rows read through a lookup or with off-page values).
+    fn of_values(&self, r: Vec<Value>) -> Self::Row;
+}
+
+/// Rows as engine values.
+pub struct Values;
+
+impl RowMaker for Values {
+    type Row = Vec<Value>;
+    fn nulls(&self, n: usize) -> Vec<Value> {
+        let mut row = Vec::with_capacity(n);
+        row.resize_with(n, || Value::Null);
+        row
+    }
+    fn set(&self, row: &mut Vec<Value>, c: usize, col: &schema::ColumnDef, bytes: &[u8]) {
+        row[c] = schema::decode(col, Some(bytes));
+    }
+    fn of_values(&self, r: Vec<Value>) -> Vec<Value> {
+        r
+    }
+}
+
 /// The row of clustered record `rec` (off-page values in `externs`) with the columns of `plan`
 /// (`decode_plan`) decoded and NULL for the others, in one pass over the record's fields (a
 /// field's place depends on every field before it) that stops after the last one wanted.
@@ -352,10 +383,20 @@ pub(crate) fn decode_fields(
     externs: &[(usize, Vec<u8>)],
     plan: &[(usize, usize)],
 ) -> Vec<Value> {
+    decode_fields_by(t, rec, externs, plan, &Values)
+}
+
+/// `decode_fields`, the row made by `maker`.
+pub(crate) fn decode_fields_by<M: RowMaker>(
+    t: &Table,
+    rec: &[u8],
+    externs: &[(usize, Vec<u8>)],
+    plan: &[(usize, usize)],
+    maker: &M,
+) -> M::Row {
     let layout = &t.clustered.leaf;
     // The NULLs go in at once, then the wanted values over them.
-    let mut row = Vec::with_capacity(t.def.columns.len());
-    row.resize_with(t.def.columns.len(), || Value::Null);
+    let mut row = maker.nulls(t.def.columns.len());
     // A plain loop over the fields: iterator adapters here kept the walk out of line.
     let mut fields = record::FieldIter::new(layout, rec);
     let mut pos = 0;
@@ -372,7 +413,9 @@ pub(crate) fn decode_fields(
             true => (externs.iter()).find(|(f, _)| *f == p).map(|(_, v)| &v[..]),
             false => r.bytes(layout, rec),
         };
-        row[c] = schema::decode(&t.def.columns[c], bytes);
+        if let Some(b) = bytes {
+            maker.set(&mut row, c, &t.def.columns[c], b);
+        }
     }
     row
 }

@@ -19,7 +19,8 @@
 //!
 //! The scan's taker (btree::cursor) does this work while the leaf is latched: it stops at the
 //! stop bound, and decodes clustered rows and covering reads straight from the page (or from
-//! the rebuilt older version), so a row is not copied before it is decoded.
+//! the rebuilt older version), so a row is not copied before it is decoded. The rows are made
+//! by the scan's `RowMaker`: engine values, or the reader's own values decoded in place.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -34,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::mtr::{Mtr, PageRef};
 use crate::page::index_page as ip;
 use crate::page::record::{self, RecLayout, Tuple};
-use crate::row::vers;
+use crate::row::{vers, RowMaker, Values};
 use crate::trx::view::ReadView;
 
 /// One end of a key range.
@@ -45,14 +46,14 @@ pub enum KeyBound {
     Excluded(Vec<Value>),
 }
 
-pub struct RowScan {
+pub struct RowScan<M: RowMaker = Values> {
     table: Arc<Table>,
     /// None = clustered index.
     index: Option<usize>,
     /// Where the scan begins, until it is built (at the first `next`, once `set_columns` had
     /// its chance to narrow what the taker decodes).
     start: Option<Start>,
-    scan: Option<Scan<Got>>,
+    scan: Option<Scan<Got<M::Row>>>,
     /// Stop bound (key prefix, inclusive) in scan direction.
     stop: Option<(Tuple, bool)>,
     forward: bool,
@@ -61,12 +62,15 @@ pub struct RowScan {
     view: Option<(Arc<ReadView>, u64)>,
     /// The columns the reader uses (None = all), see `set_columns`.
     columns: Option<Vec<bool>>,
+    /// The records the first refill takes (None: the cursor's default), see `first_batch`.
+    batch: Option<usize>,
+    maker: Arc<M>,
 }
 
 /// What the taker of a row scan makes of a record.
-enum Got {
+enum Got<R> {
     /// The row, decoded while the leaf was latched (clustered records, covering reads).
-    Row(Vec<Value>),
+    Row(R),
     /// A secondary entry whose row is to be looked up once the leaf is released.
     Entry(Vec<u8>),
 }
@@ -126,20 +130,22 @@ pub fn bound_key(t: &Table, index: Option<usize>, b: &KeyBound) -> Result<Option
     })
 }
 
-impl RowScan {
+impl<M: RowMaker> RowScan<M> {
     /// The name of the table scanned.
     pub fn table_name(&self) -> &str {
         &self.table.name
     }
 
+    /// A scan of `t`'s clustered index (`index` None) or a secondary index between two bounds,
+    /// its rows made by `maker`.
     pub fn new(
         t: Arc<Table>,
         index: Option<usize>,
-        from: &KeyBound,
-        to: &KeyBound,
+        (from, to): (&KeyBound, &KeyBound),
         forward: bool,
         view: Option<(Arc<ReadView>, u64)>,
-    ) -> Result<RowScan> {
+        maker: Arc<M>,
+    ) -> Result<RowScan<M>> {
         if let Some(i) = index {
             if i >= t.secondary.len() {
                 return Err(Error::NoSuchIndex(format!("index #{i} of {}", t.name)));
@@ -174,7 +180,15 @@ impl RowScan {
             forward,
             view,
             columns: None,
+            batch: None,
+            maker,
         })
+    }
+
+    /// The reader wants about `n` rows first (1: a single row), so the first refill decodes
+    /// no more. Called before the first `next`.
+    pub fn first_batch(&mut self, n: usize) {
+        self.batch = Some(n);
     }
 
     /// Only the columns marked in `wanted` need values: the others are returned as NULL
@@ -186,9 +200,10 @@ impl RowScan {
     /// The scan, built at the first call: its taker stops at the stop bound and decodes rows
     /// in place (clustered: the version the view sees; secondary: covering reads when S1/S2
     /// allow, else the entry is copied for a lookup).
-    fn build(&mut self) -> Scan<Got> {
+    fn build(&mut self) -> Scan<Got<M::Row>> {
         let start = self.start.take();
         let (t, index, forward) = (self.table.clone(), self.index, self.forward);
+        let maker = self.maker.clone();
         let (stop, view, cols) = (self.stop.clone(), self.view.clone(), self.columns.clone());
         let idx = match index {
             None => t.clustered.clone(),
@@ -197,14 +212,14 @@ impl RowScan {
         let covered = index.and_then(|i| covered_fields(&t, i, cols.as_deref()));
         let plan = crate::row::decode_plan(&t, cols.as_deref());
         let lay = idx.clone();
-        let take: Taker<Got> = Box::new(move |mtr: &mut Mtr<'_>, leaf, slot| {
+        let take: Taker<Got<M::Row>> = Box::new(move |mtr: &mut Mtr<'_>, leaf, slot| {
             let rec = ip::rec(mtr.page(leaf), slot);
             if past_stop(&lay.leaf, stop.as_ref(), forward, rec) {
                 return Ok(Took::Stop);
             }
             let Some(i) = index else {
                 let wanted = (cols.as_deref(), &plan[..]);
-                return take_clustered(mtr, &t, view.as_ref(), wanted, leaf, slot);
+                return take_clustered(mtr, &t, view.as_ref(), wanted, (leaf, slot), &*maker);
             };
             // A consistent read also visits delete-marked entries (module comment).
             if view.is_none() && record::is_deleted(rec) {
@@ -219,16 +234,21 @@ impl RowScan {
                     if record::is_deleted(rec) {
                         return Ok(Took::Skip);
                     }
-                    return Ok(Took::Item(Got::Row(row_of_entry(&t, i, cov, rec))));
+                    let row = row_of_entry(&t, i, cov, rec, &*maker);
+                    return Ok(Took::Item(Got::Row(row)));
                 }
             }
             Ok(Took::Item(Got::Entry(rec.to_vec())))
         });
-        Scan::with_taker(idx, start.unwrap_or(Start::End), forward, take)
+        let scan = Scan::with_taker(idx, start.unwrap_or(Start::End), forward, take);
+        match self.batch {
+            Some(n) => scan.first_batch(n),
+            None => scan,
+        }
     }
 
     /// The next row, or None at the end of the range.
-    pub fn next(&mut self, inner: &Inner) -> Result<Option<Vec<Value>>> {
+    pub fn next(&mut self, inner: &Inner) -> Result<Option<M::Row>> {
         if self.scan.is_none() {
             self.scan = Some(self.build());
         }
@@ -258,7 +278,7 @@ impl RowScan {
             };
             // The version read must still have this entry.
             if crate::row::lock::sec_matches(t, i, &row, &entry)? {
-                return Ok(Some(row));
+                return Ok(Some(self.maker.of_values(row)));
             }
         }
     }
@@ -282,14 +302,14 @@ fn past_stop(lay: &RecLayout, stop: Option<&(Tuple, bool)>, forward: bool, rec: 
 /// The row of clustered record `slot` of latched leaf `leaf` that the reader sees (`view`
 /// None: the newest version, unless delete-marked), decoded in place when it has no off-page
 /// value.
-fn take_clustered(
+fn take_clustered<M: RowMaker>(
     mtr: &mut Mtr<'_>,
     t: &Table,
     view: Option<&(Arc<ReadView>, u64)>,
     (cols, plan): (Option<&[bool]>, &[(usize, usize)]),
-    leaf: PageRef,
-    slot: usize,
-) -> Result<Took<Got>> {
+    (leaf, slot): (PageRef, usize),
+    maker: &M,
+) -> Result<Took<Got<M::Row>>> {
     let rec = ip::rec(mtr.page(leaf), slot);
     let v = match view {
         Some((v, own)) => match vers::visible(mtr.inner(), t, rec, v, *own)? {
@@ -300,17 +320,12 @@ fn take_clustered(
         None => Cow::Borrowed(rec),
     };
     if record::info(&v) & record::REC_INFO_HAS_EXTERN == 0 {
-        return Ok(Took::Item(Got::Row(crate::row::decode_fields(
-            t,
-            &v,
-            &[],
-            plan,
-        ))));
+        let row = crate::row::decode_fields_by(t, &v, &[], plan, maker);
+        return Ok(Took::Item(Got::Row(row)));
     }
     let f = cursor::fetch_rec(mtr, &t.clustered, v.into_owned())?;
-    Ok(Took::Item(Got::Row(crate::row::decode_columns(
-        t, &f, cols,
-    ))))
+    let row = crate::row::decode_columns(t, &f, cols);
+    Ok(Took::Item(Got::Row(maker.of_values(row))))
 }
 
 /// For a secondary scan whose reader uses only columns of the index: (column, field of the
@@ -328,11 +343,19 @@ fn covered_fields(t: &Table, i: usize, wanted: Option<&[bool]>) -> Option<Vec<(u
 }
 
 /// The row of a covering read: the used columns from entry `rec`, NULL for the others.
-fn row_of_entry(t: &Table, i: usize, cols: &[(usize, usize)], rec: &[u8]) -> Vec<Value> {
+fn row_of_entry<M: RowMaker>(
+    t: &Table,
+    i: usize,
+    cols: &[(usize, usize)],
+    rec: &[u8],
+    maker: &M,
+) -> M::Row {
     let lay = &t.secondary[i].index.leaf;
-    let mut row = vec![Value::Null; t.def.columns.len()];
+    let mut row = maker.nulls(t.def.columns.len());
     for &(c, pos) in cols {
-        row[c] = schema::decode(&t.def.columns[c], record::field(lay, rec, pos));
+        if let Some(b) = record::field(lay, rec, pos) {
+            maker.set(&mut row, c, &t.def.columns[c], b);
+        }
     }
     row
 }

@@ -883,8 +883,8 @@ impl Session {
                     }
                 })
                 .collect();
-            match p.eval(&Env::new(&row, params, mode), &mut Warnings::default()) {
-                Ok(d) => d.truth() == Some(true),
+            match p.truth(&Env::new(&row, params, mode), &mut Warnings::default()) {
+                Ok(t) => t == Some(true),
                 Err(e) => {
                     failed.get_or_insert(e);
                     false
@@ -916,7 +916,7 @@ impl Session {
                 let row = load_row(t, &r);
                 self.bind_subs(l, &row, &[], params)?;
                 let env = Env::new(&row, params, mode);
-                if l.eval(&env, &mut Warnings::default())?.truth() == Some(true) {
+                if l.truth(&env, &mut Warnings::default())? == Some(true) {
                     kept.push(r);
                 }
             }
@@ -1059,7 +1059,7 @@ impl Session {
         let Some((ce, c)) = check else {
             return Ok(true);
         };
-        if ce.eval(&Env::new(row, params, mode), w)?.truth() == Some(true) {
+        if ce.truth(&Env::new(row, params, mode), w)? == Some(true) {
             return Ok(true);
         }
         if !ignore {

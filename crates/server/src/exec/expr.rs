@@ -2525,6 +2525,67 @@ impl CExpr {
         })
     }
 
+    /// The value of an expression of signed integers (columns, constants and parameters that
+    /// hold one, and + - * of them that do not overflow); None for any other, whose value
+    /// `eval` then makes. Nothing is made on the way: the value comes back in registers.
+    pub(crate) fn int_fast(&self, env: &Env<'_>) -> Option<i64> {
+        let of = |d: Option<&Datum>| match d {
+            Some(Datum::Int(i)) => Some(*i),
+            _ => None,
+        };
+        match self {
+            CExpr::Const(d) => of(Some(d)),
+            CExpr::Col(i) => of(env.row.get(*i)),
+            CExpr::Param(i) => of(env.params.get(*i)),
+            CExpr::Arith(op, a, b) => {
+                let (x, y) = (a.int_fast(env)?, b.int_fast(env)?);
+                match op {
+                    BinaryOp::Add => x.checked_add(y),
+                    BinaryOp::Sub => x.checked_sub(y),
+                    BinaryOp::Mul => x.checked_mul(y),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The truth of the expression's value (None: NULL), as `eval(..)?.truth()` gives it;
+    /// comparisons of integers and AND/OR of them make no value.
+    pub fn truth(&self, env: &Env<'_>, w: &mut Warnings) -> Result<Option<bool>, SqlError> {
+        match self {
+            CExpr::Cmp(op, a, b, _) if *op != BinaryOp::NullSafeEq => {
+                if let (Some(p), Some(q)) = (a.int_fast(env), b.int_fast(env)) {
+                    return Ok(Some(cmp_holds(*op, p.cmp(&q))));
+                }
+            }
+            CExpr::And(a, b) => {
+                let x = a.truth(env, w)?;
+                if x == Some(false) {
+                    return Ok(x);
+                }
+                return Ok(match (x, b.truth(env, w)?) {
+                    (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                });
+            }
+            CExpr::Or(a, b) => {
+                let x = a.truth(env, w)?;
+                if x == Some(true) {
+                    return Ok(x);
+                }
+                return Ok(match (x, b.truth(env, w)?) {
+                    (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                });
+            }
+            _ => {}
+        }
+        Ok(self.eval(env, w)?.truth())
+    }
+
     pub fn eval(&self, env: &Env<'_>, w: &mut Warnings) -> Result<Datum, SqlError> {
         Ok(match self {
             CExpr::Const(d) => d.clone(),
@@ -2545,6 +2606,9 @@ impl CExpr {
                 }
             }
             CExpr::Arith(op, a, b) => {
+                if let Some(v) = self.int_fast(env) {
+                    return Ok(Datum::Int(v));
+                }
                 let (x, y) = (a.eval_cow(env, w)?, b.eval_cow(env, w)?);
                 if x.is_null() || y.is_null() {
                     return Ok(Datum::Null);
@@ -2565,6 +2629,11 @@ impl CExpr {
                 arith(*op, &x, &y, env.mode, w)?
             }
             CExpr::Cmp(op, a, b, coll) => {
+                if *op != BinaryOp::NullSafeEq {
+                    if let (Some(p), Some(q)) = (a.int_fast(env), b.int_fast(env)) {
+                        return Ok(Datum::Int(i64::from(cmp_holds(*op, p.cmp(&q)))));
+                    }
+                }
                 let (x, y) = (a.eval_cow(env, w)?, b.eval_cow(env, w)?);
                 if let (Datum::Int(p), Datum::Int(q), false) =
                     (&*x, &*y, *op == BinaryOp::NullSafeEq)
@@ -2573,31 +2642,11 @@ impl CExpr {
                 }
                 compare_op(*op, &x, &y, *coll)
             }
-            CExpr::And(a, b) => {
-                let x = a.eval(env, w)?.truth();
-                if x == Some(false) {
-                    return Ok(Datum::Int(0));
-                }
-                let y = b.eval(env, w)?.truth();
-                match (x, y) {
-                    (_, Some(false)) => Datum::Int(0),
-                    (Some(true), Some(true)) => Datum::Int(1),
-                    _ => Datum::Null,
-                }
-            }
-            CExpr::Or(a, b) => {
-                let x = a.eval(env, w)?.truth();
-                if x == Some(true) {
-                    return Ok(Datum::Int(1));
-                }
-                let y = b.eval(env, w)?.truth();
-                match (x, y) {
-                    (_, Some(true)) => Datum::Int(1),
-                    (Some(false), Some(false)) => Datum::Int(0),
-                    _ => Datum::Null,
-                }
-            }
-            CExpr::Xor(a, b) => match (a.eval(env, w)?.truth(), b.eval(env, w)?.truth()) {
+            CExpr::And(..) | CExpr::Or(..) => match self.truth(env, w)? {
+                Some(t) => Datum::Int(i64::from(t)),
+                None => Datum::Null,
+            },
+            CExpr::Xor(a, b) => match (a.truth(env, w)?, b.truth(env, w)?) {
                 (Some(x), Some(y)) => Datum::Int(i64::from(x != y)),
                 _ => Datum::Null,
             },
@@ -2617,7 +2666,7 @@ impl CExpr {
             }
             CExpr::IsNull(e, neg) => Datum::Int(i64::from(e.eval(env, w)?.is_null() != *neg)),
             CExpr::IsBool(e, val, neg) => {
-                let t = e.eval(env, w)?.truth();
+                let t = e.truth(env, w)?;
                 Datum::Int(i64::from((t == Some(*val)) != *neg))
             }
             CExpr::In(e, list, neg, coll) => {

@@ -220,7 +220,7 @@ impl<'p, 's> Finish<'p, 's> {
             mode: self.mode,
         };
         if let Some(h) = self.having {
-            if h.eval(&env, w)?.truth() != Some(true) {
+            if h.truth(&env, w)? != Some(true) {
                 return Ok(true);
             }
         }

@@ -41,7 +41,7 @@ pub fn call(f: Func, args: &[CExpr], env: &Env<'_>, w: &mut Warnings) -> Result<
             return Ok(Datum::Null);
         }
         Func::If => {
-            let c = args[0].eval(env, w)?.truth() == Some(true);
+            let c = args[0].truth(env, w)? == Some(true);
             return args[if c { 1 } else { 2 }].eval(env, w);
         }
         Func::NullIf => {

@@ -75,6 +75,16 @@ pub fn group_key(v: &Datum, coll: Collation, out: &mut Vec<u8>) {
     }
 }
 
+/// Whether two values are the same one (so their `group_key`s are equal): of one kind and
+/// equal, DECIMAL and DOUBLE aside (1.0 and 1.00, 0 and -0 are equal values with other keys).
+fn same_value(a: &Datum, b: &Datum) -> bool {
+    match (a, b) {
+        (Datum::Decimal(_) | Datum::Double(_), _) => false,
+        // (Datum's equality is of one kind: Int(1) is not UInt(1).)
+        (a, b) => a == b,
+    }
+}
+
 /// `group_key` of an integer: its value as a double, then its decimal text.
 fn int_key(f: f64, text: &str, out: &mut Vec<u8>) {
     out.push(2);
@@ -174,6 +184,21 @@ impl<'p> Grouper<'p> {
             feed(self.aggs, &mut self.groups[0].1, &r, &self.cx, w)?;
             return Ok(None);
         }
+        if let (true, Some((_, first, states))) = (self.ordered, self.current.as_mut()) {
+            // Grouping columns equal to the group's first row's: the same group (equal values
+            // make equal keys), known without making the key.
+            let same = self.group.iter().all(|(g, _)| match g {
+                CExpr::Col(p) => match (first.get(*p), r.get(*p)) {
+                    (Some(a), Some(b)) => same_value(a, b),
+                    _ => false,
+                },
+                _ => false,
+            });
+            if same {
+                feed(self.aggs, states, &r, &self.cx, w)?;
+                return Ok(None);
+            }
+        }
         // The key is made in a buffer kept between rows: only a new group keeps it.
         let mut key = std::mem::take(&mut self.scratch);
         key.clear();
@@ -258,6 +283,16 @@ fn feed(
 ) -> Result<(), SqlError> {
     let env = Env::new(r, cx.params, cx.mode);
     for (a, st) in aggs.iter().zip(states.iter_mut()) {
+        // A signed integer argument (COUNT(*) counts 1s) to a plain aggregate: no value made.
+        if st.seen.is_none() && a.order.is_empty() {
+            let i = match &a.arg {
+                None => Some(1),
+                Some(e) => e.int_fast(&env),
+            };
+            if i.is_some_and(|i| st.add_int(a, i)) {
+                continue;
+            }
+        }
         const ONE: &Datum = &Datum::Int(1);
         let v = match &a.arg {
             Some(e) => e.eval_cow(&env, w)?,
@@ -431,6 +466,32 @@ impl AggState {
             mean: 0.0,
             m2: 0.0,
         }
+    }
+
+    /// `add` of a signed integer, when it takes one without making a value (COUNT, SUM, AVG,
+    /// MIN and MAX); false, having done nothing, otherwise.
+    fn add_int(&mut self, a: &AggSpec, i: i64) -> bool {
+        match a.kind {
+            AggKind::Count => {}
+            AggKind::Sum | AggKind::Avg => {
+                self.int_sum += i128::from(i);
+                if self.acc.is_null() {
+                    self.acc = Datum::Decimal(types::Decimal::zero(0));
+                }
+            }
+            AggKind::Min | AggKind::Max => match self.acc {
+                Datum::Null => self.acc = Datum::Int(i),
+                Datum::Int(ref mut m) => {
+                    if (a.kind == AggKind::Min && i < *m) || (a.kind == AggKind::Max && i > *m) {
+                        *m = i;
+                    }
+                }
+                _ => return false,
+            },
+            _ => return false,
+        }
+        self.count += 1;
+        true
     }
 
     pub(crate) fn add(

@@ -36,9 +36,11 @@
 //!   limits (window.rs W5), and a derived table's rows go to a row buffer (rowbuf.rs, in
 //!   tmpdir beyond the budget): no input size makes a SELECT hold its rows in memory.
 //! - S9: the nested-loop join is pipelined: each level pulls its table's rows one at a time
-//!   (`open_rows`, `pull_row`) and hands the joined rows to the next level in batches of
+//!   (`open_datums`, `pull_into`) and hands the joined rows to the next level in batches of
 //!   JOIN_BATCH, so no table's rows are held whole; a RIGHT JOIN level needs every row
-//!   before it (S11), and a locking range read holds the rows it locked.
+//!   before it (S11), and a locking range read holds the rows it locked. A consistent read
+//!   of a range decodes its rows straight from the page into SQL values (`DatumRows`, the
+//!   engine's RowMaker): no engine values are made for them.
 //! - S10: rows that need a subquery bound per row (WHERE's, grouping's, or, without
 //!   grouping, the select list's, HAVING's and ORDER BY's) gather at the last level and go on
 //!   JOIN_BATCH at a time while the join reads on (`drain`), so they are not held whole either;
@@ -720,9 +722,7 @@ impl Session {
                 };
                 let tmp = self.tmp_area();
                 let mut data = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
-                self.read_rows(t, access, how, &mut |_| true, &mut |r| {
-                    let mut row = Vec::with_capacity(r.len());
-                    load_used(t, r, used_here, &mut row);
+                self.read_datums(t, access, how, &mut |row| {
                     data.push(row)?;
                     Ok(true)
                 })?;
@@ -893,13 +893,16 @@ impl Session {
                         pass(where_here, &row, params, mode, &mut Warnings::default())
                             .unwrap_or(true)
                     };
-                    let mut cur = self.open_rows(t, access, how, &mut lock_pred)?;
-                    while let Some(r) = self.pull_row(&mut cur)? {
-                        if !cur.tested() && !lock_pred(&r) {
-                            continue;
+                    let mut cur = self.open_datums(t, access, how, &mut lock_pred)?;
+                    loop {
+                        let mut row = Vec::new();
+                        if !left.is_empty() {
+                            row.reserve(left.len() + st.columns.len());
+                            row.extend_from_slice(&left);
                         }
-                        let mut row = left.to_vec();
-                        load_used(t, r, read_here, &mut row);
+                        if !self.pull_into(&mut cur, read_here, &mut lock_pred, &mut row)? {
+                            break;
+                        }
                         if !pass(on_c, &row, params, mode, w)? {
                             continue;
                         }
@@ -982,9 +985,7 @@ impl Session {
         };
         let tmp = self.tmp_area();
         let mut data = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
-        self.read_rows(t, all, how, &mut |_| true, &mut |r| {
-            let mut row = Vec::with_capacity(width);
-            load_used(t, r, used_here, &mut row);
+        self.read_datums(t, all, how, &mut |row| {
             data.push(row)?;
             Ok(true)
         })?;
@@ -1069,7 +1070,7 @@ impl Session {
         for r in std::mem::take(&mut out.rows) {
             if let Some(ws) = subs.where_sub {
                 self.bind_subs(ws, &r, &[], params)?;
-                if ws.eval(&Env::new(&r, params, mode), w)?.truth() != Some(true) {
+                if ws.truth(&Env::new(&r, params, mode), w)? != Some(true) {
                     continue;
                 }
             }
@@ -1312,6 +1313,106 @@ impl Session {
         Ok(())
     }
 
+    /// Reads the rows of `t` through `access` as SQL values (`pull_into`: NULL in the
+    /// columns `how.columns` leaves unmarked), handing each to `sink` until it returns false.
+    pub(crate) fn read_datums(
+        &mut self,
+        t: &Arc<SqlTable>,
+        access: Access,
+        how: ReadHow<'_>,
+        sink: &mut dyn FnMut(Vec<Datum>) -> Result<bool, SqlError>,
+    ) -> Result<(), SqlError> {
+        let all;
+        let used = match how.columns {
+            Some(u) => u,
+            None => {
+                all = vec![true; t.columns.len()];
+                &all
+            }
+        };
+        let mut cur = self.open_datums(t, access, how, &mut |_| true)?;
+        loop {
+            let mut row = Vec::new();
+            if !self.pull_into(&mut cur, used, &mut |_| true, &mut row)? || !sink(row)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `open_rows`, the rows to be pulled as SQL values with `pull_into`: a consistent read
+    /// of a range decodes them straight from the page (`DatumRows`), the other cursors'
+    /// rows are converted as they are pulled.
+    pub(crate) fn open_datums(
+        &mut self,
+        t: &Arc<SqlTable>,
+        access: Access,
+        how: ReadHow<'_>,
+        pred: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> Result<DatumCursor, SqlError> {
+        let (
+            Access::Range {
+                index,
+                from,
+                to,
+                forward,
+            },
+            None,
+        ) = (&access, how.lock)
+        else {
+            let cur = self.open_rows(t, access, how, pred)?;
+            return Ok(DatumCursor::Other(t.clone(), cur));
+        };
+        let maker = Arc::new(DatumRows(t.clone()));
+        let mut rows = (self.trx()?)
+            .scan_by(
+                &t.table,
+                index.as_deref(),
+                (from.clone(), to.clone()),
+                *forward,
+                maker,
+            )
+            .map_err(engine_error)?;
+        if let Some(c) = how.columns {
+            rows = rows.with_columns(c.to_vec());
+        }
+        Ok(DatumCursor::Made(rows))
+    }
+
+    /// The next row of `cur` appended to `row` as SQL values (NULL in the columns `used`
+    /// leaves unmarked; all of them when it is empty); false at the end. The rows of a cursor
+    /// the engine did not test are tested by `pred` first (`RowCursor::tested`). Error 1317
+    /// on KILL QUERY, 3024 past max_execution_time (tested every 256 rows).
+    pub(crate) fn pull_into(
+        &mut self,
+        cur: &mut DatumCursor,
+        used: &[bool],
+        pred: &mut dyn FnMut(&[Value]) -> bool,
+        row: &mut Vec<Datum>,
+    ) -> Result<bool, SqlError> {
+        let (t, cur) = match cur {
+            DatumCursor::Made(rows) => {
+                self.tick()?;
+                let Some(r) = rows.next().transpose().map_err(engine_error)? else {
+                    return Ok(false);
+                };
+                if row.is_empty() {
+                    *row = r;
+                } else {
+                    row.extend(r);
+                }
+                return Ok(true);
+            }
+            DatumCursor::Other(t, c) => (t, c),
+        };
+        while let Some(r) = self.pull_row(cur)? {
+            if cur.tested() || pred(&r) {
+                load_used(t, r, used, row);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Starts reading the rows of `t` through `access`, to be pulled with `pull_row`, so the
     /// caller may read other tables between two rows (S9). A locking range read takes its
     /// rows and locks here, testing `pred` in the engine (which unlocks at READ COMMITTED
@@ -1382,18 +1483,7 @@ impl Session {
     /// The next row of `cur`, or None at the end. Error 1317 on KILL QUERY, 3024 past
     /// max_execution_time (tested every 256 rows).
     pub(crate) fn pull_row(&mut self, cur: &mut RowCursor) -> Result<Option<Vec<Value>>, SqlError> {
-        self.scan_ticks = self.scan_ticks.wrapping_add(1);
-        if self.scan_ticks.is_multiple_of(256) {
-            if self.interrupt.load(std::sync::atomic::Ordering::Acquire) {
-                return Err(SqlError::new(ER_QUERY_INTERRUPTED, &[]));
-            }
-            if self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-            {
-                return Err(SqlError::new(ER_QUERY_TIMEOUT, &[]));
-            }
-        }
+        self.tick()?;
         match cur {
             RowCursor::Points { table, keys, lock } => {
                 let trx = self.trx()?;
@@ -1428,9 +1518,9 @@ impl Session {
                 let index = scan.index.as_deref();
                 // The first row the view sees between two bounds, in one direction.
                 let mut first = |from: KeyBound, to: KeyBound, forward: bool| {
-                    let mut rows = trx
-                        .scan(table, index, from, to, forward)
-                        .map_err(engine_error)?;
+                    let mut rows = (trx.scan(table, index, from, to, forward))
+                        .map_err(engine_error)?
+                        .first_batch(1);
                     if let Some(c) = columns {
                         rows = rows.with_columns(c.clone());
                     }
@@ -1467,6 +1557,24 @@ impl Session {
                 Ok(Some(r))
             }
         }
+    }
+
+    /// Counts a row read: every 256th, error 1317 on KILL QUERY, 3024 past
+    /// max_execution_time.
+    fn tick(&mut self) -> Result<(), SqlError> {
+        self.scan_ticks = self.scan_ticks.wrapping_add(1);
+        if self.scan_ticks.is_multiple_of(256) {
+            if self.interrupt.load(std::sync::atomic::Ordering::Acquire) {
+                return Err(SqlError::new(ER_QUERY_INTERRUPTED, &[]));
+            }
+            if self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return Err(SqlError::new(ER_QUERY_TIMEOUT, &[]));
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn select(
@@ -2599,10 +2707,12 @@ impl Session {
             limit: None,
         };
         let mode = self.vars.sql_mode();
-        let mut cur = self.open_rows(t, access, how, &mut |_| true)?;
-        while let Some(r) = self.pull_row(&mut cur)? {
+        let mut cur = self.open_datums(t, access, how, &mut |_| true)?;
+        loop {
             let mut row = Vec::with_capacity(plan.width);
-            load_used(t, r, used, &mut row);
+            if !self.pull_into(&mut cur, used, &mut |_| true, &mut row)? {
+                break;
+            }
             if value_in.is_none_or(|c| !row[c].is_null())
                 && pass(&plan.where_c, &row, params, mode, w)?
             {
@@ -3745,6 +3855,38 @@ impl RowCursor {
     }
 }
 
+/// Rows of one table being read as SQL values (`Session::open_datums`, `Session::pull_into`).
+pub(crate) enum DatumCursor {
+    /// A consistent read of a range, its rows decoded straight from the page.
+    Made(innoxide_engine::RowIter<DatumRows>),
+    /// Another cursor of the table, its rows converted as they are pulled.
+    Other(Arc<SqlTable>, RowCursor),
+}
+
+/// Makes a scan's rows as SQL values decoded straight from the stored fields (the engine's
+/// `RowMaker`): what `load_used` makes of the engine values, without making them.
+pub(crate) struct DatumRows(Arc<SqlTable>);
+
+impl innoxide_engine::RowMaker for DatumRows {
+    type Row = Vec<Datum>;
+    fn nulls(&self, n: usize) -> Vec<Datum> {
+        let n = n.min(self.0.columns.len());
+        let mut row = Vec::with_capacity(n);
+        row.resize_with(n, || Datum::Null);
+        row
+    }
+    fn set(&self, row: &mut Vec<Datum>, c: usize, col: &innoxide_engine::ColumnDef, b: &[u8]) {
+        if let (Some(slot), Some(sc)) = (row.get_mut(c), self.0.columns.get(c)) {
+            *slot = types::load_stored(col, b, &sc.ty);
+        }
+    }
+    fn of_values(&self, r: Vec<Value>) -> Vec<Datum> {
+        (r.into_iter().zip(&self.0.columns))
+            .map(|(v, c)| types::load_owned(v, &c.ty))
+            .collect()
+    }
+}
+
 /// Joined rows handed on at once from one level of a join to the next (S9).
 const JOIN_BATCH: usize = 1024;
 
@@ -4370,7 +4512,7 @@ fn pass(
 ) -> Result<bool, SqlError> {
     match c {
         None => Ok(true),
-        Some(c) => Ok(c.eval(&Env::new(row, params, mode), w)?.truth() == Some(true)),
+        Some(c) => Ok(c.truth(&Env::new(row, params, mode), w)? == Some(true)),
     }
 }
 

@@ -201,7 +201,7 @@ impl Session {
                 let mut w = Default::default();
                 let mut out = Vec::new();
                 for r in rows {
-                    if c.eval(&Env::new(&r, params, mode), &mut w)?.truth() == Some(true) {
+                    if c.truth(&Env::new(&r, params, mode), &mut w)? == Some(true) {
                         out.push(r);
                     }
                 }

@@ -201,7 +201,7 @@ impl<'a> Windows<'a> {
                 params: self.cx.params,
                 mode: self.cx.mode,
             };
-            if h.eval(&env, w)?.truth() != Some(true) {
+            if h.truth(&env, w)? != Some(true) {
                 return Ok(());
             }
         }

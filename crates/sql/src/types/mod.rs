@@ -35,7 +35,7 @@ pub use decimal::{Decimal, DecimalError, Fit};
 pub use num::{format_double, format_float};
 pub use sql_mode::SqlMode;
 pub use sql_type::{flag, mysql_type, SqlType, NOT_FIXED_DEC};
-pub use store::{load, load_owned, store};
+pub use store::{load, load_owned, load_stored, store};
 pub use temporal::{
     add_interval, date_problem, datediff, days_in_month, now, now_fsp, parse_datetime,
     parse_time_micros, session_local_to_utc, session_utc_to_local, set_session_tz, Date,

@@ -20,6 +20,7 @@
 //!   connection character set yet); utf8mb4/utf8mb3 columns reject invalid UTF-8 and
 //!   utf8mb3 rejects 4-byte characters.
 
+use innoxide_engine::dict::schema::{self, ColumnDef, ColumnKind};
 use innoxide_engine::Value;
 
 use super::charset::{latin1_byte, latin1_to_utf8, utf8_to_latin1};
@@ -614,7 +615,6 @@ fn store_string(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, SqlEr
 /// its number, BIT as an unsigned number, FLOAT as the double of its shortest text).
 pub fn load(v: &Value, ty: &SqlType) -> Datum {
     use TypeName as T;
-    let fsp = ty.fsp();
     match (v, ty.name) {
         (Value::Null, _) => Datum::Null,
         (Value::UInt(n), T::Year) => Datum::Int(if *n == 0 { 0 } else { *n as i64 + 1900 }),
@@ -639,32 +639,44 @@ pub fn load(v: &Value, ty: &SqlType) -> Datum {
         (Value::UInt(n), _) => Datum::UInt(*n),
         (Value::Float(f), _) => Datum::Double(format_float(*f).parse().unwrap_or(0.0)),
         (Value::Double(f), _) => Datum::Double(*f),
-        (Value::Bytes(b), T::Decimal) => {
+        (Value::Bytes(b), _) => load_bytes(b, ty),
+    }
+}
+
+/// A column's stored bytes (an engine `Value::Bytes`) as a `Datum`.
+fn load_bytes(b: &[u8], ty: &SqlType) -> Datum {
+    use TypeName as T;
+    let fsp = ty.fsp();
+    match ty.name {
+        T::Decimal => {
             let (m, s) = ty.precision_scale();
             Datum::Decimal(Decimal::decode(b, m, s).unwrap_or(Decimal::zero(s)))
         }
-        (Value::Bytes(b), T::Bit) => {
-            Datum::UInt(b.iter().take(8).fold(0u64, |a, &x| (a << 8) | u64::from(x)))
-        }
-        (Value::Bytes(b), T::Date) => Datum::Date(temporal::Date::decode(b).unwrap_or_default()),
-        (Value::Bytes(b), T::DateTime) => {
-            Datum::DateTime(DateTime::decode(b, fsp).unwrap_or(DateTime {
-                fsp,
-                ..DateTime::default()
-            }))
-        }
-        (Value::Bytes(b), T::Timestamp) => {
-            Datum::DateTime(DateTime::decode_timestamp(b, fsp).unwrap_or(DateTime {
-                fsp,
-                ..DateTime::default()
-            }))
-        }
-        (Value::Bytes(b), T::Time) => Datum::Time(Time::decode(b, fsp).unwrap_or(Time {
+        T::Bit => Datum::UInt(b.iter().take(8).fold(0u64, |a, &x| (a << 8) | u64::from(x))),
+        T::Date => Datum::Date(temporal::Date::decode(b).unwrap_or_default()),
+        T::DateTime => Datum::DateTime(DateTime::decode(b, fsp).unwrap_or(DateTime {
+            fsp,
+            ..DateTime::default()
+        })),
+        T::Timestamp => Datum::DateTime(DateTime::decode_timestamp(b, fsp).unwrap_or(DateTime {
+            fsp,
+            ..DateTime::default()
+        })),
+        T::Time => Datum::Time(Time::decode(b, fsp).unwrap_or(Time {
             fsp,
             ..Time::default()
         })),
-        (Value::Bytes(b), _) if is_latin1(ty) => Datum::Bytes(latin1_to_utf8(b).into_bytes()),
-        (Value::Bytes(b), _) => Datum::Bytes(b.clone()),
+        _ if is_latin1(ty) => Datum::Bytes(latin1_to_utf8(b).into_bytes()),
+        _ => Datum::Bytes(b.to_vec()),
+    }
+}
+
+/// The `Datum` of a column from its stored bytes, as `load` of their engine value gives, with
+/// no engine value made (rows decoded straight from the page, `innoxide_engine::RowMaker`).
+pub fn load_stored(col: &ColumnDef, b: &[u8], ty: &SqlType) -> Datum {
+    match col.kind {
+        ColumnKind::Fixed(_) | ColumnKind::Var { .. } => load_bytes(b, ty),
+        _ => load(&schema::decode(col, Some(b)), ty),
     }
 }
 
@@ -737,7 +749,14 @@ mod tests {
                 let mut col = innoxide_engine::ColumnDef::new("c", kind).collation(coll);
                 col.nullable = true;
                 let mut out = Vec::new();
-                innoxide_engine::dict::schema::encode(&col, &v, &mut out).unwrap();
+                let stored = innoxide_engine::dict::schema::encode(&col, &v, &mut out).unwrap();
+                if stored {
+                    assert_eq!(
+                        format!("{:?}", load_stored(&col, &out, t)),
+                        format!("{back:?}"),
+                        "load_stored agrees"
+                    );
+                }
                 String::from_utf8_lossy(&t.render(&back).unwrap_or_default()).into_owned()
             }
             Err(e) => format!("E{}: {}", e.code, e.message),
