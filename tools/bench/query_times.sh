@@ -4,7 +4,8 @@
 # reports each statement's time), and checks that every server returns the same rows (the
 # first server's result is the reference: a mismatch prints DIFFERENT and the exit status is 1).
 #
-# Usage: tools/bench/query_times.sh label=socket [label=socket ...]
+# Usage: [MATCH=text] tools/bench/query_times.sh label=socket [label=socket ...]
+# (MATCH: only the queries containing the text.)
 # Each server must hold dbSTRESS data loaded the same way, e.g.
 #   target/release/innoxide-bench dbstress load -S <socket> --objects 50000
 # Prints one line per query and server: label, median seconds, query.
@@ -22,6 +23,13 @@ queries=(
   "SELECT COUNT(*) FROM HISTORY"
   "SELECT COUNT(*) FROM HISTORY WHERE REF_STAT + 0 > 5"
   "SELECT REF_OBJECT, MIN(HORDER + 0), MAX(HORDER + 0) FROM HISTORY GROUP BY REF_OBJECT"
+  "SELECT COUNT(*), SUM(VALUE), SUM(HORDER) FROM HISTORY"
+  "SELECT AVG(VALUE), MIN(VALUE), MAX(VALUE) FROM HISTORY"
+  "SELECT COUNT(*), MAX(NOTE), MIN(CREATED) FROM HISTORY WHERE NOTE < 'c'"
+  "SELECT COUNT(*) FROM HISTORY WHERE NOTE LIKE '%zz%'"
+  "SELECT REF_STAT, COUNT(*), SUM(VALUE) FROM HISTORY GROUP BY REF_STAT"
+  "SELECT MAX(c), MAX(m) FROM (SELECT REF_OBJECT, COUNT(*) c, MAX(CREATED) m FROM HISTORY GROUP BY REF_OBJECT) d"
+  "SELECT COUNT(*), SUM(d.c) FROM HISTORY h JOIN (SELECT REF_STAT, COUNT(*) AS c FROM HISTORY WHERE REF_OBJECT <= 1000 GROUP BY REF_STAT) d ON d.REF_STAT = h.REF_STAT"
 )
 time_of() { # socket sql
   mariadb -S "$1" -u root dbstress -vvv -e "$2" 2>&1 | grep -oE "\(([0-9.]+) sec\)" | tail -1 | tr -d '()sec '
@@ -31,6 +39,7 @@ rows_of() { # socket sql
 }
 status=0
 for q in "${queries[@]}"; do
+  [[ -z "${MATCH:-}" || "$q" == *"$MATCH"* ]] || continue
   declare -A times=()
   ref=""
   for s in "$@"; do
