@@ -642,12 +642,7 @@ impl Trx {
     /// Takes a table lock for this transaction (IX before changes, IS before locking reads,
     /// S or X for LOCK TABLES), waiting if another transaction holds a conflicting one.
     fn table_lock(&mut self, t: &Table, mode: LockMode) -> Result<()> {
-        self.state.lock(
-            &self.inner,
-            &lock::LockKey::table(t.id),
-            mode,
-            lock::Kind::RecNotGap,
-        )
+        self.state.lock_table(&self.inner, t.id, mode)
     }
 
     /// innodb_max_purge_lag: waits before a change while purge is far behind (purge

@@ -117,7 +117,7 @@ impl Mode {
     }
 
     /// True if holding `self` gives everything `want` gives.
-    fn covers(self, want: Mode) -> bool {
+    pub(crate) fn covers(self, want: Mode) -> bool {
         use Mode::*;
         self == want || matches!((self, want), (X, _) | (S, IS) | (IX, IS))
     }

@@ -148,7 +148,15 @@ impl ClustRec {
         for &c in &t.other_cols {
             vals.push(stored(&self.cols[c]));
         }
-        let mut out = Vec::new();
+        // Room for the whole record at once: header, lengths, ids and values.
+        let values: usize = (self.cols.iter())
+            .map(|s| match s {
+                Stored::Null => 0,
+                Stored::Inline(v) => v.len() + 3,
+                Stored::Extern(r) => r.len() + 3,
+            })
+            .sum();
+        let mut out = Vec::with_capacity(32 + lay.n_fields() / 8 + values);
         record::build(
             lay,
             if self.deleted { REC_INFO_DELETED } else { 0 },

@@ -53,7 +53,7 @@ use crate::lock::{Kind, LockKey, LockSys, Mode, Outcome, TrxLocks};
 use crate::mach::read_u64;
 use crate::mtr::Mtr;
 use crate::sync_stats::{WaitMutex, WaitRwLock};
-use crate::types::{Lsn, PageId, PageNo, SYSTEM_SPACE};
+use crate::types::{Lsn, PageId, PageNo, TableId, SYSTEM_SPACE};
 use undo::{RollPtr, UndoLog};
 use view::{ReadView, ViewRegistry};
 
@@ -382,6 +382,9 @@ pub struct TrxState {
     /// What a locking read does about a row another transaction holds (FOR UPDATE / FOR
     /// SHARE ... NOWAIT or SKIP LOCKED); back to `Wait` at the end of each statement.
     pub wait_policy: WaitPolicy,
+    /// The table locks granted so far (table locks are held to the end: nothing releases
+    /// one before `finish`), so a row change does not ask the lock system again.
+    tables: Vec<(TableId, Mode)>,
 }
 
 /// What a locking read does when a row it wants is locked by another transaction.
@@ -417,6 +420,7 @@ impl TrxState {
             slot: admission::Slot::default(),
             xid: None,
             wait_policy: WaitPolicy::Wait,
+            tables: Vec::new(),
         }
     }
 
@@ -490,6 +494,17 @@ impl TrxState {
         if self.try_lock(inner, key, mode, kind)? == Outcome::MustWait {
             self.wait_lock(inner, key, mode, kind)?;
         }
+        Ok(())
+    }
+
+    /// A table lock, unless one the transaction holds already gives it (InnoDB's
+    /// lock_table_has, looked up in the transaction's own list).
+    pub fn lock_table(&mut self, inner: &Inner, table: TableId, mode: Mode) -> Result<()> {
+        if (self.tables.iter()).any(|&(t, m)| t == table && m.covers(mode)) {
+            return Ok(());
+        }
+        self.lock(inner, &LockKey::table(table), mode, Kind::RecNotGap)?;
+        self.tables.push((table, mode));
         Ok(())
     }
 
@@ -679,6 +694,7 @@ impl TrxState {
         }
         self.id = 0;
         self.view = None;
+        self.tables.clear();
     }
 }
 

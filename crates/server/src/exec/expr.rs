@@ -2554,10 +2554,12 @@ impl CExpr {
     /// comparisons of integers and AND/OR of them make no value.
     pub fn truth(&self, env: &Env<'_>, w: &mut Warnings) -> Result<Option<bool>, SqlError> {
         match self {
-            CExpr::Cmp(op, a, b, _) if *op != BinaryOp::NullSafeEq => {
+            CExpr::Cmp(op, a, b, coll) if *op != BinaryOp::NullSafeEq => {
                 if let (Some(p), Some(q)) = (a.int_fast(env), b.int_fast(env)) {
                     return Ok(Some(cmp_holds(*op, p.cmp(&q))));
                 }
+                let (x, y) = (a.eval_cow(env, w)?, b.eval_cow(env, w)?);
+                return Ok(x.compare(&y, *coll).map(|o| cmp_holds(*op, o)));
             }
             CExpr::And(a, b) => {
                 let x = a.truth(env, w)?;

@@ -171,6 +171,21 @@ impl Splitter<'_> {
                 v.push(b);
                 continue;
             }
+            // The bytes up to the next one that may begin a terminator or be the escape byte
+            // go in at once.
+            let rest = &self.buf[self.pos..];
+            let plain = rest
+                .iter()
+                .position(|b| {
+                    fe.first() == Some(b) || le.first() == Some(b) || Some(*b) == ld.format.escaped
+                })
+                .unwrap_or(rest.len());
+            if plain > 0 {
+                v.extend_from_slice(&rest[..plain]);
+                self.pos += plain;
+                escaped_null = false;
+                continue;
+            }
             let end = if self.eat(fe)? {
                 End::Field
             } else if self.eat(le)? {

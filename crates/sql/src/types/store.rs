@@ -196,6 +196,8 @@ fn store_int(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, SqlError
         Datum::Int(v) => i128::from(*v),
         Datum::UInt(v) => i128::from(*v),
         Datum::Double(x) => x.round_ties_even() as i128,
+        // Digits alone (LOAD DATA's and most clients' text): their value, nothing to warn.
+        Datum::Bytes(b) if plain_int(b).is_some() => plain_int(b).unwrap_or_default(),
         Datum::Bytes(b) => {
             let s = numeric_text(b, "integer", cx)?;
             let dec = decimal_of_text(s.text);
@@ -224,6 +226,22 @@ fn store_int(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, SqlError
     } else {
         Value::Int(v as i64)
     })
+}
+
+/// The value of a text of 1 to 18 ASCII digits after an optional sign; None for any other.
+fn plain_int(b: &[u8]) -> Option<i128> {
+    let (neg, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v = digits
+        .iter()
+        .fold(0i128, |a, &c| a * 10 + i128::from(c - b'0'));
+    Some(if neg { -v } else { v })
 }
 
 fn store_decimal(d: &Datum, ty: &SqlType, cx: &mut Cx<'_>) -> Result<Value, SqlError> {
@@ -762,6 +780,30 @@ mod tests {
             Err(e) => format!("E{}: {}", e.code, e.message),
         };
         (r, w.iter().map(|x| x.code).collect())
+    }
+
+    #[test]
+    fn digit_strings_into_integers() {
+        let t = ty(TypeName::BigInt, None, None);
+        for (text, want) in [
+            ("007", "7"),
+            ("-12", "-12"),
+            ("+5", "5"),
+            ("-0", "0"),
+            ("999999999999999999", "999999999999999999"),
+            ("9223372036854775807", "9223372036854775807"),
+        ] {
+            assert_eq!(run(&s(text), &t, STRICT), (want.into(), vec![]), "{text}");
+        }
+        // Not digits alone: the general way, with its rounding and warnings.
+        assert_eq!(run(&s("1e3"), &t, STRICT), ("1000".into(), vec![]));
+        assert_eq!(run(&s("2.5"), &t, LAX).0, "3");
+        assert_eq!(run(&s(" 42"), &t, LAX).0, "42");
+        assert_eq!(plain_int(b"12x"), None);
+        assert_eq!(plain_int(b"-"), None);
+        assert_eq!(plain_int(b""), None);
+        let tiny = ty(TypeName::TinyInt, None, None);
+        assert_eq!(run(&s("300"), &tiny, LAX), ("127".into(), vec![1264]));
     }
 
     #[test]
