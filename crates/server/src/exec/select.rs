@@ -91,6 +91,12 @@
 //!   grouping these rows gives what grouping all of them does. Taken when the index holds
 //!   every column the statement reads and its statistics put LOOSE_GROUP_ROWS rows or more
 //!   in a group; EXPLAIN: "Using index for group-by".
+//! - S15: in a join, a WHERE conjunct of columns, constants and operators alone that reads
+//!   only the tables up to a level before the last, all inner-joined, is tested at that level
+//!   with its ON condition instead of at the end (`push_where`): an inner join's ON and WHERE
+//!   filter the same rows, and such a conjunct answers the same at any level, so the rows it
+//!   rejects are dropped before they are joined on. Not past a LEFT JOIN's table (its rows
+//!   may come NULL-extended) nor with a RIGHT JOIN (which pairs every row).
 //! - S1 also bounds which conditions become key ranges: a string column compared with a
 //!   number or a date, or in another collation than its own (COLLATE), is not one (equal
 //!   values lie apart in its index).
@@ -1893,8 +1899,13 @@ impl Session {
         // Compile WHERE over the whole row; conjuncts with correlated subqueries apart, tested
         // once the join is done (they need the session to run).
         let (mut where_c, mut where_sub) = (None, None);
+        // The conjuncts without subqueries, one by one (tested early in a join, below).
+        let mut where_parts: Vec<CExpr> = Vec::new();
         for c in &where_conds {
             let ce = compiler("where clause").compile(c, self)?.0;
+            if !ce.has_sub() {
+                where_parts.push(ce.clone());
+            }
             let part = if ce.has_sub() {
                 &mut where_sub
             } else {
@@ -2101,6 +2112,10 @@ impl Session {
                 }
                 None => None,
             });
+        }
+        // S15: WHERE conjuncts go to the first join level where all they read is known.
+        if let Some(rest) = push_where(&scope, &sources, &mut on_cs, where_parts) {
+            where_c = rest;
         }
         // Columns the statement reads: the others are not converted from their stored form.
         let mut used = vec![false; width];
@@ -4282,6 +4297,77 @@ fn oriented(access: Access, forward: bool) -> Access {
             Access::Loose(l)
         }
     }
+}
+
+/// S15: the WHERE conjuncts (`parts`, none with a subquery) that read only tables up to a
+/// join level before the last are tested at that level, with its ON condition (MySQL attaches
+/// each condition to the first table where all it reads is known), so the rows that fail them
+/// are not joined on; returns the WHERE left for the end, or None when nothing moved. Only
+/// over inner joins (the table of a LEFT JOIN may come NULL-extended and a RIGHT JOIN pairs
+/// every row, so those keep WHERE to the end) and for conjuncts that give the same answer
+/// wherever they are tested (no function call: RAND() and the like stay).
+fn push_where(
+    scope: &[ScopeTable],
+    sources: &[Source],
+    on_cs: &mut [Option<CExpr>],
+    parts: Vec<CExpr>,
+) -> Option<Option<CExpr>> {
+    if sources.len() < 2 || sources.iter().any(|s| s.join().0 == JoinKind::Right) {
+        return None;
+    }
+    // The levels before the first LEFT JOIN are inner joins.
+    let inner =
+        (sources.iter().position(|s| s.join().0 == JoinKind::Left)).unwrap_or(sources.len());
+    let width = scope.last().map_or(0, |s| s.offset + s.columns.len());
+    let and = |a: Option<CExpr>, b: CExpr| match a {
+        Some(a) => CExpr::And(Box::new(a), Box::new(b)),
+        None => b,
+    };
+    let mut moved = false;
+    let mut rest = None;
+    for part in parts {
+        let mut read = vec![false; width];
+        mark_columns(&part, &mut read);
+        let level = match read.iter().rposition(|&r| r) {
+            None => 0,
+            Some(p) => (scope.iter())
+                .position(|s| p < s.offset + s.columns.len())
+                .unwrap_or(scope.len()),
+        };
+        if level + 1 < sources.len() && level < inner && plain_condition(&part) {
+            on_cs[level] = Some(and(on_cs[level].take(), part));
+            moved = true;
+        } else {
+            rest = Some(and(rest, part));
+        }
+    }
+    moved.then_some(rest)
+}
+
+/// A condition of columns, constants and operators alone (no function call, subquery or
+/// aggregate): its answer does not depend on where or how often it is tested.
+fn plain_condition(e: &CExpr) -> bool {
+    matches!(
+        e,
+        CExpr::Const(_)
+            | CExpr::Col(_)
+            | CExpr::Param(_)
+            | CExpr::Unary(..)
+            | CExpr::Arith(..)
+            | CExpr::Cmp(..)
+            | CExpr::And(..)
+            | CExpr::Or(..)
+            | CExpr::Xor(..)
+            | CExpr::Bit(..)
+            | CExpr::IsNull(..)
+            | CExpr::IsBool(..)
+            | CExpr::In(..)
+            | CExpr::InSet(..)
+            | CExpr::Between(..)
+            | CExpr::Like(..)
+            | CExpr::Case(..)
+            | CExpr::Cast(..)
+    ) && e.children().into_iter().all(plain_condition)
 }
 
 fn flatten(
