@@ -1824,3 +1824,90 @@ fn where_conditions_filter_early_in_joins() {
         );
     }
 }
+
+/// An inner join of base tables is read in the order statistics make cheapest (S16): a
+/// large table named first, joined to a small one filtered by a constant, is read through
+/// its key for the small table's few rows. The rows, and `*`'s columns in FROM order, are
+/// what STRAIGHT_JOIN (FROM's order) gives; EXPLAIN shows the order read.
+#[test]
+fn joins_read_the_cheapest_order() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE j").unwrap();
+    c.query_drop("USE j").unwrap();
+    c.query_drop("CREATE TABLE big (id INT PRIMARY KEY, v INT)")
+        .unwrap();
+    c.query_drop("CREATE TABLE small (id INT PRIMARY KEY, big_id INT, x INT)")
+        .unwrap();
+    c.query_drop("CREATE TABLE tag (small_id INT, t INT, PRIMARY KEY (small_id, t))")
+        .unwrap();
+    c.query_drop("BEGIN").unwrap();
+    for i in 1..=3000 {
+        c.query_drop(format!("INSERT INTO big VALUES ({i}, {})", i % 17))
+            .unwrap();
+    }
+    for i in 1..=60 {
+        c.query_drop(format!(
+            "INSERT INTO small VALUES ({i}, {}, {})",
+            i * 37 % 3000 + 1,
+            i % 10
+        ))
+        .unwrap();
+        c.query_drop(format!("INSERT INTO tag VALUES ({i}, 1), ({i}, 2)"))
+            .unwrap();
+    }
+    c.query_drop("COMMIT").unwrap();
+    c.query_drop("ANALYZE TABLE big, small, tag").unwrap();
+    let q = "SELECT * FROM big JOIN small ON small.big_id = big.id WHERE small.x = 3";
+    let before = rows_read(&mut c);
+    let rows: Vec<mysql::Row> = c.query(format!("{q} ORDER BY big.id")).unwrap();
+    let read = rows_read(&mut c) - before;
+    assert_eq!(rows.len(), 6);
+    assert!(
+        read <= 60 + 6,
+        "read {read} rows: small first, then big by its key"
+    );
+    let straight: Vec<mysql::Row> = c
+        .query(format!(
+            "{} ORDER BY big.id",
+            q.replace("JOIN small", "STRAIGHT_JOIN small")
+        ))
+        .unwrap();
+    assert_eq!(rows, straight, "the same rows and columns as FROM's order");
+    assert_eq!(rows[0].columns().len(), 5);
+    assert_eq!(rows[0].columns()[0].name_str(), "id");
+    assert_eq!(rows[0].columns()[1].name_str(), "v", "big's columns first");
+    let tables: Vec<String> = c
+        .query_map(format!("EXPLAIN {q}"), |r: mysql::Row| {
+            r.get::<String, _>("table").unwrap_or_default()
+        })
+        .unwrap();
+    assert_eq!(tables, ["small", "big"]);
+    // Three tables, the ON conditions among them, a prepared statement.
+    let q3 = "SELECT big.id, small.id, tag.t FROM big JOIN small ON small.big_id = big.id \
+              JOIN tag ON tag.small_id = small.id WHERE small.x = ? AND tag.t = 2 \
+              ORDER BY big.id";
+    let st = c.prep(q3).unwrap();
+    let before = rows_read(&mut c);
+    let got: Vec<(i64, i64, i64)> = c.exec(&st, (3,)).unwrap();
+    let read = rows_read(&mut c) - before;
+    assert_eq!(got.len(), 6);
+    assert!(read < 200, "read {read} rows");
+    let again: Vec<(i64, i64, i64)> = c.exec(&st, (4,)).unwrap();
+    let want: Vec<(i64, i64, i64)> = c
+        .query(
+            q3.replace("JOIN small", "STRAIGHT_JOIN small")
+                .replace("JOIN tag", "STRAIGHT_JOIN tag")
+                .replace('?', "4"),
+        )
+        .unwrap();
+    assert_eq!(again, want);
+    // A LEFT JOIN keeps FROM's order.
+    let tables: Vec<String> = c
+        .query_map(
+            "EXPLAIN SELECT * FROM big LEFT JOIN small ON small.big_id = big.id WHERE big.v = 3",
+            |r: mysql::Row| r.get::<String, _>("table").unwrap_or_default(),
+        )
+        .unwrap();
+    assert_eq!(tables, ["big", "small"]);
+}
