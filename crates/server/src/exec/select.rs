@@ -28,7 +28,10 @@
 //! - S7: ORDER BY ... LIMIT over one table read without locks scans only the primary key and
 //!   the columns WHERE and ORDER BY use, keeps the first offset + limit rows, then reads
 //!   those again whole by their key (`fetch_whole`) in the same read view, so they are the
-//!   versions the scan saw (READ UNCOMMITTED, which has no view, tests WHERE again).
+//!   versions the scan saw (READ UNCOMMITTED, which has no view, tests WHERE again). The
+//!   first rows are kept a batch at a time (`keep_first`); when ORDER BY names columns alone,
+//!   a row that does not come before the last one kept so far cannot be among the first and
+//!   is dropped as it comes (`JoinOut::cutoff`; equal keys: the earlier row comes first).
 //! - S8: ORDER BY sorts with a `sort::Sorter` (sort_buffer_size in memory, sorted runs in
 //!   tmpdir beyond it; under LIMIT only the first offset + limit rows are kept), GROUP BY and
 //!   DISTINCT hold at most the temporary-table budget and spill to a sort beyond it
@@ -137,6 +140,8 @@ use crate::catalog::{engine_error, SqlTable};
 
 /// Keeps the first `k` of `rows` in ORDER BY order (ties: the earlier row), in the order
 /// they came: what a sort followed by LIMIT k would keep, for the final sort to order.
+/// Returns the ORDER BY keys of the last row kept (in ORDER BY order) when rows were dropped:
+/// a later row that does not come before it cannot be among the first `k`.
 fn keep_first(
     rows: &mut Vec<Vec<Datum>>,
     k: usize,
@@ -144,9 +149,9 @@ fn keep_first(
     params: &[Datum],
     mode: types::SqlMode,
     w: &mut Warnings,
-) -> Result<(), SqlError> {
+) -> Result<Option<Vec<Datum>>, SqlError> {
     if rows.len() <= k {
-        return Ok(());
+        return Ok(None);
     }
     let mut keyed = Vec::with_capacity(rows.len());
     for (i, r) in rows.drain(..).enumerate() {
@@ -168,13 +173,27 @@ fn keep_first(
         a.1.cmp(&b.1)
     };
     if k == 0 {
-        return Ok(());
+        return Ok(None);
     }
     keyed.select_nth_unstable_by(k - 1, cmp);
     keyed.truncate(k);
+    let last = keyed[k - 1].0.clone();
     keyed.sort_unstable_by_key(|e| e.1);
     rows.extend(keyed.into_iter().map(|e| e.2));
-    Ok(())
+    Ok(Some(last))
+}
+
+/// Whether a row whose ORDER BY keys are `keys` comes before one with `than` (a later row
+/// with equal keys does not).
+fn comes_before(keys: &[&Datum], than: &[Datum], order: &[(CExpr, bool, Collation)]) -> bool {
+    for ((a, b), (_, desc, coll)) in keys.iter().zip(than).zip(order) {
+        let o = cmp_nulls_first(a, b, *coll);
+        let o = if *desc { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o == Ordering::Less;
+        }
+    }
+    false
 }
 
 /// How one table is read.
@@ -3227,6 +3246,7 @@ impl Session {
             win,
             subs,
             rows: Vec::new(),
+            cutoff: None,
         };
         if let Some(picked) = picked {
             out.rows = picked;
@@ -4206,6 +4226,9 @@ struct JoinOut<'p, 's> {
     /// during the join (`Session::drain`).
     subs: Option<SubWork<'p>>,
     rows: Vec<Vec<Datum>>,
+    /// Top-N (S7) ordered by columns alone, once rows were dropped: the ORDER BY keys of the
+    /// last row kept; a row that does not come before it is dropped as it comes.
+    cutoff: Option<Vec<Datum>>,
 }
 
 /// The subqueries a joined row needs bound, by the session, before it goes on (S10): WHERE's,
@@ -4236,11 +4259,28 @@ impl JoinOut<'_, '_> {
                         None => self.fin.take(row, &[], &[], w),
                     };
                 }
-                _ => self.rows.push(row),
+                _ => {
+                    if let Some(cut) = &self.cutoff {
+                        let keys: Vec<&Datum> = (self.order.iter())
+                            .map(|o| match o.0 {
+                                CExpr::Col(p) => row.get(p).unwrap_or(&Datum::Null),
+                                _ => &Datum::Null,
+                            })
+                            .collect();
+                        if !comes_before(&keys, cut, self.order) {
+                            return Ok(self.need.is_none_or(|n| (self.rows.len() as u64) < n));
+                        }
+                    }
+                    self.rows.push(row)
+                }
             }
             if let Some(k) = self.top_n {
                 if self.rows.len() >= k.saturating_mul(2).max(1024) {
-                    keep_first(&mut self.rows, k, self.order, params, mode, w)?;
+                    let cut = keep_first(&mut self.rows, k, self.order, params, mode, w)?;
+                    // (Keys of columns alone: comparing them again makes no warning.)
+                    if self.order.iter().all(|o| matches!(o.0, CExpr::Col(_))) {
+                        self.cutoff = cut;
+                    }
                 }
             }
         }
