@@ -284,7 +284,11 @@ fn feed(
     let env = Env::new(r, cx.params, cx.mode);
     for (a, st) in aggs.iter().zip(states.iter_mut()) {
         // A signed integer argument (COUNT(*) counts 1s) to a plain aggregate: no value made.
-        if st.seen.is_none() && a.order.is_empty() {
+        let plain = matches!(
+            a.kind,
+            AggKind::Count | AggKind::Sum | AggKind::Avg | AggKind::Min | AggKind::Max
+        );
+        if plain && st.seen.is_none() {
             let i = match &a.arg {
                 None => Some(1),
                 Some(e) => e.int_fast(&env),

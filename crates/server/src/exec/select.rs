@@ -1339,29 +1339,27 @@ impl Session {
         sources: &[Source],
     ) -> Result<Option<Vec<usize>>, SqlError> {
         let n = sources.len();
-        let plain = |tr: &TableRef| {
-            fn ok(tr: &TableRef) -> bool {
-                match tr {
-                    TableRef::Join {
-                        left,
-                        right,
-                        using,
-                        natural,
-                        kind,
-                        ..
-                    } => {
-                        using.is_empty()
-                            && !natural
-                            && matches!(kind, JoinKind::Inner | JoinKind::Cross)
-                            && ok(left)
-                            && ok(right)
-                    }
-                    TableRef::Table { .. } => true,
-                    _ => false,
+        /// Base tables joined by inner joins alone, without USING or NATURAL.
+        fn plain(tr: &TableRef) -> bool {
+            match tr {
+                TableRef::Join {
+                    left,
+                    right,
+                    using,
+                    natural,
+                    kind,
+                    ..
+                } => {
+                    using.is_empty()
+                        && !natural
+                        && matches!(kind, JoinKind::Inner | JoinKind::Cross)
+                        && plain(left)
+                        && plain(right)
                 }
+                TableRef::Table { .. } => true,
+                _ => false,
             }
-            ok(tr)
-        };
+        }
         if !(2..=JOIN_REORDER_MAX).contains(&n)
             || !q.from.iter().all(plain)
             || !sources.iter().all(|s| {
