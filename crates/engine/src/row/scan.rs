@@ -38,6 +38,10 @@ use crate::page::record::{self, RecLayout, Tuple};
 use crate::row::{vers, RowMaker, Values};
 use crate::trx::view::ReadView;
 
+/// The records a scan of a range with an end takes at its first refill, unless its reader
+/// said otherwise (`first_batch`); later refills double, as for any scan (btree/cursor.rs).
+const BOUNDED_FIRST_BATCH: usize = 64;
+
 /// One end of a key range.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KeyBound {
@@ -241,9 +245,12 @@ impl<M: RowMaker> RowScan<M> {
             Ok(Took::Item(Got::Entry(rec.to_vec())))
         });
         let scan = Scan::with_taker(idx, start.unwrap_or(Start::End), forward, take);
-        match self.batch {
-            Some(n) => scan.first_batch(n),
-            None => scan,
+        match (self.batch, &self.stop) {
+            (Some(n), _) => scan.first_batch(n),
+            // A range with an end decodes no more than it holds: a larger first batch saves
+            // the descents of the refills (an equality on a key prefix: one).
+            (None, Some(_)) => scan.first_batch(BOUNDED_FIRST_BATCH),
+            (None, None) => scan,
         }
     }
 

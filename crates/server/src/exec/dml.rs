@@ -900,6 +900,7 @@ impl Session {
                 semi_consistent,
                 columns: None,
                 limit: pushed,
+                first: None,
             },
             &mut test,
             &mut |r| {

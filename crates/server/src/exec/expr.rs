@@ -7,8 +7,10 @@
 //!   looks a name up.
 //! - E2: anything constant for the statement (literals, `?` parameters, @user and @@system
 //!   variables, uncorrelated subqueries) is evaluated once, at compile time or at bind time.
-//!   A column of an enclosing query (a correlated reference) is such a constant too: the
-//!   subquery is compiled again for each distinct set of outer values it reads.
+//!   A column of an enclosing query (a correlated reference) is a parameter past the
+//!   statement's own when the subquery is compiled once to run for every outer row (a
+//!   SELECT of base tables), else a constant of a compilation per outer row (see
+//!   `Session::sub_rows`).
 //! - E4: a correlated subquery is a `CExpr::Sub` whose value is computed outside `eval`
 //!   (running a query needs the session): `Session::bind_subs` fills its slot for the row
 //!   about to be evaluated; `eval` of an unfilled slot is an error, never a stale value.
@@ -22,7 +24,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use innoxide_engine::latch::Mutex;
 
@@ -162,6 +164,9 @@ pub struct SubPlan {
     pub outer: Arc<(Vec<ScopeTable>, Vec<usize>)>,
     /// The positions of the outer row the subquery reads.
     pub refs: Vec<usize>,
+    /// It (or a subquery in it) reads a column of a query further out that is a parameter of
+    /// the one it is in: its result varies with the parameters too.
+    pub deep: bool,
     /// The value for the row being evaluated (E4).
     pub slot: Mutex<Option<Datum>>,
     /// Result rows by the outer values they were computed for.
@@ -170,11 +175,16 @@ pub struct SubPlan {
 
 /// A correlated subquery's results by the outer values they were computed for, and the bytes
 /// they take, roughly: emptied whenever the next result would take it past the
-/// temporary-table budget, so it never holds more than that whatever the outer rows.
+/// temporary-table budget, so it never holds more than that whatever the outer rows. With how
+/// the subquery runs, it holds for one execution of a statement (`stmt`, the session's
+/// count): a prepared statement's kept plan runs again on other data, parameters and tables.
 #[derive(Default)]
 pub struct SubCache {
+    pub stmt: u64,
     pub map: HashMap<Vec<u8>, SubRows>,
     pub bytes: u64,
+    /// How it runs, once first run: one plan for every outer row, or compiled per row.
+    pub compiled: Option<Arc<super::SubCompiled>>,
 }
 
 /// The constants of `x [NOT] IN (...)` when there are many of one kind (MySQL's in_vector):
@@ -206,6 +216,27 @@ const IN_SET_MIN: usize = 8;
 /// `c [NOT] IN (items)`: an `InSet` when the items are at least IN_SET_MIN constants, all
 /// strings or all exact numbers (NULLs aside).
 fn in_list(c: CExpr, items: Vec<CExpr>, negated: bool, coll: Collation) -> CExpr {
+    if items.len() < IN_SET_MIN || !items.iter().all(|i| matches!(i, CExpr::Const(_))) {
+        return CExpr::In(Box::new(c), items, negated, coll);
+    }
+    let values = (items.into_iter())
+        .filter_map(|i| match i {
+            CExpr::Const(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    match in_set(values, negated, coll) {
+        Ok(set) => CExpr::InSet(Box::new(c), Arc::new(set)),
+        Err(values) => {
+            let items = values.into_iter().map(CExpr::Const).collect();
+            CExpr::In(Box::new(c), items, negated, coll)
+        }
+    }
+}
+
+/// The sorted set of `values` for `[NOT] IN`, when they are at least IN_SET_MIN, all strings or
+/// all exact numbers (NULLs aside); else the values back.
+fn in_set(values: Vec<Datum>, negated: bool, coll: Collation) -> Result<InSet, Vec<Datum>> {
     let kind = |d: &Datum| match d {
         Datum::Null => Some(None),
         Datum::Bytes(_) => Some(Some(true)),
@@ -213,41 +244,25 @@ fn in_list(c: CExpr, items: Vec<CExpr>, negated: bool, coll: Collation) -> CExpr
         _ => None,
     };
     let mut strings = None;
-    let one_kind = items.len() >= IN_SET_MIN
-        && items.iter().all(|i| match i {
-            CExpr::Const(d) => match kind(d) {
-                Some(None) => true,
-                Some(Some(k)) => *strings.get_or_insert(k) == k,
-                None => false,
-            },
-            _ => false,
+    let one_kind = values.len() >= IN_SET_MIN
+        && values.iter().all(|d| match kind(d) {
+            Some(None) => true,
+            Some(Some(k)) => *strings.get_or_insert(k) == k,
+            None => false,
         });
     let Some(strings) = strings.filter(|_| one_kind) else {
-        return CExpr::In(Box::new(c), items, negated, coll);
+        return Err(values);
     };
-    let mut has_null = false;
-    let mut values: Vec<Datum> = items
-        .into_iter()
-        .filter_map(|i| match i {
-            CExpr::Const(Datum::Null) => {
-                has_null = true;
-                None
-            }
-            CExpr::Const(d) => Some(d),
-            _ => None,
-        })
-        .collect();
+    let has_null = values.iter().any(Datum::is_null);
+    let mut values: Vec<Datum> = values.into_iter().filter(|d| !d.is_null()).collect();
     values.sort_by(|a, b| a.compare(b, coll).unwrap_or(Ordering::Equal));
-    CExpr::InSet(
-        Box::new(c),
-        Arc::new(InSet {
-            items: Items::Memory(values),
-            strings,
-            has_null,
-            negated,
-            coll,
-        }),
-    )
+    Ok(InSet {
+        items: Items::Memory(values),
+        strings,
+        has_null,
+        negated,
+        coll,
+    })
 }
 
 impl InSet {
@@ -460,8 +475,40 @@ impl Found {
     }
 }
 
-/// A subquery's result rows, shared between the cache and its users.
-pub type SubRows = Arc<Vec<Vec<Datum>>>;
+/// A correlated subquery's result rows, shared between the cache and its users.
+pub type SubRows = Arc<SubGot>;
+
+/// The rows of `SubRows`; for an IN, the sorted set of their values too, made at the first
+/// test when they are many of one kind (`in_set`), so each later test searches it.
+pub struct SubGot {
+    pub rows: Vec<Vec<Datum>>,
+    set: OnceLock<Option<InSet>>,
+}
+
+impl SubGot {
+    pub fn new(rows: Vec<Vec<Datum>>) -> SubGot {
+        SubGot {
+            rows,
+            set: OnceLock::new(),
+        }
+    }
+
+    /// `v [NOT] IN` the first column of the rows (the value `in_rows` gives). A subquery's
+    /// rows are always tested with the same `negated` and `coll`.
+    pub fn test_in(&self, v: &Datum, negated: bool, coll: Collation) -> Result<Datum, SqlError> {
+        if self.rows.len() >= IN_SET_MIN {
+            let set = self.set.get_or_init(|| {
+                let first = |r: &Vec<Datum>| r.first().cloned().unwrap_or(Datum::Null);
+                let values = self.rows.iter().map(first).collect();
+                in_set(values, negated, coll).ok()
+            });
+            if let Some(set) = set {
+                return set.test(v);
+            }
+        }
+        Ok(in_rows(v, &self.rows, negated, coll))
+    }
+}
 
 impl std::fmt::Debug for SubPlan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -470,11 +517,17 @@ impl std::fmt::Debug for SubPlan {
 }
 
 /// What `Context::subquery` found: the result columns, and the rows when the subquery is
-/// uncorrelated (None: it reads the outer positions `refs`).
+/// uncorrelated (None: it reads the outer positions `corr.refs` or is `corr.deep`).
 pub struct SubResult {
     pub columns: Vec<super::Column>,
     pub rows: Option<Found>,
+    pub corr: Correlation,
+}
+
+/// What of the enclosing queries a subquery reads (`SubPlan`'s fields of the same names).
+pub struct Correlation {
     pub refs: Vec<usize>,
+    pub deep: bool,
     pub outer: Arc<(Vec<ScopeTable>, Vec<usize>)>,
 }
 
@@ -595,7 +648,7 @@ pub fn quantified<'v>(
 
 /// `v [NOT] IN (rows' first values)` as MySQL computes it: FALSE for no rows, NULL when `v` is
 /// NULL or no value equals it and one is NULL.
-pub fn in_rows(v: &Datum, rows: &[Vec<Datum>], negated: bool, coll: Collation) -> Datum {
+fn in_rows(v: &Datum, rows: &[Vec<Datum>], negated: bool, coll: Collation) -> Datum {
     if rows.is_empty() {
         return Datum::Int(i64::from(negated));
     }
@@ -1098,7 +1151,7 @@ impl<'a> Compiler<'a> {
                         negated: *negated,
                         coll,
                     };
-                    return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
+                    return Ok((sub_plan(subquery, kind, sub.corr), bool_type()));
                 };
                 // Past the temporary-table budget: searched on disk (keyset.rs).
                 let rows = match found {
@@ -1135,7 +1188,7 @@ impl<'a> Compiler<'a> {
                         all: *all,
                         coll,
                     };
-                    return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
+                    return Ok((sub_plan(subquery, kind, sub.corr), bool_type()));
                 };
                 let values = found
                     .into_rows()?
@@ -1294,7 +1347,7 @@ impl<'a> Compiler<'a> {
                 let sub = self.subquery(q, cx)?;
                 let Some(found) = sub.rows else {
                     let t = sub.columns[0].ety.clone();
-                    return Ok((sub_plan(q, SubKind::Scalar, sub.refs, sub.outer), t));
+                    return Ok((sub_plan(q, SubKind::Scalar, sub.corr), t));
                 };
                 if found.len() > 1 {
                     return Err(SqlError::new(ER_SUBQUERY_NO_1_ROW, &[]));
@@ -1313,8 +1366,8 @@ impl<'a> Compiler<'a> {
                 let sub = cx.subquery(subquery, (self.tables, self.hidden))?;
                 let Some(found) = sub.rows else {
                     let kind = SubKind::Exists { negated: *negated };
-                    self.note_refs(&sub.refs);
-                    return Ok((sub_plan(subquery, kind, sub.refs, sub.outer), bool_type()));
+                    self.note_refs(&sub.corr.refs);
+                    return Ok((sub_plan(subquery, kind, sub.corr), bool_type()));
                 };
                 let v = (found.len() == 0) == *negated;
                 (CExpr::Const(Datum::Int(i64::from(v))), bool_type())
@@ -1460,7 +1513,7 @@ impl<'a> Compiler<'a> {
                 if sub.columns.len() != l.len() {
                     return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&l.len()]));
                 }
-                self.note_refs(&sub.refs);
+                self.note_refs(&sub.corr.refs);
                 let colls: Vec<Collation> = lhs
                     .iter()
                     .zip(&sub.columns)
@@ -1473,7 +1526,7 @@ impl<'a> Compiler<'a> {
                         negated: *negated,
                         colls,
                     };
-                    return Ok(Some(sub_plan(subquery, kind, sub.refs, sub.outer)));
+                    return Ok(Some(sub_plan(subquery, kind, sub.corr)));
                 };
                 let alts: Vec<CExpr> = found
                     .into_rows()?
@@ -1543,7 +1596,7 @@ impl<'a> Compiler<'a> {
         if sub.columns.len() != 1 {
             return Err(SqlError::new(ER_OPERAND_COLUMNS, &[&1]));
         }
-        self.note_refs(&sub.refs);
+        self.note_refs(&sub.corr.refs);
         Ok(sub)
     }
 
@@ -2176,17 +2229,13 @@ fn balanced(mut parts: Vec<CExpr>, join: fn(Box<CExpr>, Box<CExpr>) -> CExpr) ->
     )
 }
 
-fn sub_plan(
-    q: &Select,
-    kind: SubKind,
-    refs: Vec<usize>,
-    outer: Arc<(Vec<ScopeTable>, Vec<usize>)>,
-) -> CExpr {
+fn sub_plan(q: &Select, kind: SubKind, corr: Correlation) -> CExpr {
     CExpr::Sub(Arc::new(SubPlan {
         query: q.clone(),
         kind,
-        outer,
-        refs,
+        outer: corr.outer,
+        refs: corr.refs,
+        deep: corr.deep,
         slot: Mutex::new(None),
         cache: Mutex::new(SubCache::default()),
     }))
@@ -2473,9 +2522,23 @@ pub(crate) fn conform(d: Datum, to: &EType, w: &mut Warnings) -> Result<Datum, S
 }
 
 fn pick_collation(a: &EType, b: &EType, default: Collation) -> Collation {
-    if matches!(a, EType::Column(_)) && a.is_string() {
+    let implicit = |t: &EType| matches!(t, EType::Column(_)) && t.is_string();
+    let bin = |c: Collation| {
+        matches!(
+            c,
+            Collation::Binary
+                | Collation::Latin1Bin
+                | Collation::Utf8mb4Bin
+                | Collation::Utf8mb40900Bin
+        )
+    };
+    if implicit(a) && implicit(b) && bin(b.collation()) && !bin(a.collation()) {
+        // Two columns, one of a _bin collation: that one (MySQL's rule for the same
+        // coercibility), whichever side it is on.
+        b.collation()
+    } else if implicit(a) {
         a.collation()
-    } else if matches!(b, EType::Column(_)) && b.is_string() {
+    } else if implicit(b) {
         b.collation()
     } else if a.is_string() {
         a.collation()

@@ -38,6 +38,7 @@ pub mod recursive;
 mod roles;
 pub(crate) mod rowbuf;
 pub mod select;
+mod semijoin;
 mod setop;
 pub mod show;
 mod sort;
@@ -60,7 +61,9 @@ use innoxide_sql::types::{self, Datum, Level, Warning, Warnings};
 
 use crate::catalog::{engine_error, Catalog};
 use crate::vars::{Registry, SessionVars, VarInput, VarValue};
-use expr::{CExpr, Context, EType, Env, Found, ScopeTable, SubKind, SubPlan, SubResult};
+use expr::{
+    CExpr, Context, Correlation, EType, Env, Found, ScopeTable, SubKind, SubPlan, SubResult,
+};
 use sort::SortArea;
 
 /// Times a data-changing statement runs again because a table it was compiled for changed
@@ -302,6 +305,8 @@ pub struct Session {
     frames: Vec<Frame>,
     /// The parameters of the running statement (subqueries are compiled with them).
     stmt_params: Vec<Datum>,
+    /// Statements begun (`expr::SubCache::stmt`).
+    stmt_seq: u64,
     /// The account's grants and the catalog's grants version they are from (A1 in access.rs).
     privs: (u64, Arc<crate::privs::AccountPrivs>),
     /// The roles in effect (roles.rs R1).
@@ -320,13 +325,43 @@ pub struct Session {
     default_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Generated)>,
 }
 
-/// An enclosing query's scope. `row` is the outer row a correlated subquery runs for; None
-/// while the subquery is only being compiled, when the positions read are collected in
-/// `refs`.
+/// An enclosing query's scope, as a subquery in it is compiled or run, in one of three ways:
+/// - `row` set: compiled for that outer row; a column of the scope is its value (a constant);
+/// - `base` set: compiled (and run) once for every outer row; the column at position
+///   `refs[k]` is parameter `base + k` (new positions are added to `refs`);
+/// - neither: only compiled, to collect in `refs` the positions read.
 struct Frame {
     scope: Arc<(Vec<ScopeTable>, Vec<usize>)>,
     row: Option<Vec<Datum>>,
+    base: Option<usize>,
     refs: Vec<usize>,
+    /// A column of a frame below with `base` set was read (see `SubPlan::deep`).
+    deep: bool,
+}
+
+impl Frame {
+    fn new(scope: Arc<(Vec<ScopeTable>, Vec<usize>)>) -> Frame {
+        Frame {
+            scope,
+            row: None,
+            base: None,
+            refs: Vec::new(),
+            deep: false,
+        }
+    }
+}
+
+/// How a correlated subquery runs (`SubPlan::compiled`): its plan, made once with the outer
+/// positions `refs` as parameters from `base` on (a SELECT of base tables: one that reads
+/// derived tables, has UNION or fails to compile that way goes `PerRow`); or compiled anew
+/// for each outer row, the outer columns being constants.
+pub(crate) enum SubCompiled {
+    Plan {
+        plan: Box<select::SelectPlan>,
+        base: usize,
+        refs: Vec<usize>,
+    },
+    PerRow,
 }
 
 fn isolation_of(l: IsolationLevel) -> Isolation {
@@ -426,6 +461,7 @@ impl Session {
             default_cache: Vec::new(),
             frames: Vec::new(),
             stmt_params: Vec::new(),
+            stmt_seq: 0,
         }
     }
 
@@ -534,6 +570,7 @@ impl Session {
         self.gen_cache.clear();
         self.default_cache.clear();
         self.stmt_params = params.to_vec();
+        self.stmt_seq += 1;
         let keeps_warnings = matches!(stmt, Statement::Show(ast::Show::Warnings { .. }));
         let errors = self.warnings.iter().filter(|w| w.level == Level::Error);
         let errors = errors.count();
@@ -1072,18 +1109,21 @@ impl Session {
         e.subs(&mut subs);
         let mode = self.vars.sql_mode();
         for p in subs {
-            let rows = self.sub_rows(&p, row)?;
+            let rows = self.sub_rows(&p, row, params)?;
             let v = match &p.kind {
                 SubKind::Scalar => {
-                    if rows.len() > 1 {
+                    if rows.rows.len() > 1 {
                         return Err(SqlError::new(ER_SUBQUERY_NO_1_ROW, &[]));
                     }
-                    rows.first()
+                    rows.rows
+                        .first()
                         .and_then(|r| r.first())
                         .cloned()
                         .unwrap_or(Datum::Null)
                 }
-                SubKind::Exists { negated } => Datum::Int(i64::from(rows.is_empty() == *negated)),
+                SubKind::Exists { negated } => {
+                    Datum::Int(i64::from(rows.rows.is_empty() == *negated))
+                }
                 SubKind::In { lhs, negated, coll } => {
                     let env = Env {
                         wins: &[],
@@ -1094,7 +1134,7 @@ impl Session {
                     };
                     let mut w = Warnings::default();
                     let v = lhs.eval(&env, &mut w)?;
-                    expr::in_rows(&v, &rows, *negated, *coll)
+                    rows.test_in(&v, *negated, *coll)?
                 }
                 SubKind::InRow {
                     lhs,
@@ -1113,7 +1153,7 @@ impl Session {
                         .iter()
                         .map(|x| x.eval(&env, &mut w))
                         .collect::<Result<Vec<_>, _>>()?;
-                    expr::in_row_rows(&v, &rows, *negated, colls)
+                    expr::in_row_rows(&v, &rows.rows, *negated, colls)
                 }
                 SubKind::Quantified { lhs, op, all, coll } => {
                     let env = Env {
@@ -1124,7 +1164,7 @@ impl Session {
                         mode,
                     };
                     let v = lhs.eval(&env, &mut Warnings::default())?;
-                    let values = rows.iter().map(|r| r.first().unwrap_or(&Datum::Null));
+                    let values = (rows.rows.iter()).map(|r| r.first().unwrap_or(&Datum::Null));
                     expr::quantified(&v, values, *op, *all, *coll)
                 }
             };
@@ -1135,38 +1175,87 @@ impl Session {
 
     /// True while a correlated subquery runs for an outer row.
     pub(crate) fn has_bound_frame(&self) -> bool {
-        self.frames.iter().any(|f| f.row.is_some())
+        self.frames
+            .iter()
+            .any(|f| f.row.is_some() || f.base.is_some())
     }
 
-    /// The rows of correlated subquery `p` for outer row `row` (cached by the values read).
-    fn sub_rows(&mut self, p: &SubPlan, row: &[Datum]) -> Result<expr::SubRows, SqlError> {
+    /// The rows of correlated subquery `p` for outer row `row` of a query run with `params`
+    /// (cached by the values read).
+    fn sub_rows(
+        &mut self,
+        p: &SubPlan,
+        row: &[Datum],
+        params: &[Datum],
+    ) -> Result<expr::SubRows, SqlError> {
+        let compiled = {
+            let mut cache = p.cache.lock();
+            if cache.stmt != self.stmt_seq {
+                *cache = expr::SubCache {
+                    stmt: self.stmt_seq,
+                    ..expr::SubCache::default()
+                };
+            }
+            cache.compiled.clone()
+        };
+        let compiled = match compiled {
+            Some(c) => c,
+            None => {
+                let c = Arc::new(self.sub_compile(p, params));
+                p.cache.lock().compiled = Some(c.clone());
+                c
+            }
+        };
+        let refs = match &*compiled {
+            SubCompiled::Plan { refs, .. } => refs,
+            SubCompiled::PerRow => &p.refs,
+        };
         let mut key = Vec::new();
-        for &r in &p.refs {
+        for &r in refs {
             group::group_key(
                 row.get(r).unwrap_or(&Datum::Null),
                 Collation::Binary,
                 &mut key,
             );
         }
+        if p.deep {
+            for d in params {
+                group::group_key(d, Collation::Binary, &mut key);
+            }
+        }
         if let Some(rows) = p.cache.lock().map.get(&key) {
             return Ok(rows.clone());
         }
-        let mut q = p.query.clone();
-        if matches!(p.kind, SubKind::Exists { .. }) && q.limit.is_none() && q.unions.is_empty() {
-            q.limit = Some(ast::Expr::Literal(ast::Literal::Number("1".into())));
-        }
-        self.frames.push(Frame {
-            scope: p.outer.clone(),
-            row: Some(row.to_vec()),
-            refs: Vec::new(),
-        });
-        let params = self.stmt_params.clone();
-        let r = self.select(&q, &params);
-        self.frames.pop();
-        let rows = Arc::new(r?.1);
+        let r = match &*compiled {
+            SubCompiled::Plan { plan, base, refs } if *base == params.len() => {
+                let mut ext = Vec::with_capacity(base + refs.len());
+                ext.extend_from_slice(params);
+                ext.extend(
+                    refs.iter()
+                        .map(|&r| row.get(r).cloned().unwrap_or(Datum::Null)),
+                );
+                self.frames.push(Frame {
+                    base: Some(*base),
+                    refs: refs.clone(),
+                    ..Frame::new(p.outer.clone())
+                });
+                let r = self.run_select(plan, &ext);
+                self.frames.pop();
+                r
+            }
+            _ => {
+                self.frames.push(Frame {
+                    row: Some(row.to_vec()),
+                    ..Frame::new(p.outer.clone())
+                });
+                let r = self.select(&sub_query(p), params);
+                self.frames.pop();
+                r.map(|r| r.1)
+            }
+        };
+        let rows = Arc::new(expr::SubGot::new(r?));
         let bytes = (key.len() + 64) as u64
-            + rows
-                .iter()
+            + (rows.rows.iter())
                 .map(|r| 24 + r.iter().map(sort::datum_bytes).sum::<usize>() as u64)
                 .sum::<u64>();
         let budget = self.tmp_area().budget;
@@ -1181,6 +1270,42 @@ impl Session {
         }
         Ok(rows)
     }
+
+    /// How correlated subquery `p`, met in a query run with `params`, runs (`SubCompiled`).
+    fn sub_compile(&mut self, p: &SubPlan, params: &[Datum]) -> SubCompiled {
+        let q = sub_query(p);
+        if !q.unions.is_empty() {
+            return SubCompiled::PerRow;
+        }
+        self.frames.push(Frame {
+            base: Some(params.len()),
+            refs: p.refs.clone(),
+            ..Frame::new(p.outer.clone())
+        });
+        let r = self.compile_select(&q, params).map(|mut plan| {
+            self.bind_where(&mut plan);
+            plan
+        });
+        let refs = self.frames.pop().map(|f| f.refs).unwrap_or_default();
+        match r {
+            Ok(plan) if plan.base_tables_only() => SubCompiled::Plan {
+                plan: Box::new(plan),
+                base: params.len(),
+                refs,
+            },
+            // A failure shows when the subquery is compiled for the row.
+            _ => SubCompiled::PerRow,
+        }
+    }
+}
+
+/// The query of correlated subquery `p` as it runs: an EXISTS needs one row at most.
+fn sub_query(p: &SubPlan) -> ast::Select {
+    let mut q = p.query.clone();
+    if matches!(p.kind, SubKind::Exists { .. }) && q.limit.is_none() && q.unions.is_empty() {
+        q.limit = Some(ast::Expr::Literal(ast::Literal::Number("1".into())));
+    }
+    q
 }
 
 impl Drop for Session {
@@ -1236,18 +1361,18 @@ impl Context for Session {
         let describing = self.describe_only;
         let params = self.stmt_params.clone();
         self.describe_only = true;
-        self.frames.push(Frame {
-            scope: scope.clone(),
-            row: None,
-            refs: Vec::new(),
-        });
+        self.frames.push(Frame::new(scope.clone()));
         let r = self.select(q, &params);
-        let refs = self.frames.pop().map(|f| f.refs).unwrap_or_default();
+        let (refs, deep) = self
+            .frames
+            .pop()
+            .map(|f| (f.refs, f.deep))
+            .unwrap_or_default();
         self.describe_only = describing;
         let columns = r?.0;
         // An uncorrelated result goes to a row buffer: past the temporary-table budget it is
         // in tmpdir, and an IN searches it there (expr.rs `in_set_on_disk`).
-        let rows = if !refs.is_empty() {
+        let rows = if !refs.is_empty() || deep {
             None
         } else if describing {
             Some(Found::Rows(Vec::new()))
@@ -1261,8 +1386,11 @@ impl Context for Session {
         Ok(SubResult {
             columns,
             rows,
-            refs,
-            outer: scope,
+            corr: Correlation {
+                refs,
+                deep,
+                outer: scope,
+            },
         })
     }
 
@@ -1271,7 +1399,8 @@ impl Context for Session {
         table: Option<&str>,
         name: &str,
     ) -> Result<Option<(CExpr, EType)>, SqlError> {
-        for f in self.frames.iter_mut().rev() {
+        for fi in (0..self.frames.len()).rev() {
+            let f = &mut self.frames[fi];
             let found = {
                 let mut c = expr::Compiler::new(&f.scope.0, "field list");
                 c.hidden = &f.scope.1;
@@ -1282,12 +1411,23 @@ impl Context for Session {
                 Err(e) if e.code == ER_BAD_FIELD_ERROR.code => continue,
                 Err(e) => return Err(e),
             };
-            let v = match &f.row {
-                Some(row) => {
+            let v = match (&f.row, f.base) {
+                (Some(row), _) => {
                     self.folds += 1;
                     row.get(pos).cloned().unwrap_or(Datum::Null)
                 }
-                None => {
+                (None, Some(base)) => {
+                    let k = f.refs.iter().position(|&r| r == pos).unwrap_or_else(|| {
+                        f.refs.push(pos);
+                        f.refs.len() - 1
+                    });
+                    // The subqueries inside the one this frame compiles vary with it.
+                    for g in &mut self.frames[fi + 1..] {
+                        g.deep = true;
+                    }
+                    return Ok(Some((CExpr::Param(base + k), ty)));
+                }
+                (None, None) => {
                     if !f.refs.contains(&pos) {
                         f.refs.push(pos);
                     }

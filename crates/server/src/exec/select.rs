@@ -133,6 +133,7 @@ use super::hashjoin;
 use super::jsontable::{JsonSource, JsonTableSpec};
 use super::prepared::{KeptPlan, PlanBasis};
 use super::rowbuf::RowBuf;
+use super::semijoin::{key_stats, rows_per_access};
 use super::sort::SortArea;
 use super::window::{self, WinSpec, Windows};
 use super::{Column, Output, Session};
@@ -751,6 +752,7 @@ impl Session {
                     semi_consistent: false,
                     columns: Some(used_here),
                     limit: None,
+                    first: None,
                 };
                 let tmp = self.tmp_area();
                 let mut data = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
@@ -913,6 +915,10 @@ impl Session {
                         semi_consistent: false,
                         columns: Some(read_here),
                         limit,
+                        first: (si == 0)
+                            .then_some(j.need)
+                            .flatten()
+                            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
                     };
                     // A single-table locking read tests WHERE inside the engine's
                     // scan, which then unlocks the rows that fail it at READ COMMITTED.
@@ -1008,6 +1014,7 @@ impl Session {
             semi_consistent: false,
             columns: Some(used_here),
             limit: None,
+            first: None,
         };
         let all = Access::Range {
             index: None,
@@ -1433,18 +1440,7 @@ impl Session {
                 return Ok(None);
             };
             let st = self.server.catalog.table_stats(t, settings, false)?;
-            let et = &t.table;
-            let mut keys = vec![(
-                et.pk_cols.clone(),
-                st.indexes.first().map(|i| i.n_diff.clone()),
-            )];
-            for sec in &et.secondary {
-                let nd = (st.indexes.iter().skip(1))
-                    .find(|i| i.name == sec.spec.name)
-                    .map(|i| i.n_diff.clone());
-                keys.push((sec.spec.columns.clone(), nd));
-            }
-            stats.push((st.n_rows.max(1) as f64, keys));
+            stats.push((st.n_rows.max(1) as f64, key_stats(t, &st)));
         }
         let cost = |order: &[usize]| -> f64 {
             let (mut rows, mut read) = (1.0f64, 0.0f64);
@@ -1460,15 +1456,7 @@ impl Session {
                     }
                 }
                 let (total, keys) = &stats[t];
-                let mut per = None;
-                for (cols, nd) in keys {
-                    let parts = cols.iter().take_while(|c| bound.contains(c)).count();
-                    if let (true, Some(nd)) = (parts > 0, nd) {
-                        let distinct = nd.get(parts - 1).copied().unwrap_or(1).max(1) as f64;
-                        let r = (total / distinct).max(1.0);
-                        per = Some(per.map_or(r, |p: f64| p.min(r)));
-                    }
-                }
+                let per = rows_per_access(*total, keys, &bound);
                 let joined = bound.len() > fixed[t].len();
                 match per {
                     Some(per) => {
@@ -1583,6 +1571,9 @@ impl Session {
         if let Some(c) = how.columns {
             rows = rows.with_columns(c.to_vec());
         }
+        if let Some(n) = how.first {
+            rows = rows.first_batch(n.max(4));
+        }
         Ok(DatumCursor::Made(rows))
     }
 
@@ -1638,6 +1629,7 @@ impl Session {
             semi_consistent,
             columns,
             limit,
+            first: _,
         } = how;
         let et = t.table.clone();
         let trx = self.trx()?;
@@ -2135,6 +2127,12 @@ impl Session {
         for on in moved_on {
             conjuncts(&on, &mut where_conds);
         }
+        // An EXISTS that reads fewer rows as an uncorrelated IN (semijoin.rs).
+        for i in 0..where_conds.len() {
+            if let Some(e) = self.exists_to_in(&where_conds[i], &where_conds, &scope)? {
+                where_conds[i] = e;
+            }
+        }
         // Compile WHERE over the whole row; conjuncts with correlated subqueries apart, tested
         // once the join is done (they need the session to run).
         let (mut where_c, mut where_sub) = (None, None);
@@ -2542,6 +2540,7 @@ impl Session {
             sources,
             tables,
             where_conds,
+            where_bound: None,
             where_c,
             where_sub,
             aggs,
@@ -2756,7 +2755,7 @@ impl Session {
         // `col IS NOT NULL` conjuncts: the ranges begin after NULLs anyway.
         let mut not_null = Vec::new();
         let mut conds = Vec::new();
-        for c in &plan.where_conds {
+        for c in self.where_bound(plan).iter() {
             if let Expr::IsNull {
                 expr,
                 negated: true,
@@ -2767,7 +2766,7 @@ impl Session {
                     continue;
                 }
             }
-            conds.push(self.bind_frames(c, &plan.scope));
+            conds.push(c.clone());
         }
         let mut all = true;
         let Some(sargs) = self.sargs_of(t, &st.name, true, &conds, params, &mut all)? else {
@@ -2959,6 +2958,7 @@ impl Session {
             semi_consistent: false,
             columns: Some(used),
             limit: None,
+            first: None,
         };
         let mode = self.vars.sql_mode();
         let mut cur = self.open_datums(t, access, how, &mut |_| true)?;
@@ -3000,7 +3000,6 @@ impl Session {
             wait_policy,
             scope,
             sources,
-            where_conds,
             where_c,
             where_sub,
             aggs,
@@ -3045,10 +3044,7 @@ impl Session {
         let n_sources = sources.len();
         // The first table's access path is chosen before the join: it may deliver the rows in
         // ORDER BY order, and then no sort is needed and LIMIT stops the reading (P2).
-        let plan_where: Vec<Expr> = where_conds
-            .iter()
-            .map(|c| self.bind_frames(c, scope))
-            .collect();
+        let plan_where = self.where_bound(plan);
         let mut first_access = None;
         let mut sorted = false;
         let mut groups_in_order = false;
@@ -3672,6 +3668,10 @@ pub(crate) struct ReadHow<'a> {
     /// A locking scan may stop after this many matching rows (rows come in scan order and
     /// the statement needs no more: UPDATE/DELETE ... [ORDER BY key] LIMIT n).
     pub limit: Option<usize>,
+    /// The reader may want no more than this many rows (LIMIT): a consistent read's first
+    /// batch decodes no more than `max(first, 4)` (the engine's default for a range with an
+    /// end is larger, engine row/scan.rs).
+    pub first: Option<usize>,
 }
 
 enum Source {
@@ -3745,6 +3745,8 @@ pub(crate) struct SelectPlan {
     /// (database, table) of each base table, for the checks before a reuse.
     tables: Vec<(String, String)>,
     where_conds: Vec<Expr>,
+    /// `where_conds` bound to the enclosing queries' columns once for every run (`where_bound`).
+    where_bound: Option<Vec<Expr>>,
     where_c: Option<CExpr>,
     where_sub: Option<CExpr>,
     aggs: Vec<AggSpec>,
@@ -3794,6 +3796,11 @@ pub(crate) struct SelectPlan {
 impl SelectPlan {
     pub(crate) fn columns(&self) -> Vec<Column> {
         self.items.iter().map(|i| i.1.clone()).collect()
+    }
+
+    /// Every FROM item is a base table (nothing was read to compile it).
+    pub(crate) fn base_tables_only(&self) -> bool {
+        self.sources.iter().all(|s| matches!(s, Source::Table(..)))
     }
 
     /// The number of FROM items read.
@@ -4791,8 +4798,32 @@ impl JoinColumns<'_> {
 }
 
 impl Session {
+    /// WHERE's conjuncts of `plan` as `plan_access` takes them (`bind_frames`): as written
+    /// outside a subquery; bound once for a plan made to run for every outer row.
+    fn where_bound<'p>(&mut self, plan: &'p SelectPlan) -> Cow<'p, [Expr]> {
+        match &plan.where_bound {
+            Some(b) => Cow::Borrowed(b),
+            None if !self.has_bound_frame() => Cow::Borrowed(&plan.where_conds),
+            None => Cow::Owned(
+                (plan.where_conds.iter())
+                    .map(|c| self.bind_frames(c, &plan.scope))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Binds `plan`'s WHERE once (`where_bound`): the enclosing queries' columns it reads are
+    /// parameters, or constants for as long as the plan lives (mod.rs `SubCompiled`).
+    pub(crate) fn bind_where(&mut self, plan: &mut SelectPlan) {
+        let bound = (plan.where_conds.iter())
+            .map(|c| self.bind_frames(c, &plan.scope))
+            .collect();
+        plan.where_bound = Some(bound);
+    }
+
     /// `e` with the columns of enclosing queries (those `local` does not have) replaced by
-    /// the values the running correlated subquery was given (for `plan_access` only: S1).
+    /// the values the running correlated subquery was given, or the parameters that hold
+    /// them (for `plan_access` only: S1).
     fn bind_frames(&mut self, e: &Expr, local: &[ScopeTable]) -> Expr {
         if !self.has_bound_frame() {
             return e.clone();
@@ -4807,6 +4838,7 @@ impl Session {
                 }
                 match super::expr::Context::outer_column(self, table.as_deref(), name) {
                     Ok(Some((CExpr::Const(d), _))) => datum_expr(&d),
+                    Ok(Some((CExpr::Param(i), _))) => Expr::Param(i),
                     _ => e.clone(),
                 }
             }
