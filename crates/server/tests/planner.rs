@@ -1537,6 +1537,118 @@ fn explain_shows_derived_selects() {
     assert_eq!(got, [(5, 20, ROWS)]);
 }
 
+/// Subqueries in EXPLAIN: each SELECT numbered in the order written (select list, FROM,
+/// WHERE), SUBQUERY when it reads nothing of the enclosing query, DEPENDENT SUBQUERY with the
+/// path each run takes (a lookup by the enclosing column, shown in `ref`), nested ones too; an
+/// EXISTS run as an IN shows as the SUBQUERY it became.
+#[test]
+fn explain_shows_subqueries() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    c.query_drop("CREATE TABLE u (id INT PRIMARY KEY, t_id INT, KEY (t_id))")
+        .unwrap();
+    c.query_drop("INSERT INTO u SELECT id, id % 50 + 1 FROM t")
+        .unwrap();
+    c.query_drop("ANALYZE TABLE t, u").unwrap();
+    type Shown = (
+        u64,
+        String,
+        Option<String>,
+        String,
+        Option<String>,
+        Option<String>,
+    );
+    type Brief = (u64, String, Option<String>, String, Option<String>);
+    let explain_all = |c: &mut mysql::Conn, q: &str| -> Vec<Shown> {
+        c.query_map(format!("EXPLAIN {q}"), |r: mysql::Row| {
+            (
+                r.get("id").unwrap(),
+                r.get("select_type").unwrap(),
+                r.get("table").unwrap(),
+                r.get::<Option<String>, _>("type")
+                    .unwrap()
+                    .unwrap_or_default(),
+                r.get("key").unwrap(),
+                r.get("ref").unwrap(),
+            )
+        })
+        .unwrap()
+    };
+    let brief = |rows: &[Shown]| -> Vec<Brief> {
+        rows.iter()
+            .map(|r| (r.0, r.1.clone(), r.2.clone(), r.3.clone(), r.5.clone()))
+            .collect()
+    };
+    let o = |x: &str| Some(x.to_string());
+    let q = "SELECT t.id, (SELECT COUNT(*) FROM u WHERE u.t_id = t.id) FROM t \
+             WHERE t.k IN (SELECT k FROM t WHERE id < 10) ORDER BY t.id";
+    let rows = explain_all(&mut c, q);
+    assert_eq!(
+        brief(&rows),
+        [
+            (1, "PRIMARY".into(), o("t"), "index".into(), None),
+            (
+                2,
+                "DEPENDENT SUBQUERY".into(),
+                o("u"),
+                "ref".into(),
+                o("p.t.id")
+            ),
+            (3, "SUBQUERY".into(), o("t"), "range".into(), None),
+        ],
+        "{rows:?}"
+    );
+    assert_eq!(rows[1].4.as_deref(), Some("t_id"), "{rows:?}");
+    // Nested: the innermost reads the middle one's row by its primary key.
+    let q = "SELECT t.id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.t_id = t.id \
+             AND EXISTS (SELECT 1 FROM t t2 WHERE t2.id = u.id AND t2.k > t.k)) OR t.id = 0";
+    let rows = explain_all(&mut c, q);
+    assert_eq!(
+        brief(&rows),
+        [
+            (1, "PRIMARY".into(), o("t"), "index".into(), None),
+            (
+                2,
+                "DEPENDENT SUBQUERY".into(),
+                o("u"),
+                "ref".into(),
+                o("p.t.id")
+            ),
+            (
+                3,
+                "DEPENDENT SUBQUERY".into(),
+                o("t2"),
+                "eq_ref".into(),
+                o("p.u.id")
+            ),
+        ],
+        "{rows:?}"
+    );
+    // With a BETWEEN on t's key, EXISTS stays correlated; over all of t with a selective
+    // condition of its own, it is read once as an IN (semijoin.rs).
+    let q = "SELECT COUNT(*) FROM t WHERE t.id BETWEEN 1 AND 3 \
+             AND EXISTS (SELECT 1 FROM u WHERE u.t_id = t.id AND u.id > 5)";
+    let rows = explain_all(&mut c, q);
+    assert_eq!(rows[1].1, "DEPENDENT SUBQUERY", "{rows:?}");
+    let q = "SELECT COUNT(*) FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.k AND u.t_id = 7)";
+    let rows = explain_all(&mut c, q);
+    assert_eq!(
+        brief(&rows),
+        [
+            (1, "PRIMARY".into(), o("t"), "index".into(), None),
+            (2, "SUBQUERY".into(), o("u"), "ref".into(), o("const")),
+        ],
+        "{rows:?}"
+    );
+    let n: i64 = c.query_first(q).unwrap().unwrap();
+    let want: i64 = c
+        .query_first("SELECT COUNT(*) FROM t JOIN u ON u.id = t.k WHERE u.t_id = 7")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, want);
+}
+
 /// A SELECT without tables (FROM DUAL is none): EXPLAIN says "No tables used", or "Impossible
 /// WHERE" for a false WHERE; EXPLAIN FORMAT=TRADITIONAL is the table form, JSON and TREE are
 /// refused (1235) rather than answered in another form, an unknown format is 1791.
@@ -2056,7 +2168,8 @@ fn exists_reads_its_table_once_when_cheaper() {
         read <= 3 + 3 * 10,
         "read {read} rows: a lookup per row of a"
     );
-    // The same rows as the EXISTS evaluated per row (inside an OR, it stays correlated):
+    // The same rows as the EXISTS evaluated per row (under IS TRUE, it stays correlated),
+    // also inside an OR:
     // NULLs on both sides, strings under two collations, numbers against strings,
     // expressions, unqualified names.
     for cond in [
@@ -2074,11 +2187,18 @@ fn exists_reads_its_table_once_when_cheaper() {
         let q =
             format!("SELECT a.id FROM a WHERE EXISTS (SELECT * FROM b WHERE {cond}) ORDER BY a.id");
         let per_row = format!(
-            "SELECT a.id FROM a WHERE (EXISTS (SELECT * FROM b WHERE {cond}) OR 1 = 0) ORDER BY a.id"
+            "SELECT a.id FROM a WHERE (EXISTS (SELECT * FROM b WHERE {cond})) IS TRUE ORDER BY a.id"
         );
         let got: Vec<i64> = c.query(&q).unwrap();
         let want: Vec<i64> = c.query(&per_row).unwrap();
         assert_eq!(got, want, "{cond}");
         assert!(!want.is_empty(), "{cond}: some rows match");
+        let or = |w: &str| {
+            format!("SELECT a.id FROM a WHERE a.id % 7 = 0 OR {w} AND a.id > 100 ORDER BY a.id")
+        };
+        let exists = format!("EXISTS (SELECT * FROM b WHERE {cond})");
+        let got: Vec<i64> = c.query(or(&exists)).unwrap();
+        let want: Vec<i64> = c.query(or(&format!("({exists}) IS TRUE"))).unwrap();
+        assert_eq!(got, want, "{cond} in an OR");
     }
 }

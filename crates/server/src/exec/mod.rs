@@ -1271,6 +1271,55 @@ impl Session {
         Ok(rows)
     }
 
+    /// Compiles subquery `q` of a query over `scope` only, to learn its columns and what of
+    /// the scope it reads: the positions, and whether it reads a parameter of a query further
+    /// out (`Frame::deep`).
+    fn compile_in(
+        &mut self,
+        q: &ast::Select,
+        scope: &Arc<(Vec<ScopeTable>, Vec<usize>)>,
+    ) -> Result<(Vec<Column>, Vec<usize>, bool), SqlError> {
+        let describing = self.describe_only;
+        let params = self.stmt_params.clone();
+        self.describe_only = true;
+        self.frames.push(Frame::new(scope.clone()));
+        let r = self.select(q, &params);
+        let (refs, deep) = (self.frames.pop())
+            .map(|f| (f.refs, f.deep))
+            .unwrap_or_default();
+        self.describe_only = describing;
+        Ok((r?.0, refs, deep))
+    }
+
+    /// What of `scope` subquery `q` reads (`compile_in`).
+    pub(crate) fn outer_reads(
+        &mut self,
+        q: &ast::Select,
+        scope: &Arc<(Vec<ScopeTable>, Vec<usize>)>,
+    ) -> Result<(Vec<usize>, bool), SqlError> {
+        self.compile_in(q, scope)
+            .map(|(_, refs, deep)| (refs, deep))
+    }
+
+    /// Runs `f` with the columns of `scope` at positions `refs` as parameters from `base` on,
+    /// as a subquery compiled once for every outer row runs (`SubCompiled::Plan`).
+    pub(crate) fn with_param_frame<T>(
+        &mut self,
+        scope: &Arc<(Vec<ScopeTable>, Vec<usize>)>,
+        base: usize,
+        refs: Vec<usize>,
+        f: impl FnOnce(&mut Session) -> T,
+    ) -> T {
+        self.frames.push(Frame {
+            base: Some(base),
+            refs,
+            ..Frame::new(scope.clone())
+        });
+        let r = f(self);
+        self.frames.pop();
+        r
+    }
+
     /// How correlated subquery `p`, met in a query run with `params`, runs (`SubCompiled`).
     fn sub_compile(&mut self, p: &SubPlan, params: &[Datum]) -> SubCompiled {
         let q = sub_query(p);
@@ -1356,20 +1405,10 @@ impl Context for Session {
         q: &ast::Select,
         outer: (&[ScopeTable], &[usize]),
     ) -> Result<SubResult, SqlError> {
-        // Compile only, to learn what of the outer scope the subquery reads.
         let scope = Arc::new((outer.0.to_vec(), outer.1.to_vec()));
         let describing = self.describe_only;
         let params = self.stmt_params.clone();
-        self.describe_only = true;
-        self.frames.push(Frame::new(scope.clone()));
-        let r = self.select(q, &params);
-        let (refs, deep) = self
-            .frames
-            .pop()
-            .map(|f| (f.refs, f.deep))
-            .unwrap_or_default();
-        self.describe_only = describing;
-        let columns = r?.0;
+        let (columns, refs, deep) = self.compile_in(q, &scope)?;
         // An uncorrelated result goes to a row buffer: past the temporary-table budget it is
         // in tmpdir, and an IN searches it there (expr.rs `in_set_on_disk`).
         let rows = if !refs.is_empty() || deep {

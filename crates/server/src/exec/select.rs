@@ -2127,9 +2127,11 @@ impl Session {
         for on in moved_on {
             conjuncts(&on, &mut where_conds);
         }
-        // An EXISTS that reads fewer rows as an uncorrelated IN (semijoin.rs).
+        // An EXISTS that reads fewer rows as an uncorrelated IN (semijoin.rs EJ1).
         for i in 0..where_conds.len() {
-            if let Some(e) = self.exists_to_in(&where_conds[i], &where_conds, &scope)? {
+            if let Some(e) =
+                self.exists_to_in_within(&where_conds[i], &where_conds, &scope, params)?
+            {
                 where_conds[i] = e;
             }
         }
@@ -2582,6 +2584,20 @@ impl Session {
         let limited = plan.limit.is_some() && plan.order_follows;
         let single = plan.scope.len() == 1;
         let mut out = Vec::new();
+        // A correlated subquery's plan (its enclosing columns parameters: mod.rs
+        // `SubCompiled`): the first table may be looked up per enclosing row, and its `ref`
+        // names the enclosing column.
+        let outer = (self.frames.last())
+            .filter(|f| f.base.is_some())
+            .map(|f| f.scope.0.clone());
+        let bound_where = match outer {
+            Some(_) => self.where_bound(plan).into_owned(),
+            None => Vec::new(),
+        };
+        let ref_scope: Vec<ScopeTable> = match &outer {
+            Some(o) => o.iter().chain(&plan.scope).cloned().collect(),
+            None => plan.scope.clone(),
+        };
         for (si, src) in plan.sources.iter().enumerate() {
             let Source::Table(t, kind, on) = src else {
                 continue;
@@ -2623,7 +2639,25 @@ impl Session {
                 }
             } else if si == 0 && *kind != JoinKind::Right {
                 let order = plan.first_order.as_deref();
-                self.plan_ordered(t, &name, single, &conds, params, order, limited, needs)?
+                let planned =
+                    self.plan_ordered(t, &name, single, &conds, params, order, limited, needs)?;
+                if outer.is_some() {
+                    // As each run plans it; looked up per enclosing row when the enclosing
+                    // values (samples here) change the path.
+                    let mut bound = Vec::new();
+                    if *kind != JoinKind::Left && !plan.any_right {
+                        bound.extend(bound_where.iter().cloned());
+                    }
+                    if let Some(o) = on {
+                        conjuncts(o, &mut bound);
+                    }
+                    let joined =
+                        self.plan_ordered(t, &name, single, &bound, params, order, limited, needs)?;
+                    per_row = format!("{:?}", joined.0) != format!("{:?}", planned.0);
+                    joined
+                } else {
+                    planned
+                }
             } else {
                 let mut access = self.plan_access(t, &name, single, &conds, params, needs)?;
                 if hash_join {
@@ -2661,14 +2695,7 @@ impl Session {
                 .map(|s| s.name.as_str())
                 .collect();
             let (key_len, key_ref, filtered) = explain_columns(
-                t,
-                &name,
-                single,
-                &access,
-                &conds,
-                per_row,
-                &plan.scope,
-                &later,
+                t, &name, single, &access, &conds, per_row, &ref_scope, &later,
             );
             let covering = plan.table_locks[si].is_none()
                 && matches!(&access, Access::Range { index: Some(n), .. } if covers(t, n, used));
@@ -3798,6 +3825,16 @@ impl SelectPlan {
         self.items.iter().map(|i| i.1.clone()).collect()
     }
 
+    /// WHERE's conjuncts as compiled (an EXISTS may be an IN: semijoin.rs).
+    pub(crate) fn where_conds(&self) -> &[Expr] {
+        &self.where_conds
+    }
+
+    /// The scope, as an enclosing query's for its subqueries (`Session::outer_reads`).
+    pub(crate) fn scope_shared(&self) -> Arc<(Vec<ScopeTable>, Vec<usize>)> {
+        Arc::new((self.scope.clone(), Vec::new()))
+    }
+
     /// Every FROM item is a base table (nothing was read to compile it).
     pub(crate) fn base_tables_only(&self) -> bool {
         self.sources.iter().all(|s| matches!(s, Source::Table(..)))
@@ -4492,7 +4529,7 @@ fn covers(t: &SqlTable, index: &str, used: &[bool]) -> bool {
 
 /// A value of type `t` that converts exactly to the usual key column types (EXPLAIN's stand-in
 /// for a column of an earlier table of a join).
-fn sample_value(t: &EType) -> Datum {
+pub(crate) fn sample_value(t: &EType) -> Datum {
     let text = |s: &str| Datum::Bytes(s.as_bytes().to_vec());
     let kind = match t {
         EType::Column(ty) => ty.data_type(),

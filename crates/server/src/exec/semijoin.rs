@@ -5,9 +5,11 @@
 //! (MariaDB's exists-to-in transformation, then its semi-join materialization.)
 //!
 //! INVARIANTS
-//! - EJ1: only a conjunct of WHERE, and only a positive EXISTS: where NULL and FALSE both reject
-//!   the row, `x IN (...)` and `EXISTS (... WHERE a = x)` reject the same rows (a NULL `x` or
-//!   `a` matches nothing either way). NOT EXISTS is left as it is (NOT IN differs on NULLs).
+//! - EJ1: only an EXISTS of WHERE reached through AND and OR alone: there NULL and FALSE both
+//!   reject the row (AND and OR are TRUE of NULL exactly when they are of FALSE), and
+//!   `x IN (...)` is TRUE exactly when `EXISTS (... WHERE a = x)` is (a NULL `x` or `a` matches
+//!   nothing either way). NOT EXISTS, and an EXISTS under NOT, IS or a comparison, are left as
+//!   they are (NOT IN differs on NULLs).
 //! - EJ2: the subquery is one SELECT of one base table, without grouping, aggregates, HAVING,
 //!   LIMIT, locking or subqueries of its own, selecting `*`, constants or columns (what it
 //!   selects does not matter to EXISTS); its WHERE is conjuncts of which exactly one reads the
@@ -15,15 +17,16 @@
 //!   single enclosing table's; every name resolves (else the subquery stays as written and
 //!   compiles, or fails, as before).
 //! - EJ3: the rows read: `rest` through the best index for its equalities to constants (the
-//!   whole table without one), against the enclosing table's rows (likewise) times the rows
-//!   per lookup with the correlated column fixed too (`rows_per_access`, as join order
-//!   reckons, select.rs S16).
+//!   whole table without one), against the enclosing table's rows (as EXPLAIN estimates the
+//!   path WHERE gives it) times the rows per lookup with the correlated column fixed too
+//!   (`rows_per_access`, as join order reckons, select.rs S16).
 //!
 //! Latch order: none (it reads the catalog's statistics).
 
 use innoxide_engine::stats::TableStats;
 use innoxide_sql::ast::{BinaryOp, Expr, SelectItem, TableRef};
 use innoxide_sql::error::SqlError;
+use innoxide_sql::types::Datum;
 
 use super::expr::ScopeTable;
 use super::select::conjuncts;
@@ -195,13 +198,46 @@ fn constant(e: &Expr) -> bool {
 }
 
 impl Session {
-    /// `c`, a conjunct of the WHERE `conds` of a query over `scope`, as `x IN (SELECT ...)`
-    /// when it is an EXISTS that reads fewer rows so (module comment); None to keep it.
-    pub(crate) fn exists_to_in(
+    /// `c`, a conjunct of the WHERE `conds` of a query over `scope`, with each EXISTS it
+    /// reaches through AND and OR alone (EJ1) made an IN where that reads fewer rows; None
+    /// when nothing changes.
+    pub(crate) fn exists_to_in_within(
         &mut self,
         c: &Expr,
         conds: &[Expr],
         scope: &[ScopeTable],
+        params: &[Datum],
+    ) -> Result<Option<Expr>, SqlError> {
+        match c {
+            Expr::Exists { .. } => self.exists_to_in(c, conds, scope, params),
+            Expr::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                left,
+                right,
+            } => {
+                let l = self.exists_to_in_within(left, conds, scope, params)?;
+                let r = self.exists_to_in_within(right, conds, scope, params)?;
+                if l.is_none() && r.is_none() {
+                    return Ok(None);
+                }
+                Ok(Some(Expr::Binary {
+                    op: *op,
+                    left: Box::new(l.unwrap_or_else(|| (**left).clone())),
+                    right: Box::new(r.unwrap_or_else(|| (**right).clone())),
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `c` as `x IN (SELECT ...)` when it is an EXISTS that reads fewer rows so (module
+    /// comment); None to keep it.
+    fn exists_to_in(
+        &mut self,
+        c: &Expr,
+        conds: &[Expr],
+        scope: &[ScopeTable],
+        params: &[Datum],
     ) -> Result<Option<Expr>, SqlError> {
         let Expr::Exists {
             subquery: q,
@@ -308,21 +344,13 @@ impl Session {
             fixed.push(c);
         }
         let per_lookup = rows_per_access(total, &keys, &fixed).unwrap_or(total);
-        let ost = self
-            .server
-            .catalog
-            .table_stats(&outer_table, settings, false)?;
-        let outer_col = |e: &Expr| match e {
-            Expr::Column { table: t, name } => match outer_column(t.as_deref(), name, scope) {
-                Side::Outer(o) if o == k => outer_table.column(name),
-                _ => None,
-            },
-            _ => None,
-        };
-        let outer_fixed = fixed_columns(conds, &outer_col, &constant);
-        let otot = ost.n_rows.max(1) as f64;
-        let outer_rows =
-            rows_per_access(otot, &key_stats(&outer_table, &ost), &outer_fixed).unwrap_or(otot);
+        // The enclosing table's rows: through the path WHERE gives it (its estimate as EXPLAIN
+        // shows it).
+        let single = scope.len() == 1;
+        let needs = super::select::PathNeeds::ROWS;
+        let oname = scope[k].name.clone();
+        let access = self.plan_access(&outer_table, &oname, single, conds, params, needs)?;
+        let outer_rows = self.explain_rows(&outer_table, &access, false)?.max(1) as f64;
         if materialize >= outer_rows * per_lookup {
             return Ok(None);
         }

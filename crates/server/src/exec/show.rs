@@ -1,6 +1,8 @@
 //! SHOW statements, information_schema tables and EXPLAIN. Every row shown is built from the
 //! catalog, the variable registry or the engine at the time of the statement.
 
+use std::sync::Arc;
+
 use innoxide_sql::ast::{self, Show, ShowFilter, Statement, VarScope};
 use innoxide_sql::error::*;
 use innoxide_sql::types::{Datum, Level, SqlType};
@@ -1815,8 +1817,10 @@ impl Session {
                 {
                     return Ok(explain_output(vec![note_row("Impossible WHERE")]));
                 }
-                // MIN/MAX read from the ends of index ranges, as MySQL does while optimizing.
-                if let Some(found) = self.min_max_rows(&plan, params)? {
+                // MIN/MAX read from the ends of index ranges, as MySQL does while optimizing
+                // (of a correlated subquery: per enclosing row, shown as the path it takes).
+                let correlated = self.frames.last().is_some_and(|f| f.base.is_some());
+                if let Some(found) = self.min_max_rows(&plan, params)?.filter(|_| !correlated) {
                     return Ok(explain_output(vec![note_row(if !found.matched {
                         "No matching min/max row"
                     } else {
@@ -1824,14 +1828,39 @@ impl Session {
                     })]));
                 }
                 let held = Self::explain_held(&plan);
-                if held.iter().any(|h| h.1.starts_with("<derived")) {
+                // Subqueries of the select list, then of WHERE (as run: an EXISTS may have
+                // become an IN, semijoin.rs), HAVING and ORDER BY.
+                let mut in_items = Vec::new();
+                for it in &q.items {
+                    if let ast::SelectItem::Expr { expr, .. } = it {
+                        subqueries_in(expr, &mut in_items);
+                    }
+                }
+                let mut in_rest = Vec::new();
+                for e in plan.where_conds().iter().chain(&q.having) {
+                    subqueries_in(e, &mut in_rest);
+                }
+                for o in &q.order_by {
+                    subqueries_in(&o.expr, &mut in_rest);
+                }
+                if held.iter().any(|h| h.1.starts_with("<derived"))
+                    || !in_items.is_empty()
+                    || !in_rest.is_empty()
+                {
                     select_type = "PRIMARY";
                 }
                 let mut shown: Vec<(usize, Vec<Datum>)> = Vec::new();
-                // The SELECTs of derived tables, numbered as MySQL numbers them (depth first:
-                // a derived table's own derived tables before the next one), each shown
-                // after the outer SELECT's rows with select_type DERIVED.
+                // SELECTs are numbered as MySQL numbers them, in the order the query's text
+                // has them (depth first: a derived table's own derived tables before the
+                // next one), each shown after the outer SELECT's rows with select_type
+                // SUBQUERY, DEPENDENT SUBQUERY or DERIVED.
                 let mut next_id = 2;
+                let scope = plan.scope_shared();
+                let mut item_rows = Vec::new();
+                for sub in &in_items {
+                    let r = self.explain_subquery(sub, &scope, params, &mut next_id)?;
+                    item_rows.extend(r);
+                }
                 let mut derived_rows = Vec::new();
                 for (si, name, count) in held {
                     let name = match name.starts_with("<derived") {
@@ -1842,7 +1871,7 @@ impl Session {
                             if let Some(sub) = derived_subquery(&q.from, &alias) {
                                 let inner = self
                                     .explain(&Statement::Select(Box::new(sub.clone())), params)?;
-                                derived_rows.extend(renumbered(inner, id, &mut next_id));
+                                derived_rows.extend(renumbered(inner, id, "DERIVED", &mut next_id));
                             }
                             format!("<derived{id}>")
                         }
@@ -1882,9 +1911,16 @@ impl Session {
                     );
                     shown.push((p.source, r));
                 }
+                let mut rest_rows = Vec::new();
+                for sub in &in_rest {
+                    let r = self.explain_subquery(sub, &scope, params, &mut next_id)?;
+                    rest_rows.extend(r);
+                }
                 shown.sort_by_key(|(si, _)| *si);
                 rows.extend(shown.into_iter().map(|(_, r)| r));
+                rows.extend(item_rows);
                 rows.extend(derived_rows);
+                rows.extend(rest_rows);
                 return Ok(explain_output(rows));
             }
             _ => {}
@@ -1998,10 +2034,47 @@ impl Session {
         Ok(explain_output(rows))
     }
 
+    /// EXPLAIN's rows for subquery `sub` of a SELECT over `scope`, its SELECT numbered
+    /// `next` (and those within it after): SUBQUERY when it reads nothing of the enclosing
+    /// query, else DEPENDENT SUBQUERY, its paths planned as each run plans them, with sample
+    /// values for the enclosing columns it reads (mod.rs `SubCompiled`).
+    fn explain_subquery(
+        &mut self,
+        sub: &ast::Select,
+        scope: &Arc<(Vec<ScopeTable>, Vec<usize>)>,
+        params: &[Datum],
+        next: &mut u64,
+    ) -> Result<Vec<Vec<Datum>>, SqlError> {
+        let id = *next;
+        *next += 1;
+        let (refs, deep) = self.outer_reads(sub, scope)?;
+        let stmt = Statement::Select(Box::new(sub.clone()));
+        let (inner, label) = if refs.is_empty() && !deep {
+            (self.explain(&stmt, params)?, "SUBQUERY")
+        } else {
+            let mut ext = params.to_vec();
+            ext.extend(refs.iter().map(|&p| {
+                let ty = scope.0.iter().find_map(|st| {
+                    let i = p.checked_sub(st.offset)?;
+                    st.columns.get(i).map(|c| c.1.clone())
+                });
+                ty.map_or(Datum::Int(1), |t| super::select::sample_value(&t))
+            }));
+            let r = self.with_param_frame(scope, params.len(), refs, |s| s.explain(&stmt, &ext));
+            (r?, "DEPENDENT SUBQUERY")
+        };
+        Ok(renumbered(inner, id, label, next))
+    }
+
     /// EXPLAIN's `rows`: the rows an access path reads, from the table's statistics; a
     /// range of a key is estimated by looking its ends up in the index (`range_rows`); a
     /// lookup per row of earlier tables reads rows / distinct values of the key part used.
-    fn explain_rows(&self, t: &SqlTable, access: &Access, per_row: bool) -> Result<u64, SqlError> {
+    pub(crate) fn explain_rows(
+        &self,
+        t: &SqlTable,
+        access: &Access,
+        per_row: bool,
+    ) -> Result<u64, SqlError> {
         let st = self.table_stats(t)?;
         Ok(match access {
             Access::Points(k) => k.len() as u64,
@@ -2058,10 +2131,25 @@ fn derived_subquery<'q>(from: &'q [ast::TableRef], alias: &str) -> Option<&'q as
     from.iter().find_map(|t| find(t, alias))
 }
 
-/// The rows of a derived table's own EXPLAIN as the outer one shows them: its SELECT (id 1)
-/// becomes `id`, DERIVED; the SELECTs within it (ids from 2, and their `<derivedN>` names)
-/// take the ids from `next` on.
-fn renumbered(inner: Output, id: u64, next: &mut u64) -> Vec<Vec<Datum>> {
+/// The subqueries of `e` (not those within them), in the order written.
+fn subqueries_in(e: &ast::Expr, out: &mut Vec<ast::Select>) {
+    let mut e = e.clone();
+    e.visit_mut(&mut |x| {
+        match x {
+            ast::Expr::Subquery(q)
+            | ast::Expr::Exists { subquery: q, .. }
+            | ast::Expr::InSubquery { subquery: q, .. }
+            | ast::Expr::Quantified { subquery: q, .. } => out.push((**q).clone()),
+            _ => {}
+        }
+        true
+    });
+}
+
+/// The rows of a derived table's or a subquery's own EXPLAIN as the outer one shows them: its
+/// SELECT (id 1) becomes `id`, of select_type `label`; the SELECTs within it (ids from 2, and
+/// their `<derivedN>` names) take the ids from `next` on.
+fn renumbered(inner: Output, id: u64, label: &str, next: &mut u64) -> Vec<Vec<Datum>> {
     let Output::Rows { rows, .. } = inner else {
         return Vec::new();
     };
@@ -2079,7 +2167,7 @@ fn renumbered(inner: Output, id: u64, next: &mut u64) -> Vec<Vec<Datum>> {
             top = top.max(k);
             r[0] = n(map(k));
             if k <= 1 {
-                r[1] = s("DERIVED");
+                r[1] = s(label);
             }
             if let Datum::Bytes(t) = &r[2] {
                 let t = String::from_utf8_lossy(t);
