@@ -1580,51 +1580,31 @@ fn explain_shows_subqueries() {
             .map(|r| (r.0, r.1.clone(), r.2.clone(), r.3.clone(), r.5.clone()))
             .collect()
     };
-    let o = |x: &str| Some(x.to_string());
+    // (id, select_type, table, type, ref)
+    let b = |id: u64, st: &str, table: &str, ty: &str, rf: Option<&str>| -> Brief {
+        let rf = rf.map(str::to_string);
+        (id, st.into(), Some(table.into()), ty.into(), rf)
+    };
     let q = "SELECT t.id, (SELECT COUNT(*) FROM u WHERE u.t_id = t.id) FROM t \
              WHERE t.k IN (SELECT k FROM t WHERE id < 10) ORDER BY t.id";
     let rows = explain_all(&mut c, q);
-    assert_eq!(
-        brief(&rows),
-        [
-            (1, "PRIMARY".into(), o("t"), "index".into(), None),
-            (
-                2,
-                "DEPENDENT SUBQUERY".into(),
-                o("u"),
-                "ref".into(),
-                o("p.t.id")
-            ),
-            (3, "SUBQUERY".into(), o("t"), "range".into(), None),
-        ],
-        "{rows:?}"
-    );
+    let want = [
+        b(1, "PRIMARY", "t", "index", None),
+        b(2, "DEPENDENT SUBQUERY", "u", "ref", Some("p.t.id")),
+        b(3, "SUBQUERY", "t", "range", None),
+    ];
+    assert_eq!(brief(&rows), want, "{rows:?}");
     assert_eq!(rows[1].4.as_deref(), Some("t_id"), "{rows:?}");
     // Nested: the innermost reads the middle one's row by its primary key.
     let q = "SELECT t.id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.t_id = t.id \
              AND EXISTS (SELECT 1 FROM t t2 WHERE t2.id = u.id AND t2.k > t.k)) OR t.id = 0";
     let rows = explain_all(&mut c, q);
-    assert_eq!(
-        brief(&rows),
-        [
-            (1, "PRIMARY".into(), o("t"), "index".into(), None),
-            (
-                2,
-                "DEPENDENT SUBQUERY".into(),
-                o("u"),
-                "ref".into(),
-                o("p.t.id")
-            ),
-            (
-                3,
-                "DEPENDENT SUBQUERY".into(),
-                o("t2"),
-                "eq_ref".into(),
-                o("p.u.id")
-            ),
-        ],
-        "{rows:?}"
-    );
+    let want = [
+        b(1, "PRIMARY", "t", "index", None),
+        b(2, "DEPENDENT SUBQUERY", "u", "ref", Some("p.t.id")),
+        b(3, "DEPENDENT SUBQUERY", "t2", "eq_ref", Some("p.u.id")),
+    ];
+    assert_eq!(brief(&rows), want, "{rows:?}");
     // With a BETWEEN on t's key, EXISTS stays correlated; over all of t with a selective
     // condition of its own, it is read once as an IN (semijoin.rs).
     let q = "SELECT COUNT(*) FROM t WHERE t.id BETWEEN 1 AND 3 \
@@ -1633,14 +1613,11 @@ fn explain_shows_subqueries() {
     assert_eq!(rows[1].1, "DEPENDENT SUBQUERY", "{rows:?}");
     let q = "SELECT COUNT(*) FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.k AND u.t_id = 7)";
     let rows = explain_all(&mut c, q);
-    assert_eq!(
-        brief(&rows),
-        [
-            (1, "PRIMARY".into(), o("t"), "index".into(), None),
-            (2, "SUBQUERY".into(), o("u"), "ref".into(), o("const")),
-        ],
-        "{rows:?}"
-    );
+    let want = [
+        b(1, "PRIMARY", "t", "index", None),
+        b(2, "SUBQUERY", "u", "ref", Some("const")),
+    ];
+    assert_eq!(brief(&rows), want, "{rows:?}");
     let n: i64 = c.query_first(q).unwrap().unwrap();
     let want: i64 = c
         .query_first("SELECT COUNT(*) FROM t JOIN u ON u.id = t.k WHERE u.t_id = 7")

@@ -2129,9 +2129,12 @@ impl Session {
         }
         // An EXISTS that reads fewer rows as an uncorrelated IN (semijoin.rs EJ1).
         for i in 0..where_conds.len() {
-            if let Some(e) =
-                self.exists_to_in_within(&where_conds[i], &where_conds, &scope, params)?
-            {
+            let at = super::semijoin::Enclosing {
+                conds: &where_conds,
+                scope: &scope,
+                params,
+            };
+            if let Some(e) = self.exists_to_in_within(&where_conds[i], &at)? {
                 where_conds[i] = e;
             }
         }

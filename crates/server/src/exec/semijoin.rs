@@ -197,26 +197,30 @@ fn constant(e: &Expr) -> bool {
     matches!(e, Expr::Literal(_) | Expr::Param(_))
 }
 
+/// The query an EXISTS is in: its WHERE's conjuncts, its scope, the statement's parameters.
+pub(crate) struct Enclosing<'a> {
+    pub conds: &'a [Expr],
+    pub scope: &'a [ScopeTable],
+    pub params: &'a [Datum],
+}
+
 impl Session {
-    /// `c`, a conjunct of the WHERE `conds` of a query over `scope`, with each EXISTS it
-    /// reaches through AND and OR alone (EJ1) made an IN where that reads fewer rows; None
-    /// when nothing changes.
+    /// `c`, a conjunct of the WHERE of a query (`at`), with each EXISTS it reaches through AND
+    /// and OR alone (EJ1) made an IN where that reads fewer rows; None when nothing changes.
     pub(crate) fn exists_to_in_within(
         &mut self,
         c: &Expr,
-        conds: &[Expr],
-        scope: &[ScopeTable],
-        params: &[Datum],
+        at: &Enclosing<'_>,
     ) -> Result<Option<Expr>, SqlError> {
         match c {
-            Expr::Exists { .. } => self.exists_to_in(c, conds, scope, params),
+            Expr::Exists { .. } => self.exists_to_in(c, at),
             Expr::Binary {
                 op: op @ (BinaryOp::And | BinaryOp::Or),
                 left,
                 right,
             } => {
-                let l = self.exists_to_in_within(left, conds, scope, params)?;
-                let r = self.exists_to_in_within(right, conds, scope, params)?;
+                let l = self.exists_to_in_within(left, at)?;
+                let r = self.exists_to_in_within(right, at)?;
                 if l.is_none() && r.is_none() {
                     return Ok(None);
                 }
@@ -232,13 +236,8 @@ impl Session {
 
     /// `c` as `x IN (SELECT ...)` when it is an EXISTS that reads fewer rows so (module
     /// comment); None to keep it.
-    fn exists_to_in(
-        &mut self,
-        c: &Expr,
-        conds: &[Expr],
-        scope: &[ScopeTable],
-        params: &[Datum],
-    ) -> Result<Option<Expr>, SqlError> {
+    fn exists_to_in(&mut self, c: &Expr, at: &Enclosing<'_>) -> Result<Option<Expr>, SqlError> {
+        let (conds, scope, params) = (at.conds, at.scope, at.params);
         let Expr::Exists {
             subquery: q,
             negated: false,
