@@ -265,6 +265,33 @@ fn in_set(values: Vec<Datum>, negated: bool, coll: Collation) -> Result<InSet, V
     })
 }
 
+impl CExpr {
+    /// The integers `x IN (...)` (not NOT IN) compares with, when this is one over constant
+    /// integers only (NULLs aside), held in memory.
+    pub fn int_items(&self) -> Option<Vec<Datum>> {
+        let int = |d: &Datum| matches!(d, Datum::Int(_) | Datum::UInt(_));
+        let values: Vec<Datum> = match self {
+            CExpr::InSet(_, set) => match &set.items {
+                Items::Memory(v) if !set.negated => v.clone(),
+                _ => return None,
+            },
+            CExpr::In(_, items, false, _) => {
+                let mut v = Vec::with_capacity(items.len());
+                for i in items {
+                    match i {
+                        CExpr::Const(Datum::Null) => {}
+                        CExpr::Const(d) => v.push(d.clone()),
+                        _ => return None,
+                    }
+                }
+                v
+            }
+            _ => return None,
+        };
+        values.iter().all(int).then_some(values)
+    }
+}
+
 impl InSet {
     /// The value of `v [NOT] IN (...)`: as `CExpr::In` gives it, a value of another kind than
     /// the items compared with each.

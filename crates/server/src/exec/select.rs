@@ -688,7 +688,7 @@ impl Session {
                     expr,
                     list,
                     negated: false,
-                } if list.iter().all(is_const) && list.len() <= 1000 => {
+                } if list.iter().all(is_const) && list.len() <= IN_KEYS_MAX => {
                     let col = col_of(expr, tname, t, single)
                         .filter(|&c| !list.iter().any(|x| other_collation(t, c, x)));
                     let Some(col) = col else {
@@ -2143,8 +2143,18 @@ impl Session {
         let (mut where_c, mut where_sub) = (None, None);
         // The conjuncts without subqueries, one by one (tested early in a join, below).
         let mut where_parts: Vec<CExpr> = Vec::new();
-        for c in &where_conds {
+        // `x IN (SELECT ...)` as the list of its values, for the planner (`in_as_list`).
+        let mut as_lists = Vec::new();
+        for (i, c) in where_conds.iter().enumerate() {
             let ce = compiler("where clause").compile(c, self)?.0;
+            if let Expr::InSubquery { expr, .. } = c {
+                if matches!(**expr, Expr::Column { .. }) {
+                    let ty = compiler("where clause").compile(expr, self)?.1;
+                    if let Some(list) = in_as_list(c, &ty, &ce) {
+                        as_lists.push((i, list));
+                    }
+                }
+            }
             if !ce.has_sub() {
                 where_parts.push(ce.clone());
             }
@@ -2157,6 +2167,11 @@ impl Session {
                 Some(p) => CExpr::And(Box::new(p), Box::new(ce)),
                 None => ce,
             });
+        }
+        // (EXPLAIN shows the subqueries as compiled.)
+        let where_shown = (!as_lists.is_empty()).then(|| where_conds.clone());
+        for (i, list) in as_lists {
+            where_conds[i] = list;
         }
         // Select list (with aggregates and window functions).
         let mut aggs: Vec<AggSpec> = Vec::new();
@@ -2545,6 +2560,7 @@ impl Session {
             sources,
             tables,
             where_conds,
+            where_shown,
             where_bound: None,
             where_c,
             where_sub,
@@ -3775,6 +3791,9 @@ pub(crate) struct SelectPlan {
     /// (database, table) of each base table, for the checks before a reuse.
     tables: Vec<(String, String)>,
     where_conds: Vec<Expr>,
+    /// WHERE's conjuncts as compiled, when `where_conds` has an `x IN (SELECT ...)` as the
+    /// list of its values (`in_as_list`).
+    where_shown: Option<Vec<Expr>>,
     /// `where_conds` bound to the enclosing queries' columns once for every run (`where_bound`).
     where_bound: Option<Vec<Expr>>,
     where_c: Option<CExpr>,
@@ -3830,7 +3849,7 @@ impl SelectPlan {
 
     /// WHERE's conjuncts as compiled (an EXISTS may be an IN: semijoin.rs).
     pub(crate) fn where_conds(&self) -> &[Expr] {
-        &self.where_conds
+        self.where_shown.as_deref().unwrap_or(&self.where_conds)
     }
 
     /// The scope, as an enclosing query's for its subqueries (`Session::outer_reads`).
@@ -4930,6 +4949,33 @@ fn param_outer(e: &Expr, earlier: &[ScopeTable], base: usize, refs: &mut Vec<usi
         },
         _ => e.clone(),
     }
+}
+
+/// The most values of an IN list that key lookups read (more: the conjunct is only tested).
+const IN_KEYS_MAX: usize = 1000;
+
+/// WHERE conjunct `c`, `x IN (SELECT ...)` compiled to `ce`, as `x IN (<its values>)` when the
+/// uncorrelated subquery gave at most IN_KEYS_MAX integers and `x` (of type `ty`) is an integer
+/// column: the planner can then look them up in an index of `x` (S1) instead of reading every
+/// row. The conjunct compiled from the subquery still tests each row read.
+fn in_as_list(c: &Expr, ty: &EType, ce: &CExpr) -> Option<Expr> {
+    let Expr::InSubquery {
+        expr,
+        negated: false,
+        ..
+    } = c
+    else {
+        return None;
+    };
+    if !matches!(ty, EType::Column(t) if t.is_integer()) {
+        return None;
+    }
+    let values = ce.int_items()?;
+    (values.len() <= IN_KEYS_MAX).then(|| Expr::InList {
+        expr: expr.clone(),
+        list: values.iter().map(datum_expr).collect(),
+        negated: false,
+    })
 }
 
 fn datum_expr(d: &Datum) -> Expr {
