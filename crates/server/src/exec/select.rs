@@ -918,7 +918,7 @@ impl Session {
                         first: (si == 0)
                             .then_some(j.need)
                             .flatten()
-                            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+                            .map(|n| usize::try_from(n).unwrap_or(usize::MAX).max(4)),
                     };
                     // A single-table locking read tests WHERE inside the engine's
                     // scan, which then unlocks the rows that fail it at READ COMMITTED.
@@ -1572,7 +1572,7 @@ impl Session {
             rows = rows.with_columns(c.to_vec());
         }
         if let Some(n) = how.first {
-            rows = rows.first_batch(n.max(4));
+            rows = rows.first_batch(n);
         }
         Ok(DatumCursor::Made(rows))
     }
@@ -3004,7 +3004,8 @@ impl Session {
             semi_consistent: false,
             columns: Some(used),
             limit: None,
-            first: None,
+            // Usually the first row passes.
+            first: Some(1),
         };
         let mode = self.vars.sql_mode();
         let mut cur = self.open_datums(t, access, how, &mut |_| true)?;
@@ -3714,9 +3715,9 @@ pub(crate) struct ReadHow<'a> {
     /// A locking scan may stop after this many matching rows (rows come in scan order and
     /// the statement needs no more: UPDATE/DELETE ... [ORDER BY key] LIMIT n).
     pub limit: Option<usize>,
-    /// The reader may want no more than this many rows (LIMIT): a consistent read's first
-    /// batch decodes no more than `max(first, 4)` (the engine's default for a range with an
-    /// end is larger, engine row/scan.rs).
+    /// The reader may want no more than this many rows (LIMIT, or the first that passes): a
+    /// consistent read's first batch decodes no more (the engine's default for a range with
+    /// an end is larger, engine row/scan.rs).
     pub first: Option<usize>,
 }
 
