@@ -2626,3 +2626,50 @@ fn alter_table_algorithm_and_lock_clauses() {
         "{shown}"
     );
 }
+
+/// Two string columns of one character set under two collations, neither binary (a
+/// utf8mb4_general_ci table next to MySQL 8.0's default utf8mb4_0900_ai_ci), cannot be
+/// compared: error 1267, as in MySQL, for a join, an IN, a correlated EXISTS and a range;
+/// an explicit COLLATE, a _bin column, another character set or a literal decide it.
+#[test]
+fn mixed_collations_are_refused_as_mysql_refuses_them() {
+    let s = common::start();
+    let mut c = common::connect(&s);
+    for q in [
+        "CREATE DATABASE mix",
+        "USE mix",
+        "CREATE TABLE g (id INT PRIMARY KEY, s VARCHAR(8) COLLATE utf8mb4_general_ci)",
+        "CREATE TABLE z (id INT PRIMARY KEY, s VARCHAR(8))",
+        "CREATE TABLE b (id INT PRIMARY KEY, s VARCHAR(8) COLLATE utf8mb4_bin)",
+        "CREATE TABLE l (id INT PRIMARY KEY, s VARCHAR(8) CHARACTER SET latin1)",
+        "INSERT INTO g VALUES (1, 'a')",
+        "INSERT INTO z VALUES (1, 'A')",
+        "INSERT INTO b VALUES (1, 'a')",
+        "INSERT INTO l VALUES (1, 'A')",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    for q in [
+        "SELECT g.id FROM g JOIN z ON g.s = z.s",
+        "SELECT g.id FROM g WHERE g.s IN (SELECT s FROM z)",
+        "SELECT g.id FROM g WHERE EXISTS (SELECT 1 FROM z WHERE z.s = g.s)",
+        "SELECT g.id FROM g JOIN z ON g.s < z.s",
+    ] {
+        let e = c.query_drop(q).unwrap_err();
+        assert_eq!(code(e), 1267, "{q}");
+    }
+    for (q, n) in [
+        (
+            "SELECT g.id FROM g JOIN z ON g.s = z.s COLLATE utf8mb4_general_ci",
+            1,
+        ),
+        ("SELECT g.id FROM g JOIN b ON g.s = b.s", 1),
+        ("SELECT g.id FROM g JOIN b ON b.s = g.s", 1),
+        ("SELECT z.id FROM z JOIN l ON z.s = l.s", 1),
+        ("SELECT g.id FROM g WHERE g.s = 'A'", 1),
+        ("SELECT z.id FROM z JOIN b ON z.s = b.s", 0),
+    ] {
+        let rows: Vec<i64> = c.query(q).unwrap();
+        assert_eq!(rows.len(), n, "{q}");
+    }
+}

@@ -15,7 +15,8 @@
 //!   (running a query needs the session): `Session::bind_subs` fills its slot for the row
 //!   about to be evaluated; `eval` of an unfilled slot is an error, never a stale value.
 //! - E3: every comparison of strings uses the collation `compile` chose for it (the column's
-//!   when a column takes part, else the connection's).
+//!   when a column takes part, a _bin one's of two columns, else the connection's); two
+//!   columns of one character set under two other collations are error 1267, as in MySQL.
 //! - E5: an uncorrelated subquery's rows come through a row buffer (`Found`); past the
 //!   temporary-table budget an `x IN (SELECT ...)` searches them as a key set in tmpdir
 //!   (keyset.rs) when they are all strings or all integers, so its memory stays bounded;
@@ -1120,7 +1121,19 @@ impl<'a> Compiler<'a> {
                         let coll = match (&**left, &**right) {
                             (Expr::Collate { .. }, _) => lt.collation(),
                             (_, Expr::Collate { .. }) => rt.collation(),
-                            _ => pick_collation(&lt, &rt, cx.collation()),
+                            _ => {
+                                let shown = match op {
+                                    Eq => "=",
+                                    NullSafeEq => "<=>",
+                                    Ne => "<>",
+                                    Lt => "<",
+                                    Le => "<=",
+                                    Gt => ">",
+                                    _ => ">=",
+                                };
+                                mixed_collations(&lt, &rt, shown)?;
+                                pick_collation(&lt, &rt, cx.collation())
+                            }
                         };
                         (
                             CExpr::Cmp(*op, Box::new(l), Box::new(r), coll),
@@ -1614,6 +1627,7 @@ impl<'a> Compiler<'a> {
             ));
         }
         let sub = self.subquery(subquery, cx)?;
+        mixed_collations(&t, &sub.columns[0].ety, "in")?;
         let coll = pick_collation(&t, &sub.columns[0].ety, cx.collation());
         Ok((c, sub, coll))
     }
@@ -2546,6 +2560,30 @@ pub(crate) fn conform(d: Datum, to: &EType, w: &mut Warnings) -> Result<Datum, S
         Some(c) if !d.is_null() => types::cast(&d, &c, w),
         _ => Ok(d),
     }
+}
+
+/// Error 1267 when `a` and `b` are columns of one character set under two collations, neither
+/// a binary one: of the same coercibility, MySQL can pick neither (`pick_collation`), as
+/// between a utf8mb4_general_ci column and a utf8mb4_0900_ai_ci one.
+fn mixed_collations(a: &EType, b: &EType, op: &str) -> Result<(), SqlError> {
+    let (EType::Column(x), EType::Column(y)) = (a, b) else {
+        return Ok(());
+    };
+    if !x.is_string() || !y.is_string() || x.charset_id() == y.charset_id() {
+        return Ok(());
+    }
+    let (Some(cx), Some(cy)) = (
+        types::collation_by_id(x.charset_id()),
+        types::collation_by_id(y.charset_id()),
+    ) else {
+        return Ok(());
+    };
+    let binary = |c: &types::CollationInfo| c.name.ends_with("_bin") || c.name == "binary";
+    if cx.charset != cy.charset || binary(cx) || binary(cy) {
+        return Ok(());
+    }
+    let args: [&dyn std::fmt::Display; 5] = [&cx.name, &"IMPLICIT", &cy.name, &"IMPLICIT", &op];
+    Err(SqlError::new(ER_CANT_AGGREGATE_2COLLATIONS, &args))
 }
 
 fn pick_collation(a: &EType, b: &EType, default: Collation) -> Collation {
