@@ -351,7 +351,7 @@ impl Frame {
     }
 }
 
-/// How a correlated subquery runs (`SubPlan::compiled`): its plan, made once with the outer
+/// How a correlated subquery runs (`expr::SubCache::compiled`): its plan, made once with the outer
 /// positions `refs` as parameters from `base` on (a SELECT of base tables: one that reads
 /// derived tables, has UNION or fails to compile that way goes `PerRow`); or compiled anew
 /// for each outer row, the outer columns being constants.
