@@ -2193,5 +2193,9 @@ fn exists_reads_its_table_once_when_cheaper() {
         let got: Vec<i64> = c.query(or(&exists)).unwrap();
         let want: Vec<i64> = c.query(or(&format!("({exists}) IS TRUE"))).unwrap();
         assert_eq!(got, want, "{cond} in an OR");
+        let not_exists = format!("NOT {exists}");
+        let got: Vec<i64> = c.query(or(&not_exists)).unwrap();
+        let want: Vec<i64> = c.query(or(&format!("({not_exists}) IS TRUE"))).unwrap();
+        assert_eq!(got, want, "NOT EXISTS {cond}");
     }
 }

@@ -1,15 +1,17 @@
 //! EXISTS turned into IN: a correlated `EXISTS (SELECT ... FROM t WHERE t.a = outer.x AND
 //! rest)` among WHERE's conjuncts becomes `outer.x IN (SELECT t.a FROM t WHERE rest)`, an
 //! uncorrelated subquery run once whose values are searched per outer row (expr.rs `InSet`),
-//! when the index statistics say that reads fewer rows than one lookup per outer row.
-//! (MariaDB's exists-to-in transformation, then its semi-join materialization.)
+//! when the index statistics say that reads fewer rows than one lookup per outer row; NOT
+//! EXISTS becomes `outer.x IS NULL OR outer.x NOT IN (SELECT t.a ... AND t.a IS NOT NULL)`.
+//! (MariaDB's exists-to-in transformation, then its semi-join and anti-join materialization.)
 //!
 //! INVARIANTS
 //! - EJ1: only an EXISTS of WHERE reached through AND and OR alone: there NULL and FALSE both
 //!   reject the row (AND and OR are TRUE of NULL exactly when they are of FALSE), and
 //!   `x IN (...)` is TRUE exactly when `EXISTS (... WHERE a = x)` is (a NULL `x` or `a` matches
-//!   nothing either way). NOT EXISTS, and an EXISTS under NOT, IS or a comparison, are left as
-//!   they are (NOT IN differs on NULLs).
+//!   nothing either way). NOT EXISTS is never NULL, nor is its form: a NULL `x` matches
+//!   nothing (TRUE), and NOT IN over values without NULLs is TRUE or FALSE. An EXISTS under
+//!   NOT, IS or a comparison is left as it is.
 //! - EJ2: the subquery is one SELECT of one base table, without grouping, aggregates, HAVING,
 //!   LIMIT, locking or subqueries of its own, selecting `*`, constants or columns (what it
 //!   selects does not matter to EXISTS); its WHERE is conjuncts of which exactly one reads the
@@ -234,13 +236,14 @@ impl Session {
         }
     }
 
-    /// `c` as `x IN (SELECT ...)` when it is an EXISTS that reads fewer rows so (module
-    /// comment); None to keep it.
+    /// `c` as `x IN (SELECT ...)` when it is an EXISTS that reads fewer rows so, or as `x IS
+    /// NULL OR x NOT IN (SELECT ...)` when it is a NOT EXISTS that does (module comment); None
+    /// to keep it.
     fn exists_to_in(&mut self, c: &Expr, at: &Enclosing<'_>) -> Result<Option<Expr>, SqlError> {
         let (conds, scope, params) = (at.conds, at.scope, at.params);
         let Expr::Exists {
             subquery: q,
-            negated: false,
+            negated,
         } = c
         else {
             return Ok(None);
@@ -353,6 +356,13 @@ impl Session {
         if materialize >= outer_rows * per_lookup {
             return Ok(None);
         }
+        if *negated {
+            // NOT IN over values without NULLs (EJ1).
+            rest.push(Expr::IsNull {
+                expr: Box::new(inner_side.clone()),
+                negated: true,
+            });
+        }
         let mut sub = (**q).clone();
         sub.items = vec![SelectItem::Expr {
             expr: inner_side,
@@ -366,10 +376,21 @@ impl Session {
         });
         sub.order_by.clear();
         sub.distinct = false;
-        Ok(Some(Expr::InSubquery {
-            expr: Box::new(outer_side),
+        let in_sub = Expr::InSubquery {
+            expr: Box::new(outer_side.clone()),
             subquery: Box::new(sub),
-            negated: false,
+            negated: *negated,
+        };
+        Ok(Some(match negated {
+            false => in_sub,
+            true => Expr::Binary {
+                op: BinaryOp::Or,
+                left: Box::new(Expr::IsNull {
+                    expr: Box::new(outer_side),
+                    negated: false,
+                }),
+                right: Box::new(in_sub),
+            },
         }))
     }
 }
