@@ -267,16 +267,16 @@ fn in_set(values: Vec<Datum>, negated: bool, coll: Collation) -> Result<InSet, V
 }
 
 impl CExpr {
-    /// The integers `x IN (...)` (not NOT IN) compares with, when this is one over constant
-    /// integers only (NULLs aside), held in memory.
-    pub fn int_items(&self) -> Option<Vec<Datum>> {
+    /// The integers `x IN (...)` (not NOT IN) compares with, when this is one over at most
+    /// `max` constant integers only (NULLs aside), held in memory.
+    pub fn int_items(&self, max: usize) -> Option<Vec<Datum>> {
         let int = |d: &Datum| matches!(d, Datum::Int(_) | Datum::UInt(_));
         let values: Vec<Datum> = match self {
             CExpr::InSet(_, set) => match &set.items {
-                Items::Memory(v) if !set.negated => v.clone(),
+                Items::Memory(v) if !set.negated && v.len() <= max => v.clone(),
                 _ => return None,
             },
-            CExpr::In(_, items, false, _) => {
+            CExpr::In(_, items, false, _) if items.len() <= max => {
                 let mut v = Vec::with_capacity(items.len());
                 for i in items {
                     match i {

@@ -4971,8 +4971,8 @@ fn in_as_list(c: &Expr, ty: &EType, ce: &CExpr) -> Option<Expr> {
     if !matches!(ty, EType::Column(t) if t.is_integer()) {
         return None;
     }
-    let values = ce.int_items()?;
-    (values.len() <= IN_KEYS_MAX).then(|| Expr::InList {
+    let values = ce.int_items(IN_KEYS_MAX)?;
+    Some(Expr::InList {
         expr: expr.clone(),
         list: values.iter().map(datum_expr).collect(),
         negated: false,
