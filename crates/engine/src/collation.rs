@@ -94,6 +94,20 @@ impl Collation {
 }
 
 impl Collation {
+    /// The weight LIKE compares a character by (MySQL matches LIKE one character at a time):
+    /// for latin1 collations `c` is a latin1 byte's character (`latin1` its byte).
+    pub fn char_weight(self, c: char, latin1: Option<u8>) -> u32 {
+        match self {
+            Collation::Latin1SwedishCi => u32::from(latin1_fold(latin1.unwrap_or(b'?'))),
+            Collation::Utf8mb4GeneralCi => fold_char(c, false),
+            Collation::Utf8mb40900AiCi => fold_char(c, true),
+            Collation::Binary
+            | Collation::Latin1Bin
+            | Collation::Utf8mb4Bin
+            | Collation::Utf8mb40900Bin => c as u32,
+        }
+    }
+
     /// Bytes that are equal for two values iff `compare` says they are equal (used to lock
     /// unique key values).
     pub fn sort_key(self, s: &[u8]) -> Vec<u8> {
@@ -228,11 +242,35 @@ fn trim_spaces(s: &[u8]) -> &[u8] {
 }
 
 fn latin1_fold(c: u8) -> u8 {
-    match c {
-        b'a'..=b'z' => c - 32,
-        0xE0..=0xFE if c != 0xF7 => c - 32,
-        _ => c,
+    LATIN1_SWEDISH_CI[usize::from(c)]
+}
+
+/// The weight of each latin1 byte in latin1_swedish_ci (MySQL's and MariaDB's, as their
+/// WEIGHT_STRING gives it): ASCII letters as upper case, Latin-1 letters as their base
+/// letter (both cases), except the Swedish ones: Å sorts as `[`, Ä and Æ as `\`, Ö as `]` (after
+/// Z); Ü and Ý as Y; Ø, Þ and the other symbols as themselves (ø as Ø, þ as Þ).
+static LATIN1_SWEDISH_CI: [u8; 256] = latin1_swedish_ci();
+
+const fn latin1_swedish_ci() -> [u8; 256] {
+    // 0xC0..=0xDF; 0xE0..=0xFF weigh as these too, but for ÷ (0xF7) and ÿ (0xFF).
+    const LETTERS: [u8; 32] = [
+        b'A', b'A', b'A', b'A', b'\\', b'[', b'\\', b'C', b'E', b'E', b'E', b'E', b'I', b'I', b'I',
+        b'I', b'D', b'N', b'O', b'O', b'O', b'O', b']', 0xD7, 0xD8, b'U', b'U', b'U', b'Y', b'Y',
+        0xDE, 0xDF,
+    ];
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i as u8 {
+            c @ b'a'..=b'z' => c - 32,
+            c @ 0xC0..=0xDF => LETTERS[(c - 0xC0) as usize],
+            c @ (0xF7 | 0xFF) => c,
+            c @ 0xE0..=0xFE => LETTERS[(c - 0xE0) as usize],
+            c => c,
+        };
+        i += 1;
     }
+    t
 }
 
 /// Decodes UTF-8 leniently: an invalid byte becomes U+FFFD followed by the rest.
@@ -390,6 +428,14 @@ mod tests {
                     .then(Less)
             );
         }
+        // latin1_swedish_ci weighs as MySQL's does: é as E, ä as Æ (after Z), ÷ as itself.
+        let sw = Collation::Latin1SwedishCi;
+        assert_eq!(sw.compare(b"\xe9t\xe9", b"ETE"), Equal);
+        assert_eq!(sw.compare(b"\xe4", b"\xc6"), Equal);
+        assert_eq!(sw.compare(b"\xe4", b"z"), Greater);
+        assert_eq!(sw.compare(b"\xe5", b"\xe4"), Less);
+        assert_eq!(sw.compare(b"\xf7", b"\xd7"), Greater);
+        assert_eq!(sw.sort_key(b"\xfe"), sw.sort_key(b"\xde"));
         for id in [63, 8, 47, 45, 46, 255, 309] {
             assert_eq!(Collation::from_id(id).map(Collation::id), Some(id));
         }

@@ -68,7 +68,7 @@ pub use error::{Error, Result};
 pub use lock::Mode as LockMode;
 pub use row::lock::LockRead;
 pub use row::scan::KeyBound;
-pub use row::{RowMaker, Values};
+pub use row::{FieldTest, RowFilter, RowMaker, Values};
 pub use startup::OpenReport;
 pub use trx::{Isolation, WaitPolicy};
 
@@ -1007,12 +1007,24 @@ impl<M: RowMaker> RowIter<M> {
         }
         self
     }
+
+    /// Tests a consistent read applies to each record before making its row (row/scan.rs
+    /// F1-F3); a locking read (SERIALIZABLE's) takes every row as before.
+    pub fn with_filter(mut self, filter: Arc<RowFilter>) -> RowIter<M> {
+        if let RowSrc::Scan(s) = &mut self.src {
+            s.set_filter(filter);
+        }
+        self
+    }
 }
 
 impl<M: RowMaker> RowIter<M> {
     fn count_read(&mut self) {
-        if let (RowSrc::Scan(s), n @ 1..) = (&self.src, self.uncounted) {
-            self.inner.stats.rows_read(s.table_name(), n);
+        if let RowSrc::Scan(s) = &self.src {
+            let n = self.uncounted + s.take_filtered();
+            if n > 0 {
+                self.inner.stats.rows_read(s.table_name(), n);
+            }
             self.uncounted = 0;
         }
     }

@@ -445,6 +445,16 @@ impl Iterator for FieldIter<'_> {
     }
 }
 
+/// The places of the first `n` fields of `rec` in `out` (emptied first), so that several
+/// readers of one record walk its fields once (InnoDB's rec_get_offsets). Panics on a
+/// malformed record, as `field` does.
+pub fn field_ranges(layout: &RecLayout, rec: &[u8], n: usize, out: &mut Vec<FieldRange>) {
+    out.clear();
+    for r in FieldIter::new(layout, rec).take(n) {
+        out.push(r.expect("malformed record on a verified page"));
+    }
+}
+
 /// The bytes of field `i` (None for NULL). Panics on a malformed record: records reach this only
 /// from verified pages (I2).
 pub fn field<'a>(layout: &'a RecLayout, rec: &'a [u8], i: usize) -> Option<&'a [u8]> {

@@ -428,6 +428,86 @@ pub(crate) fn decode_fields_by<M: RowMaker>(
     row
 }
 
+/// `decode_fields_by` of a record without off-page values whose fields' places are known
+/// (`ranges`, from `record::field_ranges`, reaching every field `plan` names).
+pub(crate) fn decode_ranges<M: RowMaker>(
+    t: &Table,
+    rec: &[u8],
+    ranges: &[record::FieldRange],
+    plan: &[(usize, usize)],
+    maker: &M,
+) -> M::Row {
+    let layout = &t.clustered.leaf;
+    let mut row = maker.nulls(t.def.columns.len());
+    for &(p, c) in plan {
+        if let Some(b) = ranges[p].bytes(layout, rec) {
+            maker.set(&mut row, c, &t.def.columns[c], b);
+        }
+    }
+    row
+}
+
+/// A test of one column's stored value (None: NULL) that a consistent read's scan applies to
+/// a record before making its row (`RowFilter`).
+pub type FieldTest = Box<dyn Fn(Option<&[u8]>) -> bool + Send + Sync>;
+
+/// Tests a scan applies to each record before it makes the row (scan.rs F1-F3): a record
+/// that fails one is passed over undecoded.
+#[derive(Default)]
+pub struct RowFilter {
+    tests: Vec<(usize, FieldTest)>,
+}
+
+impl RowFilter {
+    /// Adds a test of column `column` (position in the table definition).
+    pub fn add(&mut self, column: usize, test: FieldTest) {
+        self.tests.push((column, test));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tests.is_empty()
+    }
+
+    /// (field position, test) of each test, positions increasing, from each column's field
+    /// position (`field_of`); None if a column has none.
+    pub(crate) fn plan(
+        &self,
+        field_of: impl Fn(usize) -> Option<usize>,
+    ) -> Option<Vec<(usize, usize)>> {
+        let mut plan = (self.tests.iter().enumerate())
+            .map(|(k, (c, _))| Some((field_of(*c)?, k)))
+            .collect::<Option<Vec<_>>>()?;
+        plan.sort_unstable();
+        Some(plan)
+    }
+
+    /// True unless a field `plan` names fails its test (an off-page field is not tested),
+    /// the fields' places in `rec` given by `ranges` (`record::field_ranges`).
+    pub(crate) fn passes(
+        &self,
+        layout: &record::RecLayout,
+        rec: &[u8],
+        ranges: &[record::FieldRange],
+        plan: &[(usize, usize)],
+    ) -> bool {
+        plan.iter().all(|&(p, k)| {
+            let r = ranges[p];
+            r.ext || (self.tests[k].1)(r.bytes(layout, rec))
+        })
+    }
+
+    /// True unless a field of secondary entry `rec` that `plan` names fails its test.
+    pub(crate) fn passes_entry(
+        &self,
+        layout: &record::RecLayout,
+        rec: &[u8],
+        plan: &[(usize, usize)],
+    ) -> bool {
+        plan.iter()
+            .all(|&(pos, k)| (self.tests[k].1)(record::field(layout, rec, pos)))
+    }
+}
+
 /// Moves long values off-page until the record fits (I3: called with no latch held). Columns
 /// that no index uses go first, longest first.
 fn fit_record(

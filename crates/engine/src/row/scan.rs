@@ -21,8 +21,19 @@
 //! stop bound, and decodes clustered rows and covering reads straight from the page (or from
 //! the rebuilt older version), so a row is not copied before it is decoded. The rows are made
 //! by the scan's `RowMaker`: engine values, or the reader's own values decoded in place.
+//!
+//! A reader may give the scan a `RowFilter` (`set_filter`): tests of single columns' stored
+//! values, each a conjunct of the reader's condition.
+//! - F1: the taker applies them to the record the reader would get (the version the view
+//!   sees, or a covering entry) before making the row, and passes over a record that fails
+//!   one: a filter only drops rows the reader would refuse, and the reader still tests its
+//!   whole condition on the rows that come.
+//! - F2: a field stored off-page is not tested (its row comes).
+//! - F3: a record passed over by the filter counts as read (`take_filtered`), as the rows the
+//!   reader refuses do.
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use std::borrow::Cow;
@@ -32,10 +43,11 @@ use crate::dict::schema::{self, Value};
 use crate::dict::{FieldSrc, Table};
 use crate::engine::Inner;
 use crate::error::{Error, Result};
+use crate::mach::read_u48;
 use crate::mtr::{Mtr, PageRef};
 use crate::page::index_page as ip;
 use crate::page::record::{self, RecLayout, Tuple};
-use crate::row::{vers, RowMaker, Values};
+use crate::row::{vers, RowFilter, RowMaker, Values};
 use crate::trx::view::ReadView;
 
 /// The records a scan of a range with an end takes at its first refill, unless its reader
@@ -69,7 +81,14 @@ pub struct RowScan<M: RowMaker = Values> {
     /// The records the first refill takes (None: the cursor's default), see `first_batch`.
     batch: Option<usize>,
     maker: Arc<M>,
+    filter: Option<Arc<RowFilter>>,
+    /// Records the filter passed over, not yet counted (F3): written by the taker, which runs
+    /// in the thread that owns the scan (made with the filter).
+    filtered: Option<Arc<AtomicU64>>,
 }
+
+/// A filter and the (field position, test) pairs it applies to a clustered record.
+type FilterPlan<'a> = (&'a RowFilter, &'a [(usize, usize)]);
 
 /// What the taker of a row scan makes of a record.
 enum Got<R> {
@@ -186,6 +205,8 @@ impl<M: RowMaker> RowScan<M> {
             columns: None,
             batch: None,
             maker,
+            filter: None,
+            filtered: None,
         })
     }
 
@@ -199,6 +220,20 @@ impl<M: RowMaker> RowScan<M> {
     /// without being decoded. Called before the first `next`.
     pub fn set_columns(&mut self, wanted: Vec<bool>) {
         self.columns = Some(wanted);
+    }
+
+    /// Tests each record must pass before its row is made (F1). Called before the first
+    /// `next`.
+    pub fn set_filter(&mut self, filter: Arc<RowFilter>) {
+        if !filter.is_empty() {
+            self.filter = Some(filter);
+            self.filtered = Some(Arc::new(AtomicU64::new(0)));
+        }
+    }
+
+    /// The records the filter passed over since the last call (F3).
+    pub fn take_filtered(&self) -> u64 {
+        (self.filtered.as_ref()).map_or(0, |n| n.swap(0, AtomicOrdering::Relaxed))
     }
 
     /// The scan, built at the first call: its taker stops at the stop bound and decodes rows
@@ -215,7 +250,31 @@ impl<M: RowMaker> RowScan<M> {
         };
         let covered = index.and_then(|i| covered_fields(&t, i, cols.as_deref()));
         let plan = crate::row::decode_plan(&t, cols.as_deref());
+        // F1: the field each test reads, in the record or in the covering entry.
+        let filter = self.filter.clone().and_then(|f| {
+            let rec_plan = f.plan(|c| t.field_cols.iter().find(|fc| fc.1 == c).map(|fc| fc.0))?;
+            let entry_plan = covered
+                .as_ref()
+                .and_then(|cov| f.plan(|c| cov.iter().find(|x| x.0 == c).map(|x| x.1)));
+            Some((f, rec_plan, entry_plan))
+        });
+        let filtered = self.filtered.clone();
+        // Not an atomic add: only the scan's thread writes (F3).
+        let pass_over = move || {
+            if let Some(f) = &filtered {
+                f.store(f.load(AtomicOrdering::Relaxed) + 1, AtomicOrdering::Relaxed);
+            }
+            Ok(Took::Skip)
+        };
         let lay = idx.clone();
+        // The fields a clustered record is read to: the wanted ones, those the filter tests
+        // and the transaction id; their places found once per record.
+        let reach = (plan.iter().map(|x| x.0 + 1))
+            .chain(filter.iter().flat_map(|f| f.1.iter().map(|x| x.0 + 1)))
+            .chain(std::iter::once(t.clustered.leaf.n_order + 1))
+            .max()
+            .unwrap_or(0);
+        let mut ranges = Vec::with_capacity(reach);
         let take: Taker<Got<M::Row>> = Box::new(move |mtr: &mut Mtr<'_>, leaf, slot| {
             let rec = ip::rec(mtr.page(leaf), slot);
             if past_stop(&lay.leaf, stop.as_ref(), forward, rec) {
@@ -223,7 +282,19 @@ impl<M: RowMaker> RowScan<M> {
             }
             let Some(i) = index else {
                 let wanted = (cols.as_deref(), &plan[..]);
-                return take_clustered(mtr, &t, view.as_ref(), wanted, (leaf, slot), &*maker);
+                let test = filter.as_ref().map(|(f, p, _)| (&**f, &p[..]));
+                return match take_clustered(
+                    mtr,
+                    &t,
+                    view.as_ref(),
+                    wanted,
+                    (test, reach, &mut ranges),
+                    (leaf, slot),
+                    &*maker,
+                )? {
+                    Some(took) => Ok(took),
+                    None => pass_over(),
+                };
             };
             // A consistent read also visits delete-marked entries (module comment).
             if view.is_none() && record::is_deleted(rec) {
@@ -237,6 +308,11 @@ impl<M: RowMaker> RowScan<M> {
                 if usable {
                     if record::is_deleted(rec) {
                         return Ok(Took::Skip);
+                    }
+                    if let Some((f, _, Some(p))) = &filter {
+                        if !f.passes_entry(&lay.leaf, rec, p) {
+                            return pass_over();
+                        }
                     }
                     let row = row_of_entry(&t, i, cov, rec, &*maker);
                     return Ok(Took::Item(Got::Row(row)));
@@ -308,31 +384,50 @@ fn past_stop(lay: &RecLayout, stop: Option<&(Tuple, bool)>, forward: bool, rec: 
 
 /// The row of clustered record `slot` of latched leaf `leaf` that the reader sees (`view`
 /// None: the newest version, unless delete-marked), decoded in place when it has no off-page
-/// value.
+/// value; None if it fails a test of `filter` (F1, F2). The places of the record's first
+/// `reach` fields (every one read here) are found once, in `ranges`.
 fn take_clustered<M: RowMaker>(
     mtr: &mut Mtr<'_>,
     t: &Table,
     view: Option<&(Arc<ReadView>, u64)>,
     (cols, plan): (Option<&[bool]>, &[(usize, usize)]),
+    (filter, reach, ranges): (Option<FilterPlan<'_>>, usize, &mut Vec<record::FieldRange>),
     (leaf, slot): (PageRef, usize),
     maker: &M,
-) -> Result<Took<Got<M::Row>>> {
+) -> Result<Option<Took<Got<M::Row>>>> {
+    let lay = &t.clustered.leaf;
     let rec = ip::rec(mtr.page(leaf), slot);
+    record::field_ranges(lay, rec, reach, ranges);
     let v = match view {
-        Some((v, own)) => match vers::visible(mtr.inner(), t, rec, v, *own)? {
-            Some(r) => r,
-            None => return Ok(Took::Skip),
-        },
-        None if record::is_deleted(rec) => return Ok(Took::Skip),
+        Some((v, own)) => {
+            let trx = ranges[lay.n_order]
+                .bytes(lay, rec)
+                .map_or(0, |b| read_u48(b, 0));
+            match vers::visible_from(mtr.inner(), t, rec, trx, v, *own)? {
+                Some(Cow::Owned(old)) => {
+                    // An older version: its fields lie elsewhere.
+                    record::field_ranges(lay, &old, reach, ranges);
+                    Cow::Owned(old)
+                }
+                Some(r) => r,
+                None => return Ok(Some(Took::Skip)),
+            }
+        }
+        None if record::is_deleted(rec) => return Ok(Some(Took::Skip)),
         None => Cow::Borrowed(rec),
     };
+    if let Some((f, p)) = filter {
+        if !f.passes(lay, &v, ranges, p) {
+            return Ok(None);
+        }
+    }
     if record::info(&v) & record::REC_INFO_HAS_EXTERN == 0 {
-        let row = crate::row::decode_fields_by(t, &v, &[], plan, maker);
-        return Ok(Took::Item(Got::Row(row)));
+        let row = crate::row::decode_ranges(t, &v, ranges, plan, maker);
+        return Ok(Some(Took::Item(Got::Row(row))));
     }
     let f = cursor::fetch_rec(mtr, &t.clustered, v.into_owned())?;
     let row = crate::row::decode_columns(t, &f, cols);
-    Ok(Took::Item(Got::Row(maker.of_values(row))))
+    Ok(Some(Took::Item(Got::Row(maker.of_values(row)))))
 }
 
 /// For a secondary scan whose reader uses only columns of the index: (column, field of the

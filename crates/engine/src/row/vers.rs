@@ -73,7 +73,19 @@ pub fn visible<'a>(
     view: &ReadView,
     own: u64,
 ) -> Result<Option<Cow<'a, [u8]>>> {
-    if view.sees(trx_id(t, rec), own) {
+    visible_from(inner, t, rec, trx_id(t, rec), view, own)
+}
+
+/// `visible` of a record whose transaction id (`trx_id`) the caller read.
+pub fn visible_from<'a>(
+    inner: &Inner,
+    t: &Table,
+    rec: &'a [u8],
+    trx: u64,
+    view: &ReadView,
+    own: u64,
+) -> Result<Option<Cow<'a, [u8]>>> {
+    if view.sees(trx, own) {
         return Ok((!record::is_deleted(rec)).then_some(Cow::Borrowed(rec)));
     }
     let mut cur = rec.to_vec();

@@ -901,6 +901,7 @@ impl Session {
                 columns: None,
                 limit: pushed,
                 first: None,
+                filter: None,
             },
             &mut test,
             &mut |r| {

@@ -26,6 +26,7 @@ use innoxide_sql::types::json::{self, ArrayIndex, Json, Leg, Path};
 use innoxide_sql::types::{self, Datum, Level, SqlType, Warnings};
 
 use super::expr::{CExpr, EType, Env};
+use super::like::LikePattern;
 use innoxide_sql::ast::TypeName;
 
 /// Which JSON function.
@@ -96,6 +97,7 @@ fn is_predicate(c: &CExpr, e: &Expr) -> bool {
                 | CExpr::InSet(..)
                 | CExpr::Between(..)
                 | CExpr::Like(..)
+                | CExpr::LikeConst(..)
                 | CExpr::Quantified(..)
                 | CExpr::Unary(innoxide_sql::ast::UnaryOp::Not, _)
         )
@@ -884,6 +886,7 @@ fn search(a: &Args<'_>) -> Result<Datum, SqlError> {
         Some(_) => vec![Path { legs: Vec::new() }],
         None => return Ok(Datum::Null),
     };
+    let pat = LikePattern::new(&pattern, esc, Collation::Utf8mb40900AiCi);
     let mut found: Vec<String> = Vec::new();
     for scope in &scopes {
         for start in scope.select(&d) {
@@ -892,7 +895,7 @@ fn search(a: &Args<'_>) -> Result<Datum, SqlError> {
             let mut hits = Vec::new();
             walk(&d, "$".to_string(), &mut |path, v| {
                 if let Json::Str(s) = v {
-                    if super::expr::like(s.as_bytes(), &pattern, esc, true) {
+                    if pat.matches(s.as_bytes()) {
                         hits.push((path.to_string(), v as *const Json));
                     }
                 }

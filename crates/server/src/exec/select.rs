@@ -133,6 +133,7 @@ use super::hashjoin;
 use super::jsontable::{JsonSource, JsonTableSpec};
 use super::prepared::{KeptPlan, PlanBasis};
 use super::rowbuf::RowBuf;
+use super::scanfilter;
 use super::semijoin::{key_stats, rows_per_access};
 use super::sort::SortArea;
 use super::window::{self, WinSpec, Windows};
@@ -753,6 +754,7 @@ impl Session {
                     columns: Some(used_here),
                     limit: None,
                     first: None,
+                    filter: None,
                 };
                 let tmp = self.tmp_area();
                 let mut data = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
@@ -902,6 +904,16 @@ impl Session {
                             self.plan_access(t, &st.name, single, &bound, &ext, needs)?
                         }
                     };
+                    // A consistent read of the first table hands the conditions on its own
+                    // columns to the engine's scan (scanfilter.rs); it still tests them all.
+                    let filter = (si == 0
+                        && lock.is_none()
+                        && !matches!(kind, JoinKind::Left | JoinKind::Right))
+                    .then(|| {
+                        let conds = [on_c.as_ref(), where_here.as_ref()];
+                        scanfilter::scan_filter(t, conds, params, &access)
+                    })
+                    .flatten();
                     let mut matched = false;
                     let mut more = true;
                     // A single-table locking read (WHERE tested in the scan, below) stops
@@ -919,6 +931,7 @@ impl Session {
                             .then_some(j.need)
                             .flatten()
                             .map(|n| usize::try_from(n).unwrap_or(usize::MAX).max(4)),
+                        filter,
                     };
                     // A single-table locking read tests WHERE inside the engine's
                     // scan, which then unlocks the rows that fail it at READ COMMITTED.
@@ -1015,6 +1028,7 @@ impl Session {
             columns: Some(used_here),
             limit: None,
             first: None,
+            filter: None,
         };
         let all = Access::Range {
             index: None,
@@ -1559,6 +1573,7 @@ impl Session {
             return Ok(DatumCursor::Other(t.clone(), cur));
         };
         let maker = Arc::new(DatumRows(t.clone()));
+        let filter = how.filter;
         let mut rows = (self.trx()?)
             .scan_by(
                 &t.table,
@@ -1573,6 +1588,9 @@ impl Session {
         }
         if let Some(n) = how.first {
             rows = rows.first_batch(n);
+        }
+        if let Some(f) = filter {
+            rows = rows.with_filter(f);
         }
         Ok(DatumCursor::Made(rows))
     }
@@ -1630,6 +1648,7 @@ impl Session {
             columns,
             limit,
             first: _,
+            filter: _,
         } = how;
         let et = t.table.clone();
         let trx = self.trx()?;
@@ -3006,6 +3025,7 @@ impl Session {
             limit: None,
             // Usually the first row passes.
             first: Some(1),
+            filter: None,
         };
         let mode = self.vars.sql_mode();
         let mut cur = self.open_datums(t, access, how, &mut |_| true)?;
@@ -3719,6 +3739,8 @@ pub(crate) struct ReadHow<'a> {
     /// consistent read's first batch decodes no more (the engine's default for a range with
     /// an end is larger, engine row/scan.rs).
     pub first: Option<usize>,
+    /// Tests a consistent read of a range hands to the engine's scan (scanfilter.rs).
+    pub filter: Option<Arc<innoxide_engine::RowFilter>>,
 }
 
 enum Source {
@@ -4718,6 +4740,7 @@ fn plain_condition(e: &CExpr) -> bool {
             | CExpr::InSet(..)
             | CExpr::Between(..)
             | CExpr::Like(..)
+            | CExpr::LikeConst(..)
             | CExpr::Case(..)
             | CExpr::Cast(..)
     ) && e.children().into_iter().all(plain_condition)

@@ -172,13 +172,14 @@ impl Session {
     ) -> Result<Vec<Vec<Datum>>, SqlError> {
         match f {
             None => Ok(rows),
-            Some(ShowFilter::Like(p)) => Ok(rows
-                .into_iter()
-                .filter(|r| {
-                    r[0].to_text()
-                        .is_some_and(|v| super::expr::like(&v, p.as_bytes(), Some('\\'), true))
-                })
-                .collect()),
+            Some(ShowFilter::Like(p)) => {
+                let coll = innoxide_engine::Collation::Utf8mb4GeneralCi;
+                let pat = super::like::LikePattern::new(p.as_bytes(), Some('\\'), coll);
+                Ok(rows
+                    .into_iter()
+                    .filter(|r| r[0].to_text().is_some_and(|v| pat.matches(&v)))
+                    .collect())
+            }
             Some(ShowFilter::Where(e)) => {
                 let scope = [ScopeTable {
                     name: String::new(),

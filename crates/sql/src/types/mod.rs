@@ -27,8 +27,8 @@ mod warnings;
 
 pub use arith::{add, div, int_div, mul, neg, rem, sub};
 pub use charset::{
-    collation_by_id, collation_by_name, collation_info, comparable, default_collation, latin1_char,
-    latin1_to_utf8, mbmaxlen, utf8_to_latin1, CollationInfo, COLLATIONS,
+    collation_by_id, collation_by_name, collation_info, comparable, default_collation, latin1_byte,
+    latin1_char, latin1_to_utf8, mbmaxlen, utf8_to_latin1, CollationInfo, COLLATIONS,
 };
 pub use datum::{cast, round, to_datetime, to_time, Datum};
 pub use decimal::{Decimal, DecimalError, Fit};
