@@ -4,6 +4,8 @@
 
 use std::cmp::Ordering;
 
+use crate::collation_tables::GENERAL_CI;
+
 /// A collation, identified by its MySQL collation id.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Collation {
@@ -285,18 +287,38 @@ fn chars(s: &[u8]) -> impl Iterator<Item = char> + '_ {
     })
 }
 
-/// Weight of one character: upper case; for accent-insensitive collations, Latin letters with
-/// diacritics fold to their base letter.
+/// Weight of one character: utf8mb4_general_ci's (`general_weight`); for utf8mb4_0900_ai_ci,
+/// Latin letters with diacritics fold to their base letter first, and characters past the BMP
+/// weigh as their upper case.
 fn fold_char(c: char, accent_insensitive: bool) -> u32 {
-    let c = if accent_insensitive {
-        strip_accent(c)
-    } else {
-        c
-    };
+    if !accent_insensitive {
+        return general_weight(c);
+    }
+    let c = strip_accent(c);
+    if u32::from(c) <= 0xFFFF {
+        return general_weight(c);
+    }
     let mut up = c.to_uppercase();
     match (up.next(), up.next()) {
         (Some(u), None) => u as u32,
         _ => c as u32,
+    }
+}
+
+/// utf8mb4_general_ci's weight of a character, as MySQL's and MariaDB's: ASCII as its upper
+/// case, the BMP from `GENERAL_CI` (upper case with accents folded for Latin, Greek and
+/// Cyrillic letters, from MariaDB's WEIGHT_STRING) or itself, anything past it U+FFFD.
+fn general_weight(c: char) -> u32 {
+    let cp = u32::from(c);
+    if c.is_ascii() {
+        return u32::from(c.to_ascii_uppercase());
+    }
+    let Ok(bmp) = u16::try_from(cp) else {
+        return 0xFFFD;
+    };
+    match GENERAL_CI.binary_search_by_key(&bmp, |e| e.0) {
+        Ok(i) => u32::from(GENERAL_CI[i].1),
+        Err(_) => cp,
     }
 }
 
@@ -413,10 +435,8 @@ mod tests {
             // Non-ASCII after an ASCII word, and a case difference in the ASCII part.
             let accented = "abcdefgh\u{e9}".as_bytes();
             assert_eq!(c.compare(accented, "ABCDEFGH\u{c9}".as_bytes()), Equal);
-            assert_eq!(
-                c.compare(accented, b"ABCDEFGHE") == Equal,
-                c == Collation::Utf8mb40900AiCi
-            );
+            // Both fold the accent of é (utf8mb4_general_ci too, as MySQL's does).
+            assert_eq!(c.compare(accented, b"ABCDEFGHE"), Equal);
             // A common prefix that ends inside a multi-byte character.
             assert_eq!(
                 c.compare("0123456\u{e9}".as_bytes(), "0123456\u{c9}".as_bytes()),
@@ -436,6 +456,25 @@ mod tests {
         assert_eq!(sw.compare(b"\xe5", b"\xe4"), Less);
         assert_eq!(sw.compare(b"\xf7", b"\xd7"), Greater);
         assert_eq!(sw.sort_key(b"\xfe"), sw.sort_key(b"\xde"));
+        // utf8mb4_general_ci folds accents of Latin letters but Ø and Æ, ß weighs as S, and
+        // every character past the BMP weighs alike; 0900_ai_ci folds Ø too.
+        let g = Collation::Utf8mb4GeneralCi;
+        assert_eq!(g.compare("résumé".as_bytes(), b"RESUME"), Equal);
+        assert_eq!(g.compare("stra\u{df}e".as_bytes(), b"strase"), Equal);
+        assert_eq!(g.compare("\u{d8}".as_bytes(), b"O"), Greater);
+        assert_eq!(g.compare("\u{c6}".as_bytes(), "\u{e6}".as_bytes()), Equal);
+        assert_eq!(
+            g.compare("\u{1f600}".as_bytes(), "\u{1f601}".as_bytes()),
+            Equal
+        );
+        assert_eq!(g.compare("\u{3ac}".as_bytes(), "\u{391}".as_bytes()), Equal);
+        let ai = Collation::Utf8mb40900AiCi;
+        assert_eq!(ai.compare("\u{d8}".as_bytes(), b"o"), Equal);
+        assert_eq!(
+            ai.compare("\u{1f600}".as_bytes(), "\u{1f601}".as_bytes()),
+            Less
+        );
+        assert!(GENERAL_CI.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
         for id in [63, 8, 47, 45, 46, 255, 309] {
             assert_eq!(Collation::from_id(id).map(Collation::id), Some(id));
         }

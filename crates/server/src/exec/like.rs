@@ -270,6 +270,11 @@ mod tests {
         assert!(like("mississippié", "%ISS%PPI_", ai));
         assert!(!like("mississippié", "%ISS%PPI", ai));
         assert!(like("é", "É", general));
+        assert!(
+            like("résumé", "resume", general),
+            "general_ci folds accents too"
+        );
+        assert!(like("straße", "stra_e", general));
         assert!(!like("é", "É", Collation::Utf8mb40900Bin));
         // latin1_swedish_ci: é weighs as E, ä as Æ (not as a).
         let sw = Collation::Latin1SwedishCi;
