@@ -15,6 +15,7 @@
 //! `sees_nulls` says the function handles NULL itself; bad input is NULL (with MySQL's warning
 //! where it gives one), never a panic.
 
+use std::cmp::Ordering;
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
@@ -39,12 +40,19 @@ pub enum Builtin {
     Bin,
     Oct,
     Unhex,
-    FindInSet,
-    Field,
+    /// FIND_IN_SET, FIELD and STRCMP compare strings under the collation of their arguments.
+    FindInSet {
+        coll: Collation,
+    },
+    Field {
+        coll: Collation,
+    },
     Elt,
     Space,
     SubstringIndex,
-    Strcmp,
+    Strcmp {
+        coll: Collation,
+    },
     Quote,
     Sha1,
     Sha2,
@@ -128,10 +136,11 @@ pub enum Builtin {
 /// The function called `name` (lower case): its result type and how many arguments it takes.
 /// `args`: the compiled arguments, for what MySQL decides from constant ones (TIME('10:00:00.5')
 /// has 6 fractional digits, TIME('10:00:00') none; STR_TO_DATE's type follows its format).
+/// `cmp`: the collation comparisons of the arguments' strings use.
 pub fn lookup(
     name: &str,
     types_: &[EType],
-    coll: Collation,
+    (coll, cmp): (Collation, Collation),
     args: &[CExpr],
 ) -> Option<(Builtin, EType, RangeInclusive<usize>)> {
     let const_text = |i: usize| match args.get(i) {
@@ -160,12 +169,12 @@ pub fn lookup(
         "bin" => (B::Bin, s, 1..=1),
         "oct" => (B::Oct, s, 1..=1),
         "unhex" => (B::Unhex, bin, 1..=1),
-        "find_in_set" => (B::FindInSet, int, 2..=2),
-        "field" => (B::Field, int, 2..=usize::MAX),
+        "find_in_set" => (B::FindInSet { coll: cmp }, int, 2..=2),
+        "field" => (B::Field { coll: cmp }, int, 2..=usize::MAX),
         "elt" => (B::Elt, s, 2..=usize::MAX),
         "space" => (B::Space, s, 1..=1),
         "substring_index" => (B::SubstringIndex, s, 3..=3),
-        "strcmp" => (B::Strcmp, int, 2..=2),
+        "strcmp" => (B::Strcmp { coll: cmp }, int, 2..=2),
         "quote" => (B::Quote, s, 1..=1),
         "sha1" | "sha" => (B::Sha1, s, 1..=1),
         "sha2" => (B::Sha2, s, 2..=2),
@@ -341,7 +350,7 @@ impl Builtin {
         matches!(
             self,
             Builtin::Char
-                | Builtin::Field
+                | Builtin::Field { .. }
                 | Builtin::Elt
                 | Builtin::Quote
                 | Builtin::IsNull
@@ -457,16 +466,20 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
             }
             Datum::Bytes(out)
         }
-        B::FindInSet => {
-            let needle = text(&v[0]);
-            let list = text(&v[1]);
-            if needle.contains(',') {
+        B::FindInSet { coll } => {
+            let needle = bytes(&v[0]);
+            let list = bytes(&v[1]);
+            if needle.contains(&b',') {
                 return Ok(Datum::Int(0));
             }
-            let pos = list.split(',').position(|x| same(x, &needle));
+            // Trailing spaces count here, even under a PAD SPACE collation (MySQL compares
+            // the items with strnncoll, not strnncollsp).
+            let spaces = |b: &[u8]| b.iter().rev().take_while(|&&c| c == b' ').count();
+            let pos = (list.split(|&b| b == b','))
+                .position(|x| same(x, &needle, coll) && spaces(x) == spaces(&needle));
             Datum::Int(pos.map_or(0, |p| p as i64 + 1))
         }
-        B::Field => {
+        B::Field { coll } => {
             if v[0].is_null() {
                 return Ok(Datum::Int(0));
             }
@@ -481,7 +494,7 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
                     && if numeric {
                         d.to_f64(&mut Warnings::default()) == v[0].to_f64(&mut Warnings::default())
                     } else {
-                        same(&text(d), &text(&v[0]))
+                        same(&bytes(d), &bytes(&v[0]), coll)
                     }
             });
             Datum::Int(hit.map_or(0, |p| p as i64 + 1))
@@ -506,10 +519,10 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
         B::SubstringIndex => {
             substring_index(&text(&v[0]), &text(&v[1]), int(2, w)).map_or(Datum::Null, st)
         }
-        B::Strcmp => {
-            let (a, b) = (text(&v[0]).to_lowercase(), text(&v[1]).to_lowercase());
-            let (a, b) = (a.trim_end_matches(' '), b.trim_end_matches(' '));
-            Datum::Int(a.cmp(b) as i64)
+        B::Strcmp { coll } => {
+            let (a, b) = (bytes(&v[0]), bytes(&v[1]));
+            let o = coll.compare(&types::comparable(coll, &a), &types::comparable(coll, &b));
+            Datum::Int(o as i64)
         }
         B::Quote => {
             if v[0].is_null() {
@@ -1133,8 +1146,9 @@ fn too_big(w: &mut Warnings, func: &str) -> Datum {
 }
 
 /// Equality of set members as the default case-insensitive collations see them.
-fn same(a: &str, b: &str) -> bool {
-    a.trim_end_matches(' ').to_lowercase() == b.trim_end_matches(' ').to_lowercase()
+/// True if two strings are equal under `coll`.
+fn same(a: &[u8], b: &[u8], coll: Collation) -> bool {
+    coll.compare(&types::comparable(coll, a), &types::comparable(coll, b)) == Ordering::Equal
 }
 
 fn hex(b: &[u8]) -> String {
@@ -1746,11 +1760,39 @@ mod tests {
             Some("mysql.com")
         );
         assert_eq!(
-            run(Builtin::FindInSet, &[s("b"), s("a,b,c,d")]),
+            run(
+                Builtin::FindInSet {
+                    coll: Collation::Utf8mb40900AiCi
+                },
+                &[s("B"), s("a,b,c,d")]
+            ),
             Datum::Int(2)
         );
         assert_eq!(
-            run(Builtin::Field, &[s("Bb"), s("Aa"), s("Bb")]),
+            run(
+                Builtin::Field {
+                    coll: Collation::Utf8mb4Bin
+                },
+                &[s("Bb"), s("bb"), s("Bb")]
+            ),
+            Datum::Int(2)
+        );
+        assert_eq!(
+            run(
+                Builtin::Strcmp {
+                    coll: Collation::Utf8mb4GeneralCi
+                },
+                &[s("\u{e9}t\u{e9} "), s("ETE")]
+            ),
+            Datum::Int(0)
+        );
+        assert_eq!(
+            run(
+                Builtin::Field {
+                    coll: Collation::Utf8mb4GeneralCi
+                },
+                &[s("\u{e9}"), s("a"), s("E")]
+            ),
             Datum::Int(2)
         );
         assert_eq!(

@@ -2240,7 +2240,12 @@ impl<'a> Compiler<'a> {
             }
             "datediff" => (Func::DateDiff, int, 2..=2),
             "md5" => (Func::Md5, s, 1..=1),
-            _ => match builtins::lookup(name, &types_, coll, &cargs) {
+            _ => match builtins::lookup(
+                name,
+                &types_,
+                (coll, args_collation(args, &types_, coll)),
+                &cargs,
+            ) {
                 Some((b, t, n)) => (Func::B(b), t, n),
                 None => match super::json::lookup(name, &types_, &cargs, args) {
                     Some((j, t, n)) => (Func::Json(j), t, n),
@@ -2606,6 +2611,23 @@ fn mixed_collations(a: &EType, b: &EType, op: &str) -> Result<(), SqlError> {
     }
     let args: [&dyn std::fmt::Display; 5] = [&cx.name, &"IMPLICIT", &cy.name, &"IMPLICIT", &op];
     Err(SqlError::new(ER_CANT_AGGREGATE_2COLLATIONS, &args))
+}
+
+/// The collation the string arguments of a function compare under (FIELD, FIND_IN_SET,
+/// STRCMP): an explicit COLLATE's, else a column's (a _bin one's among columns), else a
+/// string's, else `default` (MySQL's collation aggregation by coercibility, E3).
+fn args_collation(args: &[Expr], types: &[EType], default: Collation) -> Collation {
+    if let Some(i) = args.iter().position(|a| matches!(a, Expr::Collate { .. })) {
+        return types.get(i).map_or(default, EType::collation);
+    }
+    types
+        .iter()
+        .fold(None::<&EType>, |acc, t| match acc {
+            None if t.is_string() => Some(t),
+            Some(a) if pick_collation(a, t, default) != a.collation() => Some(t),
+            acc => acc,
+        })
+        .map_or(default, EType::collation)
 }
 
 fn pick_collation(a: &EType, b: &EType, default: Collation) -> Collation {

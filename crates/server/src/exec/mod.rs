@@ -1504,7 +1504,9 @@ impl Context for Session {
         })
     }
 
+    /// collation_connection's: the collation of string literals.
     fn collation(&self) -> Collation {
-        Collation::Utf8mb40900AiCi
+        types::collation_by_name(self.vars.collation_connection())
+            .unwrap_or(Collation::Utf8mb40900AiCi)
     }
 }
