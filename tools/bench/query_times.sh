@@ -1,15 +1,16 @@
 #!/bin/bash
 # Times read-only queries on the dbSTRESS tables of several servers, alternating between them
-# round by round (three rounds; the median is printed), through the mariadb client (-vvv
+# round by round (ROUNDS rounds, three by default; the median is printed), through the mariadb client (-vvv
 # reports each statement's time), and checks that every server returns the same rows (the
 # first server's result is the reference: a mismatch prints DIFFERENT and the exit status is 1).
 #
-# Usage: [MATCH=text] tools/bench/query_times.sh label=socket [label=socket ...]
-# (MATCH: only the queries containing the text.)
+# Usage: [MATCH=text] [ROUNDS=n] tools/bench/query_times.sh label=socket [label=socket ...]
+# (MATCH: only the queries containing the text; ROUNDS: rounds per query, default 3, odd.)
 # Each server must hold dbSTRESS data loaded the same way, e.g.
 #   target/release/innoxide-bench dbstress load -S <socket> --objects 50000
 # Prints one line per query and server: label, median seconds, query.
 set -euo pipefail
+ROUNDS=${ROUNDS:-3}
 [ $# -ge 1 ] || { sed -n 2,10p "$0"; exit 2; }
 queries=(
   "SELECT MAX(REF_OBJECT) FROM HISTORY"
@@ -58,14 +59,14 @@ for q in "${queries[@]}"; do
       echo "DIFFERENT rows from ${s%%=*}: $q"; status=1
     fi
   done
-  for round in 1 2 3; do
+  for round in $(seq "$ROUNDS"); do
     for s in "$@"; do
       times[${s%%=*}]+="$(time_of "${s#*=}" "$q") "
     done
   done
   for s in "$@"; do
     label=${s%%=*}
-    median=$(echo ${times[$label]} | tr ' ' '\n' | sort -n | sed -n 2p)
+    median=$(echo ${times[$label]} | tr ' ' '\n' | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
     printf "%-10s %8s  %s\n" "$label" "$median" "$q"
   done
   unset times
