@@ -1136,7 +1136,11 @@ impl<'a> Compiler<'a> {
                                     _ => ">=",
                                 };
                                 mixed_collations(&lt, &rt, shown)?;
-                                pick_collation(&lt, &rt, cx.collation())
+                                if coercible(left) && !coercible(right) {
+                                    pick_collation(&rt, &lt, cx.collation())
+                                } else {
+                                    pick_collation(&lt, &rt, cx.collation())
+                                }
                             }
                         };
                         (
@@ -1286,6 +1290,10 @@ impl<'a> Compiler<'a> {
                 let coll = match (&**expr, &**pattern) {
                     (Expr::Collate { .. }, _) => t.collation(),
                     (_, Expr::Collate { .. }) => pt.collation(),
+                    _ if coercible(expr) && !coercible(pattern) => {
+                        mixed_collations(&t, &pt, "like")?;
+                        pick_collation(&pt, &t, cx.collation())
+                    }
                     _ => {
                         mixed_collations(&t, &pt, "like")?;
                         pick_collation(&t, &pt, cx.collation())
@@ -2109,25 +2117,30 @@ impl<'a> Compiler<'a> {
         }
         let coll = cx.collation();
         let s = EType::Str { coll };
+        // E3: a string made from string arguments takes their collation (a column's, as
+        // MySQL derives it), so comparing it with a literal compares under that one.
+        let derived = EType::Str {
+            coll: args_collation(args, &types_, coll),
+        };
         let int = EType::Int { unsigned: false };
         let (f, t, n): (Func, EType, std::ops::RangeInclusive<usize>) = match name {
-            "concat" => (Func::Concat, s, 1..=usize::MAX),
-            "concat_ws" => (Func::ConcatWs, s, 2..=usize::MAX),
-            "lower" | "lcase" => (Func::Lower, s, 1..=1),
-            "upper" | "ucase" => (Func::Upper, s, 1..=1),
+            "concat" => (Func::Concat, derived, 1..=usize::MAX),
+            "concat_ws" => (Func::ConcatWs, derived, 2..=usize::MAX),
+            "lower" | "lcase" => (Func::Lower, derived, 1..=1),
+            "upper" | "ucase" => (Func::Upper, derived, 1..=1),
             "length" | "octet_length" => (Func::Length, int, 1..=1),
             "char_length" | "character_length" => (Func::CharLength, int, 1..=1),
-            "substring" | "substr" | "mid" => (Func::Substring, s, 2..=3),
-            "left" => (Func::Left, s, 2..=2),
-            "right" => (Func::Right, s, 2..=2),
-            "trim" => (Func::Trim, s, 1..=2),
-            "ltrim" => (Func::Ltrim, s, 1..=2),
-            "rtrim" => (Func::Rtrim, s, 1..=2),
-            "replace" => (Func::Replace, s, 3..=3),
-            "repeat" => (Func::Repeat, s, 2..=2),
-            "reverse" => (Func::Reverse, s, 1..=1),
-            "lpad" => (Func::Lpad, s, 3..=3),
-            "rpad" => (Func::Rpad, s, 3..=3),
+            "substring" | "substr" | "mid" => (Func::Substring, derived, 2..=3),
+            "left" => (Func::Left, derived, 2..=2),
+            "right" => (Func::Right, derived, 2..=2),
+            "trim" => (Func::Trim, derived, 1..=2),
+            "ltrim" => (Func::Ltrim, derived, 1..=2),
+            "rtrim" => (Func::Rtrim, derived, 1..=2),
+            "replace" => (Func::Replace, derived, 3..=3),
+            "repeat" => (Func::Repeat, derived, 2..=2),
+            "reverse" => (Func::Reverse, derived, 1..=1),
+            "lpad" => (Func::Lpad, derived, 3..=3),
+            "rpad" => (Func::Rpad, derived, 3..=3),
             "instr" => (Func::Instr, int, 2..=2),
             "locate" | "position" => (Func::Locate, int, 2..=3),
             "hex" => (Func::Hex, s, 1..=1),
@@ -2620,14 +2633,22 @@ fn args_collation(args: &[Expr], types: &[EType], default: Collation) -> Collati
     if let Some(i) = args.iter().position(|a| matches!(a, Expr::Collate { .. })) {
         return types.get(i).map_or(default, EType::collation);
     }
-    types
-        .iter()
+    // Literals and parameters last: they yield to any other string (their coercibility).
+    let (others, literals): (Vec<usize>, Vec<usize>) =
+        (0..types.len()).partition(|&i| !args.get(i).is_some_and(coercible));
+    (others.iter().chain(&literals))
+        .map(|&i| &types[i])
         .fold(None::<&EType>, |acc, t| match acc {
             None if t.is_string() => Some(t),
             Some(a) if pick_collation(a, t, default) != a.collation() => Some(t),
             acc => acc,
         })
         .map_or(default, EType::collation)
+}
+
+/// A literal or a parameter: its collation yields to any other operand's (E3).
+fn coercible(e: &Expr) -> bool {
+    matches!(e, Expr::Literal(_) | Expr::Param(_))
 }
 
 fn pick_collation(a: &EType, b: &EType, default: Collation) -> Collation {
