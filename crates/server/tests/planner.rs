@@ -2311,6 +2311,14 @@ fn scan_filters_keep_the_where_clause_answers() {
         "big LIKE 'ab%'",
         "big = 'zz'",
         "i > 3 AND u8 LIKE '%e%' AND bn <> 'ete'",
+        "u8 IN ('abc', 'ete')",
+        "u8 NOT IN ('abc', 'zz')",
+        "i IN (1, 2, -3)",
+        "i NOT IN (1, NULL)",
+        "i IN (5, NULL)",
+        "d IN (2.5, 3)",
+        "l1 IN ('ae', 'E')",
+        "vb NOT IN ('abc', '')",
         "u8 = 'abc' OR i = 1",
     ];
     let ids = |c: &mut mysql::Conn, w: &str| -> Vec<i64> {

@@ -1,7 +1,8 @@
 //! Conditions a consistent read hands to the engine's scan (`innoxide_engine::RowFilter`,
 //! engine row/scan.rs F1-F3), so the records that fail them are passed over before their
 //! rows are made: a string column compared with a string, a number or date column with a
-//! number or date of its kind, LIKE with a constant pattern, IS [NOT] NULL.
+//! number or date of its kind (=, <>, <, <=, >, >=, BETWEEN, [NOT] IN a list of them), LIKE
+//! with a constant pattern, IS [NOT] NULL.
 //!
 //! INVARIANTS
 //! - P1: a test gives, from a column's stored value, what the conjunct's `CExpr::truth` gives
@@ -168,6 +169,30 @@ fn test_of(
                 b.is_some_and(|b| {
                     lo.compare(b).is_some_and(|o| o != Ordering::Less)
                         && hi.compare(b).is_some_and(|o| o != Ordering::Greater)
+                })
+            };
+            Some((c, Box::new(test)))
+        }
+        CExpr::In(x, list, negated, coll) => {
+            let c = column(x)?;
+            // NULL items: x IN (..., NULL) is TRUE or NULL, x NOT IN (..., NULL) never TRUE.
+            let mut has_null = false;
+            let mut items = Vec::with_capacity(list.len());
+            for e in list {
+                match constant(e, params)? {
+                    Datum::Null => has_null = true,
+                    k => items.push(operand(t, c, k, *coll)?),
+                }
+            }
+            let negated = *negated;
+            let test = move |b: Option<&[u8]>| {
+                b.is_some_and(|b| {
+                    let hit = items.iter().any(|k| k.compare(b) == Some(Ordering::Equal));
+                    if negated {
+                        !hit && !has_null
+                    } else {
+                        hit
+                    }
                 })
             };
             Some((c, Box::new(test)))
