@@ -2319,6 +2319,15 @@ fn scan_filters_keep_the_where_clause_answers() {
         "d IN (2.5, 3)",
         "l1 IN ('ae', 'E')",
         "vb NOT IN ('abc', '')",
+        "dt >= '2024-06-01'",
+        "dtt < '2024-01-05'",
+        "dt = '2024-03-04 00:00:00'",
+        "dtt > '2024-01-10 12:30'",
+        "dt BETWEEN '2024-02-01' AND '2024-04-30'",
+        "dt < 'not a date'",
+        "d < 1.005",
+        "u = 13",
+        "i > -2",
         "u8 = 'abc' OR i = 1",
     ];
     let ids = |c: &mut mysql::Conn, w: &str| -> Vec<i64> {

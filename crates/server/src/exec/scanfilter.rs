@@ -104,8 +104,9 @@ fn kind_of(ty: &SqlType, k: &Datum) -> Option<Kind> {
             Some(Kind::Value)
         }
         Datum::Decimal(_) if ty.name == T::Decimal => Some(Kind::Value),
-        Datum::Date(_) if ty.name == T::Date => Some(Kind::Value),
-        Datum::DateTime(_) if ty.name == T::DateTime => Some(Kind::Value),
+        Datum::Date(_) | Datum::DateTime(_) if matches!(ty.name, T::Date | T::DateTime) => {
+            Some(Kind::Value)
+        }
         _ => None,
     }
 }
@@ -243,6 +244,10 @@ enum Operand {
         k: Vec<u8>,
         coll: Collation,
     },
+    /// An integer, DECIMAL, DATE or DATETIME column, whose stored bytes order as the values
+    /// do (docs/format/record.md), against the constant stored as the column stores it, when
+    /// that is exact: compared as bytes, nothing decoded.
+    Stored(Vec<u8>),
     /// A number or date column (`c` of `t`): its loaded value against the constant.
     Value {
         t: Arc<SqlTable>,
@@ -255,19 +260,56 @@ enum Operand {
 /// Column `c` compared with `k` under `coll`, if P1 allows the pair.
 fn operand(t: &Arc<SqlTable>, c: usize, k: Datum, coll: Collation) -> Option<Operand> {
     let ty = &t.columns[c].ty;
+    // A date column against a string compares it as the date it reads as: the string is read
+    // once here, when it reads without a warning.
+    let k = match k {
+        Datum::Bytes(_) if matches!(ty.name, TypeName::Date | TypeName::DateTime) => {
+            let mut w = types::Warnings::default();
+            let dt = types::to_datetime(&k, &mut w)?;
+            if !w.0.is_empty() {
+                return None;
+            }
+            Datum::DateTime(dt)
+        }
+        k => k,
+    };
     Some(match (kind_of(ty, &k)?, k) {
         (Kind::Text { latin1 }, Datum::Bytes(k)) => Operand::Text {
             latin1,
             k: types::comparable(coll, &k).into_owned(),
             coll,
         },
-        (_, k) => Operand::Value {
-            t: t.clone(),
-            c,
-            k,
-            coll,
+        (_, k) => match stored_exactly(t, c, &k, coll) {
+            Some(b) => Operand::Stored(b),
+            None => Operand::Value {
+                t: t.clone(),
+                c,
+                k,
+                coll,
+            },
         },
     })
+}
+
+/// Constant `k` as column `c` of `t` stores it, if the column's bytes order as its values do
+/// and the stored value loads back equal to `k` (no rounding or clipping).
+fn stored_exactly(t: &SqlTable, c: usize, k: &Datum, coll: Collation) -> Option<Vec<u8>> {
+    let ty = &t.columns[c].ty;
+    if !(ty.is_integer()
+        || matches!(
+            ty.name,
+            TypeName::Decimal | TypeName::Date | TypeName::DateTime
+        ))
+    {
+        return None;
+    }
+    let mut w = types::Warnings::default();
+    let v = types::store(k, ty, types::SqlMode::DEFAULT, ("", ""), 0, &mut w).ok()?;
+    let col = t.table.def.columns.get(c)?;
+    let mut out = Vec::new();
+    innoxide_engine::dict::schema::encode(col, &v, &mut out).ok()?;
+    let back = types::load_stored(col, &out, ty);
+    (back.compare(k, coll) == Some(Ordering::Equal)).then_some(out)
 }
 
 impl Operand {
@@ -278,6 +320,7 @@ impl Operand {
                 let v = loaded_text(*latin1, b);
                 Some(coll.compare(&types::comparable(*coll, &v), k))
             }
+            Operand::Stored(k) => Some(b.cmp(k)),
             Operand::Value { t, c, k, coll } => {
                 let col = &t.table.def.columns[*c];
                 types::load_stored(col, b, &t.columns[*c].ty).compare(k, *coll)
