@@ -2357,6 +2357,27 @@ fn scan_filters_keep_the_where_clause_answers() {
             .unwrap();
         assert_eq!(got, want, "covering: {cond}");
     }
+    // A table joined by hash (b.i is the first column of no index) is read once with its own
+    // conditions tested in the scan, for an inner and a LEFT JOIN.
+    for (pushed, kept) in [
+        (
+            "SELECT a.id, b.id FROM f a JOIN f b ON b.i = a.i \
+             WHERE b.u8 LIKE '%e%' AND b.d > 0 AND a.id < 60 ORDER BY a.id, b.id",
+            "SELECT a.id, b.id FROM f a JOIN f b ON b.i = a.i \
+             WHERE IF(b.u8 LIKE '%e%' AND b.d > 0, 1, 0) = 1 AND a.id < 60 ORDER BY a.id, b.id",
+        ),
+        (
+            "SELECT a.id, b.id FROM f a LEFT JOIN f b ON b.i = a.i AND b.u8 IN ('abc', 'zz') \
+             WHERE a.id < 60 ORDER BY a.id, b.id",
+            "SELECT a.id, b.id FROM f a LEFT JOIN f b ON b.i = a.i \
+             AND IF(b.u8 IN ('abc', 'zz'), 1, 0) = 1 WHERE a.id < 60 ORDER BY a.id, b.id",
+        ),
+    ] {
+        let got: Vec<(i64, Option<i64>)> = c.query(pushed).unwrap();
+        let want: Vec<(i64, Option<i64>)> = c.query(kept).unwrap();
+        assert_eq!(got, want, "{pushed}");
+        assert!(got.iter().any(|r| r.1.is_some()), "{pushed}: some rows join");
+    }
     // Parameters of a prepared statement.
     let st = c
         .prep("SELECT id FROM f WHERE u8 LIKE ? AND i > ? AND d < ? ORDER BY id")

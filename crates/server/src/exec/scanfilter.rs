@@ -24,38 +24,48 @@ use super::expr::{cmp_holds, CExpr};
 use super::select::Access;
 use crate::catalog::SqlTable;
 
-/// The tests of `conds` (conditions on rows whose first columns are `t`'s) that P1 allows,
-/// `params` standing for the statement's parameters, but for the columns whose conditions
-/// `access`'s key range already applies; None if there are none.
+/// Where the conditions' columns are: `t`'s columns from `offset` on in the rows they test,
+/// `params` standing for the statement's parameters; conditions on the `ranged` columns are
+/// left out.
+struct Place<'a> {
+    t: &'a Arc<SqlTable>,
+    offset: usize,
+    params: &'a [Datum],
+    ranged: &'a [usize],
+}
+
+/// The tests of `conds` (conditions on rows holding `t`'s columns from `offset` on) that P1
+/// allows, `params` standing for the statement's parameters, but for the columns whose
+/// conditions `access`'s key range already applies; None if there are none.
 pub(crate) fn scan_filter(
     t: &Arc<SqlTable>,
+    offset: usize,
     conds: [Option<&CExpr>; 2],
     params: &[Datum],
     access: &Access,
 ) -> Option<Arc<RowFilter>> {
-    let ranged = range_columns(t, access);
+    let at = Place {
+        t,
+        offset,
+        params,
+        ranged: range_columns(t, access),
+    };
     let mut filter = RowFilter::default();
     for c in conds.into_iter().flatten() {
-        add_tests(t, c, params, ranged, &mut filter);
+        add_tests(&at, c, &mut filter);
     }
     (!filter.is_empty()).then(|| Arc::new(filter))
 }
 
-/// The tests of the conjuncts of `e` into `filter`, but for the columns in `ranged`.
-fn add_tests(
-    t: &Arc<SqlTable>,
-    e: &CExpr,
-    params: &[Datum],
-    ranged: &[usize],
-    filter: &mut RowFilter,
-) {
+/// The tests of the conjuncts of `e` into `filter`.
+fn add_tests(at: &Place<'_>, e: &CExpr, filter: &mut RowFilter) {
     match e {
         CExpr::And(a, b) => {
-            add_tests(t, a, params, ranged, filter);
-            add_tests(t, b, params, ranged, filter);
+            add_tests(at, a, filter);
+            add_tests(at, b, filter);
         }
         e => {
-            if let Some((c, test)) = test_of(t, e, params, ranged) {
+            if let Some((c, test)) = test_of(at, e) {
                 filter.add(c, test);
             }
         }
@@ -111,10 +121,13 @@ fn kind_of(ty: &SqlType, k: &Datum) -> Option<Kind> {
     }
 }
 
-/// The column of the table a condition reads, if `e` is one and not in `ranged`.
-fn column(t: &SqlTable, e: &CExpr, ranged: &[usize]) -> Option<usize> {
+/// The column of the table a condition reads, if `e` is one and not a ranged one.
+fn column(at: &Place<'_>, e: &CExpr) -> Option<usize> {
     match e {
-        CExpr::Col(c) if *c < t.columns.len() && !ranged.contains(c) => Some(*c),
+        CExpr::Col(p) => {
+            let c = p.checked_sub(at.offset)?;
+            (c < at.t.columns.len() && !at.ranged.contains(&c)).then_some(c)
+        }
         _ => None,
     }
 }
@@ -128,14 +141,10 @@ fn constant(e: &CExpr, params: &[Datum]) -> Option<Datum> {
     }
 }
 
-/// The test of one conjunct (P1), with the column it reads (not one of `ranged`).
-fn test_of(
-    t: &Arc<SqlTable>,
-    e: &CExpr,
-    params: &[Datum],
-    ranged: &[usize],
-) -> Option<(usize, FieldTest)> {
-    let column = |e: &CExpr| column(t, e, ranged);
+/// The test of one conjunct (P1), with the column it reads (not a ranged one).
+fn test_of(at: &Place<'_>, e: &CExpr) -> Option<(usize, FieldTest)> {
+    let (t, params) = (at.t, at.params);
+    let column = |e: &CExpr| column(at, e);
     match e {
         CExpr::Cmp(op, a, b, coll) => {
             let op = *op;

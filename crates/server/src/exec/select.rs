@@ -911,7 +911,7 @@ impl Session {
                         && !matches!(kind, JoinKind::Left | JoinKind::Right))
                     .then(|| {
                         let conds = [on_c.as_ref(), where_here.as_ref()];
-                        scanfilter::scan_filter(t, conds, params, &access)
+                        scanfilter::scan_filter(t, 0, conds, params, &access)
                     })
                     .flatten();
                     let mut matched = false;
@@ -1022,19 +1022,25 @@ impl Session {
             return Ok(None);
         }
         let used_here = &j.used[st.offset..st.offset + width];
+        let all = Access::Range {
+            index: None,
+            from: KeyBound::Unbounded,
+            to: KeyBound::Unbounded,
+            forward: true,
+        };
+        // The conjuncts of the level's ON (WHERE's pushed there too) on this table alone
+        // refuse its rows whatever they would be paired with, LEFT JOIN or not (scanfilter.rs).
+        let filter = (kind != JoinKind::Right).then(|| {
+            let conds = [j.on_cs[si].as_ref(), None];
+            scanfilter::scan_filter(t, st.offset, conds, j.params, &all)
+        });
         let how = ReadHow {
             lock: None,
             semi_consistent: false,
             columns: Some(used_here),
             limit: None,
             first: None,
-            filter: None,
-        };
-        let all = Access::Range {
-            index: None,
-            from: KeyBound::Unbounded,
-            to: KeyBound::Unbounded,
-            forward: true,
+            filter: filter.flatten(),
         };
         let tmp = self.tmp_area();
         let mut data = RowBuf::new(tmp.budget, tmp.sort.tmpdir);
