@@ -2376,7 +2376,10 @@ fn scan_filters_keep_the_where_clause_answers() {
         let got: Vec<(i64, Option<i64>)> = c.query(pushed).unwrap();
         let want: Vec<(i64, Option<i64>)> = c.query(kept).unwrap();
         assert_eq!(got, want, "{pushed}");
-        assert!(got.iter().any(|r| r.1.is_some()), "{pushed}: some rows join");
+        assert!(
+            got.iter().any(|r| r.1.is_some()),
+            "{pushed}: some rows join"
+        );
     }
     // Parameters of a prepared statement.
     let st = c

@@ -100,39 +100,53 @@ pub fn start_with(socket: bool, extra: &[&str]) -> Server {
 
 /// Starts the server on an existing data directory (see `Server::kill_keep_dir`).
 pub fn start_in(dir: tempfile::TempDir, socket: bool, extra: &[&str]) -> Server {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let sock = socket.then(|| dir.path().join("innoxide.sock"));
-    let sock_arg = format!(
-        "--socket={}",
-        sock.as_deref()
-            .map_or(String::new(), |p| p.display().to_string())
-    );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_innoxide"))
-        .args([
-            // Hermetic: no /etc/my.cnf or ~/.my.cnf (this must be the first option).
-            "--no-defaults",
-            "--datadir",
-            dir.path().to_str().unwrap(),
-            "--innodb-buffer-pool-size=16M",
-            "--innodb-log-file-size=4M",
-            &format!("--port={port}"),
-            &sock_arg,
-        ])
-        .args(extra)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(err).lines();
-    loop {
-        let l = lines.next().expect("server exited").unwrap();
-        if l.contains("ready for connections") {
-            break;
+    // A free port is found by binding port 0 and letting it go: another test's server may
+    // take it first, so a start that fails to bind it tries again with another.
+    let mut attempts = 0;
+    let (child, port, sock, lines) = loop {
+        attempts += 1;
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let sock = socket.then(|| dir.path().join("innoxide.sock"));
+        let sock_arg = format!(
+            "--socket={}",
+            sock.as_deref()
+                .map_or(String::new(), |p| p.display().to_string())
+        );
+        let mut child = Command::new(env!("CARGO_BIN_EXE_innoxide"))
+            .args([
+                // Hermetic: no /etc/my.cnf or ~/.my.cnf (this must be the first option).
+                "--no-defaults",
+                "--datadir",
+                dir.path().to_str().unwrap(),
+                "--innodb-buffer-pool-size=16M",
+                "--innodb-log-file-size=4M",
+                &format!("--port={port}"),
+                &sock_arg,
+            ])
+            .args(extra)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(err).lines();
+        let mut seen = Vec::new();
+        let ready = loop {
+            match lines.next() {
+                Some(Ok(l)) if l.contains("ready for connections") => break true,
+                Some(Ok(l)) => seen.push(l),
+                _ => break false,
+            }
+        };
+        if ready {
+            break (child, port, sock, lines);
         }
-    }
+        let _ = child.wait();
+        let taken = seen.iter().any(|l| l.contains("Address already in use"));
+        assert!(taken && attempts < 5, "server exited:\n{}", seen.join("\n"));
+    };
     let log = Arc::new(Mutex::new(Vec::new()));
     let keep = log.clone();
     std::thread::spawn(move || {
