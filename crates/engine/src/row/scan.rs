@@ -400,9 +400,11 @@ fn take_clustered<M: RowMaker>(
     record::field_ranges(lay, rec, reach, ranges);
     let v = match view {
         Some((v, own)) => {
-            let trx = ranges[lay.n_order]
-                .bytes(lay, rec)
-                .map_or(0, |b| read_u48(b, 0));
+            // As vers::trx_id: every clustered record has one (a broken page otherwise).
+            let trx = read_u48(
+                (ranges[lay.n_order].bytes(lay, rec)).expect("clustered record has a trx id"),
+                0,
+            );
             match vers::visible_from(mtr.inner(), t, rec, trx, v, *own)? {
                 Some(Cow::Owned(old)) => {
                     // An older version: its fields lie elsewhere.
