@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::mtr::Mtr;
 use crate::page;
 use crate::page::record;
-use crate::row::{sec_entry, ClustRec};
+use crate::row::{sec_entry, ClustRec, Stored};
 use crate::tablespace::fsp;
 use crate::trx::undo;
 use crate::types::{PageId, PageNo, SpaceId, FIL_NULL, SYSTEM_SPACE};
@@ -60,12 +60,33 @@ fn check_table(
     rep: &mut CheckReport,
 ) -> Result<()> {
     let mut expected: Vec<HashMap<Vec<u8>, u32>> = vec![HashMap::new(); t.secondary.len()];
+    // Each clustered record (deleted or not) by key, to explain an entry with no row.
+    let mut described: HashMap<Vec<u8>, String> = HashMap::new();
     let mut err: Option<Error> = None;
     let st = check_tree(inner, &t.clustered, |rec, _| {
-        if record::is_deleted(rec) || err.is_some() {
+        if err.is_some() {
             return Ok(());
         }
         let cr = ClustRec::parse(t, rec);
+        described.insert(
+            entry_bytes(&cr.key(t)),
+            format!(
+                "delete-marked {}, trx id {}, columns {:?}",
+                cr.deleted,
+                cr.trx_id,
+                cr.cols
+                    .iter()
+                    .map(|c| match c {
+                        Stored::Inline(v) => String::from_utf8_lossy(v).into_owned(),
+                        Stored::Null => "NULL".into(),
+                        Stored::Extern(_) => "(off-page)".into(),
+                    })
+                    .collect::<Vec<_>>()
+            ),
+        );
+        if cr.deleted {
+            return Ok(());
+        }
         for (i, s) in t.secondary.iter().enumerate() {
             match sec_entry(inner, t, s, &cr) {
                 Ok(e) => *expected[i].entry(entry_bytes(&e)).or_default() += 1,
@@ -95,13 +116,22 @@ fn check_table(
                 Some(n) if *n > 0 => *n -= 1,
                 _ => {
                     extra.get_or_insert_with(|| {
+                        // The clustered key is the entry's last fields.
+                        let nk = t.clustered.leaf.n_order;
+                        let mut key = record::Tuple::new();
+                        for i in e.len().saturating_sub(nk)..e.len() {
+                            key.push(e.get(i));
+                        }
                         format!(
-                            "index {} of {} has an entry with no row: {:?}",
+                            "index {} of {} has an entry with no row: {:?} (clustered record: {})",
                             s.spec.name,
                             t.name,
                             e.iter()
                                 .map(|f| f.map(String::from_utf8_lossy))
-                                .collect::<Vec<_>>()
+                                .collect::<Vec<_>>(),
+                            described
+                                .get(&entry_bytes(&key))
+                                .map_or("none", String::as_str)
                         )
                     });
                 }

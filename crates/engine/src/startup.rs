@@ -280,6 +280,11 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
         .partition(|t| t.xid.is_some());
     report.trx_prepared = prepared.len();
     report.trx_rolled_back = active.len();
+    // The published purge view starts as a view of this moment: it sees every transaction
+    // committed before the start, so version walks (rollback's, purge's) stop at the first
+    // committed version instead of following roll pointers into undo logs purged before the
+    // start, whose pages may hold other logs by now (trx purge_view, vers R1).
+    *inner.trx.purge_view.write() = Arc::new(inner.trx.purge_view());
     for t in &prepared {
         tracing::warn!(
             "InnoDB: Transaction {} was in the XA prepared state; it keeps its locks until XA COMMIT or XA ROLLBACK",
