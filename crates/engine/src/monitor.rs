@@ -695,3 +695,156 @@ pub fn active_transactions(inner: &Inner) -> Vec<(u64, f64, bool)> {
         })
         .collect()
 }
+
+/// One lock request as performance_schema.data_locks shows it.
+pub struct DataLock {
+    pub trx: u64,
+    pub table_id: crate::types::TableId,
+    /// The table (None if it was dropped meanwhile).
+    pub table: Option<std::sync::Arc<crate::dict::Table>>,
+    /// The index's name (PRIMARY, GEN_CLUST_INDEX for a hidden key); None for a table lock.
+    pub index: Option<String>,
+    /// The key's fields; None for a table lock or the supremum.
+    pub fields: Option<Vec<LockField>>,
+    /// A lock on the gap after the index's last record.
+    pub supremum: bool,
+    /// InnoDB's notation: IS, IX, S, X (next-key), X,GAP, X,REC_NOT_GAP,
+    /// X,GAP,INSERT_INTENTION.
+    pub mode: String,
+    pub waiting: bool,
+    /// ENGINE_LOCK_ID: distinct for each request of one listing.
+    pub id: String,
+}
+
+/// One field of a locked record's key.
+#[derive(Clone)]
+pub struct LockField {
+    /// The column it comes from (None: the hidden row id).
+    pub column: Option<usize>,
+    /// Its bytes normalised by the field's collation (None: NULL).
+    pub bytes: Option<Vec<u8>>,
+    /// The collation keeps the stored bytes (numbers, dates, binary strings): `bytes` is the
+    /// stored value itself.
+    pub exact: bool,
+}
+
+impl DataLock {
+    pub fn is_table(&self) -> bool {
+        self.index.is_none()
+    }
+}
+
+fn lock_mode(key: &crate::lock::LockKey, r: &crate::lock::Req) -> String {
+    use crate::lock::Kind;
+    let m = format!("{:?}", r.mode);
+    if key.is_table() {
+        return m;
+    }
+    match r.kind {
+        Kind::NextKey => m,
+        Kind::Gap => format!("{m},GAP"),
+        Kind::RecNotGap => format!("{m},REC_NOT_GAP"),
+        Kind::InsertIntention => format!("{m},GAP,INSERT_INTENTION"),
+    }
+}
+
+/// The lock requests now (performance_schema.data_locks), and which waits for which
+/// (data_lock_waits: pairs of positions in the list, the waiting request first).
+pub fn data_locks(inner: &Inner) -> (Vec<DataLock>, Vec<(usize, usize)>) {
+    use crate::dict::FieldSrc;
+    let mut rows = Vec::new();
+    let mut waits = Vec::new();
+    for (key, q) in inner.trx.locks.requests() {
+        let table = inner.dict.by_id(key.table);
+        let index = if key.is_table() {
+            None
+        } else {
+            Some(table.as_ref().map_or_else(
+                || format!("index {}", key.index),
+                |t| {
+                    if t.clustered.id == key.index {
+                        let name = if t.has_hidden_pk() {
+                            "GEN_CLUST_INDEX"
+                        } else {
+                            "PRIMARY"
+                        };
+                        name.to_string()
+                    } else {
+                        t.secondary
+                            .iter()
+                            .find(|s| s.index.id == key.index)
+                            .map_or_else(|| format!("index {}", key.index), |s| s.spec.name.clone())
+                    }
+                },
+            ))
+        };
+        let index_of = |t: &crate::dict::Table| -> Option<std::sync::Arc<crate::btree::Index>> {
+            if t.clustered.id == key.index {
+                return Some(t.clustered.clone());
+            }
+            let s = t.secondary.iter().find(|s| s.index.id == key.index)?;
+            Some(s.index.clone())
+        };
+        let exact = |i: usize| {
+            table.as_deref().and_then(index_of).is_some_and(|x| {
+                x.leaf
+                    .fields
+                    .get(i)
+                    .is_some_and(|f| f.collation == crate::Collation::Binary)
+            })
+        };
+        // The column behind each field of the key.
+        let source = |i: usize| -> Option<usize> {
+            let t = table.as_ref()?;
+            if t.clustered.id == key.index {
+                return if t.has_hidden_pk() {
+                    None
+                } else {
+                    t.pk_cols.get(i).copied()
+                };
+            }
+            let s = t.secondary.iter().find(|s| s.index.id == key.index)?;
+            match s.fields.get(i)? {
+                FieldSrc::Col(c) => Some(*c),
+                FieldSrc::RowId => None,
+            }
+        };
+        let fields = key.fields().map(|f| {
+            f.iter()
+                .enumerate()
+                .map(|(i, b)| LockField {
+                    column: source(i),
+                    bytes: b.map(<[u8]>::to_vec),
+                    exact: exact(i),
+                })
+                .collect()
+        });
+        let hex: String = key.key.iter().map(|b| format!("{b:02x}")).collect();
+        let first = rows.len();
+        for (pos, r) in q.iter().enumerate() {
+            if r.waiting {
+                for b in crate::lock::LockSys::blockers(&q, pos) {
+                    waits.push((first + pos, first + b));
+                }
+            }
+            let mode = lock_mode(&key, r);
+            let id = if key.is_table() {
+                format!("{}:{}:{mode}", r.trx, key.table)
+            } else {
+                format!("{}:{}:{}:{hex}:{mode}", r.trx, key.table, key.index)
+            };
+            rows.push(DataLock {
+                trx: r.trx,
+                table_id: key.table,
+                table: table.clone(),
+                index: index.clone(),
+                fields: fields.clone(),
+                supremum: key.is_supremum(),
+                mode,
+                waiting: r.waiting,
+                id,
+            });
+        }
+    }
+    (rows, waits)
+}

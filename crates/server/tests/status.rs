@@ -733,13 +733,159 @@ fn system_schemas_are_listed_and_readable() {
         }
     }
     let full: Vec<(String, String)> = c.query("SHOW FULL TABLES FROM performance_schema").unwrap();
+    let base = |t: &str| (t.to_string(), "BASE TABLE".to_string());
     assert_eq!(
         full,
-        vec![(
-            "events_waits_summary_global_by_event_name".to_string(),
-            "BASE TABLE".to_string()
-        )]
+        vec![
+            base("data_lock_waits"),
+            base("data_locks"),
+            base("events_waits_summary_global_by_event_name")
+        ]
     );
+}
+
+/// performance_schema.data_locks lists each lock request now (table and record locks, granted
+/// and waiting, in InnoDB's notation, the key's values in LOCK_DATA, GEN_CLUST_INDEX and a hex
+/// row id for a table without a primary key), data_lock_waits who waits for whom by lock ids
+/// data_locks shows; when the transactions end, both are empty.
+#[test]
+fn data_locks_show_held_and_waiting_requests() {
+    let s = start();
+    let mut c = connect(&s);
+    c.query_drop(
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT, KEY kv (v)); \
+         INSERT INTO d.t VALUES (1, 10), (5, 50), (9, 90); CREATE TABLE d.h (x INT); \
+         INSERT INTO d.h VALUES (1), (2)",
+    )
+    .unwrap();
+    let mut a = connect(&s);
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("SELECT * FROM d.t WHERE id = 5 FOR UPDATE")
+        .unwrap();
+    a.query_drop("SELECT * FROM d.t FORCE INDEX (kv) WHERE v = 10 FOR SHARE")
+        .unwrap();
+    a.query_drop("UPDATE d.h SET x = 3 WHERE x = 1").unwrap();
+    let a_trx: u64 = a
+        .query_first("SELECT TRX_ID FROM information_schema.INNODB_TRX")
+        .unwrap()
+        .unwrap();
+    let mut b = connect(&s);
+    let waiter = std::thread::spawn(move || b.query_drop("UPDATE d.t SET v = 0 WHERE id = 5"));
+    type Row = (
+        u64,
+        String,
+        String,
+        Option<String>,
+        String,
+        String,
+        String,
+        Option<String>,
+    );
+    let rows = |c: &mut mysql::Conn| -> Vec<Row> {
+        c.query(
+            "SELECT ENGINE_TRANSACTION_ID, ENGINE_LOCK_ID, OBJECT_NAME, INDEX_NAME, LOCK_TYPE, \
+             LOCK_MODE, LOCK_STATUS, LOCK_DATA FROM performance_schema.data_locks",
+        )
+        .unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let locks = loop {
+        let r = rows(&mut c);
+        if r.iter().any(|x| x.6 == "WAITING") || Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let has = |trx: Option<u64>,
+               table: &str,
+               index: Option<&str>,
+               mode: &str,
+               st: &str,
+               data: Option<&str>| {
+        locks.iter().any(|x| {
+            trx.is_none_or(|t| x.0 == t)
+                && x.2 == table
+                && x.3.as_deref() == index
+                && x.5 == mode
+                && x.6 == st
+                && x.7.as_deref() == data
+        })
+    };
+    assert!(
+        has(Some(a_trx), "t", None, "IX", "GRANTED", None),
+        "{locks:?}"
+    );
+    assert!(
+        has(
+            Some(a_trx),
+            "t",
+            Some("PRIMARY"),
+            "X,REC_NOT_GAP",
+            "GRANTED",
+            Some("5")
+        ),
+        "{locks:?}"
+    );
+    assert!(
+        has(Some(a_trx), "t", Some("kv"), "S", "GRANTED", Some("10, 1")),
+        "{locks:?}"
+    );
+    assert!(
+        has(
+            Some(a_trx),
+            "h",
+            Some("GEN_CLUST_INDEX"),
+            "X",
+            "GRANTED",
+            Some("0x000000000001")
+        ),
+        "{locks:?}"
+    );
+    assert!(
+        has(
+            Some(a_trx),
+            "h",
+            Some("GEN_CLUST_INDEX"),
+            "X,GAP",
+            "GRANTED",
+            Some("supremum pseudo-record")
+        ),
+        "{locks:?}"
+    );
+    let waiting: Vec<&Row> = locks.iter().filter(|x| x.6 == "WAITING").collect();
+    assert_eq!(waiting.len(), 1, "{locks:?}");
+    let w = waiting[0];
+    assert_ne!(w.0, a_trx);
+    assert_eq!(
+        (w.3.as_deref(), w.5.as_str(), w.7.as_deref()),
+        (Some("PRIMARY"), "X,REC_NOT_GAP", Some("5"))
+    );
+    let waits: Vec<(String, u64, String, u64)> = c
+        .query(
+            "SELECT REQUESTING_ENGINE_LOCK_ID, REQUESTING_ENGINE_TRANSACTION_ID, \
+             BLOCKING_ENGINE_LOCK_ID, BLOCKING_ENGINE_TRANSACTION_ID \
+             FROM performance_schema.data_lock_waits",
+        )
+        .unwrap();
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    let (req, req_trx, blk, blk_trx) = &waits[0];
+    assert_eq!((*req_trx, *blk_trx), (w.0, a_trx));
+    assert_eq!(req, &w.1);
+    assert!(
+        locks
+            .iter()
+            .any(|x| &x.1 == blk && x.0 == a_trx && x.6 == "GRANTED"),
+        "{blk} not in data_locks"
+    );
+    a.query_drop("COMMIT").unwrap();
+    waiter.join().unwrap().unwrap();
+    assert_eq!(rows(&mut c), Vec::<Row>::new());
+    let n: u64 = c
+        .query_first("SELECT COUNT(*) FROM performance_schema.data_lock_waits")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 0);
+    assert_eq!(s.panics(), Vec::<String>::new());
 }
 
 fn pool_var(c: &mut mysql::Conn) -> u64 {

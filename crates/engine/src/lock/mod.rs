@@ -60,7 +60,8 @@ use crate::latch::{Condvar, Mutex};
 use crate::error::{Error, Result};
 use crate::sync_stats::{WaitMutex, WaitStat};
 use crate::types::{IndexId, TableId};
-use store::{split, BucketKey, BucketMap, Req};
+pub use store::Req;
+use store::{split, BucketKey, BucketMap};
 
 /// Index id used for table lock keys.
 const TABLE_KEY: IndexId = u64::MAX;
@@ -95,6 +96,32 @@ impl LockKey {
 
     pub fn is_supremum(&self) -> bool {
         self.key.first() == Some(&SUPREMUM)
+    }
+
+    pub fn is_table(&self) -> bool {
+        self.index == TABLE_KEY
+    }
+
+    /// The fields of a record key (None: SQL NULL; otherwise the field's bytes normalised by
+    /// its collation, row::lock::key_of), or None for the supremum or a table.
+    pub fn fields(&self) -> Option<Vec<Option<&[u8]>>> {
+        if self.is_table() || self.is_supremum() {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut rest = &self.key[..];
+        while let Some((&flag, r)) = rest.split_first() {
+            if flag == 0 {
+                out.push(None);
+                rest = r;
+                continue;
+            }
+            let (len, r) = r.split_first_chunk::<4>()?;
+            let len = u32::from_be_bytes(*len) as usize;
+            out.push(Some(r.get(..len)?));
+            rest = &r[len..];
+        }
+        Some(out)
     }
 }
 
@@ -758,6 +785,31 @@ impl LockSys {
             .iter()
             .map(|s| s.map.lock().buckets().map(|b| b.n_reqs()).sum::<usize>())
             .sum()
+    }
+
+    /// Every request, key by key, each key's requests in queue order
+    /// (performance_schema.data_locks). Each shard is read under its mutex, one after the
+    /// other, so the listing is not one instant's.
+    pub fn requests(&self) -> Vec<(LockKey, Vec<Req>)> {
+        let mut out = Vec::new();
+        for sh in &self.shards {
+            let m = sh.map.lock();
+            for b in m.buckets() {
+                out.extend(b.requests());
+            }
+        }
+        out
+    }
+
+    /// The requests on the same key that a waiting request `w` (at `pos` in the key's queue
+    /// `q`) waits for: granted conflicting ones, and waiting ones ahead of it.
+    pub fn blockers(q: &[Req], pos: usize) -> Vec<usize> {
+        let w = &q[pos];
+        q.iter()
+            .enumerate()
+            .filter(|&(i, r)| i != pos && (i < pos || !r.waiting) && has_to_wait(w, r))
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// Transactions waiting for a lock, with whom they wait for.

@@ -162,6 +162,16 @@ impl Bits {
         }
     }
 
+    /// The slots set, in increasing order.
+    fn slots(&self) -> Vec<u8> {
+        let mut v: Vec<u8> = match self {
+            Bits::Few { n, s } => s[..usize::from(*n)].to_vec(),
+            Bits::Map(_) => (0..=255u8).filter(|&x| self.has(x)).collect(),
+        };
+        v.sort_unstable();
+        v
+    }
+
     fn count(&self) -> usize {
         match self {
             Bits::Few { n, .. } => usize::from(*n),
@@ -263,6 +273,34 @@ pub struct Bucket {
 }
 
 impl Bucket {
+    /// Every request of the bucket, key by key (keys in byte order), each key's requests in
+    /// queue order.
+    pub fn requests(&self) -> Vec<(LockKey, Vec<Req>)> {
+        let structs = self.structs.as_slice();
+        let mut slots: Vec<u8> = structs.iter().flat_map(|s| s.bits.slots()).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        let prefix: &[u8] = match &self.key.prefix {
+            Prefix::Inline { len, b } => &b[..usize::from(*len)],
+            Prefix::Heap(b) => b,
+        };
+        slots
+            .into_iter()
+            .map(|slot| {
+                let mut key = prefix.to_vec();
+                if self.key.index != super::TABLE_KEY {
+                    key.push(slot);
+                }
+                let k = LockKey {
+                    table: self.key.table,
+                    index: self.key.index,
+                    key,
+                };
+                (k, self.reqs(slot).map(|(_, r)| r).collect())
+            })
+            .collect()
+    }
+
     /// The requests on `slot`, with the index of their struct (their order).
     pub fn reqs(&self, slot: u8) -> impl Iterator<Item = (usize, Req)> + '_ {
         self.structs

@@ -54,7 +54,11 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
             "VIEWS",
         ])
     } else if db.eq_ignore_ascii_case("performance_schema") {
-        Some(&["events_waits_summary_global_by_event_name"])
+        Some(&[
+            "data_lock_waits",
+            "data_locks",
+            "events_waits_summary_global_by_event_name",
+        ])
     } else {
         None
     }
@@ -1687,15 +1691,25 @@ impl Session {
         }
     }
 
-    /// performance_schema tables (computed now from the engine). Only
-    /// events_waits_summary_global_by_event_name: one row per synchronization object
-    /// (innoxide_engine::sync_stats), times in picoseconds as MySQL gives them; no rows when
-    /// the server was started with performance_schema=OFF, as in MySQL.
+    /// performance_schema tables (computed now from the engine):
+    /// events_waits_summary_global_by_event_name, one row per synchronization object
+    /// (innoxide_engine::sync_stats), times in picoseconds as MySQL gives them; data_locks and
+    /// data_lock_waits (`data_locks`). No rows when the server was started with
+    /// performance_schema=OFF, as in MySQL.
     fn performance_schema(
         &mut self,
         table: &str,
     ) -> Result<(Vec<Column>, Vec<Vec<Datum>>), SqlError> {
-        if !table.eq_ignore_ascii_case("events_waits_summary_global_by_event_name") {
+        let on = self
+            .server
+            .vars
+            .get(&self.vars, "performance_schema", VarScope::Global)?
+            == VarValue::Bool(true);
+        let lower = table.to_ascii_lowercase();
+        if lower == "data_locks" || lower == "data_lock_waits" {
+            return Ok(self.data_locks(lower == "data_locks", on));
+        }
+        if lower != "events_waits_summary_global_by_event_name" {
             return Err(SqlError::new(
                 ER_NO_SUCH_TABLE,
                 &[&"performance_schema", &table],
@@ -1703,11 +1717,6 @@ impl Session {
         }
         let ps = |ns: u64| n(ns.saturating_mul(1000));
         let inner = self.server.catalog.engine.inner();
-        let on = self
-            .server
-            .vars
-            .get(&self.vars, "performance_schema", VarScope::Global)?
-            == VarValue::Bool(true);
         let rows = innoxide_engine::sync_stats::wait_rows(inner)
             .into_iter()
             .filter(|_| on)
@@ -1734,6 +1743,157 @@ impl Session {
             cols.push(Column::int(c));
         }
         Ok((cols, rows))
+    }
+
+    /// performance_schema.data_locks (`locks`) or data_lock_waits: the engine's lock requests
+    /// now (innoxide_engine::monitor::data_locks), in MySQL 8.0's columns. LOCK_DATA shows
+    /// a key's values as MySQL does (numbers bare, others quoted, `supremum pseudo-record`,
+    /// the hidden row id in hex); a string under a case- or accent-insensitive collation
+    /// shows as the lock knows it, its collation's weights (`'ABC'` for 'abc'). THREAD_ID
+    /// and EVENT_ID are NULL (no performance_schema threads or events here).
+    fn data_locks(&self, locks: bool, on: bool) -> (Vec<Column>, Vec<Vec<Datum>>) {
+        let inner = self.server.catalog.engine.inner();
+        let (list, waits) = if on {
+            innoxide_engine::monitor::data_locks(inner)
+        } else {
+            Default::default()
+        };
+        // OBJECT_INSTANCE_BEGIN: MySQL's is the lock's address; here a number derived from
+        // ENGINE_LOCK_ID, the same for the same request.
+        let instance = |id: &str| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            id.hash(&mut h);
+            n(h.finish() >> 1)
+        };
+        if !locks {
+            let cols = [
+                "ENGINE",
+                "REQUESTING_ENGINE_LOCK_ID",
+                "REQUESTING_ENGINE_TRANSACTION_ID",
+                "REQUESTING_THREAD_ID",
+                "REQUESTING_EVENT_ID",
+                "REQUESTING_OBJECT_INSTANCE_BEGIN",
+                "BLOCKING_ENGINE_LOCK_ID",
+                "BLOCKING_ENGINE_TRANSACTION_ID",
+                "BLOCKING_THREAD_ID",
+                "BLOCKING_EVENT_ID",
+                "BLOCKING_OBJECT_INSTANCE_BEGIN",
+            ];
+            let rows = waits
+                .iter()
+                .map(|&(w, b)| {
+                    let (w, b) = (&list[w], &list[b]);
+                    vec![
+                        s("INNODB"),
+                        s(&w.id),
+                        n(w.trx),
+                        Datum::Null,
+                        Datum::Null,
+                        instance(&w.id),
+                        s(&b.id),
+                        n(b.trx),
+                        Datum::Null,
+                        Datum::Null,
+                        instance(&b.id),
+                    ]
+                })
+                .collect();
+            let cols = cols
+                .iter()
+                .map(|&c| {
+                    if c == "ENGINE" || c.ends_with("LOCK_ID") {
+                        Column::text(c)
+                    } else {
+                        Column::int(c)
+                    }
+                })
+                .collect();
+            return (cols, rows);
+        }
+        let cat = &self.server.catalog;
+        let rows = list
+            .iter()
+            .map(|l| {
+                let full = l.table.as_ref().map(|t| t.name.clone());
+                let (db, name) = full
+                    .as_deref()
+                    .and_then(|f| f.split_once('/'))
+                    .map_or((Datum::Null, Datum::Null), |(d, t)| (s(d), s(t)));
+                let sql = full
+                    .as_deref()
+                    .and_then(|f| f.split_once('/'))
+                    .and_then(|(d, t)| cat.table(d, t).ok());
+                let data = if l.is_table() {
+                    Datum::Null
+                } else if l.supremum {
+                    s("supremum pseudo-record")
+                } else {
+                    let parts: Vec<String> = l
+                        .fields
+                        .iter()
+                        .flatten()
+                        .map(|f| lock_data_field(sql.as_deref(), f))
+                        .collect();
+                    s(parts.join(", "))
+                };
+                vec![
+                    s("INNODB"),
+                    s(&l.id),
+                    n(l.trx),
+                    Datum::Null,
+                    Datum::Null,
+                    db,
+                    name,
+                    Datum::Null,
+                    Datum::Null,
+                    // A table without a primary key: its clustered index on the hidden
+                    // DB_ROW_ID column has InnoDB's name for the generated one.
+                    opt(l.index.clone().map(|i| {
+                        if i == "PRIMARY" && sql.as_ref().is_some_and(|t| t.has_hidden_pk()) {
+                            "GEN_CLUST_INDEX".to_string()
+                        } else {
+                            i
+                        }
+                    })),
+                    instance(&l.id),
+                    s(if l.is_table() { "TABLE" } else { "RECORD" }),
+                    s(&l.mode),
+                    s(if l.waiting { "WAITING" } else { "GRANTED" }),
+                    data,
+                ]
+            })
+            .collect();
+        let cols = [
+            "ENGINE",
+            "ENGINE_LOCK_ID",
+            "ENGINE_TRANSACTION_ID",
+            "THREAD_ID",
+            "EVENT_ID",
+            "OBJECT_SCHEMA",
+            "OBJECT_NAME",
+            "PARTITION_NAME",
+            "SUBPARTITION_NAME",
+            "INDEX_NAME",
+            "OBJECT_INSTANCE_BEGIN",
+            "LOCK_TYPE",
+            "LOCK_MODE",
+            "LOCK_STATUS",
+            "LOCK_DATA",
+        ]
+        .iter()
+        .map(|&c| {
+            if matches!(
+                c,
+                "ENGINE_TRANSACTION_ID" | "THREAD_ID" | "EVENT_ID" | "OBJECT_INSTANCE_BEGIN"
+            ) {
+                Column::int(c)
+            } else {
+                Column::text(c)
+            }
+        })
+        .collect();
+        (cols, rows)
     }
 
     /// EXPLAIN: one row per table with the access path the planner chose.
@@ -2576,4 +2736,39 @@ struct How {
     hash_join: bool,
     /// A loose index scan (select.rs S14).
     loose: bool,
+}
+
+/// One field of a locked key as performance_schema.data_locks' LOCK_DATA shows it: numbers
+/// bare, other values quoted, NULL, the hidden row id as hex.
+fn lock_data_field(t: Option<&SqlTable>, f: &innoxide_engine::monitor::LockField) -> String {
+    let Some(b) = &f.bytes else {
+        return "NULL".into();
+    };
+    let quoted = |x: &[u8]| format!("'{}'", String::from_utf8_lossy(x));
+    let Some(c) = f.column else {
+        let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
+        return format!("0x{hex}");
+    };
+    let Some(t) = t.filter(|t| c < t.columns.len() && c < t.table.def.columns.len()) else {
+        return quoted(b);
+    };
+    if !f.exact {
+        return quoted(b);
+    }
+    let ty = &t.columns[c].ty;
+    let v = innoxide_engine::dict::schema::decode(&t.table.def.columns[c], Some(b));
+    if t.columns[c].meta.hidden {
+        // DB_ROW_ID, as InnoDB shows its 6-byte row id.
+        if let innoxide_engine::Value::UInt(id) = v {
+            return format!("0x{id:012X}");
+        }
+    }
+    let d = innoxide_sql::types::load(&v, ty);
+    let text = ty.render(&d).unwrap_or_default();
+    match d {
+        Datum::Int(_) | Datum::UInt(_) | Datum::Double(_) | Datum::Decimal(_) => {
+            String::from_utf8_lossy(&text).into_owned()
+        }
+        _ => quoted(&text),
+    }
 }
