@@ -25,6 +25,10 @@
 //!   re-reading the state. New readers do not enter while a writer waits (no writer
 //!   starvation), so a thread must never take S on a latch it already holds in S (the mtr memo
 //!   guarantees that for pages: mtr I3).
+//! - F5 (`RwLock::read_recursive`): a reader that enters past waiting writers, waiting only
+//!   while a writer holds the latch. For a reader a waiting writer may be waiting for (a
+//!   transaction taking a table's metadata lock again while another transaction, holding it
+//!   and blocking the DDL, waits for one of its row locks).
 //! - F3 (RawRwLatch wake-up): the thread that leaves the latch free with waiters clears a
 //!   waiting bit before it wakes its sleepers: one writer first; the readers if no writer was
 //!   asleep. A woken writer sets WRITERS_WAITING again when it locks, as other writers may
@@ -421,6 +425,46 @@ unsafe impl lock_api::RawRwLock for RawRwLatch {
     #[inline]
     fn is_locked_exclusive(&self) -> bool {
         write_locked(self.state.load(Ordering::Relaxed))
+    }
+}
+
+// SAFETY: a shared holder entering while no exclusive holder has the latch, as `lock_shared`
+// does; only a waiting writer is passed (F5).
+unsafe impl lock_api::RawRwLockRecursive for RawRwLatch {
+    fn lock_shared_recursive(&self) {
+        loop {
+            let s = self.state.load(Ordering::Relaxed);
+            if !write_locked(s) {
+                assert!(s & MASK != MAX_READERS, "latch reader count overflow");
+                if self
+                    .state
+                    .compare_exchange_weak(s, s + READ, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return;
+                }
+                continue;
+            }
+            if s & READERS_WAITING == 0
+                && self
+                    .state
+                    .compare_exchange(s, s | READERS_WAITING, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_err()
+            {
+                continue;
+            }
+            wait(&self.state, s | READERS_WAITING, None);
+        }
+    }
+
+    fn try_lock_shared_recursive(&self) -> bool {
+        self.try_to(|s| {
+            if !write_locked(s) && s & MASK < MAX_READERS {
+                Some(s + READ)
+            } else {
+                None
+            }
+        })
     }
 }
 

@@ -602,7 +602,15 @@ impl Trx {
                     continue;
                 }
             }
-            let _g = t.mdl.read();
+            // A transaction that holds a table lock on the table already has a stake in it
+            // (MySQL holds a transaction's metadata locks until it ends): it enters past a
+            // DDL waiting for the metadata lock (latch F5), which may be waiting for a
+            // statement that waits for this transaction's row locks.
+            let _g = if self.state.has_table_lock(t.id) {
+                t.mdl.read_recursive()
+            } else {
+                t.mdl.read()
+            };
             if t.dropped.load(Ordering::Acquire) {
                 continue;
             }

@@ -193,3 +193,58 @@ fn power_loss_during_redefine_leaves_old_or_new_definition() {
     });
     both_outcomes("redefine", old_states, new_states);
 }
+
+/// A transaction holding a row lock and the table's lock takes the metadata lock again while a
+/// DDL waits for it, and that DDL waits for a statement that waits for the row: the
+/// transaction must get in past the waiting DDL (latch F5, as MySQL's transaction-long
+/// metadata locks let it), or the three wait until the statement's lock wait times out (seen
+/// as a 1205 in the SQL suite's writers during instant ALTERs).
+#[test]
+fn a_transaction_with_a_stake_in_the_table_passes_a_waiting_ddl() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Arc::new(Engine::open(innoxide_testkit::small_config(dir.path(), 4)).unwrap());
+    filled(&engine, "d/t", 10).unwrap();
+    let t = engine.table("d/t").unwrap();
+    let mut a = engine.begin();
+    assert!(a
+        .update(&t, &[Value::Int(1)], &[(1, Value::from("a1"))])
+        .unwrap());
+    // B waits for A's row, inside its statement (holding the metadata lock shared).
+    let b = {
+        let (engine, t) = (engine.clone(), t.clone());
+        std::thread::spawn(move || {
+            let mut b = engine.begin();
+            b.set_lock_wait_timeout(20);
+            let r = b.update(&t, &[Value::Int(1)], &[(1, Value::from("b1"))]);
+            b.commit().unwrap();
+            r
+        })
+    };
+    while engine.inner().trx.locks.waiting().is_empty() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // The DDL waits for B's shared metadata lock.
+    let ddl = {
+        let engine = engine.clone();
+        let mut d = def("d/t");
+        d.options = "after".into();
+        std::thread::spawn(move || engine.redefine_table(d, &[]))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    assert!(a
+        .update(&t, &[Value::Int(2)], &[(1, Value::from("a2"))])
+        .unwrap());
+    let waited = started.elapsed();
+    a.commit().unwrap();
+    assert!(
+        waited < std::time::Duration::from_secs(5),
+        "A waited {waited:?} behind the DDL, which waited for B, which waited for A"
+    );
+    assert!(b.join().unwrap().unwrap());
+    ddl.join().unwrap().unwrap();
+    let rows = rows(&engine, "d/t");
+    assert_eq!(rows[1], (1, "b1".to_string()));
+    assert_eq!(rows[2], (2, "a2".to_string()));
+    assert_eq!(engine.table("d/t").unwrap().def.options, "after");
+}

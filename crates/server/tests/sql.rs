@@ -2224,25 +2224,39 @@ fn writers(
     (0..n)
         .map(|w| {
             let mut conn = connect(s);
+            // A failing statement shows the locks and transactions of that moment.
+            let mut diag = connect(s);
             let stop = stop.clone();
             std::thread::spawn(move || {
+                let mut fail = |sql: &str, e: mysql::Error| -> ! {
+                    let locks: Vec<mysql::Row> = diag
+                        .query("SELECT * FROM performance_schema.data_locks")
+                        .unwrap_or_default();
+                    let trx: Vec<mysql::Row> = diag
+                        .query("SELECT * FROM information_schema.INNODB_TRX")
+                        .unwrap_or_default();
+                    panic!("{sql}: {e}\nlocks: {locks:?}\ntransactions: {trx:?}")
+                };
                 let ins = conn.prep("INSERT INTO a.t (id, v) VALUES (?, 1)").unwrap();
                 let mut acked = Vec::new();
                 let mut i = 1_000_000 * (w + 1);
                 while !stop.load(std::sync::atomic::Ordering::Acquire) {
                     i += 1;
                     if i % 2 == 0 {
-                        conn.exec_drop(&ins, (i,)).unwrap();
+                        if let Err(e) = conn.exec_drop(&ins, (i,)) {
+                            fail("prepared INSERT", e);
+                        }
                     } else {
-                        conn.query_drop(format!("INSERT INTO a.t (id, v) VALUES ({i}, 1)"))
-                            .unwrap();
+                        let sql = format!("INSERT INTO a.t (id, v) VALUES ({i}, 1)");
+                        if let Err(e) = conn.query_drop(&sql) {
+                            fail(&sql, e);
+                        }
                     }
                     acked.push((std::time::Instant::now(), i));
-                    conn.query_drop(format!(
-                        "UPDATE a.t SET v = v + 1 WHERE id = {}",
-                        i % 50000 + 1
-                    ))
-                    .unwrap();
+                    let sql = format!("UPDATE a.t SET v = v + 1 WHERE id = {}", i % 50000 + 1);
+                    if let Err(e) = conn.query_drop(&sql) {
+                        fail(&sql, e);
+                    }
                 }
                 acked
             })

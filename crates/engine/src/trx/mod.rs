@@ -497,6 +497,11 @@ impl TrxState {
         Ok(())
     }
 
+    /// True if the transaction holds a table lock (of any mode) on `table`.
+    pub fn has_table_lock(&self, table: TableId) -> bool {
+        self.tables.iter().any(|&(t, _)| t == table)
+    }
+
     /// A table lock, unless one the transaction holds already gives it (InnoDB's
     /// lock_table_has, looked up in the transaction's own list).
     pub fn lock_table(&mut self, inner: &Inner, table: TableId, mode: Mode) -> Result<()> {
