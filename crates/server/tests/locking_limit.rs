@@ -4,6 +4,7 @@
 //! sessions touch the same object). `SELECT ... ORDER BY key DESC LIMIT n FOR UPDATE` scans
 //! backwards and locks the gap above the range and the n rows it returns, as InnoDB does (the
 //! "take the newest row" pattern), and so do `UPDATE/DELETE ... ORDER BY key DESC LIMIT n`.
+//! An equality on a key prefix gap-locks the record after its matches without locking it.
 
 mod common;
 
@@ -154,5 +155,52 @@ fn descending_changes_with_limit_lock_only_their_rows() {
         }
         a.query_drop("ROLLBACK").unwrap();
     }
+    assert_eq!(s.panics(), Vec::<String>::new());
+}
+
+/// An equality on a key prefix (REPEATABLE READ) locks the matching records and only the gap
+/// before the first record past them (InnoDB's ROW_SEL_EXACT), not that record: another
+/// transaction can lock or change it at once, while inserts into the locked gaps wait. MariaDB
+/// 10.11 gives the same outcomes.
+#[test]
+fn an_equality_locks_only_the_gap_before_the_next_record() {
+    let s = start();
+    let (mut a, mut b) = history(&s);
+    a.query_drop(
+        "CREATE TABLE d.g (id INT PRIMARY KEY, v INT, KEY kv (v)); \
+         INSERT INTO d.g VALUES (1, 10), (3, 30), (5, 50)",
+    )
+    .unwrap();
+    let timeout = |r: mysql::Result<()>| match r {
+        Err(mysql::Error::MySqlError(e)) => e.code == 1205,
+        _ => false,
+    };
+    // A secondary index.
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("SELECT * FROM d.g FORCE INDEX (kv) WHERE v = 10 FOR SHARE")
+        .unwrap();
+    b.query_drop("BEGIN").unwrap();
+    let next: Vec<(i64, i64)> = b
+        .query("SELECT * FROM d.g FORCE INDEX (kv) WHERE v = 30 FOR UPDATE")
+        .unwrap();
+    assert_eq!(
+        next,
+        vec![(3, 30)],
+        "the record after the match is not locked"
+    );
+    b.query_drop("ROLLBACK").unwrap();
+    assert!(timeout(b.query_drop("INSERT INTO d.g VALUES (2, 20)")));
+    assert!(timeout(b.query_drop("INSERT INTO d.g VALUES (4, 9)")));
+    b.query_drop("INSERT INTO d.g VALUES (6, 31)").unwrap();
+    a.query_drop("ROLLBACK").unwrap();
+    // A prefix of the primary key.
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE d.h SET v = 1 WHERE obj = 1").unwrap();
+    b.query_drop("UPDATE d.h SET v = 2 WHERE obj = 2 AND horder = 1")
+        .unwrap();
+    assert!(timeout(b.query_drop("INSERT INTO d.h VALUES (1, 4, 0)")));
+    assert!(timeout(b.query_drop("INSERT INTO d.h VALUES (0, 9, 0)")));
+    a.query_drop("ROLLBACK").unwrap();
+    b.query_drop("INSERT INTO d.h VALUES (1, 4, 0)").unwrap();
     assert_eq!(s.panics(), Vec::<String>::new());
 }

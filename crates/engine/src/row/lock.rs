@@ -284,8 +284,9 @@ pub fn get(
 /// allows READ COMMITTED's semi-consistent read (UPDATE and DELETE). With `limit`, the scan
 /// stops once that many rows are returned, locking nothing after them.
 ///
-/// With gap locking a forward scan takes next-key locks on the records it reads, the first
-/// one past the range included (covering the gap up to it). A backward scan first locks the
+/// With gap locking a forward scan takes next-key locks on the records it reads, and locks
+/// the first one past the range for the gap up to it (next-key, or a gap lock when the range
+/// is one key prefix, `from` = `to`, both inclusive: an equality). A backward scan first locks the
 /// gap above the range (before the record after it, or the supremum), then takes next-key
 /// locks downwards; the gap below the lowest record it locks is that lock's own, so the
 /// record past the lower end is not locked (InnoDB's descending scan).
@@ -309,6 +310,7 @@ pub fn scan(
     };
     let gap = gap_locking(trx);
     let kind = if gap { Kind::NextKey } else { Kind::RecNotGap };
+    let equality = matches!((&from, &to), (Some((a, true)), Some((b, true))) if a == b);
     let mut out = Vec::new();
     // Position: (key, inclusive), from where the scan goes on in its direction.
     let (start, stop) = if forward { (from, to) } else { (to, from) };
@@ -391,12 +393,16 @@ pub fn scan(
             });
             if beyond {
                 // Forward with gap locking: the record past the range is locked too, for the
-                // gap before it. Backward: the last next-key lock already covers the gap.
+                // gap before it: a next-key lock, or only the gap when the range is one key
+                // prefix (an equality: InnoDB's ROW_SEL_EXACT, which gap-locks the first
+                // record that does not match). Backward: the last next-key lock already
+                // covers the gap.
                 if gap && forward {
                     let rk = key_of_rec(t.id, &idx, &rec);
                     if index.is_none() {
                         convert_implicit(inner, trx, t, &rk, &rec);
                     }
+                    let kind = if equality { Kind::Gap } else { kind };
                     if trx.try_lock(inner, &rk, how.mode(), kind)? == Outcome::MustWait {
                         drop(mtr);
                         match trx.wait_policy {
