@@ -4,7 +4,8 @@
 //! sessions touch the same object). `SELECT ... ORDER BY key DESC LIMIT n FOR UPDATE` scans
 //! backwards and locks the gap above the range and the n rows it returns, as InnoDB does (the
 //! "take the newest row" pattern), and so do `UPDATE/DELETE ... ORDER BY key DESC LIMIT n`.
-//! An equality on a key prefix gap-locks the record after its matches without locking it.
+//! An equality on a key prefix gap-locks the record after its matches without locking it; a
+//! unique search locks its record alone.
 
 mod common;
 
@@ -202,5 +203,27 @@ fn an_equality_locks_only_the_gap_before_the_next_record() {
     assert!(timeout(b.query_drop("INSERT INTO d.h VALUES (0, 9, 0)")));
     a.query_drop("ROLLBACK").unwrap();
     b.query_drop("INSERT INTO d.h VALUES (1, 4, 0)").unwrap();
+    // A unique search locks its record alone and nothing after it (MySQL: "for a unique
+    // index with a unique search condition, InnoDB locks only the index record found").
+    a.query_drop(
+        "CREATE TABLE d.u (id INT PRIMARY KEY, u INT NOT NULL, UNIQUE KEY uk (u)); \
+         INSERT INTO d.u VALUES (1, 10), (3, 30), (5, 50)",
+    )
+    .unwrap();
+    a.query_drop("BEGIN").unwrap();
+    let found: Vec<(i64, i64)> = a
+        .query("SELECT * FROM d.u FORCE INDEX (uk) WHERE u = 30 FOR UPDATE")
+        .unwrap();
+    assert_eq!(found, vec![(3, 30)]);
+    b.query_drop("BEGIN").unwrap();
+    let next: Vec<(i64, i64)> = b
+        .query("SELECT * FROM d.u FORCE INDEX (uk) WHERE u = 50 FOR UPDATE")
+        .unwrap();
+    assert_eq!(next, vec![(5, 50)]);
+    b.query_drop("ROLLBACK").unwrap();
+    b.query_drop("INSERT INTO d.u VALUES (4, 40)").unwrap();
+    let r = b.query_drop("UPDATE d.u SET id = 33 WHERE u = 30");
+    assert!(timeout(r), "the record found is locked");
+    a.query_drop("ROLLBACK").unwrap();
     assert_eq!(s.panics(), Vec::<String>::new());
 }

@@ -286,7 +286,9 @@ pub fn get(
 ///
 /// With gap locking a forward scan takes next-key locks on the records it reads, and locks
 /// the first one past the range for the gap up to it (next-key, or a gap lock when the range
-/// is one key prefix, `from` = `to`, both inclusive: an equality). A backward scan first locks the
+/// is one key prefix, `from` = `to`, both inclusive: an equality; a unique search, an
+/// equality on a whole unique key without NULLs, locks its live record alone and stops
+/// there). A backward scan first locks the
 /// gap above the range (before the record after it, or the supremum), then takes next-key
 /// locks downwards; the gap below the lowest record it locks is that lock's own, so the
 /// record past the lower end is not locked (InnoDB's descending scan).
@@ -311,6 +313,14 @@ pub fn scan(
     let gap = gap_locking(trx);
     let kind = if gap { Kind::NextKey } else { Kind::RecNotGap };
     let equality = matches!((&from, &to), (Some((a, true)), Some((b, true))) if a == b);
+    // A unique search (an equality on every field of a unique index, none NULL): its live
+    // record is locked alone (record only) and ends the scan (InnoDB's unique_search).
+    let unique_eq = equality
+        && forward
+        && idx.n_unique > 0
+        && from.as_ref().is_some_and(|(k, _)| {
+            k.len() >= idx.n_unique && (0..idx.n_unique).all(|i| k.get(i).is_some())
+        });
     let mut out = Vec::new();
     // Position: (key, inclusive), from where the scan goes on in its direction.
     let (start, stop) = if forward { (from, to) } else { (to, from) };
@@ -325,6 +335,7 @@ pub fn scan(
         kind,
         gap,
         semi_consistent,
+        unique_eq,
     };
     loop {
         let mut mtr = Mtr::new(inner);
@@ -423,6 +434,13 @@ pub fn scan(
                 Step::Row(next, row, rk) => {
                     pending.push((row, rk));
                     pos = Some(next);
+                    // A unique search found its record: nothing after it is locked.
+                    if unique_eq {
+                        if let Some(m) = held {
+                            m.commit()?;
+                        }
+                        break true;
+                    }
                     // With a limit, each row is tested before the next is locked.
                     if limit.is_some() {
                         if let Some(m) = held {
@@ -482,6 +500,8 @@ struct Scanned<'a> {
     kind: Kind,
     gap: bool,
     semi_consistent: bool,
+    /// A unique search: a live record is locked record-only.
+    unique_eq: bool,
 }
 
 impl Scanned<'_> {
@@ -500,7 +520,12 @@ impl Scanned<'_> {
         pred: &mut dyn FnMut(&[Value]) -> bool,
     ) -> Result<Step> {
         let mut mtr = held.take().expect("a latched leaf");
-        let (t, idx, how, kind, gap) = (self.t, self.idx, self.how, self.kind, self.gap);
+        let (t, idx, how, gap) = (self.t, self.idx, self.how, self.gap);
+        let kind = if self.unique_eq && !record::is_deleted(&rec) {
+            Kind::RecNotGap
+        } else {
+            self.kind
+        };
         let key = Tuple::from_rec(&idx.leaf, &rec, idx.leaf.n_order);
         let rk = key_of(t.id, idx, &key);
         let next = (key, false);
