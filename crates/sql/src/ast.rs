@@ -704,6 +704,8 @@ pub enum InsertSource {
 pub struct Update {
     pub table: ObjectName,
     pub alias: Option<String>,
+    /// USE / FORCE / IGNORE INDEX on the table.
+    pub hints: Vec<IndexHint>,
     /// (column, value); the column may be qualified `t.c` (qualifier dropped here).
     pub assignments: Vec<(String, Expr)>,
     pub selection: Option<Expr>,

@@ -740,6 +740,7 @@ impl Session {
         &mut self,
         table: &ast::ObjectName,
         alias: Option<&str>,
+        hints: &[ast::IndexHint],
         selection: &Option<Expr>,
         order_by: &[ast::OrderItem],
         sets: &[(String, Expr)],
@@ -754,6 +755,7 @@ impl Session {
                 let db = self.db_of(table)?;
                 let t = self.server.catalog.table(&db, &table.name)?;
                 let name = alias.unwrap_or(&t.name).to_string();
+                let index_use = super::select::IndexUse::resolve(&t, hints, &name)?;
                 let scope = vec![ScopeTable::of_table(&t, &name, 0)];
                 let mut conds = Vec::new();
                 if let Some(wc) = selection {
@@ -800,6 +802,7 @@ impl Session {
                 Arc::new(ChangePlan {
                     name,
                     table: t,
+                    index_use,
                     conds,
                     pred,
                     late,
@@ -843,7 +846,10 @@ impl Session {
         params: &[Datum],
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let t = &plan.table;
-        let needs = super::select::PathNeeds::ROWS;
+        let needs = super::select::PathNeeds {
+            used: None,
+            hints: &plan.index_use,
+        };
         let mut access = self.plan_access(t, &plan.name, true, &plan.conds, params, needs)?;
         if self.vars.sql_safe_updates() && limit.is_none() && access.is_full_scan() {
             return Err(SqlError::new(ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, &[]));
@@ -961,6 +967,7 @@ impl Session {
         let plan = self.change_plan(
             &u.table,
             u.alias.as_deref(),
+            &u.hints,
             &u.selection,
             &u.order_by,
             &u.assignments,
@@ -1106,6 +1113,7 @@ impl Session {
         let plan = self.change_plan(
             &d.table,
             d.alias.as_deref(),
+            &[],
             &d.selection,
             &d.order_by,
             &[],
@@ -1136,6 +1144,8 @@ pub(crate) struct ChangePlan {
     /// The name the statement gives the table (its alias, else its name).
     name: String,
     table: Arc<SqlTable>,
+    /// USE / FORCE / IGNORE INDEX (UPDATE).
+    index_use: super::select::IndexUse,
     /// WHERE's conjuncts, from which each execution chooses the access path.
     conds: Vec<Expr>,
     /// WHERE's conjuncts tested inside the locking read.

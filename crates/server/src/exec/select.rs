@@ -4507,7 +4507,11 @@ pub(crate) static NO_HINTS: IndexUse = IndexUse {
 impl IndexUse {
     /// The hints of a reference to `t` named `shown`; error 1176 for a name that is not an
     /// index of `t`.
-    fn resolve(t: &SqlTable, hints: &[ast::IndexHint], shown: &str) -> Result<IndexUse, SqlError> {
+    pub(crate) fn resolve(
+        t: &SqlTable,
+        hints: &[ast::IndexHint],
+        shown: &str,
+    ) -> Result<IndexUse, SqlError> {
         let mut u = IndexUse::default();
         for h in hints {
             let (names, force) = match h {

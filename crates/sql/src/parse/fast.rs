@@ -665,6 +665,7 @@ impl Query<'_, '_> {
         Some(Update {
             table,
             alias: None,
+            hints: Vec::new(),
             assignments,
             selection,
             order_by,

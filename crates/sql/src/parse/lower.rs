@@ -639,12 +639,17 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
-    fn single_table(&self, twj: sp::TableWithJoins, what: &str) -> R<(ObjectName, Option<String>)> {
+    /// The one table of a single-table UPDATE or DELETE, with its index hints.
+    fn single_table(
+        &self,
+        twj: sp::TableWithJoins,
+        what: &str,
+    ) -> R<(ObjectName, Option<String>, Vec<IndexHint>)> {
         if !twj.joins.is_empty() {
             return Err(unsupported(what));
         }
         match self.table_factor(twj.relation)? {
-            TableRef::Table { name, alias, hints } if hints.is_empty() => Ok((name, alias)),
+            TableRef::Table { name, alias, hints } => Ok((name, alias, hints)),
             _ => Err(unsupported(what)),
         }
     }
@@ -653,10 +658,11 @@ impl<'a> Ctx<'a> {
         if u.from.is_some() || u.returning.is_some() || u.or.is_some() {
             return Err(unsupported("multi-table UPDATE"));
         }
-        let (table, alias) = self.single_table(u.table, "multi-table UPDATE")?;
+        let (table, alias, hints) = self.single_table(u.table, "multi-table UPDATE")?;
         Ok(Update {
             table,
             alias,
+            hints,
             assignments: self.assignments(u.assignments)?,
             selection: self.opt_expr(u.selection)?,
             order_by: self.order_items(u.order_by)?,
@@ -757,7 +763,11 @@ impl<'a> Ctx<'a> {
         let twj = from
             .pop()
             .ok_or_else(|| unsupported("multi-table DELETE"))?;
-        let (table, alias) = self.single_table(twj, "multi-table DELETE")?;
+        let (table, alias, hints) = self.single_table(twj, "multi-table DELETE")?;
+        if !hints.is_empty() {
+            // MySQL's single-table DELETE has no index hints (a multiple-table one has).
+            return Err(unsupported("index hints in a single-table DELETE"));
+        }
         Ok(Delete {
             table,
             alias,

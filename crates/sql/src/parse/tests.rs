@@ -488,6 +488,7 @@ fn sysbench_exact() {
         Statement::Update(Box::new(Update {
             table: on("sbtest1"),
             alias: None,
+            hints: vec![],
             assignments: vec![("k".into(), bin(BinaryOp::Add, col("k"), num("1")))],
             selection: Some(bin(BinaryOp::Eq, col("id"), p0.clone())),
             order_by: vec![],
@@ -500,6 +501,7 @@ fn sysbench_exact() {
         Statement::Update(Box::new(Update {
             table: on("sbtest1"),
             alias: None,
+            hints: vec![],
             assignments: vec![("c".into(), p0.clone())],
             selection: Some(bin(BinaryOp::Eq, col("id"), p1.clone())),
             order_by: vec![],
