@@ -642,6 +642,7 @@ impl Trx {
                 let mut fresh = trx::TrxState::new();
                 fresh.isolation = self.state.isolation;
                 fresh.lock_wait_timeout = self.state.lock_wait_timeout;
+                fresh.owner = self.state.owner;
                 self.state = fresh;
             }
         }
@@ -789,6 +790,12 @@ impl Trx {
     /// follow; a REPEATABLE READ view already taken stays.
     pub fn set_isolation(&mut self, level: Isolation) {
         self.state.isolation = level;
+    }
+
+    /// Who runs the transaction (the server's connection id), as INNODB_TRX and data_locks
+    /// show it.
+    pub fn set_owner(&mut self, owner: u64) {
+        self.state.owner = owner;
     }
 
     /// Takes the read view now (START TRANSACTION WITH CONSISTENT SNAPSHOT).

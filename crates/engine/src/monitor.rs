@@ -677,21 +677,51 @@ pub fn pool_stats(inner: &Inner) -> Vec<PoolStat> {
         .collect()
 }
 
-/// Wall-clock start times of the active transactions (information_schema.INNODB_TRX):
-/// (trx id, seconds since the Unix epoch when it started, waiting for a lock).
-pub fn active_transactions(inner: &Inner) -> Vec<(u64, f64, bool)> {
-    let waiting = inner.trx.locks.waiting();
+/// An active transaction as information_schema.INNODB_TRX shows it.
+pub struct TrxInfo {
+    pub id: u64,
+    /// When it started, in seconds since the Unix epoch.
+    pub started: f64,
+    /// When its current lock wait began (seconds since the Unix epoch), if it waits.
+    pub wait_started: Option<f64>,
+    /// The connection running it (0: none known, e.g. recovered).
+    pub owner: u64,
+    /// InnoDB's weight: undo records plus lock structures.
+    pub weight: u64,
+    pub lock_structs: u64,
+    /// Undo records written: the rows it inserted, changed or deleted.
+    pub rows_modified: u64,
+    pub isolation: crate::trx::Isolation,
+}
+
+/// The active transactions (information_schema.INNODB_TRX), oldest first.
+pub fn active_transactions(inner: &Inner) -> Vec<TrxInfo> {
     let now_i = Instant::now();
     let now_wall = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
+    let wall = |t: Instant| now_wall - now_i.saturating_duration_since(t).as_secs_f64();
     inner
         .trx
         .active_list()
         .into_iter()
         .map(|(id, t)| {
-            let started = now_wall - now_i.duration_since(t).as_secs_f64();
-            (id, started, waiting.contains(&id))
+            let l = inner.trx.locks.trx(id);
+            TrxInfo {
+                id,
+                started: wall(t),
+                wait_started: l.as_ref().and_then(|l| l.wait_since()).map(wall),
+                owner: l.as_ref().map_or(0, |l| l.owner.load(Ordering::Relaxed)),
+                weight: l.as_ref().map_or(0, |l| l.weight()),
+                lock_structs: l.as_ref().map_or(0, |l| l.n_locks()),
+                rows_modified: l
+                    .as_ref()
+                    .map_or(0, |l| l.undo_records.load(Ordering::Relaxed)),
+                isolation: crate::trx::Isolation::from_u8(
+                    l.as_ref()
+                        .map_or(2, |l| l.isolation.load(Ordering::Relaxed)),
+                ),
+            }
         })
         .collect()
 }

@@ -747,7 +747,8 @@ fn system_schemas_are_listed_and_readable() {
 /// performance_schema.data_locks lists each lock request now (table and record locks, granted
 /// and waiting, in InnoDB's notation, the key's values in LOCK_DATA, GEN_CLUST_INDEX and a hex
 /// row id for a table without a primary key), data_lock_waits who waits for whom by lock ids
-/// data_locks shows; when the transactions end, both are empty.
+/// data_locks shows, information_schema.INNODB_TRX the connection and statement of each
+/// transaction and the lock it waits for; when the transactions end, all are empty.
 #[test]
 fn data_locks_show_held_and_waiting_requests() {
     let s = start();
@@ -770,6 +771,7 @@ fn data_locks_show_held_and_waiting_requests() {
         .unwrap()
         .unwrap();
     let mut b = connect(&s);
+    let (a_conn, b_conn) = (u64::from(a.connection_id()), u64::from(b.connection_id()));
     let waiter = std::thread::spawn(move || b.query_drop("UPDATE d.t SET v = 0 WHERE id = 5"));
     type Row = (
         u64,
@@ -877,11 +879,59 @@ fn data_locks_show_held_and_waiting_requests() {
             .any(|x| &x.1 == blk && x.0 == a_trx && x.6 == "GRANTED"),
         "{blk} not in data_locks"
     );
+    // INNODB_TRX: who runs each transaction, what the waiter runs and waits for.
+    type Trx = (
+        u64,
+        String,
+        Option<String>,
+        u64,
+        Option<String>,
+        u64,
+        u64,
+        String,
+    );
+    let trxs: Vec<Trx> = c
+        .query(
+            "SELECT TRX_ID, TRX_STATE, TRX_REQUESTED_LOCK_ID, TRX_MYSQL_THREAD_ID, TRX_QUERY, \
+             TRX_TABLES_LOCKED, TRX_ROWS_MODIFIED, TRX_ISOLATION_LEVEL \
+             FROM information_schema.INNODB_TRX ORDER BY TRX_ID",
+        )
+        .unwrap();
+    assert_eq!(
+        trxs,
+        vec![
+            (
+                a_trx,
+                "RUNNING".into(),
+                None,
+                a_conn,
+                None,
+                2,
+                1,
+                "REPEATABLE READ".into()
+            ),
+            (
+                w.0,
+                "LOCK WAIT".into(),
+                Some(w.1.clone()),
+                b_conn,
+                Some("UPDATE d.t SET v = 0 WHERE id = 5".into()),
+                1,
+                0,
+                "REPEATABLE READ".into()
+            ),
+        ]
+    );
     a.query_drop("COMMIT").unwrap();
     waiter.join().unwrap().unwrap();
     assert_eq!(rows(&mut c), Vec::<Row>::new());
     let n: u64 = c
         .query_first("SELECT COUNT(*) FROM performance_schema.data_lock_waits")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 0);
+    let n: u64 = c
+        .query_first("SELECT COUNT(*) FROM information_schema.INNODB_TRX")
         .unwrap()
         .unwrap();
     assert_eq!(n, 0);

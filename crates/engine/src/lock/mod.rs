@@ -63,6 +63,10 @@ use crate::types::{IndexId, TableId};
 pub use store::Req;
 use store::{split, BucketKey, BucketMap};
 
+/// Bytes of one lock structure (information_schema.INNODB_TRX's TRX_LOCK_MEMORY_BYTES counts
+/// a transaction's structures at this size).
+pub const LOCK_STRUCT_BYTES: u64 = std::mem::size_of::<store::LockStruct>() as u64;
+
 /// Index id used for table lock keys.
 const TABLE_KEY: IndexId = u64::MAX;
 /// Key bytes of an index's supremum (real keys start with a 0 or 1 flag byte).
@@ -208,6 +212,13 @@ pub struct TrxLocks {
     /// Lock structures InnoDB would have created for the same requests (the other part of the
     /// weight; read without the state mutex).
     n_structs: AtomicU64,
+    /// Who runs the transaction: the server's connection id (0: none given), for
+    /// information_schema.INNODB_TRX.
+    pub owner: AtomicU64,
+    /// The isolation level's code (trx::Isolation as u8), set with the id.
+    pub isolation: std::sync::atomic::AtomicU8,
+    /// When the current lock wait began (INNODB_TRX's TRX_WAIT_STARTED).
+    wait_since: Mutex<Option<Instant>>,
 }
 
 #[derive(Default)]
@@ -226,8 +237,14 @@ impl TrxLocks {
     pub fn n_locks(&self) -> u64 {
         self.n_structs.load(Ordering::Relaxed)
     }
-    fn weight(&self) -> u64 {
+    /// InnoDB's trx_weight: undo records plus lock structures.
+    pub fn weight(&self) -> u64 {
         self.undo_records.load(Ordering::Relaxed) + self.n_locks()
+    }
+
+    /// When the transaction's current lock wait began, if it waits.
+    pub fn wait_since(&self) -> Option<Instant> {
+        *self.wait_since.lock()
     }
 }
 
@@ -485,6 +502,7 @@ impl LockSys {
         trx.victim.store(false, Ordering::Relaxed);
         trx.waiting.store(true, Ordering::Release);
         let start = Instant::now();
+        *trx.wait_since.lock() = Some(start);
         self.stats.waits.fetch_add(1, Ordering::Relaxed);
         self.stats.current_waits.fetch_add(1, Ordering::Relaxed);
         let mut blockers: Vec<u64> = Vec::new();
@@ -557,6 +575,7 @@ impl LockSys {
         // Leave the wait-for graph before the shard mutex goes: a detection running later must
         // not find this transaction waiting (a stale edge could hide a real cycle).
         trx.waiting.store(false, Ordering::Release);
+        *trx.wait_since.lock() = None;
         self.graph.lock().remove(&trx.id);
         drop(m);
         if r.is_err() {
@@ -810,6 +829,11 @@ impl LockSys {
             .filter(|&(i, r)| i != pos && (i < pos || !r.waiting) && has_to_wait(w, r))
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// The lock state of active transaction `id`, if it has registered.
+    pub fn trx(&self, id: u64) -> Option<Arc<TrxLocks>> {
+        self.trx_map(id).lock().get(&id).cloned()
     }
 
     /// Transactions waiting for a lock, with whom they wait for.

@@ -385,6 +385,8 @@ pub struct TrxState {
     /// The table locks granted so far (table locks are held to the end: nothing releases
     /// one before `finish`), so a row change does not ask the lock system again.
     tables: Vec<(TableId, Mode)>,
+    /// Who runs it (the server's connection id; 0: none), shown with its locks.
+    pub owner: u64,
 }
 
 /// What a locking read does when a row it wants is locked by another transaction.
@@ -421,6 +423,7 @@ impl TrxState {
             xid: None,
             wait_policy: WaitPolicy::Wait,
             tables: Vec::new(),
+            owner: 0,
         }
     }
 
@@ -428,7 +431,10 @@ impl TrxState {
     pub fn ensure_id(&mut self, inner: &Inner) -> Result<u64> {
         if self.id == 0 {
             self.id = inner.trx.start(inner, self.started)?;
-            self.locks = Some(inner.trx.locks.register(self.id));
+            let l = inner.trx.locks.register(self.id);
+            l.owner.store(self.owner, Ordering::Relaxed);
+            l.isolation.store(self.isolation as u8, Ordering::Relaxed);
+            self.locks = Some(l);
         }
         Ok(self.id)
     }

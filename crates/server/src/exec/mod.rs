@@ -510,6 +510,7 @@ impl Session {
     pub(crate) fn trx(&mut self) -> Result<&mut Trx, SqlError> {
         if self.trx.is_none() {
             let mut t = self.server.catalog.engine.begin();
+            t.set_owner(u64::from(self.id));
             let iso = self.next_isolation.unwrap_or_else(|| self.vars.isolation());
             t.set_isolation(iso);
             t.set_lock_wait_timeout(self.vars.lock_wait_timeout());

@@ -64,6 +64,35 @@ fn system_tables(db: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+/// information_schema.INNODB_TRX's columns (MySQL 8.0).
+const TRX_COLUMNS: &[&str] = &[
+    "TRX_ID",
+    "TRX_STATE",
+    "TRX_STARTED",
+    "TRX_REQUESTED_LOCK_ID",
+    "TRX_WAIT_STARTED",
+    "TRX_WEIGHT",
+    "TRX_MYSQL_THREAD_ID",
+    "TRX_QUERY",
+    "TRX_OPERATION_STATE",
+    "TRX_TABLES_IN_USE",
+    "TRX_TABLES_LOCKED",
+    "TRX_LOCK_STRUCTS",
+    "TRX_LOCK_MEMORY_BYTES",
+    "TRX_ROWS_LOCKED",
+    "TRX_ROWS_MODIFIED",
+    "TRX_CONCURRENCY_TICKETS",
+    "TRX_ISOLATION_LEVEL",
+    "TRX_UNIQUE_CHECKS",
+    "TRX_FOREIGN_KEY_CHECKS",
+    "TRX_LAST_FOREIGN_KEY_ERROR",
+    "TRX_ADAPTIVE_HASH_LATCHED",
+    "TRX_ADAPTIVE_HASH_TIMEOUT",
+    "TRX_IS_READ_ONLY",
+    "TRX_AUTOCOMMIT_NON_LOCKING",
+    "TRX_SCHEDULE_WEIGHT",
+];
+
 /// The size and time columns information_schema.PARTITIONS and FILES share with TABLES.
 const STATS_COLUMNS: [&str; 10] = [
     "TABLE_ROWS",
@@ -1617,22 +1646,7 @@ impl Session {
                     .collect();
                 (POOL_STATS_COLUMNS.to_vec(), rows)
             }
-            "INNODB_TRX" => {
-                let engine = cat.engine.inner();
-                let rows = innoxide_engine::monitor::active_transactions(engine)
-                    .into_iter()
-                    .map(|(id, started, waiting)| {
-                        let dt =
-                            innoxide_sql::types::DateTime::from_micros((started * 1e6) as i64, 0);
-                        vec![
-                            n(id),
-                            s(if waiting { "LOCK WAIT" } else { "RUNNING" }),
-                            dt.map_or(Datum::Null, |d| s(d.to_string())),
-                        ]
-                    })
-                    .collect();
-                (vec!["TRX_ID", "TRX_STATE", "TRX_STARTED"], rows)
-            }
+            "INNODB_TRX" => self.innodb_trx(),
             // No compressed tables: InnoDB's rows for each compressed page size, all zero.
             "INNODB_CMP" | "INNODB_CMP_RESET" => (
                 CMP_COLUMNS.to_vec(),
@@ -1667,7 +1681,18 @@ impl Session {
                     CMP_COLUMNS,
                     CMPMEM_COLUMNS,
                 ];
-                if numeric.iter().any(|l| l.contains(c)) {
+                let trx_text = [
+                    "TRX_STATE",
+                    "TRX_STARTED",
+                    "TRX_REQUESTED_LOCK_ID",
+                    "TRX_WAIT_STARTED",
+                    "TRX_QUERY",
+                    "TRX_OPERATION_STATE",
+                    "TRX_ISOLATION_LEVEL",
+                    "TRX_LAST_FOREIGN_KEY_ERROR",
+                ];
+                let trx_number = c.starts_with("TRX_") && !trx_text.contains(c);
+                if trx_number || numeric.iter().any(|l| l.contains(c)) {
                     Column::int(c)
                 } else {
                     Column::text(c)
@@ -1743,6 +1768,75 @@ impl Session {
             cols.push(Column::int(c));
         }
         Ok((cols, rows))
+    }
+
+    /// information_schema.INNODB_TRX: the active transactions with MySQL 8.0's columns, the
+    /// connection running each (TRX_MYSQL_THREAD_ID, its statement as TRX_QUERY), the lock
+    /// it waits for (TRX_REQUESTED_LOCK_ID, a data_locks ENGINE_LOCK_ID) and since when, its
+    /// weight, lock structures, tables and rows locked (counted from its lock requests) and
+    /// rows modified (undo records). Parts this engine has not (adaptive hash index,
+    /// concurrency tickets) read as InnoDB shows them unused.
+    fn innodb_trx(&self) -> (Vec<&'static str>, Vec<Vec<Datum>>) {
+        let inner = self.server.catalog.engine.inner();
+        let trxs = innoxide_engine::monitor::active_transactions(inner);
+        let (locks, _) = innoxide_engine::monitor::data_locks(inner);
+        let sessions = self.server.sessions.lock().clone();
+        let time = |secs: f64| {
+            innoxide_sql::types::DateTime::from_micros((secs * 1e6) as i64, 0)
+                .map_or(Datum::Null, |d| s(d.to_string()))
+        };
+        let rows = trxs
+            .iter()
+            .map(|t| {
+                let mine = || locks.iter().filter(|l| l.trx == t.id);
+                let requested = mine().find(|l| l.waiting).map(|l| l.id.clone());
+                let tables = mine().filter(|l| l.is_table()).count() as u64;
+                let rows_locked = mine()
+                    .filter(|l| !l.is_table() && !l.supremum && !l.waiting)
+                    .count() as u64;
+                let session = u32::try_from(t.owner)
+                    .ok()
+                    .and_then(|id| sessions.get(&id).cloned());
+                let query = session.as_ref().and_then(|x| {
+                    let st = x.state.lock();
+                    (!st.info.is_empty()).then(|| st.info.clone())
+                });
+                let in_use = if query.is_some() { tables } else { 0 };
+                let iso = t.isolation.name().replace('-', " ");
+                vec![
+                    n(t.id),
+                    s(if requested.is_some() {
+                        "LOCK WAIT"
+                    } else {
+                        "RUNNING"
+                    }),
+                    time(t.started),
+                    opt(requested),
+                    t.wait_started.map_or(Datum::Null, time),
+                    n(t.weight),
+                    n(t.owner),
+                    opt(query),
+                    Datum::Null,
+                    n(in_use),
+                    n(tables),
+                    n(t.lock_structs),
+                    n(t.lock_structs * innoxide_engine::lock::LOCK_STRUCT_BYTES),
+                    n(rows_locked),
+                    n(t.rows_modified),
+                    n(0),
+                    s(iso),
+                    n(1),
+                    n(1),
+                    Datum::Null,
+                    n(0),
+                    n(0),
+                    n(0),
+                    n(0),
+                    t.wait_started.map_or(Datum::Null, |_| n(t.weight)),
+                ]
+            })
+            .collect();
+        (TRX_COLUMNS.to_vec(), rows)
     }
 
     /// performance_schema.data_locks (`locks`) or data_lock_waits: the engine's lock requests
