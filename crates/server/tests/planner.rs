@@ -578,6 +578,34 @@ fn index_hints_steer_the_planner() {
             "{sql}"
         );
     }
+    // A single-table UPDATE takes them too, and EXPLAIN UPDATE shows what it runs as MySQL
+    // does (select_type UPDATE, a key lookup as a range, the rows tested).
+    for (sql, scanned) in [
+        ("UPDATE t IGNORE INDEX (k_1) SET c = c WHERE k = 5", true),
+        ("UPDATE t FORCE INDEX (k_1) SET c = c WHERE k = 5", false),
+    ] {
+        let before = rows_read(&mut c);
+        c.query_drop(sql).unwrap();
+        let read = rows_read(&mut c) - before;
+        let whole = if scanned {
+            ROWS as u64
+        } else {
+            want.len() as u64
+        };
+        assert_eq!(read, whole, "{sql}");
+        let shown = if scanned {
+            ("ALL".to_string(), None, "Using where".to_string())
+        } else {
+            ("range".to_string(), k1.clone(), "Using where".to_string())
+        };
+        assert_eq!(explain(&mut c, sql), shown, "{sql}");
+        let kind: String = c
+            .query_first(format!("EXPLAIN {sql}"))
+            .unwrap()
+            .map(|r: mysql::Row| r.get::<String, _>(1).unwrap())
+            .unwrap();
+        assert_eq!(kind, "UPDATE");
+    }
     // A name that is not an index of the table: 1176, naming the alias.
     let e = c
         .query_drop("SELECT * FROM t AS a USE INDEX (nope)")

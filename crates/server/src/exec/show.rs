@@ -2187,7 +2187,7 @@ impl Session {
                 vec![ast::TableRef::Table {
                     name: u.table.clone(),
                     alias: u.alias.clone(),
-                    hints: vec![],
+                    hints: u.hints.clone(),
                 }],
                 u.selection.clone(),
             ),
@@ -2231,11 +2231,14 @@ impl Session {
         }
         let single = from.len() == 1 && matches!(from[0], ast::TableRef::Table { .. });
         let mut tables = Vec::new();
-        fn leaves(t: &ast::TableRef, out: &mut Vec<(ast::ObjectName, String)>) {
+        type Leaf = (ast::ObjectName, String, Vec<ast::IndexHint>);
+        fn leaves(t: &ast::TableRef, out: &mut Vec<Leaf>) {
             match t {
-                ast::TableRef::Table { name, alias, .. } => {
-                    out.push((name.clone(), alias.clone().unwrap_or(name.name.clone())))
-                }
+                ast::TableRef::Table { name, alias, hints } => out.push((
+                    name.clone(),
+                    alias.clone().unwrap_or(name.name.clone()),
+                    hints.clone(),
+                )),
                 ast::TableRef::Join { left, right, .. } => {
                     leaves(left, out);
                     leaves(right, out);
@@ -2249,19 +2252,23 @@ impl Session {
         for f in &from {
             leaves(f, &mut tables);
         }
-        for (name, alias) in &tables {
+        for (name, alias, hints) in &tables {
             let db = self.db_of(name)?;
             let t = self.server.catalog.table(&db, &name.name)?;
-            let needs = super::select::PathNeeds::ROWS;
+            let index_use = super::select::IndexUse::resolve(&t, hints, alias)?;
+            let needs = super::select::PathNeeds {
+                used: None,
+                hints: &index_use,
+            };
             let access = self.plan_access(&t, alias, single, &conds, params, needs)?;
             if matches!(&access, Access::Points(k) if k.is_empty()) {
                 return Ok(explain_output(vec![note_row("Impossible WHERE")]));
             }
             let est = self.explain_rows(&t, &access, false)?;
             let later: Vec<&str> = (tables.iter())
-                .skip_while(|(_, a)| a != alias)
+                .skip_while(|(_, a, _)| a != alias)
                 .skip(1)
-                .map(|(_, a)| a.as_str())
+                .map(|(_, a, _)| a.as_str())
                 .collect();
             let cols = super::select::explain_columns(
                 &t,
@@ -2273,7 +2280,7 @@ impl Session {
                 &[],
                 &later,
             );
-            rows.push(row(
+            let mut r = row(
                 alias,
                 &t,
                 &access,
@@ -2284,7 +2291,24 @@ impl Session {
                 est,
                 select_type,
                 cols,
-            ));
+            );
+            if let Statement::Update(_) | Statement::Delete(_) = stmt {
+                // MySQL's single-table UPDATE and DELETE: select_type names the statement,
+                // a key lookup reads a range, and the rows read are tested.
+                r[1] = s(if matches!(stmt, Statement::Update(_)) {
+                    "UPDATE"
+                } else {
+                    "DELETE"
+                });
+                if matches!(&r[4], Datum::Bytes(b) if matches!(&b[..], b"const" | b"eq_ref" | b"ref"))
+                {
+                    r[4] = s("range");
+                }
+                if !conds.is_empty() && matches!(&r[11], Datum::Bytes(b) if b.is_empty()) {
+                    r[11] = s("Using where");
+                }
+            }
+            rows.push(r);
         }
         Ok(explain_output(rows))
     }
