@@ -760,6 +760,13 @@ impl Trx {
             let i = index_no(t, index)?;
             let lo = row::scan::bound_key(t, i, &from)?;
             let hi = row::scan::bound_key(t, i, &to)?;
+            // Every row handed to the caller's test is a row read (InnoDB counts the rows it
+            // returns to the server, which then tests WHERE), not only those kept.
+            let mut seen = 0u64;
+            let mut counted = |r: &[Value]| {
+                seen += 1;
+                pred(r)
+            };
             let rows = row::lock::scan(
                 &s.inner,
                 &mut s.state,
@@ -771,9 +778,9 @@ impl Trx {
                 how,
                 semi_consistent,
                 limit,
-                pred,
+                &mut counted,
             )?;
-            s.inner.stats.rows_read(&t.name, rows.len() as u64);
+            s.inner.stats.rows_read(&t.name, seen);
             Ok(rows)
         })
     }
