@@ -214,8 +214,46 @@ fn section(out: &mut String, title: &str) {
     let _ = writeln!(out, "{bar}\n{title}\n{bar}");
 }
 
-/// The text of SHOW ENGINE INNODB STATUS; `now` is the local time to print in its header.
-pub fn innodb_status(inner: &Inner, now: &str) -> String {
+/// What the server tells of the connection running a transaction (SHOW ENGINE INNODB
+/// STATUS's "MySQL thread id" line): "host user", and the statement it runs, if any.
+pub type SessionOf<'a> = &'a dyn Fn(u64) -> Option<(String, Option<String>)>;
+
+/// A lock request in the words of InnoDB's monitor ("lock_mode X locks rec but not gap").
+fn monitor_lock(l: &DataLock) -> String {
+    let table = l.table.as_ref().map_or_else(
+        || format!("id {}", l.table_id),
+        |t| match t.name.split_once('/') {
+            Some((d, n)) => format!("`{d}`.`{n}`"),
+            None => format!("`{}`", t.name),
+        },
+    );
+    let wait = if l.waiting { " waiting" } else { "" };
+    let Some(index) = &l.index else {
+        return format!(
+            "TABLE LOCK table {table} trx id {} lock mode {}{wait}",
+            l.trx, l.mode
+        );
+    };
+    let mut parts = l.mode.split(',');
+    let mode = match parts.next() {
+        Some("S") => " lock mode S",
+        _ => " lock_mode X",
+    };
+    let kind = match parts.collect::<Vec<_>>().as_slice() {
+        ["REC_NOT_GAP"] => " locks rec but not gap",
+        ["GAP"] => " locks gap before rec",
+        ["GAP", "INSERT_INTENTION"] => " locks gap before rec insert intention",
+        _ => "",
+    };
+    format!(
+        "RECORD LOCKS index {index} of table {table} trx id {}{mode}{kind}{wait}",
+        l.trx
+    )
+}
+
+/// The text of SHOW ENGINE INNODB STATUS; `now` is the local time to print in its header,
+/// `session` describes the connection running a transaction.
+pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String {
     let cur = sample(inner);
     // Set at startup (M2).
     let prev = inner
@@ -306,13 +344,58 @@ pub fn innodb_status(inner: &Inner, now: &str) -> String {
     );
     let _ = writeln!(o, "History list length {history}");
     let _ = writeln!(o, "LIST OF TRANSACTIONS FOR EACH SESSION:");
-    let now_i = Instant::now();
-    for (id, started) in inner.trx.active_list() {
+    // Each transaction as InnoDB lists it: locks (counted from its requests), undo entries,
+    // the connection and statement, and the lock it waits for.
+    let (locks_now, _) = data_locks(inner);
+    for t in active_transactions(inner) {
+        let now_wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
         let _ = writeln!(
             o,
-            "---TRANSACTION {id}, ACTIVE {} sec",
-            now_i.duration_since(started).as_secs()
+            "---TRANSACTION {}, ACTIVE {} sec",
+            t.id,
+            (now_wall - t.started).max(0.0) as u64
         );
+        let mine: Vec<&DataLock> = locks_now.iter().filter(|l| l.trx == t.id).collect();
+        let who = (t.owner != 0).then(|| session(t.owner)).flatten();
+        let waiting = mine.iter().find(|l| l.waiting);
+        if t.lock_structs > 0 || t.rows_modified > 0 {
+            let rows = mine
+                .iter()
+                .filter(|l| !l.is_table() && !l.supremum && !l.waiting)
+                .count();
+            let _ = write!(
+                o,
+                "{}{} lock struct(s), heap size {}, {rows} row lock(s)",
+                if waiting.is_some() { "LOCK WAIT " } else { "" },
+                t.lock_structs,
+                t.lock_structs * crate::lock::LOCK_STRUCT_BYTES
+            );
+            if t.rows_modified > 0 {
+                let _ = write!(o, ", undo log entries {}", t.rows_modified);
+            }
+            let _ = writeln!(o);
+        }
+        if let Some((host_user, query)) = &who {
+            let _ = writeln!(
+                o,
+                "MySQL thread id {}, OS thread handle 0, query id 0 {host_user}",
+                t.owner
+            );
+            if let Some(q) = query {
+                let _ = writeln!(o, "{q}");
+            }
+        }
+        if let (Some(l), Some(since)) = (waiting, t.wait_started) {
+            let _ = writeln!(
+                o,
+                "------- TRX HAS BEEN WAITING {} SEC FOR THIS LOCK TO BE GRANTED:",
+                (now_wall - since).max(0.0) as u64
+            );
+            let _ = writeln!(o, "{}", monitor_lock(l));
+            let _ = writeln!(o, "------------------");
+        }
     }
     let _ = writeln!(
         o,

@@ -747,8 +747,9 @@ fn system_schemas_are_listed_and_readable() {
 /// performance_schema.data_locks lists each lock request now (table and record locks, granted
 /// and waiting, in InnoDB's notation, the key's values in LOCK_DATA, GEN_CLUST_INDEX and a hex
 /// row id for a table without a primary key), data_lock_waits who waits for whom by lock ids
-/// data_locks shows, information_schema.INNODB_TRX the connection and statement of each
-/// transaction and the lock it waits for; when the transactions end, all are empty.
+/// data_locks shows, information_schema.INNODB_TRX and SHOW ENGINE INNODB STATUS the
+/// connection and statement of each transaction and the lock it waits for; when the
+/// transactions end, all are empty.
 #[test]
 fn data_locks_show_held_and_waiting_requests() {
     let s = start();
@@ -922,6 +923,24 @@ fn data_locks_show_held_and_waiting_requests() {
             ),
         ]
     );
+    // SHOW ENGINE INNODB STATUS lists both as InnoDB does, the waiter with its lock.
+    let text = innodb_status(&mut c);
+    for part in [
+        format!("---TRANSACTION {a_trx}, ACTIVE "),
+        format!("MySQL thread id {a_conn}, OS thread handle 0, query id 0 "),
+        format!("---TRANSACTION {}, ACTIVE ", w.0),
+        "LOCK WAIT 2 lock struct(s)".to_string(),
+        format!("MySQL thread id {b_conn}, "),
+        "UPDATE d.t SET v = 0 WHERE id = 5".to_string(),
+        "FOR THIS LOCK TO BE GRANTED:".to_string(),
+        format!(
+            "RECORD LOCKS index PRIMARY of table `d`.`t` trx id {} lock_mode X locks rec but \
+             not gap waiting",
+            w.0
+        ),
+    ] {
+        assert!(text.contains(&part), "{part:?} not in {text}");
+    }
     a.query_drop("COMMIT").unwrap();
     waiter.join().unwrap().unwrap();
     assert_eq!(rows(&mut c), Vec::<Row>::new());

@@ -642,9 +642,17 @@ impl Session {
                     return Ok(rows_of(&["Type", "Name", "Status"], rows));
                 }
                 let now = innoxide_sql::types::now().to_string();
+                let sessions = self.server.sessions.lock().clone();
+                let session = |owner: u64| {
+                    let i = sessions.get(&u32::try_from(owner).ok()?)?;
+                    let st = i.state.lock();
+                    let query = (!st.info.is_empty()).then(|| st.info.clone());
+                    Some((format!("{} {}", i.host, i.user), query))
+                };
                 let text = innoxide_engine::monitor::innodb_status(
                     self.server.catalog.engine.inner(),
                     &now,
+                    &session,
                 );
                 Ok(rows_of(
                     &["Type", "Name", "Status"],
@@ -1774,8 +1782,10 @@ impl Session {
     /// connection running each (TRX_MYSQL_THREAD_ID, its statement as TRX_QUERY), the lock
     /// it waits for (TRX_REQUESTED_LOCK_ID, a data_locks ENGINE_LOCK_ID) and since when, its
     /// weight, lock structures, tables and rows locked (counted from its lock requests) and
-    /// rows modified (undo records). Parts this engine has not (adaptive hash index,
-    /// concurrency tickets) read as InnoDB shows them unused.
+    /// rows modified (undo records). TRX_TABLES_IN_USE is the tables it has locked while its
+    /// connection runs a statement (the engine does not know which of them the statement
+    /// uses). Parts this engine has not (adaptive hash index, concurrency tickets) read as
+    /// InnoDB shows them unused.
     fn innodb_trx(&self) -> (Vec<&'static str>, Vec<Vec<Datum>>) {
         let inner = self.server.catalog.engine.inner();
         let trxs = innoxide_engine::monitor::active_transactions(inner);
