@@ -23,6 +23,22 @@ fn cfg(dir: &std::path::Path) -> EngineConfig {
     c
 }
 
+/// `test/t (id INT PRIMARY KEY, v BIGINT, KEY v (v))`.
+fn create_t(e: &Engine) -> std::sync::Arc<innoxide_engine::Table> {
+    e.create_table(
+        TableDef::new(
+            "test/t",
+            vec![
+                ColumnDef::new("id", ColumnKind::INT),
+                ColumnDef::new("v", ColumnKind::BIGINT),
+            ],
+            Some(vec![0]),
+        )
+        .index("v", vec![1], false),
+    )
+    .unwrap()
+}
+
 fn v_of(e: &Engine, id: i64) -> i64 {
     let t = e.table("test/t").unwrap();
     let mut r = e.begin();
@@ -38,19 +54,7 @@ fn active_transactions_roll_back_in_the_background_and_prepared_ones_wait_for_th
     let dir = tempfile::tempdir().unwrap();
     {
         let e = Engine::open(cfg(dir.path())).unwrap();
-        let t = e
-            .create_table(
-                TableDef::new(
-                    "test/t",
-                    vec![
-                        ColumnDef::new("id", ColumnKind::INT),
-                        ColumnDef::new("v", ColumnKind::BIGINT),
-                    ],
-                    Some(vec![0]),
-                )
-                .index("v", vec![1], false),
-            )
-            .unwrap();
+        let t = create_t(&e);
         for chunk in 0..ROWS / 1000 {
             let mut w = e.begin();
             for id in chunk * 1000..(chunk + 1) * 1000 {
@@ -164,19 +168,7 @@ fn rollback_at_startup_stops_at_versions_purged_before_the_crash() {
     };
     {
         let e = Engine::open(quiet(dir.path())).unwrap();
-        let t = e
-            .create_table(
-                TableDef::new(
-                    "test/t",
-                    vec![
-                        ColumnDef::new("id", ColumnKind::INT),
-                        ColumnDef::new("v", ColumnKind::BIGINT),
-                    ],
-                    Some(vec![0]),
-                )
-                .index("v", vec![1], false),
-            )
-            .unwrap();
+        let t = create_t(&e);
         let mut w = e.begin();
         w.insert(&t, &[Value::Int(1), Value::Int(1)]).unwrap();
         w.commit().unwrap();

@@ -799,62 +799,30 @@ fn data_locks_show_held_and_waiting_requests() {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let has = |trx: Option<u64>,
-               table: &str,
-               index: Option<&str>,
-               mode: &str,
-               st: &str,
-               data: Option<&str>| {
-        locks.iter().any(|x| {
-            trx.is_none_or(|t| x.0 == t)
-                && x.2 == table
-                && x.3.as_deref() == index
-                && x.5 == mode
-                && x.6 == st
-                && x.7.as_deref() == data
-        })
-    };
-    assert!(
-        has(Some(a_trx), "t", None, "IX", "GRANTED", None),
-        "{locks:?}"
-    );
-    assert!(
-        has(
-            Some(a_trx),
-            "t",
-            Some("PRIMARY"),
-            "X,REC_NOT_GAP",
-            "GRANTED",
-            Some("5")
-        ),
-        "{locks:?}"
-    );
-    assert!(
-        has(Some(a_trx), "t", Some("kv"), "S", "GRANTED", Some("10, 1")),
-        "{locks:?}"
-    );
-    assert!(
-        has(
-            Some(a_trx),
-            "h",
-            Some("GEN_CLUST_INDEX"),
-            "X",
-            "GRANTED",
-            Some("0x000000000001")
-        ),
-        "{locks:?}"
-    );
-    assert!(
-        has(
-            Some(a_trx),
+    // (table, index, mode, data) of locks A holds.
+    let held: [(&str, Option<&str>, &str, Option<&str>); 5] = [
+        ("t", None, "IX", None),
+        ("t", Some("PRIMARY"), "X,REC_NOT_GAP", Some("5")),
+        ("t", Some("kv"), "S", Some("10, 1")),
+        ("h", Some("GEN_CLUST_INDEX"), "X", Some("0x000000000001")),
+        (
             "h",
             Some("GEN_CLUST_INDEX"),
             "X,GAP",
-            "GRANTED",
-            Some("supremum pseudo-record")
+            Some("supremum pseudo-record"),
         ),
-        "{locks:?}"
-    );
+    ];
+    for (table, index, mode, data) in held {
+        assert!(
+            locks.iter().any(|x| x.0 == a_trx
+                && x.2 == table
+                && x.3.as_deref() == index
+                && x.5 == mode
+                && x.6 == "GRANTED"
+                && x.7.as_deref() == data),
+            "{table} {index:?} {mode} {data:?} not in {locks:?}"
+        );
+    }
     let waiting: Vec<&Row> = locks.iter().filter(|x| x.6 == "WAITING").collect();
     assert_eq!(waiting.len(), 1, "{locks:?}");
     let w = waiting[0];
