@@ -2446,3 +2446,66 @@ fn scan_filters_keep_the_where_clause_answers() {
     assert!(n > 0);
     assert_eq!(rows_read(&mut c) - before, 400);
 }
+
+/// EXPLAIN INSERT / REPLACE as MySQL: a row naming the table written (select_type INSERT or
+/// REPLACE, type ALL, nothing else), then the rows of the SELECT an INSERT ... SELECT reads; a
+/// missing table is 1146.
+#[test]
+fn explain_shows_inserts() {
+    let s = start();
+    let mut c = connect(&s);
+    sbtest(&mut c);
+    type Row = (u64, String, String, String, Option<String>);
+    let q = |c: &mut mysql::Conn, sql: &str| -> Vec<Row> {
+        c.query_map(format!("EXPLAIN {sql}"), |r: mysql::Row| {
+            (
+                r.get::<u64, _>(0).unwrap(),
+                r.get::<String, _>(1).unwrap(),
+                r.get::<String, _>(2).unwrap(),
+                r.get::<String, _>(4).unwrap(),
+                r.get::<Option<String>, _>(6).unwrap(),
+            )
+        })
+        .unwrap()
+    };
+    let ins = |kind: &str| {
+        (
+            1,
+            kind.to_string(),
+            "t".to_string(),
+            "ALL".to_string(),
+            None,
+        )
+    };
+    assert_eq!(
+        q(&mut c, "INSERT INTO t (id) VALUES (0)"),
+        vec![ins("INSERT")]
+    );
+    assert_eq!(
+        q(&mut c, "REPLACE INTO t (id) VALUES (0)"),
+        vec![ins("REPLACE")]
+    );
+    let pk = Some("PRIMARY".to_string());
+    assert_eq!(
+        q(
+            &mut c,
+            "INSERT INTO t (id) SELECT id + 1000000 FROM t WHERE id = 5"
+        ),
+        vec![
+            ins("INSERT"),
+            (1, "SIMPLE".into(), "t".into(), "const".into(), pk)
+        ]
+    );
+    let n: u64 = c
+        .query_first("SELECT COUNT(*) FROM t WHERE id = 0")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 0, "EXPLAIN wrote nothing");
+    match c
+        .query_drop("EXPLAIN INSERT INTO nope VALUES (1)")
+        .unwrap_err()
+    {
+        mysql::Error::MySqlError(e) => assert_eq!(e.code, 1146),
+        other => panic!("{other}"),
+    }
+}

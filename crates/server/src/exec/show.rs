@@ -2228,6 +2228,26 @@ impl Session {
                 );
                 return self.explain(&Statement::Select(Box::new(q)), params);
             }
+            // INSERT / REPLACE: a row naming the table written (MySQL's select_type INSERT or
+            // REPLACE, nothing read from it), then the rows of the SELECT it reads, if any.
+            Statement::Insert(ins) => {
+                let db = self.db_of(&ins.table)?;
+                let t = self.server.catalog.table(&db, &ins.table.name)?;
+                let mut r = vec![n(1), s(if ins.replace { "REPLACE" } else { "INSERT" })];
+                r.push(s(&t.name));
+                r.push(Datum::Null);
+                r.push(s("ALL"));
+                r.extend(std::iter::repeat_n(Datum::Null, 7));
+                let mut rows = vec![r];
+                if let ast::InsertSource::Select(q) = &ins.source {
+                    if let Output::Rows { rows: more, .. } =
+                        self.explain(&Statement::Select(q.clone()), params)?
+                    {
+                        rows.extend(more);
+                    }
+                }
+                return Ok(explain_output(rows));
+            }
             _ => {
                 return Err(SqlError::new(
                     ER_NOT_SUPPORTED_YET,
