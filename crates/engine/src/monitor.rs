@@ -347,24 +347,22 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
     // Each transaction as InnoDB lists it: locks (counted from its requests), undo entries,
     // the connection and statement, and the lock it waits for.
     let (locks_now, _) = data_locks(inner);
+    let summaries = lock_summaries(&locks_now);
+    let now_wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
     for t in active_transactions(inner) {
-        let now_wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
         let _ = writeln!(
             o,
             "---TRANSACTION {}, ACTIVE {} sec",
             t.id,
             (now_wall - t.started).max(0.0) as u64
         );
-        let mine: Vec<&DataLock> = locks_now.iter().filter(|l| l.trx == t.id).collect();
+        let sum = summaries.get(&t.id);
         let who = (t.owner != 0).then(|| session(t.owner)).flatten();
-        let waiting = mine.iter().find(|l| l.waiting);
+        let waiting = sum.and_then(|x| x.waiting).map(|i| &locks_now[i]);
         if t.lock_structs > 0 || t.rows_modified > 0 {
-            let rows = mine
-                .iter()
-                .filter(|l| !l.is_table() && !l.supremum && !l.waiting)
-                .count();
+            let rows = sum.map_or(0, |x| x.rows);
             let _ = write!(
                 o,
                 "{}{} lock struct(s), heap size {}, {rows} row lock(s)",
@@ -845,6 +843,33 @@ impl DataLock {
     pub fn is_table(&self) -> bool {
         self.index.is_none()
     }
+}
+
+/// One transaction's part of a `data_locks` listing.
+#[derive(Default)]
+pub struct TrxLockSummary {
+    /// Table locks held.
+    pub tables: u64,
+    /// Record locks granted (the supremum's gap not counted), InnoDB's "row lock(s)".
+    pub rows: u64,
+    /// The request it waits on, as a position in the listing.
+    pub waiting: Option<usize>,
+}
+
+/// Each transaction's tables, row locks and waiting request in `list`, in one pass.
+pub fn lock_summaries(list: &[DataLock]) -> std::collections::HashMap<u64, TrxLockSummary> {
+    let mut m: std::collections::HashMap<u64, TrxLockSummary> = Default::default();
+    for (i, l) in list.iter().enumerate() {
+        let e = m.entry(l.trx).or_default();
+        if l.waiting {
+            e.waiting.get_or_insert(i);
+        } else if l.is_table() {
+            e.tables += 1;
+        } else if !l.supremum {
+            e.rows += 1;
+        }
+    }
+    m
 }
 
 fn lock_mode(key: &crate::lock::LockKey, r: &crate::lock::Req) -> String {

@@ -1790,6 +1790,7 @@ impl Session {
         let inner = self.server.catalog.engine.inner();
         let trxs = innoxide_engine::monitor::active_transactions(inner);
         let (locks, _) = innoxide_engine::monitor::data_locks(inner);
+        let summaries = innoxide_engine::monitor::lock_summaries(&locks);
         let sessions = self.server.sessions.lock().clone();
         let time = |secs: f64| {
             innoxide_sql::types::DateTime::from_micros((secs * 1e6) as i64, 0)
@@ -1798,12 +1799,10 @@ impl Session {
         let rows = trxs
             .iter()
             .map(|t| {
-                let mine = || locks.iter().filter(|l| l.trx == t.id);
-                let requested = mine().find(|l| l.waiting).map(|l| l.id.clone());
-                let tables = mine().filter(|l| l.is_table()).count() as u64;
-                let rows_locked = mine()
-                    .filter(|l| !l.is_table() && !l.supremum && !l.waiting)
-                    .count() as u64;
+                let sum = summaries.get(&t.id);
+                let requested = sum.and_then(|x| x.waiting).map(|i| locks[i].id.clone());
+                let tables = sum.map_or(0, |x| x.tables);
+                let rows_locked = sum.map_or(0, |x| x.rows);
                 let session = u32::try_from(t.owner)
                     .ok()
                     .and_then(|id| sessions.get(&id).cloned());
