@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes crates/engine/src/collation_tables.rs: the weight utf8mb4_general_ci gives each
+"""Writes crates/engine/src/collation/general_ci.rs: the weight utf8mb4_general_ci gives each
 character of the Basic Multilingual Plane past ASCII that does not weigh itself, as a running
 MariaDB 10.11 reports it (WEIGHT_STRING; MySQL 8.0's utf8mb4_general_ci weighs the same).
 
     /usr/bin/python3 tools/collation/general_ci.py --socket /tmp/mdb/sock
 
 Characters outside the table weigh themselves; ASCII weighs as its upper case; every
-character past U+FFFF weighs U+FFFD (engine collation.rs).
+character past U+FFFF weighs U+FFFD (engine collation/mod.rs).
 """
 
 import argparse
@@ -15,7 +15,7 @@ import os
 import pymysql
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-OUT = os.path.join(REPO_ROOT, "crates/engine/src/collation_tables.rs")
+OUT = os.path.join(REPO_ROOT, "crates/engine/src/collation/general_ci.rs")
 
 
 def weights(cur):

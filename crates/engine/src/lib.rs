@@ -24,7 +24,6 @@ pub mod btree;
 pub mod buffer_pool;
 pub mod check;
 pub mod collation;
-mod collation_tables;
 pub mod config;
 pub mod counter;
 mod ddl;

@@ -832,7 +832,8 @@ pub struct DataLock {
 pub struct LockField {
     /// The column it comes from (None: the hidden row id).
     pub column: Option<usize>,
-    /// Its bytes normalised by the field's collation (None: NULL).
+    /// Its bytes normalised by the field's collation, in readable form (`Collation::key_text`;
+    /// None: NULL).
     pub bytes: Option<Vec<u8>>,
     /// The collation keeps the stored bytes (numbers, dates, binary strings): `bytes` is the
     /// stored value itself.
@@ -923,13 +924,11 @@ pub fn data_locks(inner: &Inner) -> (Vec<DataLock>, Vec<(usize, usize)>) {
             let s = t.secondary.iter().find(|s| s.index.id == key.index)?;
             Some(s.index.clone())
         };
-        let exact = |i: usize| {
-            table.as_deref().and_then(index_of).is_some_and(|x| {
-                x.leaf
-                    .fields
-                    .get(i)
-                    .is_some_and(|f| f.collation == crate::Collation::Binary)
-            })
+        let collation = |i: usize| {
+            table
+                .as_deref()
+                .and_then(index_of)
+                .and_then(|x| x.leaf.fields.get(i).map(|f| f.collation))
         };
         // The column behind each field of the key.
         let source = |i: usize| -> Option<usize> {
@@ -950,10 +949,13 @@ pub fn data_locks(inner: &Inner) -> (Vec<DataLock>, Vec<(usize, usize)>) {
         let fields = key.fields().map(|f| {
             f.iter()
                 .enumerate()
-                .map(|(i, b)| LockField {
-                    column: source(i),
-                    bytes: b.map(<[u8]>::to_vec),
-                    exact: exact(i),
+                .map(|(i, b)| {
+                    let c = collation(i);
+                    LockField {
+                        column: source(i),
+                        bytes: b.map(|b| c.map_or_else(|| b.to_vec(), |c| c.key_text(b))),
+                        exact: c == Some(crate::Collation::Binary),
+                    }
                 })
                 .collect()
         });

@@ -99,14 +99,23 @@ fn wipe_system_files(fs: &Arc<dyn FileSystem>, datadir: &Path) -> Result<()> {
     fs.sync_dir(datadir).map_err(|e| startup_io(datadir, e))
 }
 
-/// Checks the page size recorded in ibdata1 against the configuration.
+/// Checks the format version and page size recorded in ibdata1 against this build and the
+/// configuration.
 fn check_page_size(fs: &Arc<dyn FileSystem>, datadir: &Path, want: usize) -> Result<()> {
     let p = datadir.join("ibdata1");
     let f = fs.open(&p).map_err(|e| startup_io(&p, e))?;
     let mut b = vec![0u8; 4096];
     f.read_at(&mut b, 0).map_err(|e| startup_io(&p, e))?;
     let flags = read_u32(&b, fsp::FSP_FLAGS);
+    let version = flags >> 8 & 0xff;
     match fsp::page_size_of_flags(flags) {
+        Some(_) if version != fsp::FORMAT_VERSION => Err(Error::Startup(format!(
+            "InnoDB: Data file '{}' has format version {version}, this server reads version {} \
+             (docs/format/tablespace.md lists what changed); dump the data with the server that \
+             wrote it and load it into a new data directory",
+            p.display(),
+            fsp::FORMAT_VERSION
+        ))),
         Some(ps) if ps == want => Ok(()),
         // Unreadable (torn) header: the redo header already vouched for the page size.
         None => Ok(()),

@@ -351,3 +351,28 @@ fn the_page_size_is_fixed_at_initialisation_and_the_log_can_be_resized() {
     verify(&e, &model, &wcfg()).unwrap();
     e.shutdown().unwrap();
 }
+
+#[test]
+fn a_data_directory_of_another_format_version_is_refused() {
+    use innoxide_io::FileSystem;
+    let fs = Arc::new(SimFs::new(8));
+    let c = cfg();
+    let engine = Engine::open_with(c.clone(), fs.clone()).unwrap();
+    engine.shutdown().unwrap();
+    // FSP_FLAGS (offset 42) of ibdata1's page 0: bits 8-15 hold the format version.
+    let f = fs.open(&c.datadir.join("ibdata1")).unwrap();
+    let mut flags = [0u8; 4];
+    f.read_at(&mut flags, 42).unwrap();
+    assert_eq!(flags[2], 2, "this build writes format version 2");
+    flags[2] = 1;
+    f.write_at(&flags, 42).unwrap();
+    f.sync_data().unwrap();
+    let err = Engine::open_with(c, fs)
+        .err()
+        .expect("format version 1 is refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("format version 1") && msg.contains("reads version 2"),
+        "{msg}"
+    );
+}

@@ -2687,3 +2687,62 @@ fn mixed_collations_are_refused_as_mysql_refuses_them() {
         assert_eq!(rows.len(), n, "{q}");
     }
 }
+
+/// MySQL 8.0's default collation, utf8mb4_0900_ai_ci, through SQL: the Unicode Collation
+/// Algorithm's primary weights (punctuation and spaces before digits before letters; case and
+/// accents ignored; 'ß' as 'ss'; NO PAD), in an index's order, ORDER BY, GROUP BY, a unique
+/// key, an index lookup and LIKE.
+#[test]
+fn the_default_collation_orders_by_unicode_weights() {
+    let s = common::start();
+    let mut c = common::connect(&s);
+    for q in [
+        "CREATE DATABASE uca",
+        "USE uca",
+        "CREATE TABLE w (id INT PRIMARY KEY, s VARCHAR(20) NOT NULL, KEY (s))",
+        "INSERT INTO w VALUES (1, 'b'), (2, 'a_b'), (3, 'ab'), (4, 'A-b'), (5, 'Straße'), \
+         (6, 'strasse'), (7, '1a'), (8, ' a'), (9, 'é'), (10, 'E'), (11, '中'), (12, 'a b'), \
+         (13, 'ab '), (14, 'æ'), (15, 'Ω'), (16, '[x]')",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    let expect = [8, 16, 7, 12, 2, 4, 3, 13, 14, 1, 9, 10, 5, 6, 15, 11];
+    for q in [
+        "SELECT id FROM w ORDER BY s, id",
+        "SELECT id FROM w FORCE INDEX (s) ORDER BY s, id",
+        "SELECT id FROM w IGNORE INDEX (s) ORDER BY s, id",
+    ] {
+        let ids: Vec<i64> = c.query(q).unwrap();
+        assert_eq!(ids, expect, "{q}");
+    }
+    let groups: Vec<(i64, i64)> = c
+        .query("SELECT MIN(id), COUNT(*) FROM w GROUP BY s HAVING COUNT(*) > 1 ORDER BY 1")
+        .unwrap();
+    assert_eq!(groups, [(5, 2), (9, 2)], "Straße = strasse, é = E");
+    let ids: Vec<i64> = c
+        .query("SELECT id FROM w WHERE s = 'AE' ORDER BY id")
+        .unwrap();
+    assert_eq!(ids, [14], "æ weighs as ae");
+    let ids: Vec<i64> = c
+        .query("SELECT id FROM w FORCE INDEX (s) WHERE s BETWEEN 'A' AND 'AB' ORDER BY id")
+        .unwrap();
+    assert_eq!(
+        ids,
+        [2, 3, 4, 12],
+        "'a_b', 'A-b' and 'a b' sort before 'ab'"
+    );
+    let ids: Vec<i64> = c
+        .query("SELECT id FROM w WHERE s LIKE 'E' ORDER BY id")
+        .unwrap();
+    assert_eq!(ids, [9, 10]);
+    c.query_drop("CREATE TABLE u (s VARCHAR(20) PRIMARY KEY)")
+        .unwrap();
+    c.query_drop("INSERT INTO u VALUES ('straße')").unwrap();
+    let e = c
+        .query_drop("INSERT INTO u VALUES ('STRASSE')")
+        .unwrap_err();
+    assert_eq!(code(e), 1062);
+    c.query_drop("INSERT INTO u VALUES ('strasse ')").unwrap();
+    let n: i64 = c.query_first("SELECT COUNT(*) FROM u").unwrap().unwrap();
+    assert_eq!(n, 2, "a trailing space counts (NO PAD)");
+}

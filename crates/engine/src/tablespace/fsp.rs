@@ -30,7 +30,8 @@ pub const FSP_BITMAP_PAGES: usize = 58;
 pub const FSP_PENDING: usize = 62;
 pub const FSP_N_PENDING: usize = 64;
 pub const FSP_BITMAP: usize = 384;
-pub const FORMAT_VERSION: u32 = 1;
+/// The on-disk format (docs/format/tablespace.md: what each version changed).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Pages described by one bitmap page.
 pub fn bitmap_span(page_size: usize) -> u32 {

@@ -294,9 +294,9 @@ pub fn lookup(
         "regexp_like" | "regexp_instr" | "regexp_substr" | "regexp_replace" => {
             // Case-insensitive unless the subject or the pattern is binary or case-sensitive.
             let ci_of = |t: Option<&EType>| match t {
-                Some(EType::Str { coll }) => is_ci(*coll),
-                Some(EType::Column(t)) => is_ci(t.collation()),
-                _ => is_ci(coll),
+                Some(EType::Str { coll }) => coll.is_ci(),
+                Some(EType::Column(t)) => t.collation().is_ci(),
+                _ => coll.is_ci(),
             };
             let ci = ci_of(types_.first()) && ci_of(types_.get(1));
             match name {
@@ -843,13 +843,6 @@ pub fn call(f: Builtin, v: &[Datum], w: &mut Warnings) -> Result<Datum, SqlError
         B::IsFreeLock | B::IsUsedLock => userlock::lock_state(&v[0], f == B::IsUsedLock)?,
         B::ReleaseAllLocks => userlock::release_all()?,
     })
-}
-
-fn is_ci(c: Collation) -> bool {
-    matches!(
-        c,
-        Collation::Latin1SwedishCi | Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi
-    )
 }
 
 /// Fractional digits of a string constant read as a date, time or datetime: 6 if it has a

@@ -98,11 +98,10 @@ impl LikePattern {
                 return b.matches(v, |x| x);
             }
             if v.is_ascii() {
-                return match self.coll {
-                    Collation::Latin1SwedishCi
-                    | Collation::Utf8mb4GeneralCi
-                    | Collation::Utf8mb40900AiCi => b.matches(v, |x| x.to_ascii_uppercase()),
-                    _ => b.matches(v, |x| x),
+                return if self.coll.is_ci() {
+                    b.matches(v, |x| x.to_ascii_uppercase())
+                } else {
+                    b.matches(v, |x| x)
                 };
             }
         }

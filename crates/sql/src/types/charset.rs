@@ -65,7 +65,7 @@ pub const COLLATIONS: &[CollationInfo] = &[
         "utf8mb4_unicode_ci",
         "utf8mb4",
         224,
-        Collation::Utf8mb4GeneralCi,
+        Collation::Utf8mb4UnicodeCi,
         false,
     ),
     c(
@@ -80,7 +80,7 @@ pub const COLLATIONS: &[CollationInfo] = &[
         "utf8mb3_unicode_ci",
         "utf8mb3",
         192,
-        Collation::Utf8mb4GeneralCi,
+        Collation::Utf8mb4UnicodeCi,
         false,
     ),
     c(
@@ -92,6 +92,20 @@ pub const COLLATIONS: &[CollationInfo] = &[
     ),
     c("latin1_bin", "latin1", 47, Collation::Latin1Bin, false),
     c("binary", "binary", 63, Collation::Binary, true),
+    c(
+        "utf8mb4_unicode_520_ci",
+        "utf8mb4",
+        246,
+        Collation::Utf8mb4Unicode520Ci,
+        false,
+    ),
+    c(
+        "utf8mb3_unicode_520_ci",
+        "utf8mb3",
+        214,
+        Collation::Utf8mb4Unicode520Ci,
+        false,
+    ),
 ];
 
 /// The binary pseudo-collation (numbers, temporal values, binary strings).

@@ -4,7 +4,13 @@
 
 use std::cmp::Ordering;
 
-use crate::collation_tables::GENERAL_CI;
+use general_ci::GENERAL_CI;
+
+mod general_ci;
+mod uca;
+mod uca900;
+mod unicode_520_ci;
+mod unicode_ci;
 
 /// A collation, identified by its MySQL collation id.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -19,10 +25,15 @@ pub enum Collation {
     Utf8mb4GeneralCi,
     /// `utf8mb4_bin` (46): code points, PAD SPACE.
     Utf8mb4Bin,
-    /// `utf8mb4_0900_ai_ci` (255): accent- and case-insensitive, NO PAD.
+    /// `utf8mb4_0900_ai_ci` (255): the Unicode Collation Algorithm's primary weights
+    /// (accent- and case-insensitive; uca.rs), NO PAD.
     Utf8mb40900AiCi,
     /// `utf8mb4_0900_bin` (309): code points, NO PAD.
     Utf8mb40900Bin,
+    /// `utf8mb4_unicode_ci` (224): UCA 4.0.0's primary weights (uca.rs), PAD SPACE.
+    Utf8mb4UnicodeCi,
+    /// `utf8mb4_unicode_520_ci` (246): UCA 5.2.0's primary weights (uca.rs), PAD SPACE.
+    Utf8mb4Unicode520Ci,
 }
 
 impl Collation {
@@ -35,6 +46,8 @@ impl Collation {
             Collation::Utf8mb4Bin => 46,
             Collation::Utf8mb40900AiCi => 255,
             Collation::Utf8mb40900Bin => 309,
+            Collation::Utf8mb4UnicodeCi => 224,
+            Collation::Utf8mb4Unicode520Ci => 246,
         }
     }
 
@@ -47,22 +60,43 @@ impl Collation {
             46 => Collation::Utf8mb4Bin,
             255 => Collation::Utf8mb40900AiCi,
             309 => Collation::Utf8mb40900Bin,
+            224 => Collation::Utf8mb4UnicodeCi,
+            246 => Collation::Utf8mb4Unicode520Ci,
             _ => return None,
         })
     }
 
-    fn pad_space(self) -> bool {
-        matches!(
-            self,
+    /// Case-insensitive: ASCII letters weigh as their upper case (and every other ASCII
+    /// character as itself, but for those a UCA collation ignores).
+    pub fn is_ci(self) -> bool {
+        match self {
             Collation::Latin1SwedishCi
-                | Collation::Latin1Bin
-                | Collation::Utf8mb4GeneralCi
-                | Collation::Utf8mb4Bin
-        )
+            | Collation::Utf8mb4GeneralCi
+            | Collation::Utf8mb40900AiCi
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4Unicode520Ci => true,
+            Collation::Binary
+            | Collation::Latin1Bin
+            | Collation::Utf8mb4Bin
+            | Collation::Utf8mb40900Bin => false,
+        }
+    }
+
+    /// The UCA table of a UCA collation.
+    fn uca(self) -> Option<&'static uca::Table> {
+        match self {
+            Collation::Utf8mb40900AiCi => Some(&uca::UCA900),
+            Collation::Utf8mb4UnicodeCi => Some(&uca::UNICODE),
+            Collation::Utf8mb4Unicode520Ci => Some(&uca::UNICODE_520),
+            _ => None,
+        }
     }
 
     /// Compares two stored values.
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
+        if let Some(t) = self.uca() {
+            return t.compare(a, b);
+        }
         match self {
             Collation::Binary | Collation::Utf8mb40900Bin => a.cmp(b),
             // UTF-8 byte order is code point order.
@@ -73,12 +107,8 @@ impl Collation {
                     .map(|&c| latin1_fold(c))
                     .cmp(b.iter().map(|&c| latin1_fold(c)))
             }
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi => {
-                let (a, b) = if self.pad_space() {
-                    (trim_spaces(a), trim_spaces(b))
-                } else {
-                    (a, b)
-                };
+            Collation::Utf8mb4GeneralCi => {
+                let (a, b) = (trim_spaces(a), trim_spaces(b));
                 // ASCII by bytes while both are ASCII (it folds to its upper case); the rest,
                 // from a character boundary, one character at a time.
                 let p = match ascii_ci_prefix(a, b) {
@@ -86,11 +116,13 @@ impl Collation {
                     Err(o) => return o,
                 };
                 let (a, b) = (&a[p..], &b[p..]);
-                let ai = self == Collation::Utf8mb40900AiCi;
-                let fa = chars(a).map(|c| fold_char(c, ai));
-                let fb = chars(b).map(|c| fold_char(c, ai));
-                fa.cmp(fb)
+                chars(a)
+                    .map(general_weight)
+                    .cmp(chars(b).map(general_weight))
             }
+            Collation::Utf8mb40900AiCi
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4Unicode520Ci => unreachable!("a UCA collation"),
         }
     }
 }
@@ -99,49 +131,71 @@ impl Collation {
     /// The weight LIKE compares a character by (MySQL matches LIKE one character at a time):
     /// for latin1 collations `c` is a latin1 byte's character (`latin1` its byte).
     pub fn char_weight(self, c: char, latin1: Option<u8>) -> u32 {
+        if let Some(t) = self.uca() {
+            return t.char_weight(c);
+        }
         match self {
             Collation::Latin1SwedishCi => u32::from(latin1_fold(latin1.unwrap_or(b'?'))),
-            Collation::Utf8mb4GeneralCi => fold_char(c, false),
-            Collation::Utf8mb40900AiCi => fold_char(c, true),
+            Collation::Utf8mb4GeneralCi => general_weight(c),
             Collation::Binary
             | Collation::Latin1Bin
             | Collation::Utf8mb4Bin
-            | Collation::Utf8mb40900Bin => c as u32,
+            | Collation::Utf8mb40900Bin
+            | Collation::Utf8mb40900AiCi
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4Unicode520Ci => c as u32,
         }
     }
 
     /// Bytes that are equal for two values iff `compare` says they are equal (used to lock
-    /// unique key values).
+    /// unique key values), ordered as `compare` orders them.
     pub fn sort_key(self, s: &[u8]) -> Vec<u8> {
+        if let Some(t) = self.uca() {
+            return t.sort_key(s);
+        }
         match self {
             Collation::Binary | Collation::Utf8mb40900Bin => s.to_vec(),
             Collation::Latin1Bin | Collation::Utf8mb4Bin => trim_spaces(s).to_vec(),
             Collation::Latin1SwedishCi => trim_spaces(s).iter().map(|&c| latin1_fold(c)).collect(),
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi => {
-                let s = if self.pad_space() { trim_spaces(s) } else { s };
+            Collation::Utf8mb4GeneralCi => {
+                let s = trim_spaces(s);
                 // Each character's weight (a character itself) in UTF-8: prefix-free, so equal
                 // keys mean equal weight sequences. ASCII folds to its upper case.
                 if s.is_ascii() {
                     return s.to_ascii_uppercase();
                 }
-                let ai = self == Collation::Utf8mb40900AiCi;
                 let mut key = Vec::with_capacity(s.len());
                 let mut buf = [0; 4];
                 for c in chars(s) {
-                    let w = char::from_u32(fold_char(c, ai)).unwrap_or(c);
+                    let w = char::from_u32(general_weight(c)).unwrap_or(c);
                     key.extend_from_slice(w.encode_utf8(&mut buf).as_bytes());
                 }
                 key
             }
+            Collation::Utf8mb40900AiCi
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4Unicode520Ci => unreachable!("a UCA collation"),
         }
     }
 }
 
 impl Collation {
+    /// A readable form of `sort_key` bytes (lock listings show keys by it): the key itself
+    /// but for the UCA collations, whose weights show as the characters weighing them.
+    pub fn key_text(self, key: &[u8]) -> Vec<u8> {
+        match self.uca() {
+            Some(t) => t.key_text(key),
+            None => key.to_vec(),
+        }
+    }
+
     /// The first bytes of `sort_key(s)` (up to 8; the rest of the array zero) and how many
     /// there are, 8 meaning 8 or more: a prefix in the order `compare` gives (a sort's
     /// shortcut, exec/sort.rs), made without the whole key.
     pub fn sort_prefix(self, s: &[u8]) -> ([u8; 8], usize) {
+        if let Some(t) = self.uca() {
+            return t.sort_prefix(s);
+        }
         let mut out = [0u8; 8];
         let mut n = 0;
         let mut put = |bytes: &[u8]| {
@@ -167,21 +221,22 @@ impl Collation {
                     put(&[latin1_fold(c)]);
                 }
             }
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb40900AiCi => {
-                let s = if self.pad_space() { trim_spaces(s) } else { s };
-                let ai = self == Collation::Utf8mb40900AiCi;
+            Collation::Utf8mb4GeneralCi => {
                 let mut buf = [0; 4];
-                for c in chars(s) {
+                for c in chars(trim_spaces(s)) {
                     let w = if c.is_ascii() {
                         c.to_ascii_uppercase()
                     } else {
-                        char::from_u32(fold_char(c, ai)).unwrap_or(c)
+                        char::from_u32(general_weight(c)).unwrap_or(c)
                     };
                     if !put(w.encode_utf8(&mut buf).as_bytes()) {
                         break;
                     }
                 }
             }
+            Collation::Utf8mb40900AiCi
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4Unicode520Ci => unreachable!("a UCA collation"),
         }
         (out, n)
     }
@@ -287,24 +342,6 @@ fn chars(s: &[u8]) -> impl Iterator<Item = char> + '_ {
     })
 }
 
-/// Weight of one character: utf8mb4_general_ci's (`general_weight`); for utf8mb4_0900_ai_ci,
-/// Latin letters with diacritics fold to their base letter first, and characters past the BMP
-/// weigh as their upper case.
-fn fold_char(c: char, accent_insensitive: bool) -> u32 {
-    if !accent_insensitive {
-        return general_weight(c);
-    }
-    let c = strip_accent(c);
-    if u32::from(c) <= 0xFFFF {
-        return general_weight(c);
-    }
-    let mut up = c.to_uppercase();
-    match (up.next(), up.next()) {
-        (Some(u), None) => u as u32,
-        _ => c as u32,
-    }
-}
-
 /// utf8mb4_general_ci's weight of a character, as MySQL's and MariaDB's: ASCII as its upper
 /// case, the BMP from `GENERAL_CI` (upper case with accents folded for Latin, Greek and
 /// Cyrillic letters, from MariaDB's WEIGHT_STRING) or itself, anything past it U+FFFD.
@@ -319,21 +356,6 @@ fn general_weight(c: char) -> u32 {
     match GENERAL_CI.binary_search_by_key(&bmp, |e| e.0) {
         Ok(i) => u32::from(GENERAL_CI[i].1),
         Err(_) => cp,
-    }
-}
-
-fn strip_accent(c: char) -> char {
-    match c {
-        'À'..='Å' | 'à'..='å' | 'Ā'..='ą' => 'a',
-        'Ç' | 'ç' | 'Ć'..='č' => 'c',
-        'È'..='Ë' | 'è'..='ë' | 'Ē'..='ě' => 'e',
-        'Ì'..='Ï' | 'ì'..='ï' | 'Ĩ'..='ı' => 'i',
-        'Ñ' | 'ñ' | 'Ń'..='ň' => 'n',
-        'Ò'..='Ö' | 'Ø' | 'ò'..='ö' | 'ø' | 'Ō'..='ő' => 'o',
-        'Ù'..='Ü' | 'ù'..='ü' | 'Ũ'..='ų' => 'u',
-        'Ý' | 'ý' | 'ÿ' | 'Ÿ' => 'y',
-        'ß' => 's',
-        _ => c,
     }
 }
 
@@ -367,6 +389,8 @@ mod tests {
             Collation::Utf8mb4Bin,
             Collation::Utf8mb40900AiCi,
             Collation::Utf8mb40900Bin,
+            Collation::Utf8mb4UnicodeCi,
+            Collation::Utf8mb4Unicode520Ci,
         ] {
             for w in words {
                 let key = coll.sort_key(w);
@@ -394,6 +418,8 @@ mod tests {
             Collation::Utf8mb4GeneralCi,
             Collation::Utf8mb40900AiCi,
             Collation::Latin1SwedishCi,
+            Collation::Utf8mb4UnicodeCi,
+            Collation::Utf8mb4Unicode520Ci,
         ] {
             for (a, b) in [(&b"abc"[..], &b"ABC  "[..]), (b"x", b"y"), (b"a ", b"a")] {
                 assert_eq!(
@@ -403,8 +429,8 @@ mod tests {
                 );
             }
         }
-        // The ASCII fast paths agree with the general ones.
-        for c in [Collation::Utf8mb4GeneralCi, Collation::Utf8mb40900AiCi] {
+        // The ASCII fast paths agree with the general ones (utf8mb4_0900_ai_ci's: uca.rs).
+        for c in [Collation::Utf8mb4GeneralCi] {
             let mixed = "aBc\u{e9}".as_bytes();
             assert_eq!(&c.sort_key(mixed)[..3], &c.sort_key(b"AbC")[..]);
             assert_eq!(
@@ -475,7 +501,7 @@ mod tests {
             Less
         );
         assert!(GENERAL_CI.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
-        for id in [63, 8, 47, 45, 46, 255, 309] {
+        for id in [63, 8, 47, 45, 46, 255, 309, 224, 246] {
             assert_eq!(Collation::from_id(id).map(Collation::id), Some(id));
         }
     }
