@@ -17,9 +17,12 @@
 //!   may skip a common byte prefix cut back to a character boundary. Strings compare as their
 //!   weight sequences, a proper prefix first (NO PAD: a trailing space weighs; PAD SPACE:
 //!   trailing spaces are cut first). Bytes that are not UTF-8 weigh as U+FFFD, one byte each.
-//! - U3: `sort_key` is the weights as big-endian u16s: equal iff `compare` says Equal, and
-//!   ordered as `compare` orders (no weight is zero, so a shorter key that is a prefix sorts
-//!   first in both).
+//! - U3: `sort_key` is the weights, each as one unit: the byte of the ASCII character that
+//!   weighs it (a letter's upper case), else 0xFF and the weight in big endian. The units are
+//!   unambiguous read from the start, so keys are equal iff `compare` says Equal (the key is
+//!   for hashing and equality, not for order); an ASCII string without ignorable characters
+//!   has its upper case as key. `sort_prefix` is the weights in big endian: ordered as
+//!   `compare` orders (no weight is zero, so a shorter string that is a prefix sorts first).
 //!
 //! No latches: the tables are static.
 
@@ -45,6 +48,7 @@ pub(super) struct Table {
     implicit: Implicit,
     /// ASCII weights with their characters, sorted by weight (`by_weight`).
     by_weight: [(u16, u8); 128],
+
     /// Hangul syllables weigh their jamo (UCA900).
     hangul: bool,
     /// Every character past the BMP weighs 0xFFFD (utf8mb4_unicode_ci).
@@ -248,30 +252,38 @@ impl Table {
         }
     }
 
-    /// The weights of `s` as big-endian u16s (U3).
+    /// The equality key of `s` (U3).
     pub(super) fn sort_key(&self, s: &[u8]) -> Vec<u8> {
         let s = self.padded(s);
-        let mut key = Vec::with_capacity(s.len() * 2);
-        if s.is_ascii() {
-            for &c in s {
-                let w = self.ascii[usize::from(c)];
-                if w != 0 {
+        if s.iter().all(|&c| printable(c)) {
+            return s.to_ascii_uppercase();
+        }
+        let mut key = Vec::with_capacity(s.len() + 8);
+        for w in self.iter(s) {
+            match self.ascii_of(w) {
+                Some(c) => key.push(c),
+                None => {
+                    key.push(0xFF);
                     key.extend_from_slice(&w.to_be_bytes());
                 }
             }
-            return key;
-        }
-        for w in self.iter(s) {
-            key.extend_from_slice(&w.to_be_bytes());
         }
         key
     }
 
-    /// The first up to 8 bytes of `sort_key(s)` and how many there are.
+    /// The first up to 4 weights of `s` in big endian and how many bytes they take (U3).
     pub(super) fn sort_prefix(&self, s: &[u8]) -> ([u8; 8], usize) {
+        let s = self.padded(s);
         let mut out = [0u8; 8];
         let mut n = 0;
-        for w in self.iter(self.padded(s)).take(4) {
+        // Printable ASCII by the table, the rest (from a character boundary) by the iterator.
+        let mut p = 0;
+        while n < 8 && p < s.len() && printable(s[p]) {
+            out[n..n + 2].copy_from_slice(&self.ascii[usize::from(s[p])].to_be_bytes());
+            n += 2;
+            p += 1;
+        }
+        for w in self.iter(&s[p..]).take((8 - n) / 2) {
             out[n..n + 2].copy_from_slice(&w.to_be_bytes());
             n += 2;
         }
@@ -311,10 +323,20 @@ impl Table {
     /// weighing it alone (a letter's upper case), implicit weights as their character,
     /// U+FFFD where no character weighs a weight alone.
     pub(super) fn key_text(&self, key: &[u8]) -> Vec<u8> {
-        let ws: Vec<u16> = key
-            .chunks_exact(2)
-            .map(|c| u16::from_be_bytes([c[0], c[1]]))
-            .collect();
+        let mut ws: Vec<u16> = Vec::with_capacity(key.len());
+        let mut rest = key;
+        while let Some((&b, r)) = rest.split_first() {
+            if b == 0xFF {
+                let Some((w, r)) = r.split_first_chunk::<2>() else {
+                    break;
+                };
+                ws.push(u16::from_be_bytes(*w));
+                rest = r;
+            } else {
+                ws.push(self.ascii[usize::from(b & 0x7F)]);
+                rest = r;
+            }
+        }
         let mut out = String::new();
         let mut i = 0;
         while i < ws.len() {
@@ -409,6 +431,12 @@ fn is_continuation(s: &[u8], p: usize) -> bool {
     s.get(p).is_some_and(|&b| b & 0xC0 == 0x80)
 }
 
+/// Printable ASCII (space to `~`): every table weighs each of these characters one weight
+/// (the test `printable_ascii_weighs` checks it).
+fn printable(c: u8) -> bool {
+    (0x20..0x7F).contains(&c)
+}
+
 /// ASCII weights with their characters (the upper case of a letter first), sorted by weight.
 const fn by_weight(ascii: &[u16; 128]) -> [(u16, u8); 128] {
     let mut t = [(0u16, 0u8); 128];
@@ -496,6 +524,13 @@ mod tests {
     }
 
     #[test]
+    fn printable_ascii_weighs() {
+        for t in [&UCA900, &UNICODE, &UNICODE_520] {
+            assert!((0x20..0x7F).all(|c| t.ascii[c] != 0));
+        }
+    }
+
+    #[test]
     fn the_older_tables_pad_and_weigh_as_mysql_5() {
         for t in [&UNICODE, &UNICODE_520] {
             let c = |a: &str, b: &str| t.compare(a.as_bytes(), b.as_bytes());
@@ -547,14 +582,25 @@ mod tests {
             "zé",
             "ze\u{301}x",
         ];
-        for a in words {
-            let ka = sort_key(a.as_bytes());
-            let (p, n) = UCA900.sort_prefix(a.as_bytes());
-            assert_eq!(n, ka.len().min(8));
-            assert_eq!(&p[..n], &ka[..n]);
-            for b in words {
-                let kb = sort_key(b.as_bytes());
-                assert_eq!(cmp(a, b), ka.cmp(&kb), "{a:?} {b:?}");
+        for t in [&UCA900, &UNICODE, &UNICODE_520] {
+            for a in words {
+                let ka = t.sort_key(a.as_bytes());
+                let (pa, na) = t.sort_prefix(a.as_bytes());
+                let wa: Vec<u8> = t
+                    .iter(t.padded(a.as_bytes()))
+                    .flat_map(u16::to_be_bytes)
+                    .collect();
+                assert_eq!(na, wa.len().min(8));
+                assert_eq!(&pa[..na], &wa[..na]);
+                for b in words {
+                    let o = t.compare(a.as_bytes(), b.as_bytes());
+                    assert_eq!(o == Equal, ka == t.sort_key(b.as_bytes()), "{a:?} {b:?}");
+                    // Prefixes that differ order as the strings do.
+                    let (pb, _) = t.sort_prefix(b.as_bytes());
+                    if pa != pb {
+                        assert_eq!(pa.cmp(&pb), o, "{a:?} {b:?}");
+                    }
+                }
             }
         }
         // The ASCII path agrees with the general one.
