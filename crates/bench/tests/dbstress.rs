@@ -150,4 +150,30 @@ fn dbstress_two_steps_with_verify_and_charts() {
             "{chart}.svg"
         );
     }
+    // Damage the data behind the run's back: verify fails, names each check, exits 1.
+    let verify = || {
+        Command::new(BENCH)
+            .args(["dbstress", "verify", "--port", &server.port.to_string()])
+            .output()
+            .unwrap()
+    };
+    let out = verify();
+    assert!(out.status.success(), "verify of the intact data");
+    let url = format!("mysql://root@127.0.0.1:{}/dbstress", server.port);
+    let mut c = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
+    use mysql::prelude::Queryable;
+    c.query_drop("DELETE FROM HISTORY WHERE REF_OBJECT = 7 LIMIT 1")
+        .unwrap();
+    c.query_drop("UPDATE SECTION SET REF_ZONE = 99 WHERE REF_SECTION = 3")
+        .unwrap();
+    let out = verify();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for failed in [
+        "[FAIL] HISTORY rows = loaded + inserted - deleted",
+        "[FAIL] every object has 20 HISTORY rows",
+        "[FAIL] no orphan SECTION rows",
+    ] {
+        assert!(stdout.contains(failed), "{failed}: {stdout}");
+    }
 }

@@ -37,7 +37,8 @@
 //!   in the DBSTRESS_STATE table, updated after each run.
 //! - V3: no HISTORY row names an object or stat that does not exist. OBJECT ids are 1..N and
 //!   STAT ids 1..1000 (checked: count, min and max over a primary key), so a range check of
-//!   HISTORY's references is exact.
+//!   HISTORY's references is exact; no OBJECT row names a missing section, no SECTION row a
+//!   missing zone.
 //! - V4: HISTORY's primary key and its secondary index HISTORY_STAT hold the same rows.
 
 mod output;

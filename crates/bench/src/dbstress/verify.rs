@@ -132,6 +132,15 @@ pub fn verify(conn: &ConnArgs) -> Result<Verify> {
         bad_sections == 0,
         format!("{bad_sections} objects name a missing section"),
     );
+    let bad_zones = q(
+        "SELECT COUNT(*) FROM SECTION S LEFT JOIN ZONE Z ON Z.REF_ZONE = S.REF_ZONE \
+         WHERE Z.REF_ZONE IS NULL",
+    )?;
+    v.check(
+        "no orphan SECTION rows",
+        bad_zones == 0,
+        format!("{bad_zones} sections name a missing zone"),
+    );
 
     // V1: every object has exactly 20 rows.
     let uneven = q(&format!(
