@@ -177,3 +177,82 @@ fn dbstress_two_steps_with_verify_and_charts() {
         assert!(stdout.contains(failed), "{failed}: {stdout}");
     }
 }
+
+/// A run of the tool, its JSON document.
+fn run_json(
+    server: &Server,
+    dir: &std::path::Path,
+    name: &str,
+    args: &[&str],
+) -> serde_json::Value {
+    let json = dir.join(format!("{name}.json"));
+    let out = Command::new(BENCH)
+        .args(["dbstress", "run", "--port", &server.port.to_string()])
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{name}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("verify: passed"), "{name}: {stdout}");
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// The other modes on one loaded database: read-only (rw 0), UPDATE-only writes, and the
+/// users scenario (think time 1 s), whose sessions each keep their 1 TPS.
+#[test]
+fn dbstress_read_only_update_only_and_users() {
+    let server = start_server();
+    let dir = tempfile::tempdir().unwrap();
+    let count = |doc: &serde_json::Value, t: &str| doc["steps"][0]["types"][t]["count"].as_u64();
+    let load = [
+        "--load",
+        "--objects=200",
+        "--batch=100",
+        "--sessions=2",
+        "--step-time=1",
+    ];
+    let doc = run_json(
+        &server,
+        dir.path(),
+        "ro",
+        &[&load[..], &["--rw=0"]].concat(),
+    );
+    for t in ["SEL1", "SEL2"] {
+        assert!(count(&doc, t).unwrap() > 0, "{t}: {doc}");
+    }
+    for t in ["DEL", "INS", "UPD"] {
+        assert_eq!(count(&doc, t).unwrap_or(0), 0, "{t}: {doc}");
+    }
+    assert_eq!(doc["accounting"]["inserted"], 0);
+
+    let doc = run_json(
+        &server,
+        dir.path(),
+        "upd",
+        &["--sessions=2", "--step-time=1", "--rw=1", "--update-only"],
+    );
+    assert!(count(&doc, "UPD").unwrap() > 0, "{doc}");
+    for t in ["DEL", "INS"] {
+        assert_eq!(count(&doc, t).unwrap_or(0), 0, "{t}: {doc}");
+    }
+    assert_eq!(doc["verify"]["expected_rows"], 200 * 20);
+
+    let doc = run_json(
+        &server,
+        dir.path(),
+        "users",
+        &["--scenario=users", "--sessions=10", "--step-time=4"],
+    );
+    let step = &doc["steps"][0];
+    assert_eq!(step["sessions"], 10);
+    assert_eq!(step["session_tps"]["below_95pct_of_target"], 0, "{step}");
+    // Ten sessions at one transaction a second (less the response times).
+    let tps = step["tps"].as_f64().unwrap();
+    assert!((8.0..=10.5).contains(&tps), "{tps}");
+}
