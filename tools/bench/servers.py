@@ -206,6 +206,17 @@ class MariadbServer(_Server):
     def user(self):
         return ["--user=root"] if os.geteuid() == 0 else []
 
+    def start(self):
+        super().start()
+        # The comparisons are with MariaDB 10.11 (Debian 12's mariadb-server package).
+        self.version = self.sql("SELECT VERSION()").strip()
+        if not self.version.startswith("10.11."):
+            self.stop()
+            raise ServerError(
+                "%s is MariaDB %s; the side-by-side runs compare with MariaDB 10.11 "
+                "(apt-get install mariadb-server on Debian 12)" % (self.mariadbd, self.version)
+            )
+
     def prepare_datadir(self, datadir):
         cmd = [
             self.install_db,
