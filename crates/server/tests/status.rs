@@ -1072,3 +1072,53 @@ fn io_capacity_sets_the_idle_flushing_rate() {
         "io_capacity=2000: {fast} pages flushed in 2 s, {left} dirty left (100: {slow} in 4 s)"
     );
 }
+
+/// Redo fsyncs while one client commits for `secs` seconds, a few hundred times a second.
+fn fsyncs_while_committing(c: &mut mysql::Conn, table: &str, secs: f64) -> u64 {
+    let before = num(&status(c, "GLOBAL"), "Innodb_os_log_fsyncs");
+    let start = Instant::now();
+    let mut i = 0u64;
+    while start.elapsed().as_secs_f64() < secs {
+        c.exec_drop(format!("INSERT INTO {table} VALUES (NULL)"), ())
+            .unwrap();
+        i += 1;
+        // A few hundred commits a second: little redo, so no page flushing (whose writes
+        // make the redo durable first) or checkpoint adds fsyncs of its own.
+        std::thread::sleep(Duration::from_millis(3));
+    }
+    assert!(i > 100, "{i} commits");
+    num(&status(c, "GLOBAL"), "Innodb_os_log_fsyncs") - before
+}
+
+/// With innodb_flush_log_at_trx_commit=2 the redo is made durable once every
+/// innodb_flush_log_at_timeout seconds (the master thread), whatever the commit rate, and SET
+/// GLOBAL changes the interval at once.
+#[test]
+fn flush_log_at_timeout_spaces_the_fsyncs_of_trx_commit_2() {
+    // A redo log the run does not bring near the adaptive flushing mark (with the tests'
+    // 4M files page flushing starts, and each batch makes the redo durable first).
+    let s = start_with(
+        false,
+        &[
+            "--innodb-flush-log-at-trx-commit=2",
+            "--innodb-log-file-size=64M",
+        ],
+    );
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE ft").unwrap();
+    c.query_drop("CREATE TABLE ft.k (id BIGINT AUTO_INCREMENT PRIMARY KEY)")
+        .unwrap();
+    let every_second = fsyncs_while_committing(&mut c, "ft.k", 6.0);
+    c.query_drop("SET GLOBAL innodb_flush_log_at_timeout = 3")
+        .unwrap();
+    let every_third = fsyncs_while_committing(&mut c, "ft.k", 6.0);
+    // About 6 and about 2 (a tick may fall either side of a window's ends).
+    assert!(
+        (4..=9).contains(&every_second),
+        "timeout 1: {every_second} fsyncs in 6 s"
+    );
+    assert!(
+        (1..=3).contains(&every_third),
+        "timeout 3: {every_third} fsyncs in 6 s"
+    );
+}
