@@ -1122,3 +1122,72 @@ fn flush_log_at_timeout_spaces_the_fsyncs_of_trx_commit_2() {
         "timeout 3: {every_third} fsyncs in 6 s"
     );
 }
+
+/// innodb_max_dirty_pages_pct: on a busy server with no other reason to flush (no low-water
+/// mark, a redo log far from its margins), dirty pages under the limit stay in the pool; SET
+/// GLOBAL to a limit below them and the cleaners write them back while the writes go on.
+#[test]
+fn max_dirty_pages_pct_starts_flushing_a_busy_server() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let s = start_with(
+        false,
+        &[
+            "--innodb-buffer-pool-size=32M",
+            "--innodb-max-dirty-pages-pct=90",
+            "--innodb-max-dirty-pages-pct-lwm=0",
+            "--innodb-io-capacity=2000",
+            "--innodb-log-file-size=64M",
+            "--innodb-adaptive-flushing-lwm=70",
+        ],
+    );
+    let mut c = connect(&s);
+    for q in [
+        "CREATE DATABASE md",
+        "CREATE TABLE md.t (id INT PRIMARY KEY, n INT, v VARCHAR(300))",
+        "SET SESSION cte_max_recursion_depth = 1000000",
+        "INSERT INTO md.t WITH RECURSIVE seq (k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM seq \
+         WHERE k < 40000) SELECT k, 0, REPEAT('x', 250) FROM seq",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    // A writer touching every page of the table in turn, all along.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let stop = stop.clone();
+        let mut w = connect(&s);
+        std::thread::spawn(move || {
+            let mut from = 0;
+            while !stop.load(Ordering::Relaxed) {
+                w.exec_drop(
+                    "UPDATE md.t SET n = n + 1 WHERE id % 64 = 0 AND id BETWEEN ? AND ?",
+                    (from, from + 9999),
+                )
+                .unwrap();
+                from = (from + 10_000) % 40_000;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    let (under, dirty) = flushed_over(&mut c, 3);
+    let total = num(&status(&mut c, "GLOBAL"), "Innodb_buffer_pool_pages_total");
+    c.query_drop("SET GLOBAL innodb_max_dirty_pages_pct = 5")
+        .unwrap();
+    let (over, left) = flushed_over(&mut c, 3);
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    eprintln!("max 90%: {under} flushed ({dirty} of {total} dirty); max 5%: {over} ({left} left)");
+    assert!(
+        dirty * 100 > total * 10,
+        "{dirty} of {total} pages dirty: too few to pass the lower limit"
+    );
+    assert!(
+        under <= 20,
+        "max 90%: {under} pages flushed in 3 s with {dirty} of {total} dirty"
+    );
+    assert!(
+        over >= 200 && over >= under * 10,
+        "max 5%: {over} pages flushed in 3 s ({left} dirty left; {under} at 90%)"
+    );
+}
