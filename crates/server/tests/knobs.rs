@@ -1,0 +1,548 @@
+//! Issue #5: each InnoDB knob the engine implements changes behaviour measurably, seen from a
+//! client through the counters MySQL names (SHOW GLOBAL STATUS, INNODB_BUFFER_POOL_STATS, the
+//! InnoDB monitor). The knobs whose effect status.rs already shows (trx_commit 1/2,
+//! flush_log_at_timeout, doublewrite, io_capacity, max_dirty_pages_pct, thread_concurrency,
+//! concurrency_tickets, buffer pool size, dump/load) are not repeated here.
+//!
+//! Each test sets the knob one way, measures, sets it the other way (SET GLOBAL for a dynamic
+//! variable, a second server for a static one) and measures again; the bounds leave room for
+//! a loaded machine and a debug build.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{connect, global_status, start_with, text_rows};
+use mysql::prelude::Queryable;
+
+/// Creates `db.t` (id, n, v VARCHAR(300)) with `rows` rows of about 260 bytes each.
+fn fill(c: &mut mysql::Conn, table: &str, rows: u64) {
+    c.query_drop(format!(
+        "CREATE TABLE {table} (id INT PRIMARY KEY, n INT, v VARCHAR(300))"
+    ))
+    .unwrap();
+    c.query_drop("SET SESSION cte_max_recursion_depth = 10000000")
+        .unwrap();
+    c.query_drop(format!(
+        "INSERT INTO {table} WITH RECURSIVE seq (k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM \
+         seq WHERE k < {rows}) SELECT k, k % 7, REPEAT('x', 250) FROM seq"
+    ))
+    .unwrap();
+}
+
+/// One column of information_schema.INNODB_BUFFER_POOL_STATS summed over the instances.
+fn pool_stat(c: &mut mysql::Conn, column: &str) -> u64 {
+    let v: Option<u64> = c
+        .query_first(format!(
+            "SELECT SUM({column}) FROM information_schema.INNODB_BUFFER_POOL_STATS"
+        ))
+        .unwrap()
+        .flatten();
+    v.unwrap_or(0)
+}
+
+/// Pages read from disk while `q` runs.
+fn reads_during(c: &mut mysql::Conn, q: &str) -> u64 {
+    let before = global_status(c, "Innodb_buffer_pool_reads");
+    c.query_drop(q).unwrap();
+    global_status(c, "Innodb_buffer_pool_reads") - before
+}
+
+/// innodb_old_blocks_time: a table scan larger than the pool leaves the hot pages in it while
+/// pages the scan touches again within the window stay in the old sublist; with the window at
+/// 0 the scan's pages are made young and push the hot ones out.
+#[test]
+fn old_blocks_time_keeps_a_scan_from_evicting_the_hot_pages() {
+    let s = start_with(false, &["--innodb-buffer-pool-size=16M"]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE ob").unwrap();
+    // About 3,000 pages against a pool of 1,024, then about 150 hot ones.
+    fill(&mut c, "ob.big", 150_000);
+    fill(&mut c, "ob.hot", 8_000);
+    let hot = "SELECT SUM(n) FROM ob.hot";
+    let scan = "SELECT SUM(n) FROM ob.big";
+    let after_scan = |c: &mut mysql::Conn| {
+        // Read the hot table twice, past the window, so its pages are made young.
+        c.query_drop(hot).unwrap();
+        std::thread::sleep(Duration::from_millis(1_100));
+        c.query_drop(hot).unwrap();
+        c.query_drop(scan).unwrap();
+        reads_during(c, hot)
+    };
+    let not_young = pool_stat(&mut c, "PAGES_NOT_MADE_YOUNG");
+    let kept = after_scan(&mut c);
+    let not_young = pool_stat(&mut c, "PAGES_NOT_MADE_YOUNG") - not_young;
+    c.query_drop("SET GLOBAL innodb_old_blocks_time = 0")
+        .unwrap();
+    let lost = after_scan(&mut c);
+    eprintln!("old_blocks_time 1000: {kept} hot pages read again ({not_young} accesses not made young); 0: {lost}");
+    assert!(kept <= 5, "window 1000: the scan evicted {kept} hot pages");
+    assert!(
+        not_young >= 1_000,
+        "only {not_young} accesses left in the old sublist"
+    );
+    assert!(lost >= 60, "window 0: only {lost} hot pages were evicted");
+}
+
+/// innodb_old_blocks_pct: the share of the LRU list kept as the old sublist.
+#[test]
+fn old_blocks_pct_sizes_the_old_sublist() {
+    let s = start_with(false, &["--innodb-buffer-pool-size=16M"]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE op").unwrap();
+    fill(&mut c, "op.big", 60_000);
+    let share = |c: &mut mysql::Conn| {
+        c.query_drop("SELECT SUM(n) FROM op.big").unwrap();
+        let old = pool_stat(c, "OLD_DATABASE_PAGES");
+        let all = pool_stat(c, "DATABASE_PAGES");
+        old * 100 / all.max(1)
+    };
+    let default = share(&mut c);
+    c.query_drop("SET GLOBAL innodb_old_blocks_pct = 80")
+        .unwrap();
+    let large = share(&mut c);
+    c.query_drop("SET GLOBAL innodb_old_blocks_pct = 5")
+        .unwrap();
+    let small = share(&mut c);
+    eprintln!("old share: {default}% at 37, {large}% at 80, {small}% at 5");
+    assert!((32..=42).contains(&default), "{default}% old at 37");
+    assert!((75..=85).contains(&large), "{large}% old at 80");
+    assert!(small <= 8, "{small}% old at 5");
+}
+
+/// innodb_lru_scan_depth: how many free pages the page cleaners keep in each instance's free
+/// list (at most a quarter of the instance) by evicting from the LRU tail.
+#[test]
+fn lru_scan_depth_sets_the_free_pages_the_cleaners_keep() {
+    let s = start_with(
+        false,
+        &[
+            "--innodb-buffer-pool-size=16M",
+            "--innodb-lru-scan-depth=100",
+        ],
+    );
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE ls").unwrap();
+    fill(&mut c, "ls.big", 60_000);
+    let free_after_scan = |c: &mut mysql::Conn| {
+        c.query_drop("SELECT SUM(n) FROM ls.big").unwrap();
+        // The cleaners run once a second.
+        std::thread::sleep(Duration::from_millis(2_500));
+        global_status(c, "Innodb_buffer_pool_pages_free")
+    };
+    let at_100 = free_after_scan(&mut c);
+    c.query_drop("SET GLOBAL innodb_lru_scan_depth = 250")
+        .unwrap();
+    let at_250 = free_after_scan(&mut c);
+    eprintln!("free pages: {at_100} at depth 100, {at_250} at 250");
+    assert!((100..170).contains(&at_100), "{at_100} free at depth 100");
+    assert!((250..330).contains(&at_250), "{at_250} free at depth 250");
+}
+
+/// innodb_log_buffer_size: a transaction whose redo overflows a small log buffer waits for it
+/// to be written (Innodb_log_waits); a large buffer holds it.
+#[test]
+fn log_buffer_size_small_makes_writes_wait() {
+    let waits = |size: &str| {
+        let s = start_with(false, &[&format!("--innodb-log-buffer-size={size}")]);
+        let mut c = connect(&s);
+        c.query_drop("CREATE DATABASE lb").unwrap();
+        let before = global_status(&mut c, "Innodb_log_waits");
+        fill(&mut c, "lb.t", 20_000);
+        global_status(&mut c, "Innodb_log_waits") - before
+    };
+    let small = waits("256K");
+    let large = waits("64M");
+    eprintln!("log waits: {small} with 256K, {large} with 64M");
+    assert!(small >= 5, "only {small} log waits with a 256K buffer");
+    assert_eq!(large, 0, "{large} log waits with a 64M buffer");
+}
+
+/// innodb_buffer_pool_instances and innodb_page_cleaners: the pool is split into that many
+/// instances (INNODB_BUFFER_POOL_STATS has a row each, the monitor a section each) and that
+/// many cleaner threads flush them; innodb_purge_threads starts that many purge threads.
+#[test]
+fn instances_cleaners_and_purge_threads() {
+    let s = start_with(
+        false,
+        &[
+            "--innodb-buffer-pool-size=64M",
+            "--innodb-buffer-pool-instances=4",
+            "--innodb-page-cleaners=2",
+            "--innodb-purge-threads=3",
+        ],
+    );
+    let mut c = connect(&s);
+    let rows = text_rows(
+        &mut c,
+        "SELECT POOL_ID, POOL_SIZE FROM information_schema.INNODB_BUFFER_POOL_STATS ORDER BY 1",
+    );
+    assert_eq!(rows, ["0,1024", "1,1024", "2,1024", "3,1024"]);
+    let status: (String, String, String) =
+        c.query_first("SHOW ENGINE INNODB STATUS").unwrap().unwrap();
+    for i in 0..4 {
+        assert!(
+            status.2.contains(&format!("---BUFFER POOL {i}\n")),
+            "no section for instance {i}"
+        );
+    }
+    let threads = |prefix: &str| {
+        std::fs::read_dir(format!("/proc/{}/task", s.pid()))
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .filter(|name| name.starts_with(prefix))
+            .count()
+    };
+    assert_eq!(threads("page_cleaner_"), 2);
+    assert_eq!(threads("purge_"), 3);
+    assert!(status.2.contains("page writes by 2 page cleaner thread(s)"));
+}
+
+/// innodb_max_dirty_pages_pct_lwm: below innodb_max_dirty_pages_pct, dirty pages above the
+/// low-water mark start the cleaners gradually; at 0 (no mark) nothing is flushed for them.
+#[test]
+fn max_dirty_pages_pct_lwm_starts_flushing_below_the_limit() {
+    let s = start_with(
+        false,
+        &[
+            "--innodb-buffer-pool-size=32M",
+            "--innodb-max-dirty-pages-pct=90",
+            "--innodb-max-dirty-pages-pct-lwm=0",
+            "--innodb-io-capacity=2000",
+            "--innodb-log-file-size=64M",
+            "--innodb-adaptive-flushing-lwm=70",
+        ],
+    );
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE lw").unwrap();
+    fill(&mut c, "lw.t", 40_000);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let stop = stop.clone();
+        let mut w = connect(&s);
+        std::thread::spawn(move || {
+            let mut from = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                w.exec_drop(
+                    "UPDATE lw.t SET n = n + 1 WHERE id % 64 = 0 AND id BETWEEN ? AND ?",
+                    (from, from + 9_999),
+                )
+                .unwrap();
+                from = (from + 10_000) % 40_000;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    let flushed = |c: &mut mysql::Conn| {
+        let before = global_status(c, "Innodb_buffer_pool_pages_flushed");
+        std::thread::sleep(Duration::from_secs(3));
+        global_status(c, "Innodb_buffer_pool_pages_flushed") - before
+    };
+    let no_mark = flushed(&mut c);
+    let dirty = global_status(&mut c, "Innodb_buffer_pool_pages_dirty");
+    c.query_drop("SET GLOBAL innodb_max_dirty_pages_pct_lwm = 5")
+        .unwrap();
+    let mark = flushed(&mut c);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    eprintln!("lwm 0: {no_mark} pages flushed in 3 s ({dirty} dirty); lwm 5: {mark}");
+    assert!(no_mark <= 20, "lwm 0: {no_mark} pages flushed");
+    assert!(mark >= 150, "lwm 5: only {mark} pages flushed");
+}
+
+/// The highest Innodb_checkpoint_age seen while `rows` rows are inserted.
+fn max_checkpoint_age(extra: &[&str], rows: u64) -> u64 {
+    let s = start_with(false, extra);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE lf").unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        let mut m = connect(&s);
+        std::thread::spawn(move || {
+            let mut max = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                max = max.max(global_status(&mut m, "Innodb_checkpoint_age"));
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            max
+        })
+    };
+    fill(&mut c, "lf.t", rows);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    sampler.join().unwrap()
+}
+
+/// innodb_log_file_size x innodb_log_files_in_group is the redo capacity: the checkpoint age
+/// never reaches it (flushing makes room first), and a larger capacity lets it grow further.
+#[test]
+fn log_capacity_bounds_the_checkpoint_age() {
+    let quiet = [
+        "--innodb-buffer-pool-size=128M",
+        "--innodb-max-dirty-pages-pct-lwm=0",
+        "--innodb-log-file-size=4M",
+    ];
+    let two = max_checkpoint_age(
+        &[&quiet[..], &["--innodb-log-files-in-group=2"]].concat(),
+        60_000,
+    );
+    let eight = max_checkpoint_age(
+        &[&quiet[..], &["--innodb-log-files-in-group=8"]].concat(),
+        60_000,
+    );
+    eprintln!("highest checkpoint age: {two} with 2 x 4M, {eight} with 8 x 4M");
+    assert!(two < 8 << 20, "2 x 4M: checkpoint age {two}");
+    assert!(eight > 8 << 20, "8 x 4M: checkpoint age only {eight}");
+    assert!(eight < 32 << 20, "8 x 4M: checkpoint age {eight}");
+}
+
+/// Pages flushed by one caller, from the monitor's BUFFER FLUSH section.
+fn pages_by(c: &mut mysql::Conn, caller: &str) -> u64 {
+    let status: (String, String, String) =
+        c.query_first("SHOW ENGINE INNODB STATUS").unwrap().unwrap();
+    let line = status
+        .2
+        .lines()
+        .find(|l| l.starts_with("Pages-by "))
+        .unwrap_or_else(|| panic!("no Pages-by line:\n{}", status.2));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| *w == format!("{caller}:"))
+        .unwrap_or_else(|| panic!("no {caller} in {line}"));
+    words[at + 1].parse().unwrap()
+}
+
+/// innodb_adaptive_flushing: with it ON the cleaners flush for the redo log as soon as the
+/// checkpoint age passes innodb_adaptive_flushing_lwm, so the log never fills; OFF they wait
+/// for the log's async point, where the writers must flush for it themselves.
+#[test]
+fn adaptive_flushing_flushes_ahead_of_the_redo_log() {
+    let run = |adaptive: &str| {
+        let s = start_with(
+            false,
+            &[
+                "--innodb-buffer-pool-size=128M",
+                "--innodb-max-dirty-pages-pct-lwm=0",
+                "--innodb-log-file-size=8M",
+                &format!("--innodb-adaptive-flushing={adaptive}"),
+            ],
+        );
+        let mut c = connect(&s);
+        c.query_drop("CREATE DATABASE af").unwrap();
+        fill(&mut c, "af.t", 40_000);
+        // Rewrite every row's long column over and over for 6 s: about 40 MB of redo a pass.
+        let start = Instant::now();
+        let mut from = 0;
+        while start.elapsed() < Duration::from_secs(6) {
+            c.exec_drop(
+                "UPDATE af.t SET v = REPEAT(CHAR(97 + n), 250), n = (n + 1) % 20 WHERE id \
+                 BETWEEN ? AND ?",
+                (from, from + 999),
+            )
+            .unwrap();
+            from = (from + 1_000) % 40_000;
+        }
+        let age = global_status(&mut c, "Innodb_checkpoint_age");
+        (
+            pages_by(&mut c, "redolog"),
+            pages_by(&mut c, "checkpoint"),
+            age,
+        )
+    };
+    let (on_redo, on_sync, on_age) = run("ON");
+    let (off_redo, off_sync, off_age) = run("OFF");
+    eprintln!(
+        "adaptive ON: {on_redo} pages for the redo log, {on_sync} by writers at the checkpoint \
+         limit (age {on_age}); OFF: {off_redo}, {off_sync} (age {off_age})"
+    );
+    assert!(on_redo > 0, "ON: no page flushed for the redo log");
+    assert!(
+        on_redo > off_redo + off_redo / 2,
+        "ON {on_redo} vs OFF {off_redo}"
+    );
+}
+
+/// innodb_deadlock_detect: ON, a deadlock is found at once (1213); OFF, it lasts until a lock
+/// wait times out (1205).
+#[test]
+fn deadlock_detect_off_leaves_deadlocks_to_the_timeout() {
+    let s = start_with(false, &[]);
+    let mut c = connect(&s);
+    for q in [
+        "CREATE DATABASE dd",
+        "CREATE TABLE dd.t (id INT PRIMARY KEY, n INT)",
+        "INSERT INTO dd.t VALUES (1, 0), (2, 0)",
+        "SET GLOBAL innodb_lock_wait_timeout = 2",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    let deadlock = |detect: &str| {
+        let mut c = connect(&s);
+        c.query_drop(format!("SET GLOBAL innodb_deadlock_detect = {detect}"))
+            .unwrap();
+        let mut a = connect(&s);
+        let mut b = connect(&s);
+        a.query_drop("BEGIN").unwrap();
+        b.query_drop("BEGIN").unwrap();
+        a.query_drop("UPDATE dd.t SET n = 1 WHERE id = 1").unwrap();
+        b.query_drop("UPDATE dd.t SET n = 1 WHERE id = 2").unwrap();
+        let other = std::thread::spawn(move || {
+            let r = a.query_drop("UPDATE dd.t SET n = 2 WHERE id = 2");
+            (a, r)
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let started = Instant::now();
+        let mine = b.query_drop("UPDATE dd.t SET n = 2 WHERE id = 1");
+        let (mut a, theirs) = other.join().unwrap();
+        let took = started.elapsed();
+        let code = |r: &mysql::Result<()>| match r {
+            Err(mysql::Error::MySqlError(e)) => e.code,
+            _ => 0,
+        };
+        let codes = [code(&mine), code(&theirs)];
+        a.query_drop("ROLLBACK").unwrap();
+        b.query_drop("ROLLBACK").unwrap();
+        (codes, took)
+    };
+    let (on, on_took) = deadlock("ON");
+    let (off, off_took) = deadlock("OFF");
+    eprintln!("detect ON: {on:?} in {on_took:?}; OFF: {off:?} in {off_took:?}");
+    assert!(on.contains(&1213), "detect ON: {on:?}");
+    assert!(
+        on_took < Duration::from_millis(1_500),
+        "detect ON took {on_took:?}"
+    );
+    assert!(
+        off.contains(&1205) && !off.contains(&1213),
+        "detect OFF: {off:?}"
+    );
+    assert!(
+        off_took >= Duration::from_millis(1_500),
+        "detect OFF took {off_took:?}"
+    );
+}
+
+/// innodb_rollback_on_timeout: OFF, a lock wait timeout undoes the statement alone; ON, the
+/// whole transaction.
+#[test]
+fn rollback_on_timeout_undoes_the_whole_transaction() {
+    let rows_left = |on: &str| {
+        let s = start_with(
+            false,
+            &[
+                &format!("--innodb-rollback-on-timeout={on}"),
+                "--innodb-lock-wait-timeout=1",
+            ],
+        );
+        let mut c = connect(&s);
+        for q in [
+            "CREATE DATABASE rt",
+            "CREATE TABLE rt.t (id INT PRIMARY KEY)",
+            "INSERT INTO rt.t VALUES (1)",
+        ] {
+            c.query_drop(q).unwrap();
+        }
+        let mut holder = connect(&s);
+        holder.query_drop("BEGIN").unwrap();
+        holder
+            .query_drop("SELECT * FROM rt.t WHERE id = 1 FOR UPDATE")
+            .unwrap();
+        c.query_drop("BEGIN").unwrap();
+        c.query_drop("INSERT INTO rt.t VALUES (2)").unwrap();
+        let err = c.query_drop("DELETE FROM rt.t WHERE id = 1").unwrap_err();
+        assert!(
+            matches!(err, mysql::Error::MySqlError(ref e) if e.code == 1205),
+            "{err}"
+        );
+        c.query_drop("COMMIT").unwrap();
+        holder.query_drop("COMMIT").unwrap();
+        text_rows(&mut c, "SELECT id FROM rt.t ORDER BY id")
+    };
+    assert_eq!(rows_left("OFF"), ["1", "2"]);
+    assert_eq!(rows_left("ON"), ["1"]);
+}
+
+/// innodb_flush_log_at_trx_commit=0: the log is written and synced once a second (and when
+/// the log buffer fills or a page flush needs it), not at each commit; =2 writes it at each
+/// commit and syncs once a second.
+#[test]
+fn trx_commit_0_writes_the_log_once_a_second() {
+    let s = start_with(false, &["--innodb-flush-log-at-trx-commit=0"]);
+    let mut c = connect(&s);
+    for q in [
+        "CREATE DATABASE tc",
+        "CREATE TABLE tc.t (id INT PRIMARY KEY AUTO_INCREMENT, n INT)",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    let log_writes = |c: &mut mysql::Conn| {
+        let before = global_status(c, "Innodb_log_writes");
+        let start = Instant::now();
+        let mut commits = 0;
+        while start.elapsed() < Duration::from_secs(3) {
+            c.query_drop("INSERT INTO tc.t (n) VALUES (1)").unwrap();
+            commits += 1;
+        }
+        (global_status(c, "Innodb_log_writes") - before, commits)
+    };
+    let (zero, commits0) = log_writes(&mut c);
+    c.query_drop("SET GLOBAL innodb_flush_log_at_trx_commit = 2")
+        .unwrap();
+    let (two, commits2) = log_writes(&mut c);
+    eprintln!("log writes in 3 s: {zero} for {commits0} commits at 0, {two} for {commits2} at 2");
+    assert!(
+        zero * 100 < commits0,
+        "trx_commit 0: {zero} log writes for {commits0} commits"
+    );
+    assert!(
+        two >= commits2 / 2,
+        "trx_commit 2: {two} log writes for {commits2} commits"
+    );
+}
+
+/// innodb_max_purge_lag: once the history list passes it, each change is delayed (the
+/// monitor's "DML Delay"), so a writer slows down while a reader holds the history.
+#[test]
+fn max_purge_lag_delays_writes_while_history_grows() {
+    let s = start_with(false, &[]);
+    let mut c = connect(&s);
+    for q in [
+        "CREATE DATABASE pl",
+        "CREATE TABLE pl.t (id INT PRIMARY KEY, n INT)",
+        "INSERT INTO pl.t VALUES (1, 0)",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    let mut reader = connect(&s);
+    reader
+        .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        .unwrap();
+    let updates = |c: &mut mysql::Conn| {
+        let start = Instant::now();
+        for _ in 0..300 {
+            c.query_drop("UPDATE pl.t SET n = n + 1 WHERE id = 1")
+                .unwrap();
+        }
+        start.elapsed()
+    };
+    let free = updates(&mut c);
+    c.query_drop("SET GLOBAL innodb_max_purge_lag = 100")
+        .unwrap();
+    c.query_drop("SET GLOBAL innodb_max_purge_lag_delay = 20000")
+        .unwrap();
+    let delayed = updates(&mut c);
+    let status: (String, String, String) =
+        c.query_first("SHOW ENGINE INNODB STATUS").unwrap().unwrap();
+    let delay_line = status
+        .2
+        .lines()
+        .find(|l| l.starts_with("DML Delay:"))
+        .unwrap_or("")
+        .to_string();
+    reader.query_drop("COMMIT").unwrap();
+    eprintln!("300 updates: {free:?} with no lag limit, {delayed:?} with 100 ({delay_line})");
+    assert!(delayed > free * 3, "{delayed:?} with the limit vs {free:?}");
+    assert!(!delay_line.starts_with("DML Delay: 0 "), "{delay_line}");
+}
