@@ -362,7 +362,7 @@ impl Engine {
     /// threads.
     pub fn background_tick(&self) -> Result<()> {
         self.inner
-            .page_cleaner_iteration(0, 1, Duration::from_secs(1))?;
+            .page_cleaner_iteration(0, 1, Duration::from_secs(1), &mut 0.0)?;
         let mut t = Instant::now() - Duration::from_secs(3600);
         self.inner.master_tick(&mut t)
     }
@@ -499,12 +499,13 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
 fn page_cleaner(inner: &Inner, id: usize, n: usize) {
     let mut seen = 0;
     let mut last = Instant::now();
+    let mut credit = 0.0;
     while !inner.shutting_down.load(Ordering::Acquire) {
         let r = {
             let _gate = inner.bg_gate.read();
             let dt = last.elapsed();
             last = Instant::now();
-            inner.page_cleaner_iteration(id, n, dt)
+            inner.page_cleaner_iteration(id, n, dt, &mut credit)
         };
         // Under redo pressure the cleaner comes back after 50 ms; otherwise once a second (or
         // when woken: a user thread short of frames or of log space).

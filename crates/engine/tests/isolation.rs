@@ -324,9 +324,17 @@ fn settle(
             .stats
             .current_waits
             .load(Ordering::Acquire) as usize;
+        // A waiter leaves the count only once its thread runs again: after an answer while
+        // other statements still wait (a deadlock victim's locks going, a commit), give their
+        // threads time to wake on a loaded machine before calling them blocked.
+        let needed = if !done.is_empty() && !pending.is_empty() {
+            25
+        } else {
+            3
+        };
         if waiting == pending.len() {
             stable += 1;
-            if stable >= 3 {
+            if stable >= needed {
                 break;
             }
         } else {

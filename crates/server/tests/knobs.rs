@@ -546,3 +546,141 @@ fn max_purge_lag_delays_writes_while_history_grows() {
     assert!(delayed > free * 3, "{delayed:?} with the limit vs {free:?}");
     assert!(!delay_line.starts_with("DML Delay: 0 "), "{delay_line}");
 }
+
+/// Rewrites rows of `table` (filled by `fill` with `rows` rows) for `secs` seconds: about 300
+/// bytes of redo per row.
+fn rewrite_for(c: &mut mysql::Conn, table: &str, rows: u64, secs: u64) {
+    let start = Instant::now();
+    let mut from = 0;
+    while start.elapsed() < Duration::from_secs(secs) {
+        c.exec_drop(
+            format!(
+                "UPDATE {table} SET v = REPEAT(CHAR(97 + n), 250), n = (n + 1) % 20 WHERE id \
+                 BETWEEN ? AND ?"
+            ),
+            (from, from + 999),
+        )
+        .unwrap();
+        from = (from + 1_000) % rows;
+    }
+}
+
+/// innodb_io_capacity_max caps what the cleaners flush a second for the redo log, however far
+/// the checkpoint age is past the adaptive mark (beyond it the writers flush for themselves).
+#[test]
+fn io_capacity_max_caps_flushing_for_the_redo_log() {
+    let run = |max: &str| {
+        let s = start_with(
+            false,
+            &[
+                "--innodb-buffer-pool-size=128M",
+                "--innodb-max-dirty-pages-pct-lwm=0",
+                "--innodb-log-file-size=8M",
+                "--innodb-io-capacity=100",
+                &format!("--innodb-io-capacity-max={max}"),
+            ],
+        );
+        let mut c = connect(&s);
+        c.query_drop("CREATE DATABASE cm").unwrap();
+        fill(&mut c, "cm.t", 40_000);
+        let before = pages_by(&mut c, "redolog");
+        rewrite_for(&mut c, "cm.t", 40_000, 6);
+        pages_by(&mut c, "redolog") - before
+    };
+    let low = run("100");
+    let high = run("4000");
+    eprintln!(
+        "pages flushed for the redo log in 6 s: {low} at io_capacity_max 100, {high} at 4000"
+    );
+    assert!(low <= 1_000, "io_capacity_max 100: {low} pages in 6 s");
+    assert!(
+        high >= 3 * low.max(300),
+        "io_capacity_max 4000: {high} pages in 6 s"
+    );
+}
+
+/// innodb_adaptive_flushing_lwm: the share of the log's async point the checkpoint age must
+/// pass before the cleaners flush for the redo log.
+#[test]
+fn adaptive_flushing_lwm_sets_where_flushing_for_the_redo_log_starts() {
+    let s = start_with(
+        false,
+        &[
+            "--innodb-buffer-pool-size=128M",
+            "--innodb-max-dirty-pages-pct-lwm=0",
+            "--innodb-log-file-size=64M",
+            "--innodb-adaptive-flushing-lwm=70",
+        ],
+    );
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE al").unwrap();
+    fill(&mut c, "al.t", 20_000);
+    // One pass rewrites every row: about 8 MB of redo, against an async point near 98 MB.
+    let flushed_while_writing = |c: &mut mysql::Conn, passes: u64| {
+        let before = pages_by(c, "redolog");
+        for from in (0..20_000 * passes).step_by(1_000) {
+            c.exec_drop(
+                "UPDATE al.t SET v = REPEAT(CHAR(97 + n), 250), n = (n + 1) % 20 WHERE id \
+                 BETWEEN ? AND ?",
+                (from % 20_000, from % 20_000 + 999),
+            )
+            .unwrap();
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        pages_by(c, "redolog") - before
+    };
+    let high = flushed_while_writing(&mut c, 2);
+    let age = global_status(&mut c, "Innodb_checkpoint_age");
+    c.query_drop("SET GLOBAL innodb_adaptive_flushing_lwm = 5")
+        .unwrap();
+    let low = flushed_while_writing(&mut c, 1);
+    eprintln!(
+        "pages flushed for the redo log: {high} at lwm 70 (checkpoint age {age}), {low} at lwm \
+         5"
+    );
+    assert!(
+        age > 10 << 20,
+        "the writer made only {age} bytes of checkpoint age"
+    );
+    assert_eq!(
+        high, 0,
+        "lwm 70: {high} pages flushed at checkpoint age {age}"
+    );
+    assert!(low >= 100, "lwm 5: only {low} pages flushed");
+}
+
+/// innodb_buffer_pool_dump_pct: the share of each LRU list the dump lists.
+#[test]
+fn buffer_pool_dump_pct_sets_how_much_is_dumped() {
+    let dumped = |pct: &str| {
+        let s = start_with(false, &[&format!("--innodb-buffer-pool-dump-pct={pct}")]);
+        let mut c = connect(&s);
+        c.query_drop("CREATE DATABASE dp").unwrap();
+        fill(&mut c, "dp.t", 10_000);
+        let pages = global_status(&mut c, "Innodb_buffer_pool_pages_data");
+        c.query_drop("SET GLOBAL innodb_buffer_pool_dump_now = ON")
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let (_, v): (String, String) = c
+                .query_first("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_dump_status'")
+                .unwrap()
+                .unwrap();
+            if v.starts_with("Buffer pool(s) dump completed") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "dump status: {v}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let file = std::fs::read_to_string(s.datadir().join("ib_buffer_pool")).unwrap();
+        (file.lines().count() as u64, pages)
+    };
+    let (all, pages_all) = dumped("100");
+    let (tenth, pages_tenth) = dumped("10");
+    eprintln!("dumped {all} of {pages_all} pages at 100%, {tenth} of {pages_tenth} at 10%");
+    assert!(all * 10 >= pages_all * 9, "100%: {all} of {pages_all}");
+    assert!(
+        tenth * 100 >= pages_tenth * 8 && tenth * 100 <= pages_tenth * 12 + 100,
+        "10%: {tenth} of {pages_tenth}"
+    );
+}

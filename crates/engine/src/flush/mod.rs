@@ -400,14 +400,17 @@ impl Inner {
     }
 
     /// One page cleaner iteration for the instances of cleaner `id` of `n`, covering `dt` of
-    /// time: it flushes the policy's per-second recommendation scaled to `dt`. Returns the pages
-    /// written and whether the redo is under pressure (then the cleaner comes back soon instead
-    /// of sleeping a second).
+    /// time: it flushes the policy's per-second recommendation scaled to `dt`. `credit` carries
+    /// the fraction of a page left over from the cleaner's earlier iterations, so a cleaner
+    /// woken many times a second flushes the recommended rate (at most io_capacity_max), not a
+    /// page per wake-up. Returns the pages written and whether the redo is under pressure (then
+    /// the cleaner comes back soon instead of sleeping a second).
     pub fn page_cleaner_iteration(
         &self,
         id: usize,
         n: usize,
         dt: Duration,
+        credit: &mut f64,
     ) -> Result<(usize, bool)> {
         let mine: Vec<usize> = (0..self.bp.instances().len())
             .filter(|i| i % n == id)
@@ -418,7 +421,13 @@ impl Inner {
             written += self.flush_lru(ii, area)?;
         }
         let (per_sec, reason) = self.flush_recommendation(id == 0);
-        let pages = (per_sec as f64 * dt.as_secs_f64().clamp(0.001, 1.0)).ceil() as u64;
+        let budget = if per_sec == 0 {
+            0.0
+        } else {
+            *credit + per_sec as f64 * dt.as_secs_f64().clamp(0.001, 1.0)
+        };
+        let pages = budget.floor() as u64;
+        *credit = budget - pages as f64;
         if pages > 0 {
             let share = (pages as usize * mine.len())
                 .div_ceil(self.bp.instances().len())
