@@ -170,6 +170,15 @@ impl Engine {
         &self.inner.tun
     }
 
+    /// Whether a transaction holds or waits for `t`'s AUTO-INC lock (innodb_autoinc_lock_mode
+    /// 1: an insert of a known number of rows then waits for the lock too, as in InnoDB).
+    pub fn autoinc_requested(&self, t: &Table) -> bool {
+        self.inner
+            .trx
+            .locks
+            .has_requests(&crate::lock::LockKey::autoinc(t.id))
+    }
+
     /// Starts a transaction at the default isolation level (`transaction_isolation`).
     pub fn begin(&self) -> Trx {
         let mut state = trx::TrxState::new();
@@ -662,6 +671,13 @@ impl Trx {
         if !d.is_zero() {
             std::thread::sleep(d);
         }
+    }
+
+    /// The table's AUTO-INC lock until the statement ends (`end_statement`), as InnoDB takes
+    /// it for innodb_autoinc_lock_mode 0 and 1: another statement that asks for it waits,
+    /// so the values a statement allocates meanwhile are consecutive.
+    pub fn lock_autoinc(&mut self, t: &Arc<Table>) -> Result<()> {
+        self.with_table(t, None, |s, t| s.state.lock_autoinc(&s.inner, t.id))
     }
 
     /// LOCK TABLES: a shared (READ) or exclusive (WRITE) table lock until the transaction ends.

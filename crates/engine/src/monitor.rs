@@ -229,9 +229,14 @@ fn monitor_lock(l: &DataLock) -> String {
     );
     let wait = if l.waiting { " waiting" } else { "" };
     let Some(index) = &l.index else {
+        let mode = if l.mode == "AUTO_INC" {
+            "AUTO-INC"
+        } else {
+            &l.mode
+        };
         return format!(
-            "TABLE LOCK table {table} trx id {} lock mode {}{wait}",
-            l.trx, l.mode
+            "TABLE LOCK table {table} trx id {} lock mode {mode}{wait}",
+            l.trx
         );
     };
     let mut parts = l.mode.split(',');
@@ -875,6 +880,9 @@ pub fn lock_summaries(list: &[DataLock]) -> std::collections::HashMap<u64, TrxLo
 
 fn lock_mode(key: &crate::lock::LockKey, r: &crate::lock::Req) -> String {
     use crate::lock::Kind;
+    if key.is_autoinc() {
+        return "AUTO_INC".to_string();
+    }
     let m = format!("{:?}", r.mode);
     if key.is_table() {
         return m;

@@ -328,7 +328,7 @@ fn settle(
         // other statements still wait (a deadlock victim's locks going, a commit), give their
         // threads time to wake on a loaded machine before calling them blocked.
         let needed = if !done.is_empty() && !pending.is_empty() {
-            25
+            100
         } else {
             3
         };

@@ -1040,9 +1040,29 @@ impl Catalog {
         increment: u64,
         offset: u64,
     ) -> Result<u64, SqlError> {
+        Ok(self
+            .next_auto_inc_block(t, 1, increment, offset, &|| false)?
+            .unwrap_or(0))
+    }
+
+    /// Reserves `n` AUTO_INCREMENT values at once, under one hold of the counter (an INSERT
+    /// ... VALUES, dml.rs AI2): the first; the others follow it `increment` apart. None,
+    /// reserving nothing, when `busy` says so under that hold (another statement holds the
+    /// table's AUTO-INC lock: its values must stay consecutive).
+    pub fn next_auto_inc_block(
+        &self,
+        t: &SqlTable,
+        n: u64,
+        increment: u64,
+        offset: u64,
+        busy: &dyn Fn() -> bool,
+    ) -> Result<Option<u64>, SqlError> {
         let Some(mut g) = self.counter(t)? else {
-            return Ok(0);
+            return Ok(Some(0));
         };
+        if busy() {
+            return Ok(None);
+        }
         let inc = increment.max(1);
         let off = if offset > inc { 1 } else { offset.max(1) };
         let v = if *g <= off {
@@ -1050,8 +1070,10 @@ impl Catalog {
         } else {
             off.saturating_add((*g - off).div_ceil(inc).saturating_mul(inc))
         };
-        *g = v.saturating_add(1);
-        Ok(v)
+        *g = v
+            .saturating_add(n.saturating_sub(1).saturating_mul(inc))
+            .saturating_add(1);
+        Ok(Some(v))
     }
 
     /// The next AUTO_INCREMENT value (SHOW TABLE STATUS), None without such a column.

@@ -329,9 +329,11 @@ pub const VARS: &[VarDef] = &[
     eng("innodb_adaptive_flushing_lwm", G, Kind::Double { min: 0.0, max: 70.0 }, true, Def::Double(10.0), Tun::AdaptiveFlushingLwm),
     // Not implemented: there is no adaptive hash index (MySQL's default is ON).
     v("innodb_adaptive_hash_index", G, Kind::Bool, false, Def::Bool(false)),
-    // Auto-increment values come from a per-table counter under a mutex, never a table lock:
-    // "interleaved", as MySQL 8.0's default.
-    v("innodb_autoinc_lock_mode", G, RO_U, false, Def::UInt(2)),
+    // SQL layer (dml.rs AI1-AI3): 0 "traditional", every insert holds the table's AUTO-INC
+    // lock to its end; 1 "consecutive", only inserts of an unknown number of rows do (INSERT
+    // ... SELECT, LOAD DATA), others reserve their values at once; 2 "interleaved" (MySQL
+    // 8.0's default), no AUTO-INC lock. Static, as in MySQL.
+    v("innodb_autoinc_lock_mode", G, u(0, 2), false, Def::UInt(2)),
     // Engine (buffer_pool::dump): ib_buffer_pool is written at shutdown with the hottest
     // innodb_buffer_pool_dump_pct of each LRU list and read back in the background at start.
     // Dynamic in MySQL; set at start here.
@@ -575,6 +577,7 @@ const TMP_TABLE_SIZE: usize = idx("tmp_table_size");
 const MAX_HEAP_TABLE_SIZE: usize = idx("max_heap_table_size");
 const TMPDIR: usize = idx("tmpdir");
 const LOCAL_INFILE: usize = idx("local_infile");
+const AUTOINC_LOCK_MODE: usize = idx("innodb_autoinc_lock_mode");
 const SECURE_FILE_PRIV: usize = idx("secure_file_priv");
 const CTE_MAX_RECURSION_DEPTH: usize = idx("cte_max_recursion_depth");
 const HAVE_OPENSSL: usize = idx("have_openssl");
@@ -682,6 +685,7 @@ const NOT_OPTIONS: &[&str] = &[
 
 /// Static variables innoxide honours when set at start.
 const STATIC_OPTIONS: &[&str] = &[
+    "innodb_autoinc_lock_mode",
     "innodb_rollback_on_timeout",
     "performance_schema",
     "secure_file_priv",
@@ -1223,6 +1227,8 @@ pub struct Registry {
     /// Global values of [`Binding::Registry`] rows, indexed like [`VARS`] (other slots Null).
     globals: RwLock<Vec<VarValue>>,
     tun: Arc<Tunables>,
+    /// innodb_autoinc_lock_mode (static), read by every INSERT without the lock of `globals`.
+    autoinc_lock_mode: u8,
     /// Starts an online resize of the buffer pool (the engine's `resize_buffer_pool`): returns
     /// the size the pool will have, or InnoDB's message. Unset, innodb_buffer_pool_size is
     /// read-only.
@@ -1347,11 +1353,18 @@ impl Registry {
             let f = cfg.datadir.join(format!("{}-slow.log", host_name()));
             g[SLOW_QUERY_LOG_FILE] = VarValue::Str(f.to_string_lossy().into_owned());
         }
+        let autoinc_lock_mode = as_u64(&g[AUTOINC_LOCK_MODE]).min(2) as u8;
         Registry {
             globals: RwLock::new(g),
             tun: tunables,
+            autoinc_lock_mode,
             pool_resizer: OnceLock::new(),
         }
+    }
+
+    /// innodb_autoinc_lock_mode: 0 traditional, 1 consecutive, 2 interleaved.
+    pub fn autoinc_lock_mode(&self) -> u8 {
+        self.autoinc_lock_mode
     }
 
     /// Lets SET GLOBAL innodb_buffer_pool_size resize the pool through `f`.
@@ -1868,6 +1881,10 @@ impl SessionVars {
         self.vals[ERROR_COUNT] = VarValue::UInt(errors as u64);
     }
     /// The value SET insert_id gave the next auto-increment, consumed by that INSERT.
+    /// SET insert_id is waiting for the next INSERT's first generated value.
+    pub fn insert_id_set(&self) -> bool {
+        self.n(INSERT_ID) != 0
+    }
     pub fn take_insert_id(&mut self) -> Option<u64> {
         let v = self.n(INSERT_ID);
         self.vals[INSERT_ID] = VarValue::UInt(0);

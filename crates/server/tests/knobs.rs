@@ -684,3 +684,137 @@ fn buffer_pool_dump_pct_sets_how_much_is_dumped() {
         "10%: {tenth} of {pages_tenth}"
     );
 }
+
+/// The ids an INSERT ... SELECT of `rows` rows got while another session inserted single rows
+/// all along, under innodb_autoinc_lock_mode `mode`: (lowest, highest) of the bulk insert's
+/// ids, and how many single rows went in while it ran.
+fn bulk_ids_beside_single_inserts(mode: &str, rows: u64) -> (u64, u64, u64) {
+    let s = start_with(false, &[&format!("--innodb-autoinc-lock-mode={mode}")]);
+    let mut c = connect(&s);
+    for q in [
+        "CREATE DATABASE ai",
+        "CREATE TABLE ai.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, src CHAR(1))",
+    ] {
+        c.query_drop(q).unwrap();
+    }
+    fill(&mut c, "ai.src", rows);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let single = {
+        let stop = stop.clone();
+        let mut w = connect(&s);
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                w.query_drop("INSERT INTO ai.t (src) VALUES ('s')").unwrap();
+                n += 1;
+            }
+            n
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    c.query_drop("INSERT INTO ai.t (src) SELECT 'b' FROM ai.src")
+        .unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let singles = single.join().unwrap();
+    let (lo, hi): (u64, u64) = c
+        .query_first("SELECT MIN(id), MAX(id) FROM ai.t WHERE src = 'b'")
+        .unwrap()
+        .unwrap();
+    (lo, hi, singles)
+}
+
+/// innodb_autoinc_lock_mode: 2 (interleaved) lets single-row inserts take values in the middle
+/// of an INSERT ... SELECT's; 1 (consecutive) holds the table's AUTO-INC lock for the bulk
+/// insert, so its values are consecutive.
+#[test]
+fn autoinc_lock_mode_decides_whether_a_bulk_insert_gets_consecutive_values() {
+    let rows = 30_000;
+    let (lo2, hi2, singles2) = bulk_ids_beside_single_inserts("2", rows);
+    let (lo1, hi1, singles1) = bulk_ids_beside_single_inserts("1", rows);
+    eprintln!(
+        "INSERT ... SELECT of {rows} rows: ids {lo2}..{hi2} in mode 2 ({singles2} single \
+         inserts beside it), {lo1}..{hi1} in mode 1 ({singles1})"
+    );
+    assert!(
+        hi2 - lo2 + 1 > rows,
+        "mode 2: no single insert came in between"
+    );
+    assert_eq!(
+        hi1 - lo1 + 1,
+        rows,
+        "mode 1: the bulk insert's values interleaved"
+    );
+}
+
+/// innodb_autoinc_lock_mode=0 (traditional): every insert holds the AUTO-INC lock to its end,
+/// so an insert waiting for a row lock holds up the other sessions' inserts (performance_schema
+/// shows the AUTO_INC wait); in modes 1 and 2 a single-row insert takes no such lock. An
+/// INSERT ... VALUES of several rows gets consecutive values in every mode.
+#[test]
+fn autoinc_lock_mode_0_holds_the_lock_to_the_end_of_each_insert() {
+    let waits = |mode: &str| {
+        let s = start_with(false, &[&format!("--innodb-autoinc-lock-mode={mode}")]);
+        let mut c = connect(&s);
+        for q in [
+            "CREATE DATABASE tr",
+            "CREATE TABLE tr.t (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE)",
+        ] {
+            c.query_drop(q).unwrap();
+        }
+        // C inserts u = 5 and stays open: A's second row waits for it.
+        let mut holder = connect(&s);
+        holder.query_drop("BEGIN").unwrap();
+        holder
+            .query_drop("INSERT INTO tr.t (u) VALUES (5)")
+            .unwrap();
+        let mut a = connect(&s);
+        let blocked = std::thread::spawn(move || {
+            let r = a.query_drop("INSERT INTO tr.t (u) VALUES (1), (5)");
+            (a, r)
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let mut b = connect(&s);
+        b.query_drop("SET SESSION innodb_lock_wait_timeout = 2")
+            .unwrap();
+        let third = std::thread::spawn(move || {
+            let started = Instant::now();
+            let r = b.query_drop("INSERT INTO tr.t (u) VALUES (9)");
+            (r.is_err(), started.elapsed())
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        let modes = text_rows(
+            &mut c,
+            "SELECT LOCK_MODE, LOCK_STATUS FROM performance_schema.data_locks WHERE LOCK_TYPE = \
+             'TABLE' AND LOCK_MODE = 'AUTO_INC' ORDER BY 1, 2",
+        );
+        let (timed_out, took) = third.join().unwrap();
+        holder.query_drop("ROLLBACK").unwrap();
+        let (mut a, first) = blocked.join().unwrap();
+        assert!(first.is_ok(), "{first:?}");
+        // A multi-row insert's values are consecutive in every mode.
+        a.query_drop("INSERT INTO tr.t (u) VALUES (20), (21), (22), (23)")
+            .unwrap();
+        let ids = text_rows(&mut c, "SELECT id FROM tr.t WHERE u >= 20 ORDER BY u");
+        let ids: Vec<u64> = ids.iter().map(|i| i.parse().unwrap()).collect();
+        assert!(
+            ids.windows(2).all(|w| w[1] == w[0] + 1),
+            "mode {mode}: {ids:?}"
+        );
+        (timed_out, took, modes)
+    };
+    let (timed_out, took, modes) = waits("0");
+    eprintln!(
+        "mode 0: the third insert timed out: {timed_out} after {took:?}; table locks {modes:?}"
+    );
+    assert!(timed_out, "mode 0: the third insert did not wait");
+    assert_eq!(modes, ["AUTO_INC,GRANTED", "AUTO_INC,WAITING"]);
+    for mode in ["1", "2"] {
+        let (timed_out, took, modes) = waits(mode);
+        eprintln!("mode {mode}: the third insert took {took:?}; table locks {modes:?}");
+        assert!(
+            !timed_out && took < Duration::from_millis(400),
+            "mode {mode}: {took:?}"
+        );
+        assert!(modes.is_empty(), "{modes:?}");
+    }
+}

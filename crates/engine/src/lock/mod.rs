@@ -69,6 +69,11 @@ pub const LOCK_STRUCT_BYTES: u64 = std::mem::size_of::<store::LockStruct>() as u
 
 /// Index id used for table lock keys.
 const TABLE_KEY: IndexId = u64::MAX;
+/// Index id of a table's AUTO-INC lock (innodb_autoinc_lock_mode 0 and 1): a table-level
+/// lock of its own, taken in X mode by a statement that allocates auto-increment values
+/// and released when the statement ends (TrxState::end_statement), as InnoDB's
+/// LOCK_AUTO_INC. It conflicts only with another AUTO-INC request on the same table.
+const AUTOINC_KEY: IndexId = u64::MAX - 1;
 /// Key bytes of an index's supremum (real keys start with a 0 or 1 flag byte).
 const SUPREMUM: u8 = 2;
 
@@ -89,6 +94,15 @@ impl LockKey {
         }
     }
 
+    /// A table's AUTO-INC lock (`AUTOINC_KEY`).
+    pub fn autoinc(table: TableId) -> LockKey {
+        LockKey {
+            table,
+            index: AUTOINC_KEY,
+            key: Vec::new(),
+        }
+    }
+
     /// The gap after the last record of an index.
     pub fn supremum(table: TableId, index: IndexId) -> LockKey {
         LockKey {
@@ -102,8 +116,13 @@ impl LockKey {
         self.key.first() == Some(&SUPREMUM)
     }
 
+    /// A table-level lock: the table's own, or its AUTO-INC lock.
     pub fn is_table(&self) -> bool {
-        self.index == TABLE_KEY
+        self.index == TABLE_KEY || self.index == AUTOINC_KEY
+    }
+
+    pub fn is_autoinc(&self) -> bool {
+        self.index == AUTOINC_KEY
     }
 
     /// The fields of a record key (None: SQL NULL; otherwise the field's bytes normalised by
@@ -350,10 +369,7 @@ impl LockSys {
     }
 
     fn locate(&self, k: &LockKey) -> Loc {
-        debug_assert!(
-            !k.key.is_empty() || k.index == TABLE_KEY,
-            "empty record key"
-        );
+        debug_assert!(!k.key.is_empty() || k.is_table(), "empty record key");
         let (bucket, slot) = split(k);
         let hash = self.hasher.hash_one(&bucket);
         Loc {

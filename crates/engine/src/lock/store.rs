@@ -288,7 +288,7 @@ impl Bucket {
             .into_iter()
             .map(|slot| {
                 let mut key = prefix.to_vec();
-                if self.key.index != super::TABLE_KEY {
+                if self.key.index != super::TABLE_KEY && self.key.index != super::AUTOINC_KEY {
                     key.push(slot);
                 }
                 let k = LockKey {

@@ -385,6 +385,8 @@ pub struct TrxState {
     /// The table locks granted so far (table locks are held to the end: nothing releases
     /// one before `finish`), so a row change does not ask the lock system again.
     tables: Vec<(TableId, Mode)>,
+    /// The AUTO-INC locks the current statement holds (released by `end_statement`).
+    autoinc: Vec<TableId>,
     /// Who runs it (the server's connection id; 0: none), shown with its locks.
     pub owner: u64,
 }
@@ -423,6 +425,7 @@ impl TrxState {
             xid: None,
             wait_policy: WaitPolicy::Wait,
             tables: Vec::new(),
+            autoinc: Vec::new(),
             owner: 0,
         }
     }
@@ -519,6 +522,18 @@ impl TrxState {
         Ok(())
     }
 
+    /// The table's AUTO-INC lock until the statement ends (innodb_autoinc_lock_mode 0, and 1
+    /// for inserts of an unknown number of rows), waiting as for any lock (timeout, deadlock
+    /// detection).
+    pub fn lock_autoinc(&mut self, inner: &Inner, table: TableId) -> Result<()> {
+        if self.autoinc.contains(&table) {
+            return Ok(());
+        }
+        self.lock(inner, &LockKey::autoinc(table), Mode::X, Kind::RecNotGap)?;
+        self.autoinc.push(table);
+        Ok(())
+    }
+
     /// True if another transaction's lock would make this request wait.
     pub fn conflicts(&self, inner: &Inner, key: &LockKey, mode: Mode, kind: Kind) -> bool {
         inner.trx.locks.conflicts(self.id, key, mode, kind)
@@ -553,6 +568,11 @@ impl TrxState {
     }
 
     pub fn end_statement(&mut self, inner: &Inner) {
+        if let Some(l) = &self.locks {
+            for t in self.autoinc.drain(..) {
+                inner.trx.locks.unlock_row(l, &LockKey::autoinc(t));
+            }
+        }
         self.in_statement = false;
         self.wait_policy = WaitPolicy::Wait;
         inner.trx.admission.exit(&mut self.slot);
@@ -706,6 +726,7 @@ impl TrxState {
         self.id = 0;
         self.view = None;
         self.tables.clear();
+        self.autoinc.clear();
     }
 }
 

@@ -10,6 +10,17 @@
 //!   (`ChangePlan`) and runs that again while the session compiles the same way and the table
 //!   is the one the catalog hands out (prepared.rs P3); the access path and LIMIT are chosen
 //!   at each execution from the parameters, as a kept SELECT's are (select.rs P1).
+//! - AI1 (innodb_autoinc_lock_mode 0): an INSERT into a table with an AUTO_INCREMENT column
+//!   takes the table's AUTO-INC lock (the engine's, released at the statement's end) before
+//!   its first row, so no other statement allocates values meanwhile: its values are
+//!   consecutive, as in MySQL's "traditional" mode.
+//! - AI2 (mode 1): the same for inserts whose number of rows is not known beforehand (INSERT
+//!   ... SELECT, LOAD DATA: `Session::bulk_insert`); an INSERT ... VALUES of several rows
+//!   reserves a value per row at once (`Session::autoinc_block`), so its values are
+//!   consecutive without the lock; values reserved for rows that gave their own are lost, as
+//!   in MySQL's mixed-mode inserts.
+//! - AI3 (mode 2, the default): no AUTO-INC lock; VALUES reserves as in AI2, a bulk insert
+//!   allocates row by row and its values may interleave with other statements'.
 
 use std::sync::Arc;
 
@@ -189,7 +200,16 @@ impl Session {
                     } else {
                         None
                     };
-                    let id = match given {
+                    let reserved = match &mut self.autoinc_block {
+                        Some((next, left)) if *left > 0 && !col.meta.hidden && given.is_none() => {
+                            let v = *next;
+                            *next = v.saturating_add(self.vars.auto_increment_increment().max(1));
+                            *left -= 1;
+                            Some(v)
+                        }
+                        _ => None,
+                    };
+                    let id = match given.or(reserved) {
                         Some(v) => {
                             self.server.catalog.saw_auto_inc(t, v)?;
                             v
@@ -300,7 +320,7 @@ impl Session {
             InsertSource::Values(rows) => {
                 for (ri, r) in rows.iter().enumerate() {
                     if r.len() != cols.len() && !(r.is_empty() && ins.columns.is_empty()) {
-                        let row_no = self.load_row_base + self.load_row_base + ri as u64 + 1;
+                        let row_no = self.load_row_base + ri as u64 + 1;
                         return Err(SqlError::new(ER_WRONG_VALUE_COUNT_ON_ROW, &[&row_no]));
                     }
                     let mut given = vec![None; t.columns.len()];
@@ -417,6 +437,47 @@ impl Session {
                 .map(|(_, x)| x);
             if let Some((col, _)) = null_into {
                 return Err(SqlError::new(ER_BAD_NULL_ERROR, &[&col.name]));
+            }
+        }
+        // innodb_autoinc_lock_mode (AI1-AI3).
+        self.autoinc_block = None;
+        if let Some(ac) = t.columns.iter().position(|c| c.meta.auto_increment) {
+            let bulk = selected.is_some() || self.bulk_insert;
+            let lock_mode = self.server.vars.autoinc_lock_mode();
+            if lock_mode == 0 || (lock_mode == 1 && bulk) {
+                self.trx()?.lock_autoinc(&t.table).map_err(engine_error)?;
+            } else if !bulk && !self.vars.insert_id_set() {
+                let zero_is_auto = !mode.has(types::SqlMode::NO_AUTO_VALUE_ON_ZERO);
+                let n = (src.iter())
+                    .filter(|r| match &r[ac] {
+                        None => true,
+                        Some(d) => {
+                            d.is_null()
+                                || (zero_is_auto
+                                    && d.compare(&Datum::Int(0), Collation::Binary)
+                                        == Some(std::cmp::Ordering::Equal))
+                        }
+                    })
+                    .count() as u64;
+                let (inc, off) = (
+                    self.vars.auto_increment_increment(),
+                    self.vars.auto_increment_offset(),
+                );
+                let engine = self.server.catalog.engine.clone();
+                let busy = || lock_mode == 1 && engine.autoinc_requested(&t.table);
+                if n > 0 {
+                    let cat = self.server.catalog.clone();
+                    let first = match cat.next_auto_inc_block(&t, n, inc, off, &busy)? {
+                        Some(first) => first,
+                        None => {
+                            // Mode 1: a bulk insert holds the AUTO-INC lock; wait for it.
+                            self.trx()?.lock_autoinc(&t.table).map_err(engine_error)?;
+                            cat.next_auto_inc_block(&t, n, inc, off, &|| false)?
+                                .unwrap_or(0)
+                        }
+                    };
+                    self.autoinc_block = Some((first, n));
+                }
             }
         }
         let mut affected = 0u64;

@@ -358,9 +358,11 @@ impl Session {
                 on_duplicate: Vec::new(),
             };
             self.load_row_base = records - n;
+            self.bulk_insert = true;
             let before = self.warnings.len();
             let r = self.insert(&ins, params);
             self.load_row_base = 0;
+            self.bulk_insert = false;
             if let Output::Ok { affected: a, .. } = r? {
                 affected += a;
             }

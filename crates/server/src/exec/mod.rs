@@ -265,6 +265,12 @@ pub struct Session {
     /// LOAD DATA's rows before the batch being inserted (load.rs L1): warnings count rows
     /// from it.
     pub(crate) load_row_base: u64,
+    /// LOAD DATA is inserting its batches: an insert of an unknown number of rows, for
+    /// innodb_autoinc_lock_mode (dml.rs AI2).
+    pub(crate) bulk_insert: bool,
+    /// The AUTO_INCREMENT values an INSERT ... VALUES reserved at once: the next one and how
+    /// many are left (dml.rs AI2).
+    pub(crate) autoinc_block: Option<(u64, u64)>,
     /// LOAD DATA LOCAL: the file the client sent, kept under tmpdir by conn.rs (load.rs L2).
     pub(crate) load_local_file: Option<std::path::PathBuf>,
     /// Tables this session holds by LOCK TABLES (`db/table`, WRITE), none when empty
@@ -436,6 +442,8 @@ impl Session {
             row_count: -1,
             user_vars: HashMap::new(),
             load_row_base: 0,
+            bulk_insert: false,
+            autoinc_block: None,
             load_local_file: None,
             sql_prepared: HashMap::new(),
             locked: Vec::new(),
