@@ -93,8 +93,14 @@ fn old_blocks_pct_sizes_the_old_sublist() {
     fill(&mut c, "op.big", 60_000);
     let share = |c: &mut mysql::Conn| {
         c.query_drop("SELECT SUM(n) FROM op.big").unwrap();
-        let old = pool_stat(c, "OLD_DATABASE_PAGES");
-        let all = pool_stat(c, "DATABASE_PAGES");
+        // One read of both (the cleaners may evict between two).
+        let (old, all): (u64, u64) = c
+            .query_first(
+                "SELECT SUM(OLD_DATABASE_PAGES), SUM(DATABASE_PAGES) FROM \
+                 information_schema.INNODB_BUFFER_POOL_STATS",
+            )
+            .unwrap()
+            .unwrap();
         old * 100 / all.max(1)
     };
     let default = share(&mut c);
