@@ -116,6 +116,13 @@ pub struct TableMeta {
     /// FOREIGN KEY constraints of this table (as the child), in the order they were defined.
     #[serde(default)]
     pub foreign_keys: Vec<FkMeta>,
+    /// ROW_FORMAT= and KEY_BLOCK_SIZE= as written (shown by SHOW CREATE TABLE and
+    /// CREATE_OPTIONS, as MySQL keeps a table's create options); the format in force is the
+    /// engine's (`TableDef::row_format`, information_schema's ROW_FORMAT).
+    #[serde(default)]
+    pub row_format_given: Option<String>,
+    #[serde(default)]
+    pub key_block_size: Option<u64>,
 }
 
 /// A FOREIGN KEY constraint as its (child) table keeps it.

@@ -281,7 +281,11 @@ impl Conn {
 
     fn send_error(&mut self, e: &SqlError) {
         if let Some(s) = &mut self.session {
-            s.warnings.clear();
+            // Warnings the failed statement raised for its error stay before it (CREATE
+            // TABLE's 1478 warnings before 1031, as in MySQL); otherwise the error is alone.
+            if !std::mem::take(&mut s.warnings_explain_error) {
+                s.warnings.clear();
+            }
             s.note(innoxide_sql::types::Level::Error, e.clone());
         }
         self.send(&result::err_packet(e.code, e.state, &e.message));

@@ -398,8 +398,10 @@ pub const VARS: &[VarDef] = &[
     v("innodb_stats_auto_recalc", G, Kind::Bool, true, Def::Bool(true)),
     // Leaves sampled per index by the statistics (innoxide_engine::stats).
     v("innodb_stats_persistent_sample_pages", G, u(1, u64::MAX), true, Def::UInt(20)),
-    // Read-only: the SQL layer always rejects bad CREATE TABLE options with errors (ON).
-    v("innodb_strict_mode", Both, Kind::Bool, false, Def::Bool(true)),
+    // SQL layer (ddl.rs `format_options`): ON, a CREATE or ALTER TABLE whose ROW_FORMAT or
+    // KEY_BLOCK_SIZE InnoDB cannot honour fails with 1031 after its 1478 warnings; OFF, the
+    // option is ignored or replaced with those warnings.
+    v("innodb_strict_mode", Both, Kind::Bool, true, Def::Bool(true)),
     eng("innodb_thread_concurrency", G, u(0, 1000), true, Def::UInt(0), Tun::ThreadConcurrency),
     v("innodb_version", G, TEXT, false, Def::Startup),
     v("innodb_write_io_threads", G, RO_U, false, Def::UInt(0)),
@@ -633,6 +635,7 @@ const SQL_NOTES: usize = idx("sql_notes");
 const SQL_SAFE_UPDATES: usize = idx("sql_safe_updates");
 const SQL_QUOTE_SHOW_CREATE: usize = idx("sql_quote_show_create");
 const FOREIGN_KEY_CHECKS: usize = idx("foreign_key_checks");
+const INNODB_STRICT_MODE: usize = idx("innodb_strict_mode");
 const SQL_SELECT_LIMIT: usize = idx("sql_select_limit");
 const SYSTEM_TIME_ZONE: usize = idx("system_time_zone");
 const TIME_ZONE: usize = idx("time_zone");
@@ -1804,6 +1807,10 @@ impl SessionVars {
     /// Foreign keys are checked and their actions run (exec/fk.rs).
     pub fn foreign_key_checks(&self) -> bool {
         self.b(FOREIGN_KEY_CHECKS)
+    }
+    /// innodb_strict_mode: bad ROW_FORMAT / KEY_BLOCK_SIZE options are errors, not warnings.
+    pub fn innodb_strict_mode(&self) -> bool {
+        self.b(INNODB_STRICT_MODE)
     }
     /// SHOW CREATE quotes identifiers.
     pub fn sql_quote_show_create(&self) -> bool {

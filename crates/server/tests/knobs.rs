@@ -824,3 +824,98 @@ fn autoinc_lock_mode_0_holds_the_lock_to_the_end_of_each_insert() {
         assert!(modes.is_empty(), "{modes:?}");
     }
 }
+
+/// The warnings of the last statement as `code message` lines.
+fn warnings(c: &mut mysql::Conn) -> Vec<String> {
+    c.query_map("SHOW WARNINGS", |(_, code, msg): (String, u32, String)| {
+        format!("{code} {msg}")
+    })
+    .unwrap()
+}
+
+/// innodb_strict_mode: ON, a ROW_FORMAT / KEY_BLOCK_SIZE that InnoDB cannot honour makes
+/// CREATE and ALTER TABLE fail with 1031 after 1478 warnings naming the problem; OFF, the
+/// table is made with the option ignored or DYNAMIC assumed, and warnings say so. The options
+/// stay as written in SHOW CREATE TABLE and CREATE_OPTIONS; ROW_FORMAT shows the format in
+/// force. (innoxide has no compressed pages: COMPRESSED is refused or assumed DYNAMIC, as
+/// InnoDB does where it cannot make one.)
+#[test]
+fn strict_mode_refuses_or_adjusts_row_format_options() {
+    let s = start_with(false, &[]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE sm").unwrap();
+    let cases = [
+        (
+            "CREATE TABLE sm.a (id INT) ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4",
+            "1478 InnoDB: innoxide does not implement ROW_FORMAT=COMPRESSED.",
+            "1478 InnoDB: assuming ROW_FORMAT=DYNAMIC.",
+        ),
+        (
+            "CREATE TABLE sm.b (id INT) KEY_BLOCK_SIZE=3",
+            "1478 InnoDB: invalid KEY_BLOCK_SIZE = 3. Valid values are [1, 2, 4, 8, 16]",
+            "1478 InnoDB: ignoring KEY_BLOCK_SIZE=3.",
+        ),
+        (
+            "CREATE TABLE sm.c (id INT) ROW_FORMAT=DYNAMIC KEY_BLOCK_SIZE=8",
+            "1478 InnoDB: cannot specify ROW_FORMAT = DYNAMIC with KEY_BLOCK_SIZE.",
+            "1478 InnoDB: ignoring KEY_BLOCK_SIZE=8 unless ROW_FORMAT=COMPRESSED.",
+        ),
+    ];
+    for (q, strict_warning, lax_warning) in cases {
+        let e = c.query_drop(q).unwrap_err();
+        assert!(
+            matches!(e, mysql::Error::MySqlError(ref e) if e.code == 1031),
+            "{q}: {e}"
+        );
+        let w = warnings(&mut c);
+        assert_eq!(
+            w.first().map(String::as_str),
+            Some(strict_warning),
+            "{q}: {w:?}"
+        );
+        assert!(w.iter().any(|l| l.starts_with("1031 ")), "{q}: {w:?}");
+        c.query_drop("SET SESSION innodb_strict_mode = OFF")
+            .unwrap();
+        c.query_drop(q).unwrap();
+        assert_eq!(warnings(&mut c), [lax_warning], "{q}");
+        c.query_drop("SET SESSION innodb_strict_mode = ON").unwrap();
+    }
+    let rows = text_rows(
+        &mut c,
+        "SELECT TABLE_NAME, ROW_FORMAT, CREATE_OPTIONS FROM information_schema.TABLES WHERE \
+         TABLE_SCHEMA = 'sm' ORDER BY 1",
+    );
+    assert_eq!(
+        rows,
+        [
+            "a,Dynamic,row_format=COMPRESSED KEY_BLOCK_SIZE=4",
+            "b,Dynamic,KEY_BLOCK_SIZE=3",
+            "c,Dynamic,row_format=DYNAMIC KEY_BLOCK_SIZE=8",
+        ]
+    );
+    let (_, create): (String, String) = c.query_first("SHOW CREATE TABLE sm.a").unwrap().unwrap();
+    assert!(
+        create.ends_with("ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4"),
+        "{create}"
+    );
+    // A valid table passes in both modes; ALTER TABLE is checked the same way.
+    c.query_drop("CREATE TABLE sm.d (id INT) ROW_FORMAT=COMPACT")
+        .unwrap();
+    assert!(warnings(&mut c).is_empty());
+    let e = c
+        .query_drop("ALTER TABLE sm.d ROW_FORMAT=COMPRESSED")
+        .unwrap_err();
+    assert!(
+        matches!(e, mysql::Error::MySqlError(ref e) if e.code == 1031),
+        "{e}"
+    );
+    c.query_drop("SET GLOBAL innodb_strict_mode = OFF").unwrap();
+    let mut fresh = connect(&s);
+    fresh
+        .query_drop("ALTER TABLE sm.d ROW_FORMAT=COMPRESSED")
+        .unwrap();
+    assert_eq!(
+        warnings(&mut fresh),
+        ["1478 InnoDB: assuming ROW_FORMAT=DYNAMIC."]
+    );
+}

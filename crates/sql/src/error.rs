@@ -253,6 +253,7 @@ codes! {
     ER_CHECKREAD = 1020, "HY000", "Record has changed since last read in table '%s'";
     ER_GET_ERRNO = 1030, "HY000", "Got error %d - '%s' from storage engine";
     ER_ILLEGAL_HA = 1031, "HY000", "Table storage engine for '%s' doesn't have this option";
+    ER_ILLEGAL_HA_CREATE_OPTION = 1478, "HY000", "Table storage engine '%s' does not support the create option '%s'";
     ER_CRASHED_ON_USAGE = 1194, "HY000", "Table '%s' is marked as crashed and should be repaired";
     ER_NOT_KEYFILE = 1034, "HY000", "Incorrect key file for table '%s'; try to repair it";
     ER_OUT_OF_RESOURCES = 1041, "HY000", "Out of memory; check if mysqld or some other process uses all available memory; if not, you may have to use 'ulimit' to allow mysqld to use more memory or you can add more swap space";

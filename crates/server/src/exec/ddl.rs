@@ -766,9 +766,16 @@ impl Session {
             .map(|((n, ty, auto), m)| generated::gen_column(n, ty, *auto, m))
             .collect();
         self.validate_generated((&db, &ct.name.name), &gen_cols)?;
+        let fmt = self.format_options(
+            ct.options.row_format.as_deref(),
+            ct.options.key_block_size,
+            &ct.name.name,
+        )?;
+        meta.row_format_given = fmt.given;
+        meta.key_block_size = fmt.key_block_size;
         let mut def = TableDef::new(&format!("{db}/{}", ct.name.name), cols, primary);
         def.indexes = indexes;
-        def.row_format = row_format(ct.options.row_format.as_deref());
+        def.row_format = fmt.format;
         def.options =
             serde_json::to_string(&meta).map_err(|e| SqlError::new(ER_INTERNAL_ERROR, &[&e]))?;
         self.create_in_engine(&db, ct, def)
@@ -1013,6 +1020,106 @@ impl Session {
             .map_err(engine_error)?;
         cat.invalidate(&db, &table.name);
         Ok(Output::ok(0))
+    }
+}
+
+/// What `Session::format_options` makes of ROW_FORMAT= and KEY_BLOCK_SIZE=.
+#[derive(Clone)]
+pub(crate) struct FormatOptions {
+    /// The format in force.
+    pub format: RowFormat,
+    /// ROW_FORMAT= as written (upper case), kept for SHOW CREATE TABLE.
+    pub given: Option<String>,
+    /// KEY_BLOCK_SIZE= as written (not 0).
+    pub key_block_size: Option<u64>,
+}
+
+impl Session {
+    /// InnoDB's checks of ROW_FORMAT= and KEY_BLOCK_SIZE= (its create_options_are_invalid and
+    /// the adjustments after it), under innodb_strict_mode: each problem is a warning 1478;
+    /// ON, the statement then fails with 1031; OFF, the option is ignored or replaced
+    /// (ROW_FORMAT=DYNAMIC assumed). innoxide has no compressed pages, so ROW_FORMAT=COMPRESSED
+    /// (also implied by KEY_BLOCK_SIZE alone) is treated as InnoDB treats it where it cannot
+    /// create one (file_per_table OFF, a page size over 16K): refused in strict mode,
+    /// DYNAMIC otherwise.
+    pub(crate) fn format_options(
+        &mut self,
+        row_format_given: Option<&str>,
+        key_block_size: Option<u64>,
+        table: &str,
+    ) -> Result<FormatOptions, SqlError> {
+        let strict = self.vars.innodb_strict_mode();
+        let given = row_format_given.map(str::to_ascii_uppercase);
+        let kbs = key_block_size.filter(|&k| k != 0);
+        let mut problems = Vec::new();
+        let mut adjust = Vec::new();
+        let page_kb = (self.server.catalog.engine.inner().bp.page_size() / 1024) as u64;
+        let named = matches!(
+            given.as_deref(),
+            None | Some("DEFAULT" | "DYNAMIC" | "COMPACT" | "REDUNDANT" | "COMPRESSED")
+        );
+        if !named {
+            problems.push("InnoDB: invalid ROW_FORMAT specifier.".to_string());
+            adjust.push("InnoDB: assuming ROW_FORMAT=DYNAMIC.".to_string());
+        }
+        let mut compressed = given.as_deref() == Some("COMPRESSED");
+        if let Some(k) = kbs {
+            if ![1, 2, 4, 8, 16].contains(&k) || k > page_kb {
+                problems.push(format!(
+                    "InnoDB: invalid KEY_BLOCK_SIZE = {k}. Valid values are [1, 2, 4, 8, 16]"
+                ));
+                adjust.push(format!("InnoDB: ignoring KEY_BLOCK_SIZE={k}."));
+            } else {
+                match given.as_deref() {
+                    None | Some("DEFAULT") => compressed = true,
+                    Some("COMPRESSED") => {}
+                    Some(f) if named => {
+                        problems.push(format!(
+                            "InnoDB: cannot specify ROW_FORMAT = {f} with KEY_BLOCK_SIZE."
+                        ));
+                        adjust.push(format!(
+                            "InnoDB: ignoring KEY_BLOCK_SIZE={k} unless ROW_FORMAT=COMPRESSED."
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        if compressed {
+            problems.push("InnoDB: innoxide does not implement ROW_FORMAT=COMPRESSED.".into());
+            adjust.push("InnoDB: assuming ROW_FORMAT=DYNAMIC.".into());
+        }
+        let warn = |s: &mut Session, message: String| {
+            let e = SqlError {
+                code: ER_ILLEGAL_HA_CREATE_OPTION.code,
+                state: ER_ILLEGAL_HA_CREATE_OPTION.state,
+                message,
+            };
+            s.note(types::Level::Warning, e)
+        };
+        if strict {
+            if !problems.is_empty() {
+                for m in problems {
+                    warn(self, m);
+                }
+                self.warnings_explain_error = true;
+                return Err(SqlError::new(ER_ILLEGAL_HA, &[&table]));
+            }
+        } else {
+            for m in adjust {
+                warn(self, m);
+            }
+        }
+        let format = if compressed || !named {
+            RowFormat::Dynamic
+        } else {
+            row_format(given.as_deref())
+        };
+        Ok(FormatOptions {
+            format,
+            given,
+            key_block_size: kbs,
+        })
     }
 }
 

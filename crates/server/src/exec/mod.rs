@@ -265,6 +265,9 @@ pub struct Session {
     /// LOAD DATA's rows before the batch being inserted (load.rs L1): warnings count rows
     /// from it.
     pub(crate) load_row_base: u64,
+    /// The statement failing now raised warnings that explain its error: they are kept
+    /// before it (conn.rs `send_error`), as InnoDB's 1478 warnings before 1031.
+    pub warnings_explain_error: bool,
     /// LOAD DATA is inserting its batches: an insert of an unknown number of rows, for
     /// innodb_autoinc_lock_mode (dml.rs AI2).
     pub(crate) bulk_insert: bool,
@@ -442,6 +445,7 @@ impl Session {
             row_count: -1,
             user_vars: HashMap::new(),
             load_row_base: 0,
+            warnings_explain_error: false,
             bulk_insert: false,
             autoinc_block: None,
             load_local_file: None,
@@ -589,6 +593,7 @@ impl Session {
         if !keeps_warnings {
             self.warnings.clear();
         }
+        self.warnings_explain_error = false;
         let data = matches!(
             stmt,
             Statement::Select(_)

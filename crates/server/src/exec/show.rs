@@ -806,7 +806,7 @@ impl Session {
         v.extend([
             s(t.meta.collation.clone()),
             Datum::Null,
-            s(""),
+            s(create_options(t)),
             s(t.meta.comment.clone()),
         ]);
         Ok(v)
@@ -2845,11 +2845,11 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
         " DEFAULT CHARSET={} COLLATE={}",
         t.meta.charset, t.meta.collation
     ));
-    if t.table.def.row_format != innoxide_engine::RowFormat::Dynamic {
-        tail.push_str(&format!(
-            " ROW_FORMAT={}",
-            t.table.def.row_format.name().to_ascii_uppercase()
-        ));
+    if let Some(f) = create_options_row_format(t) {
+        tail.push_str(&format!(" ROW_FORMAT={f}"));
+    }
+    if let Some(k) = t.meta.key_block_size {
+        tail.push_str(&format!(" KEY_BLOCK_SIZE={k}"));
     }
     if !t.meta.comment.is_empty() {
         tail.push_str(&format!(
@@ -2863,6 +2863,28 @@ pub fn show_create(t: &SqlTable, quote: bool, next: Option<u64>) -> String {
         lines.join(",\n"),
         tail
     )
+}
+
+/// ROW_FORMAT= among a table's create options: as written, or (tables made before it was
+/// kept) the engine's format when not the default DYNAMIC.
+fn create_options_row_format(t: &SqlTable) -> Option<String> {
+    t.meta.row_format_given.clone().or_else(|| {
+        (t.table.def.row_format != innoxide_engine::RowFormat::Dynamic)
+            .then(|| t.table.def.row_format.name().to_ascii_uppercase())
+    })
+}
+
+/// information_schema.TABLES.CREATE_OPTIONS (SHOW TABLE STATUS Create_options), as MySQL
+/// writes it: `row_format=X KEY_BLOCK_SIZE=n`.
+fn create_options(t: &SqlTable) -> String {
+    let mut v = Vec::new();
+    if let Some(f) = create_options_row_format(t) {
+        v.push(format!("row_format={f}"));
+    }
+    if let Some(k) = t.meta.key_block_size {
+        v.push(format!("KEY_BLOCK_SIZE={k}"));
+    }
+    v.join(" ")
 }
 
 /// What EXPLAIN's Extra column says of a table's read.

@@ -107,6 +107,9 @@ struct Plan {
     keys: Vec<NewKey>,
     meta: TableMeta,
     row_format: innoxide_engine::RowFormat,
+    /// ROW_FORMAT= / KEY_BLOCK_SIZE= of an options clause, checked by the session
+    /// (`Session::format_options`) before the operations apply.
+    format: Option<super::FormatOptions>,
     /// ADD CHECK constraints, named and validated once the columns are known (check.rs).
     new_checks: Vec<ast::CheckSpec>,
     /// ADD FOREIGN KEY constraints, likewise (fk.rs).
@@ -276,6 +279,7 @@ impl Plan {
             keys,
             meta,
             row_format: t.table.def.row_format,
+            format: None,
             new_checks: Vec::new(),
             new_fks: Vec::new(),
         }
@@ -607,8 +611,10 @@ impl Plan {
                 if let Some(a) = o.auto_increment {
                     self.meta.auto_increment_start = a;
                 }
-                if let Some(f) = &o.row_format {
-                    self.row_format = super::row_format(Some(f));
+                if let Some(f) = self.format.take() {
+                    self.row_format = f.format;
+                    self.meta.row_format_given = f.given;
+                    self.meta.key_block_size = f.key_block_size;
                 }
                 if o.charset.is_some() || o.collate.is_some() {
                     // The table's default for new columns; the columns keep theirs.
@@ -949,6 +955,17 @@ impl Session {
     ) -> Result<Planned, SqlError> {
         let mut plan = Plan::of(t);
         for op in ops {
+            if let AlterOp::Options(o) = op {
+                if o.row_format.is_some() || o.key_block_size.is_some() {
+                    // What is not given again stays as it was.
+                    let given = o
+                        .row_format
+                        .as_deref()
+                        .or(plan.meta.row_format_given.as_deref());
+                    let kbs = o.key_block_size.or(plan.meta.key_block_size);
+                    plan.format = Some(self.format_options(given, kbs, &t.name)?);
+                }
+            }
             plan.apply(op, &t.name, self.vars.sql_mode())?;
         }
         let cols: Vec<(String, SqlType, bool)> = plan
