@@ -15,9 +15,14 @@
 //! - C2: a table without a primary key gets a hidden `DB_ROW_ID` BIGINT UNSIGNED column as its
 //!   primary key (filled from the table's auto-increment counter), so every row has a key the
 //!   executor can update or delete by. It is never shown.
-//! - C3: an AUTO_INCREMENT counter starts above the largest value in the table when the table
-//!   is first used after a start (InnoDB before 8.0); values are handed out under the
-//!   counter's mutex and never reused while the server runs.
+//! - C3: an AUTO_INCREMENT counter starts above the largest value in the table and above the
+//!   mark persisted in the table's clustered root (`Engine::persisted_autoinc`) when the table
+//!   is first used after a start; values are handed out under the counter's mutex, and before
+//!   one above the mark is handed out (or stored explicitly) the mark is raised past it, by
+//!   `AUTOINC_PERSIST_AHEAD` (a redo-logged write that precedes the commit using the value).
+//!   So no value is handed out twice, across restarts and crashes too (MySQL 8.0's
+//!   persistent counter); a clean shutdown writes the exact mark (`persist_counters`), so a
+//!   restart goes on where it stopped, and a crash may skip up to the lead.
 //!
 //! - C4: `grants` is what `mysql/innoxide_grants` holds, replaced as a whole (and
 //!   `grants_version` bumped) after each change, under `ddl`.
@@ -169,10 +174,27 @@ pub struct SqlTable {
     pub columns: Vec<SqlColumn>,
     pub meta: TableMeta,
     /// The AUTO_INCREMENT column and the table's counter (shared with the catalog, so it
-    /// outlives this description: next value not handed out, 0 = not loaded yet).
-    pub auto_inc: Option<(usize, Arc<Mutex<u64>>)>,
+    /// outlives this description).
+    pub auto_inc: Option<(usize, Arc<Mutex<AutoInc>>)>,
     /// Some column is generated (so most writes need not look at each column).
     pub has_generated: bool,
+}
+
+/// How far past the largest value handed out the persisted AUTO_INCREMENT mark is raised at a
+/// time (C3): one root-page write per this many values; a crash skips at most this many.
+const AUTOINC_PERSIST_AHEAD: u64 = 256;
+
+/// A table's AUTO_INCREMENT counter (C3).
+#[derive(Default)]
+pub struct AutoInc {
+    /// The next value not handed out; 0 = not loaded yet.
+    next: u64,
+    /// The mark persisted in the table's clustered root: no value above it was handed out.
+    persisted: u64,
+    /// Whether the mark is kept (an AUTO_INCREMENT column; not a hidden row id).
+    persistent: bool,
+    /// The engine table the mark lives in (set when loaded).
+    table: Option<Arc<Table>>,
 }
 
 impl SqlTable {
@@ -310,7 +332,7 @@ pub struct Catalog {
     /// Table descriptions loaded (Opened_tables).
     opened: AtomicU64,
     /// AUTO_INCREMENT counters by engine table id (C3), kept across reloads of descriptions.
-    counters: Mutex<HashMap<u64, Arc<Mutex<u64>>>>,
+    counters: Mutex<HashMap<u64, Arc<Mutex<AutoInc>>>>,
     pub ddl: Mutex<()>,
     /// C4
     grants: RwLock<Arc<crate::privs::Grants>>,
@@ -419,10 +441,50 @@ impl Catalog {
     }
 
     /// Carries an AUTO_INCREMENT counter over to a table that replaced another (ALTER TABLE):
-    /// `next` is the next value the old table would have handed out.
-    pub fn set_counter(&self, table_id: u64, next: u64) {
-        let ctr = self.counters.lock().entry(table_id).or_default().clone();
-        *ctr.lock() = next;
+    /// `next` is the next value the old table would have handed out; it is persisted in the
+    /// new table (C3).
+    pub fn set_counter(
+        &self,
+        table: &Arc<Table>,
+        persistent: bool,
+        next: u64,
+    ) -> Result<(), SqlError> {
+        let ctr = self.counters.lock().entry(table.id).or_default().clone();
+        let mut g = ctr.lock();
+        g.next = next;
+        g.persistent = persistent;
+        g.table = Some(table.clone());
+        if persistent {
+            let v = next.saturating_sub(1);
+            self.engine
+                .persist_autoinc(table, v)
+                .map_err(engine_error)?;
+            g.persisted = g.persisted.max(v);
+        }
+        Ok(())
+    }
+
+    /// A clean shutdown: every counter loaded this run writes its exact mark (the largest
+    /// value handed out), so the next start goes on from there without a gap (C3).
+    pub fn persist_counters(&self) -> Result<(), SqlError> {
+        let counters: Vec<Arc<Mutex<AutoInc>>> = self.counters.lock().values().cloned().collect();
+        for ctr in counters {
+            let mut g = ctr.lock();
+            let (Some(t), true) = (g.table.clone(), g.persistent) else {
+                continue;
+            };
+            let exact = g.next.saturating_sub(1);
+            if g.next != 0
+                && exact < g.persisted
+                && !t.dropped.load(std::sync::atomic::Ordering::Acquire)
+            {
+                self.engine
+                    .set_autoinc_mark(&t, exact)
+                    .map_err(engine_error)?;
+                g.persisted = exact;
+            }
+        }
+        Ok(())
     }
 
     fn bootstrap(&self) -> Result<(), SqlError> {
@@ -1005,6 +1067,11 @@ impl Catalog {
             .position(|c| c.meta.auto_increment || c.meta.hidden)
             .map(|i| {
                 let ctr = self.counters.lock().entry(table.id).or_default().clone();
+                {
+                    let mut g = ctr.lock();
+                    g.persistent = columns[i].meta.auto_increment;
+                    g.table = Some(table.clone());
+                }
                 (i, ctr)
             });
         let has_generated = columns.iter().any(|c| c.meta.generated.is_some());
@@ -1024,18 +1091,39 @@ impl Catalog {
     fn counter<'t>(
         &self,
         t: &'t SqlTable,
-    ) -> Result<Option<innoxide_engine::latch::MutexGuard<'t, u64>>, SqlError> {
+    ) -> Result<Option<innoxide_engine::latch::MutexGuard<'t, AutoInc>>, SqlError> {
         let Some((col, ctr)) = &t.auto_inc else {
             return Ok(None);
         };
         let mut g = ctr.lock();
-        if *g == 0 {
-            *g = self
+        if g.next == 0 {
+            if g.persistent {
+                g.persisted = self
+                    .engine
+                    .persisted_autoinc(&t.table)
+                    .map_err(engine_error)?;
+            }
+            g.next = self
                 .max_of(t, *col)?
                 .saturating_add(1)
-                .max(t.meta.auto_increment_start.max(1));
+                .max(t.meta.auto_increment_start.max(1))
+                .max(g.persisted.saturating_add(1));
         }
         Ok(Some(g))
+    }
+
+    /// Raises the persisted mark past the values handed out so far (C3), before any of them
+    /// is used.
+    fn cover(&self, t: &SqlTable, g: &mut AutoInc) -> Result<(), SqlError> {
+        let used = g.next.saturating_sub(1);
+        if g.persistent && used > g.persisted {
+            let mark = used.saturating_add(AUTOINC_PERSIST_AHEAD);
+            self.engine
+                .persist_autoinc(&t.table, mark)
+                .map_err(engine_error)?;
+            g.persisted = mark;
+        }
+        Ok(())
     }
 
     /// Hands out the next AUTO_INCREMENT value: the smallest not below the counter that is
@@ -1072,14 +1160,15 @@ impl Catalog {
         }
         let inc = increment.max(1);
         let off = if offset > inc { 1 } else { offset.max(1) };
-        let v = if *g <= off {
+        let v = if g.next <= off {
             off
         } else {
-            off.saturating_add((*g - off).div_ceil(inc).saturating_mul(inc))
+            off.saturating_add((g.next - off).div_ceil(inc).saturating_mul(inc))
         };
-        *g = v
+        g.next = v
             .saturating_add(n.saturating_sub(1).saturating_mul(inc))
             .saturating_add(1);
+        self.cover(t, &mut g)?;
         Ok(Some(v))
     }
 
@@ -1088,14 +1177,15 @@ impl Catalog {
         if t.has_hidden_pk() && !t.columns.iter().any(|c| c.meta.auto_increment) {
             return Ok(None);
         }
-        Ok(self.counter(t)?.map(|g| *g))
+        Ok(self.counter(t)?.map(|g| g.next))
     }
 
     /// A value was stored in the AUTO_INCREMENT column: later values go above it.
     pub fn saw_auto_inc(&self, t: &SqlTable, v: u64) -> Result<(), SqlError> {
         if let Some(mut g) = self.counter(t)? {
-            if v >= *g {
-                *g = v.saturating_add(1);
+            if v >= g.next {
+                g.next = v.saturating_add(1);
+                self.cover(t, &mut g)?;
             }
         }
         Ok(())

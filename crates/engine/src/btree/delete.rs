@@ -204,9 +204,15 @@ fn lift_root(
     let level = ip::level(mtr.page(child));
     let recs = page_recs(mtr.page(child));
     let refs: Vec<&[u8]> = recs.iter().map(Vec::as_slice).collect();
-    let max_trx = ip::max_trx_id(mtr.page(child));
+    // The root keeps a clustered index's PAGE_ROOT_AUTO_INC, or takes a secondary leaf's
+    // stamp from the child whose records it takes.
+    let stamp = if idx.clustered {
+        ip::max_trx_id(mtr.page(root))
+    } else {
+        ip::max_trx_id(mtr.page(child))
+    };
     mtr.index_init(root, level, idx.id);
-    mtr.raise_max_trx_id(root, max_trx);
+    mtr.raise_max_trx_id(root, stamp);
     mtr.rec_insert_many(root, 0, &refs);
     fsp::free(mtr, h, child)
 }

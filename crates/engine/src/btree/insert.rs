@@ -91,11 +91,19 @@ fn root_raise(mtr: &mut Mtr<'_>, idx: &Index, path: &mut Path, hdr: PageRef) -> 
     let cno = fsp::alloc(mtr, hdr, idx.space)?;
     let child = mtr.get_new(PageId::new(idx.space, cno))?;
     mtr.index_init(child, level, idx.id);
-    mtr.raise_max_trx_id(child, ip::max_trx_id(mtr.page(root)));
+    // A secondary index's leaf stamp goes with the records; a clustered root keeps its
+    // PAGE_ROOT_AUTO_INC (the same field, index-page.md).
+    let stamp = ip::max_trx_id(mtr.page(root));
+    if !idx.clustered {
+        mtr.raise_max_trx_id(child, stamp);
+    }
     let refs: Vec<&[u8]> = recs.iter().map(Vec::as_slice).collect();
     mtr.rec_insert_many(child, 0, &refs);
     let ptr = node_ptr(idx, &recs[0], level, cno, true);
     mtr.index_init(root, level + 1, idx.id);
+    if idx.clustered {
+        mtr.raise_max_trx_id(root, stamp);
+    }
     let ok = mtr.rec_insert(root, 0, &ptr);
     assert!(ok, "a single node pointer always fits an empty root");
     let old = path.levels[0];

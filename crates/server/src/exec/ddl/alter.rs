@@ -1275,7 +1275,8 @@ impl Session {
             return Err(rename_error(e));
         }
         ended?;
-        cat.set_counter(nt.table.id, next.max(start));
+        let persistent = nt.columns.iter().any(|c| c.meta.auto_increment);
+        cat.set_counter(&nt.table, persistent, next.max(start))?;
         cat.engine.drop_table(&old_parked).map_err(engine_error)?;
         Ok(Output::ok(n))
     }
