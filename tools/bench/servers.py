@@ -2,7 +2,8 @@
 
 Each server gets its own temporary data directory, TCP port and Unix socket; nothing touches a
 system service. `Settings` holds what must be equal on both sides of a comparison (buffer pool,
-redo log capacity, innodb_flush_log_at_trx_commit, doublewrite, page size, sort buffer), and each server class
+redo log capacity, innodb_flush_log_at_trx_commit, doublewrite, page size, sort buffer, and
+innodb_flush_method when a comparison sets it), and each server class
 turns it into its own command-line options:
 
     with InnoxideServer("target/release/innoxide", Settings(buffer_pool="1G")) as s:
@@ -37,6 +38,9 @@ class Settings:
     max_connections: int = 2000
     # MySQL 8.0's default (MariaDB's is 2M): both sort in the same memory.
     sort_buffer_size: int = 262144
+    # innodb_flush_method for both; None leaves each server's default (innoxide and MySQL
+    # 8.0: fsync; MariaDB 10.11: O_DIRECT).
+    flush_method: str = None
 
 
 class ServerError(Exception):
@@ -158,6 +162,12 @@ class _Server:
             self.tmp = None
 
 
+def _flush_method(settings):
+    if settings.flush_method is None:
+        return []
+    return ["--innodb-flush-method=" + settings.flush_method]
+
+
 class InnoxideServer(_Server):
     name = "innoxide"
 
@@ -182,7 +192,7 @@ class InnoxideServer(_Server):
             "--innodb-page-size=" + s.page_size,
             "--max-connections=%d" % s.max_connections,
             "--sort-buffer-size=%d" % s.sort_buffer_size,
-        ] + self.extra
+        ] + _flush_method(s) + self.extra
 
 
 class MariadbServer(_Server):
@@ -248,7 +258,7 @@ class MariadbServer(_Server):
             "--innodb-page-size=" + s.page_size,
             "--max-connections=%d" % s.max_connections,
             "--sort-buffer-size=%d" % s.sort_buffer_size,
-        ]
+        ] + _flush_method(s)
         if self.mysql_defaults:
             cmd += [
                 "--character-set-server=utf8mb4",

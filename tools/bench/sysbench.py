@@ -25,6 +25,11 @@ trx-cpu   Throughput and the server's CPU time (user + system, from /proc) per t
           each workload at --threads for --time seconds; with --mariadb for MariaDB too. At 64
           connections on 2 cores the CPU per transaction is what bounds the rate.
 
+methods   innodb_flush_method: each workload at --threads on innoxide once per method of
+          --methods (default fsync,O_DIRECT), each on its own server started and prepared
+          once, and with --mariadb on MariaDB with the same methods; runs alternate between
+          the servers; prints a table of TPS and p95 latency per server and method.
+
 redo      Redo bytes per transaction of each writing workload (the LSN's advance over
           --events transactions, one client thread, after a warm-up), with --mariadb for
           MariaDB too: how much log each change costs, and so how soon the log fills and
@@ -376,14 +381,51 @@ def cmd_redo(args):
     return 0
 
 
-def settings(args):
-    return Settings(buffer_pool=args.buffer_pool, log_capacity_mb=args.log_capacity_mb)
+def settings(args, flush_method=None):
+    return Settings(
+        buffer_pool=args.buffer_pool, log_capacity_mb=args.log_capacity_mb, flush_method=flush_method
+    )
+
+
+def cmd_methods(args):
+    methods = args.methods.split(",")
+    servers = []
+    for m in methods:
+        servers.append(("innoxide", m, InnoxideServer(args.innoxide, settings(args, m))))
+        if args.mariadb:
+            servers.append(("mariadb", m, MariadbServer(settings(args, m))))
+    workloads = args.workloads or ["oltp_read_only", "oltp_read_write", "oltp_write_only"]
+    res = {}
+    try:
+        for name, m, s in servers:
+            s.start()
+            log("%s %s: prepared in %.1f s" % (name, m, prepare(s, args)))
+        for i, w in enumerate(workloads):
+            order = servers if i % 2 == 0 else list(reversed(servers))
+            for name, m, s in order:
+                extra = ["--threads=%d" % args.threads, "--time=%d" % args.time, "--report-interval=0"]
+                r = parse_run(sysbench(s, args, w, "run", extra))
+                if r["reconnects"] or r["alerts"]:
+                    raise RunFailed("%s %s %s: %s" % (name, m, w, r))
+                res[(w, name, m)] = r
+                log("%-18s %-9s %-18s tps %9.1f  p95 %7.2f ms" % (w, name, m, r["tps"], r["p95"]))
+        for _, _, s in servers:
+            consistency(s, args)
+    finally:
+        for _, _, s in servers:
+            s.stop()
+    cols = [(name, m) for name, m, _ in servers]
+    print("| workload |" + "".join(" %s %s TPS | p95 ms |" % c for c in cols))
+    print("|---|" + "---:|---:|" * len(cols))
+    for w in workloads:
+        print("| %s |" % w + "".join(" %.1f | %.2f |" % (res[(w,) + c]["tps"], res[(w,) + c]["p95"]) for c in cols))
+    return 0
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("check", "compare", "cpu", "redo", "trx-cpu"):
+    for name in ("check", "compare", "cpu", "methods", "redo", "trx-cpu"):
         c = sub.add_parser(name)
         c.add_argument("--innoxide", default="target/release/innoxide", help="the innoxide binary")
         c.add_argument("--tables", type=int, default=4, help="sbtest tables (default 4)")
@@ -405,14 +447,23 @@ def main():
     c = sub.choices["trx-cpu"]
     c.add_argument("--mariadb", action="store_true", help="measure a private MariaDB too")
     c.add_argument("--threads", type=int, default=64, help="sysbench threads (default 64)")
+    c = sub.choices["methods"]
+    c.add_argument("--mariadb", action="store_true", help="run MariaDB with the same methods too")
+    c.add_argument("--threads", type=int, default=16, help="sysbench threads (default 16)")
+    c.add_argument("--methods", default="fsync,O_DIRECT", help="innodb_flush_method values")
     c = sub.choices["compare"]
     c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
     c.add_argument("--markdown", help="also write the table to this file")
     args = p.parse_args()
     try:
-        run = {"check": cmd_check, "compare": cmd_compare, "cpu": cmd_cpu, "redo": cmd_redo, "trx-cpu": cmd_trx_cpu}[
-            args.command
-        ]
+        run = {
+            "check": cmd_check,
+            "compare": cmd_compare,
+            "cpu": cmd_cpu,
+            "methods": cmd_methods,
+            "redo": cmd_redo,
+            "trx-cpu": cmd_trx_cpu,
+        }[args.command]
         return run(args)
     except (RunFailed, ServerError) as e:
         log("FAILED: %s" % e)

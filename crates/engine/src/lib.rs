@@ -59,7 +59,7 @@ use innoxide_io::{FileSystem, OsFs};
 
 pub use check::CheckReport;
 pub use collation::Collation;
-pub use config::{EngineConfig, TunableValues, Tunables};
+pub use config::{EngineConfig, FlushMethod, TunableValues, Tunables};
 pub use dict::schema::{
     ColumnDef, ColumnKind, IndexSpec, InstantValue, RowFormat, TableDef, Value,
 };

@@ -166,10 +166,7 @@ pub fn status_vars(inner: &Inner) -> Vec<(&'static str, String)> {
         ("Innodb_lsn_current", n(inner.log.lsn())),
         ("Innodb_lsn_flushed", n(inner.log.flushed_lsn())),
         ("Innodb_lsn_last_checkpoint", n(inner.log.checkpoint_lsn())),
-        (
-            "Innodb_num_open_files",
-            n(inner.fil.space_ids().len() as u64),
-        ),
+        ("Innodb_num_open_files", n(inner.fil.open_files() as u64)),
         ("Innodb_os_log_fsyncs", n(l(&log.os_log_fsyncs))),
         ("Innodb_os_log_written", n(l(&log.os_log_written))),
         ("Innodb_page_size", n(page)),
@@ -420,6 +417,15 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
         o,
         "{} OS file reads, {} OS file writes, {} OS fsyncs",
         cur.data_reads, cur.data_writes, cur.fsyncs
+    );
+    let _ = writeln!(
+        o,
+        "{} open files (innodb_open_files={}), {} closed and {} reopened by the file cache; innodb_flush_method={}",
+        inner.fil.open_files(),
+        inner.fil.open_files_limit(),
+        inner.fil.stats.closes.load(Ordering::Relaxed),
+        inner.fil.stats.reopens.load(Ordering::Relaxed),
+        inner.cfg.flush_method.name()
     );
     let reads = cur.data_reads.saturating_sub(prev.data_reads);
     let avg_bytes = (cur.bytes_read.saturating_sub(prev.bytes_read))

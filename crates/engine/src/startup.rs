@@ -82,7 +82,13 @@ fn initialisation_interrupted(
     if !LogFiles::exists(fs, datadir)? {
         return Ok(true);
     }
-    let files = LogFiles::open(fs, datadir, cfg.page_size as u32, failed.clone())?;
+    let files = LogFiles::open(
+        fs,
+        datadir,
+        cfg.page_size as u32,
+        cfg.flush_method.log_flags(),
+        failed.clone(),
+    )?;
     let cp = files.read_checkpoint()?;
     Ok(recovery::parse(&files, cp.lsn)?.is_empty())
 }
@@ -188,7 +194,14 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
     fs.create_dir_all(&datadir)
         .map_err(|e| startup_io(&datadir, e))?;
     let failed = Arc::new(AtomicBool::new(false));
-    let fil = Fil::new(fs.clone(), datadir.clone(), cfg.page_size, failed.clone());
+    let fil = Fil::new(
+        fs.clone(),
+        datadir.clone(),
+        cfg.page_size,
+        cfg.flush_method.data_flags(),
+        cfg.open_files,
+        failed.clone(),
+    );
     let ibdata = Path::new("ibdata1");
     let mut fresh = !fs
         .exists(&datadir.join(ibdata))
@@ -226,6 +239,7 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
             cfg.log_file_size,
             cfg.page_size as u32,
             file::LOG_START_LSN,
+            cfg.flush_method.log_flags(),
             failed.clone(),
         )?;
         let cp = files.read_checkpoint()?;
@@ -247,12 +261,19 @@ pub fn open(cfg: EngineConfig, fs: Arc<dyn FileSystem>) -> Result<(Arc<Inner>, O
         }
         // The redo header records the page size too (checked by open); ibdata1's header may be
         // torn (recovery repairs it), but if it is readable it must agree.
-        let files = LogFiles::open(&fs, &datadir, cfg.page_size as u32, failed.clone())?;
+        let files = LogFiles::open(
+            &fs,
+            &datadir,
+            cfg.page_size as u32,
+            cfg.flush_method.log_flags(),
+            failed.clone(),
+        )?;
         check_page_size(&fs, &datadir, cfg.page_size)?;
         let cp = files.read_checkpoint()?;
         let parsed = recovery::parse(&files, cp.lsn)?;
         (files, cp, parsed)
     };
+    fil.add_log_files(files.n_files() as usize);
     report.checkpoint_lsn = cp.lsn;
     report.end_lsn = parsed.end_lsn;
     report.redo_groups = parsed.groups;
@@ -412,6 +433,7 @@ pub fn resize_log(inner: &Inner) -> Result<Option<(u64, u32)>> {
         cfg_size,
         inner.cfg.page_size as u32,
         inner.log.lsn(),
+        inner.cfg.flush_method.log_flags(),
         inner.failed.clone(),
     )?;
     // Old extra files beyond the new count are removed.

@@ -26,6 +26,13 @@
 //!   A file whose data was synced but whose entry was not is gone after a crash.
 //! - Handles are independent of names: an unlinked file stays readable and writable through
 //!   the handles that were open, as on unix.
+//! - A handle opened with [`OpenFlags::dsync`] (O_DSYNC) makes each of its writes durable
+//!   before the write returns, with the size change it implies; a power loss while the write
+//!   is in flight may still leave any subset of its sectors, torn. Size changes by `set_len`
+//!   and `allocate` still need `sync_data`.
+//! - [`OpenFlags::direct`] (O_DIRECT) only keeps the bytes out of the OS page cache: without
+//!   `dsync` its writes are as volatile as buffered ones until `sync_data` (the drive's own
+//!   cache, the file's size and its extents still need the flush).
 //!
 //! [`SimFs`] implements exactly this model; its module documentation describes how a crash
 //! image is chosen.
@@ -33,7 +40,8 @@
 //! # INVARIANTS
 //!
 //! - I1: In [`SimFs`] a byte reaches a file's durable content only through `sync_data` of
-//!   that file, or through a crash image choosing to keep a pending write.
+//!   that file, through a completed write of a `dsync` handle, or through a crash image
+//!   choosing to keep a pending write.
 //! - I2: In [`SimFs`] a file's live content equals its durable content with its pending
 //!   operations (writes and length changes since the last sync) replayed in order. Only the
 //!   test surgery helpers (`corrupt`, `truncate_durable`) may break this, on purpose.
@@ -63,26 +71,68 @@ use std::sync::Arc;
 mod os;
 mod sim;
 
-pub use os::OsFs;
+pub use os::{OsFs, DIRECT_IO_ALIGN};
 pub use sim::{is_simulated_crash, CrashMode, Fault, FaultKind, FaultOp, SimFs, SimStats};
 
 /// The granularity at which the simulated disk tears writes: sector boundaries are absolute
 /// file offsets that are multiples of this size.
 pub const SECTOR_SIZE: usize = 512;
 
+/// How a handle reaches the disk (innodb_flush_method chooses these per kind of file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct OpenFlags {
+    /// O_DIRECT: reads and writes bypass the OS page cache. Callers need not align anything
+    /// ([`OsFs`] bounces unaligned requests through an aligned buffer). A file system may refuse
+    /// it (tmpfs before Linux 6.6): the handle is then buffered and [`File::flags`] says so.
+    pub direct: bool,
+    /// O_DSYNC: each write is durable when it returns (see the crate documentation).
+    pub dsync: bool,
+}
+
+impl OpenFlags {
+    /// Writes go to the OS page cache; `sync_data` makes them durable.
+    pub const BUFFERED: OpenFlags = OpenFlags {
+        direct: false,
+        dsync: false,
+    };
+    /// Buffered, each write durable when it returns.
+    pub const DSYNC: OpenFlags = OpenFlags {
+        direct: false,
+        dsync: true,
+    };
+    /// Around the page cache; `sync_data` still makes writes durable.
+    pub const DIRECT: OpenFlags = OpenFlags {
+        direct: true,
+        dsync: false,
+    };
+    /// Around the page cache, each write durable when it returns (FUA on most devices).
+    pub const DIRECT_DSYNC: OpenFlags = OpenFlags {
+        direct: true,
+        dsync: true,
+    };
+}
+
 /// A file system: the namespace half of the I/O contract (see the crate documentation for
 /// the durability model).
 pub trait FileSystem: Send + Sync + 'static {
-    /// Opens an existing file for reading and writing. NotFound if absent.
-    fn open(&self, path: &Path) -> io::Result<Arc<dyn File>>;
+    /// Opens an existing file for reading and writing with the given flags. NotFound if absent.
+    fn open_with(&self, path: &Path, flags: OpenFlags) -> io::Result<Arc<dyn File>>;
+    /// Opens an existing file for reading and writing, buffered. NotFound if absent.
+    fn open(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+        self.open_with(path, OpenFlags::BUFFERED)
+    }
     /// Opens an existing file for reading only (one the server may read but not write, as
     /// LOAD DATA's); writes through the handle fail. NotFound if absent.
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn File>> {
         self.open(path)
     }
-    /// Creates a new empty file; AlreadyExists if present. The directory entry is
-    /// durable only after `sync_dir(parent)`.
-    fn create(&self, path: &Path) -> io::Result<Arc<dyn File>>;
+    /// Creates a new empty file with the given flags; AlreadyExists if present. The
+    /// directory entry is durable only after `sync_dir(parent)`, whatever the flags.
+    fn create_with(&self, path: &Path, flags: OpenFlags) -> io::Result<Arc<dyn File>>;
+    /// Creates a new empty file, buffered (see `create_with`).
+    fn create(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+        self.create_with(path, OpenFlags::BUFFERED)
+    }
     /// Whether a file or directory exists at `path`.
     fn exists(&self, path: &Path) -> io::Result<bool>;
     /// Unlinks a file. Durable only after `sync_dir(parent)`. Open handles stay usable (unix
@@ -122,6 +172,9 @@ pub trait File: Send + Sync {
     fn allocate(&self, len: u64) -> io::Result<()>;
     /// Truncates or extends (with zeros) to exactly len.
     fn set_len(&self, len: u64) -> io::Result<()>;
+    /// The flags in force: those the handle was opened with, except `direct` when the file
+    /// system refused O_DIRECT (the handle then works buffered; `dsync` is always kept).
+    fn flags(&self) -> OpenFlags;
 }
 
 /// Whether `e` is "no space left on device" (raw OS error ENOSPC), from the OS or simulated.

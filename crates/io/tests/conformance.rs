@@ -1,25 +1,90 @@
 //! One conformance suite for every `FileSystem`: each check runs against the real file system
 //! (OsFs in a temporary directory) and the simulated one (SimFs under `/data`), so the
-//! simulation cannot drift from the semantics the engine gets in production.
+//! simulation cannot drift from the semantics the engine gets in production. Each runs four
+//! times on each, with handles opened buffered, O_DSYNC, O_DIRECT and O_DIRECT|O_DSYNC
+//! (innodb_flush_method's kinds of handle): the flags change durability and caching, never
+//! what reads and writes see. On OsFs the checks' unaligned requests exercise the O_DIRECT
+//! bounce and read-modify-write paths.
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use innoxide_io::{File, FileSystem, OsFs, SimFs};
+use innoxide_io::{File, FileSystem, OpenFlags, OsFs, SimFs, DIRECT_IO_ALIGN};
 
 type Check = fn(&dyn FileSystem, &Path);
 
-/// Runs `check` on OsFs in a fresh temporary directory and on a fresh SimFs.
-fn on_both(check: Check) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let os: Arc<dyn FileSystem> = Arc::new(OsFs::new());
-    check(os.as_ref(), dir.path());
+const ALL_FLAGS: [OpenFlags; 4] = [
+    OpenFlags::BUFFERED,
+    OpenFlags::DSYNC,
+    OpenFlags::DIRECT,
+    OpenFlags::DIRECT_DSYNC,
+];
 
-    let sim: Arc<dyn FileSystem> = Arc::new(SimFs::new(1));
-    let root = Path::new("/data");
-    sim.create_dir_all(root).expect("sim root");
-    check(sim.as_ref(), root);
+/// A file system whose `open` and `create` use `flags` (the checks call those).
+struct WithFlags {
+    fs: Arc<dyn FileSystem>,
+    flags: OpenFlags,
+}
+
+impl FileSystem for WithFlags {
+    fn open_with(&self, path: &Path, flags: OpenFlags) -> io::Result<Arc<dyn File>> {
+        self.fs.open_with(path, flags)
+    }
+    fn open(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+        self.fs.open_with(path, self.flags)
+    }
+    fn create_with(&self, path: &Path, flags: OpenFlags) -> io::Result<Arc<dyn File>> {
+        self.fs.create_with(path, flags)
+    }
+    fn create(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+        self.fs.create_with(path, self.flags)
+    }
+    fn exists(&self, path: &Path) -> io::Result<bool> {
+        self.fs.exists(path)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        self.fs.remove(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.fs.rename(from, to)
+    }
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.fs.create_dir_all(path)
+    }
+    fn remove_dir(&self, path: &Path) -> io::Result<()> {
+        self.fs.remove_dir(path)
+    }
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<PathBuf>> {
+        self.fs.read_dir(path)
+    }
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        self.fs.is_dir(path)
+    }
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        self.fs.sync_dir(path)
+    }
+}
+
+/// Runs `check` on OsFs in a fresh temporary directory and on a fresh SimFs, with each kind
+/// of handle.
+fn on_both(check: Check) {
+    for flags in ALL_FLAGS {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let os = WithFlags {
+            fs: Arc::new(OsFs::new()),
+            flags,
+        };
+        check(&os, dir.path());
+
+        let sim = WithFlags {
+            fs: Arc::new(SimFs::new(1)),
+            flags,
+        };
+        let root = Path::new("/data");
+        sim.create_dir_all(root).expect("sim root");
+        check(&sim, root);
+    }
 }
 
 fn read_all(f: &dyn File) -> Vec<u8> {
@@ -55,6 +120,8 @@ conformance!(
     directories,
     read_dir_lists_sorted_full_paths,
     sync_calls_succeed,
+    direct_requests_of_any_alignment,
+    flags_report_what_is_in_force,
 );
 
 mod checks {
@@ -318,5 +385,58 @@ mod checks {
         fs.sync_dir(root).unwrap();
         f.sync_data().unwrap(); // nothing pending
         assert_eq!(read_all(f.as_ref()).len(), 8192);
+    }
+
+    /// Page-sized I/O at page offsets from unaligned buffers (the bounce path), and writes
+    /// straddling blocks and the end of the file (the read-modify-write path).
+    pub fn direct_requests_of_any_alignment(fs: &dyn FileSystem, root: &Path) {
+        let a = DIRECT_IO_ALIGN;
+        let f = fs.create(&root.join("d.ibd")).unwrap();
+        // A page from a buffer one byte off alignment.
+        let mut store = vec![0u8; 3 * a + 1];
+        let page: Vec<u8> = (0..2 * a).map(|i| (i % 251) as u8).collect();
+        let off = 1 + (a - (store.as_ptr() as usize + 1) % a) % a;
+        store[off..off + 2 * a].copy_from_slice(&page);
+        f.write_at(&store[off..off + 2 * a], a as u64).unwrap();
+        assert_eq!(f.len().unwrap(), 3 * a as u64);
+        let mut back = vec![0u8; 3 * a + 1];
+        f.read_at(&mut back[off..off + 2 * a], a as u64).unwrap();
+        assert_eq!(&back[off..off + 2 * a], &page[..]);
+        // A write straddling two blocks keeps the bytes around it.
+        f.write_at(b"XY", (2 * a - 1) as u64).unwrap();
+        let all = read_all(f.as_ref());
+        assert!(all[..a].iter().all(|&b| b == 0));
+        assert_eq!(&all[a..2 * a - 1], &page[..a - 1]);
+        assert_eq!(&all[2 * a - 1..2 * a + 1], b"XY");
+        assert_eq!(&all[2 * a + 1..], &page[a + 1..]);
+        // One past the end: the file grows by exactly what was written.
+        f.write_at(b"end", 3 * a as u64 + 5).unwrap();
+        assert_eq!(f.len().unwrap(), 3 * a as u64 + 8);
+        let mut tail = [9u8; 8];
+        f.read_at(&mut tail, 3 * a as u64).unwrap();
+        assert_eq!(&tail, b"\0\0\0\0\0end");
+        // A read that would need bytes past the end fails; one ending at it does not.
+        let mut over = [0u8; 9];
+        let err = f.read_at(&mut over, 3 * a as u64).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        f.read_at(&mut over[..8], 3 * a as u64).unwrap();
+        f.sync_data().unwrap();
+    }
+
+    /// A handle keeps the durability it was asked for; O_DIRECT holds on these file systems
+    /// (the temporary directory is not on a tmpfs that refuses it; see docs/testing.md).
+    pub fn flags_report_what_is_in_force(fs: &dyn FileSystem, root: &Path) {
+        let f = fs.create(&root.join("flags")).unwrap();
+        let g = fs.open(&root.join("flags")).unwrap();
+        assert_eq!(f.flags(), g.flags());
+        let plain = fs
+            .open_with(&root.join("flags"), OpenFlags::BUFFERED)
+            .unwrap();
+        assert_eq!(plain.flags(), OpenFlags::BUFFERED);
+        for flags in ALL_FLAGS {
+            let h = fs.open_with(&root.join("flags"), flags).unwrap();
+            assert_eq!(h.flags().dsync, flags.dsync);
+            assert!(!h.flags().direct || flags.direct);
+        }
     }
 }

@@ -88,17 +88,64 @@ fn load_options() -> options::Options {
     std::process::exit(0)
 }
 
+/// Descriptors kept for everything but InnoDB's files: client sockets, logs, temporary files.
+const OTHER_DESCRIPTORS: u64 = 1024;
+
+/// Raises the process's open files limit (RLIMIT_NOFILE) so innodb_open_files files fit
+/// beside the other descriptors, as mysqld raises it for open_files_limit; if the hard
+/// limit is too low, lowers innodb_open_files to what fits (at least 10), with a warning, so
+/// the value SHOW VARIABLES reports is the one in force.
+fn fit_open_files(cfg: &mut innoxide_engine::EngineConfig) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given, which lives across the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return;
+    }
+    let want = cfg.open_files as u64 + OTHER_DESCRIPTORS;
+    if lim.rlim_cur < want {
+        let raised = libc::rlimit {
+            rlim_cur: want.min(lim.rlim_max),
+            rlim_max: lim.rlim_max,
+        };
+        // SAFETY: setrlimit reads the struct it is given.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            lim.rlim_cur = raised.rlim_cur;
+        }
+    }
+    let fit = lim.rlim_cur.saturating_sub(OTHER_DESCRIPTORS);
+    if (cfg.open_files as u64) > fit {
+        let n = usize::try_from(fit)
+            .unwrap_or(usize::MAX)
+            .max(innoxide_engine::config::MIN_OPEN_FILES);
+        tracing::warn!(
+            "innodb_open_files={} does not fit under the open files limit ({} descriptors, {} kept \
+             for connections and other files); using innodb_open_files={n}",
+            cfg.open_files,
+            lim.rlim_cur,
+            OTHER_DESCRIPTORS
+        );
+        cfg.open_files = n;
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let opts = load_options();
-    let cfg = opts
+    let mut cfg = opts
         .engine_config()
         .unwrap_or_else(|e| abort(std::slice::from_ref(&e)));
+    fit_open_files(&mut cfg);
     tracing::info!(
-        "innoxide {} starting: datadir {}, innodb_page_size {}, innodb_buffer_pool_size {}",
+        "innoxide {} starting: datadir {}, innodb_page_size {}, innodb_buffer_pool_size {}, \
+         innodb_flush_method {}, innodb_open_files {}",
         env!("CARGO_PKG_VERSION"),
         cfg.datadir.display(),
         cfg.page_size,
-        cfg.buffer_pool_size
+        cfg.buffer_pool_size,
+        cfg.flush_method.name(),
+        cfg.open_files
     );
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {

@@ -105,6 +105,8 @@ const LOG_FILE_SIZE: usize = idx("innodb_log_file_size");
 const LOG_FILES_IN_GROUP: usize = idx("innodb_log_files_in_group");
 const LOG_BUFFER_SIZE: usize = idx("innodb_log_buffer_size");
 const DOUBLEWRITE: usize = idx("innodb_doublewrite");
+const FLUSH_METHOD: usize = idx("innodb_flush_method");
+const OPEN_FILES: usize = idx("innodb_open_files");
 const PURGE_THREADS: usize = idx("innodb_purge_threads");
 const DUMP_AT_SHUTDOWN: usize = idx("innodb_buffer_pool_dump_at_shutdown");
 const DUMP_PCT: usize = idx("innodb_buffer_pool_dump_pct");
@@ -368,6 +370,8 @@ pub fn startup_default(i: usize) -> Option<VarValue> {
         LOG_FILES_IN_GROUP => u(e.log_files_in_group.into()),
         LOG_BUFFER_SIZE => u(e.log_buffer_size as u64),
         DOUBLEWRITE => Some(VarValue::Bool(e.doublewrite)),
+        FLUSH_METHOD => u(vars::flush_method_index(e.flush_method)),
+        OPEN_FILES => u(e.open_files as u64),
         PURGE_THREADS => u(e.purge_threads as u64),
         DUMP_AT_SHUTDOWN => Some(VarValue::Bool(e.buffer_pool_dump_at_shutdown)),
         DUMP_PCT => u(e.buffer_pool_dump_pct.into()),
@@ -759,6 +763,13 @@ impl Options {
             .map_err(|_| "innodb_log_files_in_group is too large")?;
         c.log_buffer_size = self.usize_of(LOG_BUFFER_SIZE)?;
         c.doublewrite = self.u64_of(DOUBLEWRITE) != 0;
+        let method = vars::FLUSH_METHOD_NAMES
+            .get(self.usize_of(FLUSH_METHOD)?)
+            .copied()
+            .unwrap_or_default();
+        c.flush_method = innoxide_engine::FlushMethod::from_name(method)
+            .ok_or_else(|| format!("innodb_flush_method={method} is not supported"))?;
+        c.open_files = self.usize_of(OPEN_FILES)?;
         c.purge_threads = self.usize_of(PURGE_THREADS)?;
         c.buffer_pool_dump_at_shutdown = self.u64_of(DUMP_AT_SHUTDOWN) != 0;
         c.buffer_pool_dump_pct = u32::try_from(self.u64_of(DUMP_PCT)).unwrap_or(100);

@@ -261,6 +261,16 @@ const TEXT: Kind = Kind::Str(StrCheck::Fixed);
 const CHARSET: Kind = Kind::Str(StrCheck::Charset { nullable: false });
 const COLLATION: Kind = Kind::Str(StrCheck::Collation);
 const ENGINE: Kind = Kind::Str(StrCheck::Engine);
+/// innodb_flush_method's values in MySQL 8.0's order on Linux (srv_unix_flush_t); innoxide
+/// refuses littlesync and nosync (`supported`).
+pub const FLUSH_METHOD_NAMES: &[&str] = &[
+    "fsync",
+    "O_DSYNC",
+    "littlesync",
+    "nosync",
+    "O_DIRECT",
+    "O_DIRECT_NO_FSYNC",
+];
 const ISOLATION_NAMES: &[&str] = &[
     "READ-UNCOMMITTED",
     "READ-COMMITTED",
@@ -361,8 +371,9 @@ pub const VARS: &[VarDef] = &[
     v("innodb_file_per_table", G, Kind::Bool, false, Def::Bool(true)),
     eng("innodb_flush_log_at_timeout", G, u(1, 2700), true, Def::UInt(1), Tun::FlushLogAtTimeout),
     eng("innodb_flush_log_at_trx_commit", G, u(0, 2), true, Def::UInt(1), Tun::FlushLogAtTrxCommit),
-    // Buffered writes made durable with fdatasync (no O_DIRECT): InnoDB's name is fsync.
-    v("innodb_flush_method", G, TEXT, false, Def::Str("fsync")),
+    // Engine (tablespace/file.rs, redo/file.rs): how data and log files are opened and
+    // synced (EngineConfig::flush_method). littlesync and nosync are refused (`supported`).
+    v("innodb_flush_method", G, Kind::Enum(FLUSH_METHOD_NAMES), false, Def::Startup),
     // Page cleaners write the pages they pick, never their neighbours (MySQL 8.0's default).
     v("innodb_flush_neighbors", G, u(0, 2), false, Def::UInt(0)),
     eng("innodb_io_capacity", G, u(100, u64::MAX), true, Def::UInt(200), Tun::IoCapacity),
@@ -380,8 +391,9 @@ pub const VARS: &[VarDef] = &[
     eng("innodb_max_purge_lag_delay", G, u(0, 10_000_000), true, Def::UInt(0), Tun::MaxPurgeLagDelay),
     eng("innodb_old_blocks_pct", G, u(5, 95), true, Def::UInt(37), Tun::OldBlocksPct),
     eng("innodb_old_blocks_time", G, u(0, U32), true, Def::UInt(1000), Tun::OldBlocksTime),
-    // Every tablespace file stays open: no limit is in force (the largest value MySQL allows).
-    v("innodb_open_files", G, RO_U, false, Def::UInt(2_147_483_647)),
+    // Engine (tablespace/file.rs): the file-handle cache keeps at most this many files open,
+    // ibdata1 and the redo log files included (EngineConfig::open_files).
+    v("innodb_open_files", G, u(10, 2_147_483_647), false, Def::Startup),
     // At most innodb_buffer_pool_instances (options.rs caps it, as InnoDB does).
     v("innodb_page_cleaners", G, u(1, 64), false, Def::Startup),
     v("innodb_page_size", G, u(4096, 65536), false, Def::Startup),
@@ -602,6 +614,8 @@ const INNODB_BUFFER_POOL_CHUNK_SIZE: usize = idx("innodb_buffer_pool_chunk_size"
 const INNODB_BUFFER_POOL_LOAD_AT_STARTUP: usize = idx("innodb_buffer_pool_load_at_startup");
 const INNODB_BUFFER_POOL_SIZE: usize = idx("innodb_buffer_pool_size");
 const INNODB_DOUBLEWRITE: usize = idx("innodb_doublewrite");
+const INNODB_FLUSH_METHOD: usize = idx("innodb_flush_method");
+const INNODB_OPEN_FILES: usize = idx("innodb_open_files");
 const INNODB_IO_CAPACITY: usize = idx("innodb_io_capacity");
 const INNODB_IO_CAPACITY_MAX: usize = idx("innodb_io_capacity_max");
 const INNODB_LOCK_WAIT_TIMEOUT: usize = idx("innodb_lock_wait_timeout");
@@ -942,13 +956,35 @@ fn time_zone(s: &str) -> Result<String, SqlError> {
     Ok(s.to_string())
 }
 
+/// innodb_flush_method's stored value (its index in [`FLUSH_METHOD_NAMES`]) for an engine
+/// method.
+pub fn flush_method_index(m: innoxide_engine::FlushMethod) -> u64 {
+    FLUSH_METHOD_NAMES
+        .iter()
+        .position(|n| *n == m.name())
+        .map_or(0, |i| i as u64)
+}
+
 /// Values innoxide does not implement yet, refused with error 1235 rather than stored and
-/// ignored (V2): sql_auto_is_null=ON. (Connection character
+/// ignored (V2): sql_auto_is_null=ON; innodb_flush_method littlesync and nosync, MySQL's
+/// testing values that skip fsyncs (innoxide never skips one). (Connection character
 /// sets are all implemented: the server works in UTF-8 and converts latin1 statements and
 /// results at the connection, conn.rs.)
 fn supported(i: usize, val: &VarValue) -> Result<(), SqlError> {
     let what = match (i, val) {
         (SQL_AUTO_IS_NULL, VarValue::Bool(true)) => "sql_auto_is_null=ON",
+        (INNODB_FLUSH_METHOD, VarValue::UInt(n)) => {
+            let name = FLUSH_METHOD_NAMES.get(*n as usize).copied().unwrap_or("?");
+            if innoxide_engine::FlushMethod::from_name(name).is_some() {
+                return Ok(());
+            }
+            return Err(SqlError::new(
+                ER_NOT_SUPPORTED_YET,
+                &[&format!(
+                    "innodb_flush_method={name}: it skips fsyncs, which innoxide never does"
+                )],
+            ));
+        }
         _ => return Ok(()),
     };
     Err(SqlError::new(ER_NOT_SUPPORTED_YET, &[&what]))
@@ -1320,6 +1356,11 @@ impl Registry {
                 VarValue::UInt(cfg.buffer_pool_size),
             ),
             (INNODB_DOUBLEWRITE, VarValue::Bool(cfg.doublewrite)),
+            (
+                INNODB_FLUSH_METHOD,
+                VarValue::UInt(flush_method_index(cfg.flush_method)),
+            ),
+            (INNODB_OPEN_FILES, VarValue::UInt(cfg.open_files as u64)),
             (
                 INNODB_LOG_BUFFER_SIZE,
                 VarValue::UInt(cfg.log_buffer_size as u64),

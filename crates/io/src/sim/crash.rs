@@ -24,7 +24,8 @@ pub enum CrashMode {
     KeepAll,
     /// Each pending write is kept whole (p 0.4), dropped (p 0.3) or torn (p 0.3); each
     /// pending length change is kept with p 0.5; each pending directory operation is applied
-    /// with p 0.5. Choices are applied in the original order.
+    /// with p 0.5. Choices are applied in the original order. A write a `dsync` handle
+    /// completed is durable: every mode keeps it, in its place in that order.
     ///
     /// A torn write keeps or drops each 512-byte sector it overlaps independently (sector
     /// boundaries are absolute file offsets); with p 0.1 one kept sector gets garbage bytes
@@ -34,7 +35,7 @@ pub enum CrashMode {
         seed: u64,
     },
     /// Like [`CrashMode::Random`], but every pending write is torn (none is kept whole or
-    /// dropped whole as such); for torn-page tests.
+    /// dropped whole as such), except the completed `dsync` writes; for torn-page tests.
     TornOnly {
         /// Seeds the choices and the image's own RNG.
         seed: u64,
@@ -129,8 +130,15 @@ fn replay(durable: &[u8], pending: &[PendingOp], rng: &mut StdRng, torn_only: bo
                     content.resize(*len, 0);
                 }
             }
-            PendingOp::Write { offset, data } => {
-                let fate = if torn_only {
+            PendingOp::Write {
+                offset,
+                data,
+                synced,
+            } => {
+                let fate = if *synced {
+                    // Durable before the crash: every image has it.
+                    WriteFate::Keep
+                } else if torn_only {
                     WriteFate::Tear
                 } else {
                     match rng.random_range(0..10u32) {

@@ -7,6 +7,12 @@
 //! operations pending since its last `sync_data`: writes and length changes (`set_len`, and
 //! `allocate` when it grows the file). `sync_data` copies live to durable and clears the list.
 //!
+//! A handle opened with `dsync` (O_DSYNC) writes to live and durable at once and still records
+//! the write in the pending list, marked synced: a crash image always replays it, in its
+//! place, after the pending operations older than it (which may touch the same bytes).
+//! `direct` changes nothing here: the simulated disk has no page cache to bypass, so an
+//! O_DIRECT handle without `dsync` is as volatile as a buffered one until `sync_data`.
+//!
 //! The namespace is two maps, path -> file id: the live one (changed at once by create,
 //! remove and rename) and the durable one. Each namespace change is recorded as one pending
 //! directory operation made of entry effects ("path now names id", "path names nothing");
@@ -17,8 +23,10 @@
 //!
 //! # Crashes
 //!
-//! [`SimFs::set_crash_at_sync`] arms a crash at the k-th sync (`sync_data` and `sync_dir`
-//! calls both count, from construction, 1-based). That sync does not take effect; the file
+//! [`SimFs::set_crash_at_sync`] arms a crash at the k-th sync point (`sync_data` and
+//! `sync_dir` calls and writes through `dsync` handles all count, from construction, 1-based).
+//! That sync does not take effect: a `dsync` write crashed on stays pending (in flight, so a
+//! crash image may drop, keep or tear it) and fails; the file
 //! system is then crashed and every later call fails (I5 of the crate). [`SimFs::crash_image`]
 //! builds a fresh `SimFs` holding what a power loss at this moment could leave; see
 //! [`CrashMode`] for the choices.
@@ -46,7 +54,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::{File, FileSystem};
+use crate::{File, FileSystem, OpenFlags};
 
 mod crash;
 mod fault;
@@ -98,6 +106,8 @@ pub struct SimStats {
     pub bytes_written: u64,
     /// Successful `sync_data` calls.
     pub syncs: u64,
+    /// Successful writes through `dsync` handles (each one a sync point; also in `writes`).
+    pub durable_writes: u64,
     /// Successful `sync_dir` calls.
     pub dir_syncs: u64,
     /// Injected faults that fired.
@@ -108,8 +118,16 @@ pub struct SimStats {
 /// against [`MAX_FILE_LEN`] when recorded.
 #[derive(Clone, Debug)]
 enum PendingOp {
-    Write { offset: usize, data: Vec<u8> },
-    SetLen { len: usize },
+    /// `synced`: written through a `dsync` handle and completed, so already durable; a crash
+    /// image replays it whatever it does with the others.
+    Write {
+        offset: usize,
+        data: Vec<u8>,
+        synced: bool,
+    },
+    SetLen {
+        len: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -148,7 +166,9 @@ impl FileObj {
         ranges.push((self.durable.len(), live_len));
         for op in &self.pending {
             match op {
-                PendingOp::Write { offset, data } => ranges.push((*offset, offset + data.len())),
+                PendingOp::Write { offset, data, .. } => {
+                    ranges.push((*offset, offset + data.len()));
+                }
                 // Bytes from a truncation point on may have been re-extended as zeros.
                 PendingOp::SetLen { len } => ranges.push((*len, live_len)),
             }
@@ -249,7 +269,7 @@ impl State {
         }
     }
 
-    /// Counts a sync call; crashes instead if this is the armed one.
+    /// Counts a sync point; crashes instead if this is the armed one.
     fn begin_sync(&mut self) -> io::Result<()> {
         self.alive()?;
         self.sync_count += 1;
@@ -325,7 +345,8 @@ impl State {
         Ok(())
     }
 
-    fn write(&mut self, id: FileId, buf: &[u8], offset: u64) -> io::Result<()> {
+    /// A write; with `synced` (a completed `dsync` write) it is durable at once too.
+    fn write(&mut self, id: FileId, buf: &[u8], offset: u64, synced: bool) -> io::Result<()> {
         if buf.is_empty() {
             return Ok(());
         }
@@ -336,13 +357,37 @@ impl State {
         let offset = to_index(offset)?;
         let f = self.file_mut(id);
         put_bytes(&mut f.live, offset, buf);
+        if synced {
+            put_bytes(&mut f.durable, offset, buf);
+        }
         f.pending.push(PendingOp::Write {
             offset,
             data: buf.to_vec(),
+            synced,
         });
         self.stats.writes += 1;
         self.stats.bytes_written += len_u64(buf);
+        if synced {
+            self.stats.durable_writes += 1;
+        }
         Ok(())
+    }
+
+    /// A write through a `dsync` handle: a sync point. If the crash is armed for it, the write
+    /// is left in flight (pending, unsynced) and the file system crashes.
+    fn write_dsync(&mut self, id: FileId, buf: &[u8], offset: u64) -> io::Result<()> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = self.begin_sync() {
+            if self.crashed {
+                // The write was under way when the power went: whatever it reached survives
+                // only as the crash image chooses.
+                let _ = self.write(id, buf, offset, false);
+            }
+            return Err(e);
+        }
+        self.write(id, buf, offset, true)
     }
 
     fn resize(&mut self, id: FileId, len: u64) -> io::Result<()> {
@@ -466,12 +511,19 @@ impl State {
         }
     }
 
-    fn new_handle(&mut self, shared: &Arc<Mutex<State>>, id: FileId, path: &Path) -> SimFile {
+    fn new_handle(
+        &mut self,
+        shared: &Arc<Mutex<State>>,
+        id: FileId,
+        path: &Path,
+        flags: OpenFlags,
+    ) -> SimFile {
         self.file_mut(id).handles += 1;
         SimFile {
             shared: Arc::clone(shared),
             id,
             path: path.to_path_buf(),
+            flags,
         }
     }
 }
@@ -511,8 +563,9 @@ impl SimFs {
         self.shared.lock().seed
     }
 
-    /// Arms a crash at the k-th sync (`sync_data` or `sync_dir`, 1-based, counted since
-    /// construction). If k is not beyond [`SimFs::sync_count`], the next sync crashes.
+    /// Arms a crash at the k-th sync point (`sync_data`, `sync_dir` or a write through a
+    /// `dsync` handle, 1-based, counted since construction). If k is not beyond
+    /// [`SimFs::sync_count`], the next sync point crashes.
     pub fn set_crash_at_sync(&self, k: u64) {
         self.shared.lock().crash_at_sync = Some(k);
     }
@@ -527,8 +580,8 @@ impl SimFs {
         self.shared.lock().crashed
     }
 
-    /// Number of sync calls (`sync_data` and `sync_dir`) so far, including failed ones and
-    /// the one that crashed.
+    /// Number of sync points (`sync_data` and `sync_dir` calls, writes through `dsync`
+    /// handles) so far, including failed ones and the one that crashed.
     pub fn sync_count(&self) -> u64 {
         self.shared.lock().sync_count
     }
@@ -640,15 +693,15 @@ fn surgery_target(st: &State, path: &Path) -> FileId {
 }
 
 impl FileSystem for SimFs {
-    fn open(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+    fn open_with(&self, path: &Path, flags: OpenFlags) -> io::Result<Arc<dyn File>> {
         let mut st = self.shared.lock();
         st.alive()?;
         st.fail_on_fault(FaultOp::Open, &[path])?;
         let id = st.lookup_file(path)?;
-        Ok(Arc::new(st.new_handle(&self.shared, id, path)))
+        Ok(Arc::new(st.new_handle(&self.shared, id, path, flags)))
     }
 
-    fn create(&self, path: &Path) -> io::Result<Arc<dyn File>> {
+    fn create_with(&self, path: &Path, flags: OpenFlags) -> io::Result<Arc<dyn File>> {
         let mut st = self.shared.lock();
         st.alive()?;
         st.fail_on_fault(FaultOp::Create, &[path])?;
@@ -664,7 +717,7 @@ impl FileSystem for SimFs {
             path: path.to_path_buf(),
             target: Some(id),
         }]);
-        Ok(Arc::new(st.new_handle(&self.shared, id, path)))
+        Ok(Arc::new(st.new_handle(&self.shared, id, path, flags)))
     }
 
     fn exists(&self, path: &Path) -> io::Result<bool> {
@@ -804,6 +857,8 @@ struct SimFile {
     id: FileId,
     /// The path the handle was opened by; used only to match `Fault::path_contains`.
     path: PathBuf,
+    /// As opened: the simulated disk never refuses O_DIRECT.
+    flags: OpenFlags,
 }
 
 impl File for SimFile {
@@ -834,12 +889,14 @@ impl File for SimFile {
         let mut st = self.shared.lock();
         st.alive()?;
         match st.fault(FaultOp::Write, &[&self.path]) {
-            None => st.write(self.id, buf, offset),
+            None if self.flags.dsync => st.write_dsync(self.id, buf, offset),
+            None => st.write(self.id, buf, offset, false),
             Some(FaultKind::ShortWrite) => {
                 let prefix = buf.len() / 2 / crate::SECTOR_SIZE * crate::SECTOR_SIZE;
                 // The prefix obeys the quota like any write; if even it does not fit, nothing
-                // is written, which is still a valid short write.
-                let _ = st.write(self.id, &buf[..prefix], offset);
+                // is written, which is still a valid short write. It is not durable: the
+                // write failed, so not even a `dsync` handle vouches for it.
+                let _ = st.write(self.id, &buf[..prefix], offset, false);
                 Err(fault_error(FaultKind::ShortWrite))
             }
             Some(kind) => Err(fault_error(kind)),
@@ -876,6 +933,10 @@ impl File for SimFile {
         st.alive()?;
         st.fail_on_fault(FaultOp::SetLen, &[&self.path])?;
         st.resize(self.id, len)
+    }
+
+    fn flags(&self) -> OpenFlags {
+        self.flags
     }
 }
 

@@ -9,7 +9,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
-use crate::{is_enospc, File, FileSystem, SECTOR_SIZE};
+use crate::{is_enospc, File, FileSystem, OpenFlags, SECTOR_SIZE};
 
 fn p(s: &str) -> &Path {
     Path::new(s)
@@ -39,7 +39,7 @@ fn check_invariants(fs: &SimFs) {
         let mut c = f.durable.clone();
         for op in &f.pending {
             match op {
-                PendingOp::Write { offset, data } => put_bytes(&mut c, *offset, data),
+                PendingOp::Write { offset, data, .. } => put_bytes(&mut c, *offset, data),
                 PendingOp::SetLen { len } => c.resize(*len, 0),
             }
         }
@@ -303,6 +303,77 @@ fn crash_now_stops_everything() {
             .unwrap(),
         b"x"
     );
+}
+
+/// A completed write through an O_DSYNC handle is in every crash image, even between
+/// unsynced writes to the same bytes; O_DIRECT alone changes nothing.
+#[test]
+fn dsync_writes_are_durable_when_they_return() {
+    let fs = setup();
+    let f = durable_file(&fs, "/db/a", &[0xAA; 4 * SECTOR_SIZE]);
+    let d = fs.open_with(p("/db/a"), OpenFlags::DSYNC).unwrap();
+    let direct = fs.open_with(p("/db/a"), OpenFlags::DIRECT).unwrap();
+    assert_eq!(d.flags(), OpenFlags::DSYNC);
+    assert_eq!(
+        direct.flags(),
+        OpenFlags::DIRECT,
+        "SimFs never refuses O_DIRECT"
+    );
+    let before = fs.sync_count();
+    f.write_at(&[0x11; 2 * SECTOR_SIZE], 0).unwrap(); // unsynced, under the dsync write
+    d.write_at(&[0x22; SECTOR_SIZE], 512).unwrap(); // durable now
+    direct.write_at(&[0x33; SECTOR_SIZE], 3 * 512).unwrap(); // unsynced
+    assert_eq!(fs.sync_count(), before + 1, "a dsync write is a sync point");
+    assert_eq!(fs.stats().durable_writes, 1);
+    check_invariants(&fs);
+    let drop_img = fs.crash_image(CrashMode::DropUnsynced);
+    let bytes = drop_img.file_bytes("/db/a").unwrap();
+    assert!(bytes[..512].iter().all(|&b| b == 0xAA));
+    assert!(bytes[512..1024].iter().all(|&b| b == 0x22));
+    assert!(
+        bytes[1536..].iter().all(|&b| b == 0xAA),
+        "O_DIRECT alone is volatile"
+    );
+    for seed in 0..30 {
+        for mode in [CrashMode::Random { seed }, CrashMode::TornOnly { seed }] {
+            let img = fs.crash_image(mode);
+            let b = img.file_bytes("/db/a").unwrap();
+            assert!(b[512..1024].iter().all(|&x| x == 0x22), "{mode:?}");
+        }
+    }
+    // An extending dsync write makes the new length durable too.
+    d.write_at(b"tail", 4 * 512).unwrap();
+    let img = fs.crash_image(CrashMode::DropUnsynced);
+    assert_eq!(&img.file_bytes("/db/a").unwrap()[4 * 512..], b"tail");
+}
+
+/// A crash armed for a dsync write leaves that write in flight: dropped, kept or torn.
+#[test]
+fn crash_at_a_dsync_write_leaves_it_in_flight() {
+    let fs = setup();
+    durable_file(&fs, "/db/a", &[0xAA; 8 * SECTOR_SIZE]);
+    let d = fs.open_with(p("/db/a"), OpenFlags::DIRECT_DSYNC).unwrap();
+    fs.set_crash_at_sync(fs.sync_count() + 1);
+    let err = d.write_at(&[0xBB; 8 * SECTOR_SIZE], 0).unwrap_err();
+    assert!(is_simulated_crash(&err));
+    assert!(fs.is_crashed());
+    assert_eq!(fs.stats().durable_writes, 0);
+    let dropped = fs.crash_image(CrashMode::DropUnsynced);
+    assert!(dropped
+        .file_bytes("/db/a")
+        .unwrap()
+        .iter()
+        .all(|&b| b == 0xAA));
+    let kept = fs.crash_image(CrashMode::KeepAll);
+    assert!(kept.file_bytes("/db/a").unwrap().iter().all(|&b| b == 0xBB));
+    let torn = (0..20).any(|seed| {
+        let b = fs
+            .crash_image(CrashMode::TornOnly { seed })
+            .file_bytes("/db/a")
+            .unwrap();
+        b.contains(&0xAA) && b.contains(&0xBB)
+    });
+    assert!(torn, "the write in flight is never torn");
 }
 
 /// Old content: 8 sectors of 0xAA; new write: 0xBB over an unaligned range crossing 6
@@ -752,7 +823,13 @@ fn random_operation_sequences_keep_invariants() {
             // Errors (NotFound, AlreadyExists) are part of the exercise.
             let _ = match rng.random_range(0..11) {
                 0 => fs.create(name).map(|f| handles.push(f)),
-                1 => fs.open(name).map(|f| handles.push(f)),
+                1 => {
+                    let flags = OpenFlags {
+                        direct: rng.random_bool(0.5),
+                        dsync: rng.random_bool(0.5),
+                    };
+                    fs.open_with(name, flags).map(|f| handles.push(f))
+                }
                 2 => fs.remove(name),
                 3 => fs.rename(name, other),
                 4 => fs.sync_dir(name.parent().unwrap()),
