@@ -170,51 +170,50 @@ impl Engine {
         &self.inner.tun
     }
 
+    /// Runs `f` on `t`'s clustered root latched in `mode`, in a mini-transaction of its own
+    /// (a writer first makes room in the redo log, holding no latch).
+    fn on_clustered_root<R>(
+        &self,
+        t: &Table,
+        mode: buffer_pool::LatchMode,
+        f: impl FnOnce(&mut mtr::Mtr<'_>, mtr::PageRef) -> R,
+    ) -> Result<R> {
+        if mode == buffer_pool::LatchMode::X {
+            self.inner.log_free_check()?;
+        }
+        let idx = &t.clustered;
+        let mut mtr = mtr::Mtr::new(&self.inner);
+        let r = mtr.get(types::PageId::new(idx.space, idx.root), mode)?;
+        let v = f(&mut mtr, r);
+        mtr.commit()?;
+        Ok(v)
+    }
+
     /// The AUTO_INCREMENT mark persisted for `t` (0: none): the largest value the server said
     /// may have been handed out, kept in the clustered index root's PAGE_ROOT_AUTO_INC
     /// (docs/format/index-page.md) so a restart, or a crash, never hands a value out twice
     /// (MySQL 8.0's persistent counter).
     pub fn persisted_autoinc(&self, t: &Table) -> Result<u64> {
-        let idx = &t.clustered;
-        let mut mtr = mtr::Mtr::new(&self.inner);
-        let r = mtr.get(
-            types::PageId::new(idx.space, idx.root),
-            buffer_pool::LatchMode::S,
-        )?;
-        let v = page::index_page::max_trx_id(mtr.page(r));
-        mtr.commit()?;
-        Ok(v)
+        self.on_clustered_root(t, buffer_pool::LatchMode::S, |mtr, r| {
+            page::index_page::max_trx_id(mtr.page(r))
+        })
     }
 
-    /// Raises `t`'s persisted AUTO_INCREMENT mark to `v` in a mini-transaction of its own
-    /// (nothing is written when it is there already). Its redo precedes any commit that uses
-    /// a value up to `v`, so after a crash the mark covers every committed value.
+    /// Raises `t`'s persisted AUTO_INCREMENT mark to `v` (nothing is written when it is there
+    /// already). Its redo precedes any commit that uses a value up to `v`, so after a crash the
+    /// mark covers every committed value.
     pub fn persist_autoinc(&self, t: &Table, v: u64) -> Result<()> {
-        self.inner.log_free_check()?;
-        let idx = &t.clustered;
-        let mut mtr = mtr::Mtr::new(&self.inner);
-        let r = mtr.get(
-            types::PageId::new(idx.space, idx.root),
-            buffer_pool::LatchMode::X,
-        )?;
-        mtr.raise_max_trx_id(r, v);
-        mtr.commit()?;
-        Ok(())
+        self.on_clustered_root(t, buffer_pool::LatchMode::X, |mtr, r| {
+            mtr.raise_max_trx_id(r, v)
+        })
     }
 
     /// Sets `t`'s persisted AUTO_INCREMENT mark to exactly `v` (a clean shutdown writes the
     /// largest value handed out, lowering a mark that ran ahead of it).
     pub fn set_autoinc_mark(&self, t: &Table, v: u64) -> Result<()> {
-        self.inner.log_free_check()?;
-        let idx = &t.clustered;
-        let mut mtr = mtr::Mtr::new(&self.inner);
-        let r = mtr.get(
-            types::PageId::new(idx.space, idx.root),
-            buffer_pool::LatchMode::X,
-        )?;
-        mtr.write_u64(r, page::index_page::PAGE_MAX_TRX_ID, v);
-        mtr.commit()?;
-        Ok(())
+        self.on_clustered_root(t, buffer_pool::LatchMode::X, |mtr, r| {
+            mtr.write_u64(r, page::index_page::PAGE_MAX_TRX_ID, v)
+        })
     }
 
     /// Whether a transaction holds or waits for `t`'s AUTO-INC lock (innodb_autoinc_lock_mode
