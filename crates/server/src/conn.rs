@@ -347,10 +347,12 @@ impl Conn {
                 self.flush()?;
                 return Ok(());
             }
-            self.flush()?;
+            // Idle before the client hears the end of the command, so a PROCESSLIST or
+            // INNODB_TRX it reads next never shows the finished statement as running.
             if let Some(s) = &self.session {
                 s.set_state("Sleep", "");
             }
+            self.flush()?;
         }
     }
 
