@@ -61,6 +61,9 @@ pub struct TunableValues {
     pub old_blocks_pct: u32,
     pub old_blocks_time: u32,
     pub lru_scan_depth: u32,
+    /// innodb_flush_neighbors: 0 flushes a page alone, 1 also its contiguous dirty
+    /// neighbours in its extent, 2 every dirty page of its extent.
+    pub flush_neighbors: u8,
     /// innodb_lock_wait_timeout, seconds.
     pub lock_wait_timeout: u64,
     /// innodb_rollback_on_timeout (static in MySQL): a lock wait timeout rolls back the whole
@@ -97,6 +100,7 @@ impl Default for TunableValues {
             old_blocks_pct: 37,
             old_blocks_time: 1000,
             lru_scan_depth: 1024,
+            flush_neighbors: 0,
             lock_wait_timeout: 50,
             rollback_on_timeout: false,
             deadlock_detect: true,
@@ -197,6 +201,7 @@ pub struct Tunables {
     pub old_blocks_pct: AtomicU32,
     pub old_blocks_time: AtomicU32,
     pub lru_scan_depth: AtomicU32,
+    pub flush_neighbors: AtomicU8,
     pub lock_wait_timeout: AtomicU64,
     pub rollback_on_timeout: AtomicBool,
     pub deadlock_detect: std::sync::Arc<AtomicBool>,
@@ -227,6 +232,7 @@ impl Tunables {
             old_blocks_pct: AtomicU32::new(v.old_blocks_pct),
             old_blocks_time: AtomicU32::new(v.old_blocks_time),
             lru_scan_depth: AtomicU32::new(v.lru_scan_depth),
+            flush_neighbors: AtomicU8::new(v.flush_neighbors.min(2)),
             lock_wait_timeout: AtomicU64::new(v.lock_wait_timeout),
             rollback_on_timeout: AtomicBool::new(v.rollback_on_timeout),
             deadlock_detect: std::sync::Arc::new(AtomicBool::new(v.deadlock_detect)),

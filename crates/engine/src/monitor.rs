@@ -638,7 +638,8 @@ fn pool_lines(o: &mut String, size: u64, free: u64, lru: u64, old: u64, dirty: u
 pub struct Metric {
     pub name: &'static str,
     pub subsystem: &'static str,
-    /// InnoDB's TYPE: "value" (a level), "status_counter" or "counter" (a running total).
+    /// InnoDB's TYPE: "value" (a level), "status_counter" or "counter" (a running total),
+    /// "set_owner"/"set_member" (a total and the figures derived from it).
     pub kind: &'static str,
     pub count: u64,
     pub comment: &'static str,
@@ -679,6 +680,9 @@ pub fn metrics(inner: &Inner) -> Vec<Metric> {
         m("buffer_flush_adaptive_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Adaptive as usize]), "Total pages flushed as part of adaptive flushing"),
         m("buffer_flush_background_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Background as usize]), "Total pages flushed as part of background batches"),
         m("buffer_flush_sync_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Sync as usize]), "Total pages flushed as part of sync batches"),
+        m("buffer_flush_neighbor_total_pages", "buffer", "set_owner", l(&inner.flush.stats.neighbor_pages), "Total neighbors flushed as part of neighbor flush"),
+        m("buffer_flush_neighbor", "buffer", "set_member", l(&inner.flush.stats.neighbor_calls), "Number of times neighbors flushing is invoked"),
+        m("buffer_flush_neighbor_pages", "buffer", "set_member", l(&inner.flush.stats.neighbor_pages).checked_div(l(&inner.flush.stats.neighbor_calls)).unwrap_or(0), "Pages queued as a neighbor batch"),
         m("os_data_reads", "os", "status_counter", l(&fil.reads), "Number of reads initiated (innodb_data_reads)"),
         m("os_data_writes", "os", "status_counter", l(&fil.writes), "Number of writes initiated (innodb_data_writes)"),
         m("os_data_fsyncs", "os", "status_counter", l(&fil.fsyncs), "Number of fsync() calls (innodb_data_fsyncs)"),

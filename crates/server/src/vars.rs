@@ -185,6 +185,7 @@ pub enum Tun {
     OldBlocksPct,
     OldBlocksTime,
     LruScanDepth,
+    FlushNeighbors,
     LockWaitTimeout,
     RollbackOnTimeout,
     DeadlockDetect,
@@ -361,8 +362,9 @@ pub const VARS: &[VarDef] = &[
     eng("innodb_flush_log_at_trx_commit", G, u(0, 2), true, Def::UInt(1), Tun::FlushLogAtTrxCommit),
     // Buffered writes made durable with fdatasync (no O_DIRECT): InnoDB's name is fsync.
     v("innodb_flush_method", G, TEXT, false, Def::Str("fsync")),
-    // Page cleaners write the pages they pick, never their neighbours (MySQL 8.0's default).
-    v("innodb_flush_neighbors", G, u(0, 2), false, Def::UInt(0)),
+    // Engine (flush::neighbors): 1 flushes a page's contiguous dirty neighbours in its extent
+    // with it, 2 every dirty page of the extent.
+    eng("innodb_flush_neighbors", G, u(0, 2), true, Def::UInt(0), Tun::FlushNeighbors),
     eng("innodb_io_capacity", G, u(100, u64::MAX), true, Def::UInt(200), Tun::IoCapacity),
     eng("innodb_io_capacity_max", G, u(100, u64::MAX), true, Def::UInt(2000), Tun::IoCapacityMax),
     // Global: the engine's default; session: SQL layer calls Trx::set_lock_wait_timeout with
@@ -753,6 +755,7 @@ pub fn tun_seed(t: &mut innoxide_engine::TunableValues, b: Tun, v: &VarValue) {
         Tun::OldBlocksPct => t.old_blocks_pct = n32,
         Tun::OldBlocksTime => t.old_blocks_time = n32,
         Tun::LruScanDepth => t.lru_scan_depth = n32,
+        Tun::FlushNeighbors => t.flush_neighbors = u8::try_from(n).unwrap_or(0),
         Tun::LockWaitTimeout => t.lock_wait_timeout = n,
         Tun::RollbackOnTimeout => t.rollback_on_timeout = on,
         Tun::DeadlockDetect => t.deadlock_detect = on,
@@ -1145,6 +1148,7 @@ fn tun_get(t: &Tunables, b: Tun) -> VarValue {
         Tun::OldBlocksPct => UInt(t.old_blocks_pct.load(Relaxed).into()),
         Tun::OldBlocksTime => UInt(t.old_blocks_time.load(Relaxed).into()),
         Tun::LruScanDepth => UInt(t.lru_scan_depth.load(Relaxed).into()),
+        Tun::FlushNeighbors => UInt(t.flush_neighbors.load(Relaxed).into()),
         Tun::LockWaitTimeout => UInt(t.lock_wait_timeout.load(Relaxed)),
         Tun::RollbackOnTimeout => Bool(t.rollback_on_timeout.load(Relaxed)),
         Tun::DeadlockDetect => Bool(t.deadlock_detect.load(Relaxed)),
@@ -1176,6 +1180,9 @@ fn tun_set(t: &Tunables, b: Tun, v: &VarValue) {
         Tun::OldBlocksPct => t.old_blocks_pct.store(n32, Relaxed),
         Tun::OldBlocksTime => t.old_blocks_time.store(n32, Relaxed),
         Tun::LruScanDepth => t.lru_scan_depth.store(n32, Relaxed),
+        Tun::FlushNeighbors => t
+            .flush_neighbors
+            .store(u8::try_from(n).unwrap_or(0), Relaxed),
         Tun::LockWaitTimeout => t.lock_wait_timeout.store(n, Relaxed),
         Tun::RollbackOnTimeout => t.rollback_on_timeout.store(on, Relaxed),
         Tun::DeadlockDetect => t.deadlock_detect.store(on, Relaxed),
@@ -2070,6 +2077,7 @@ mod tests {
             ("innodb_buffer_pool_size", "134217728"),
             ("innodb_deadlock_detect", "ON"),
             ("innodb_flush_log_at_trx_commit", "1"),
+            ("innodb_flush_neighbors", "0"),
             ("innodb_io_capacity", "200"),
             ("innodb_io_capacity_max", "2000"),
             ("innodb_lock_wait_timeout", "50"),

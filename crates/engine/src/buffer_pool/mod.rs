@@ -1082,6 +1082,27 @@ impl BufferPool {
         true
     }
 
+    /// The frame holding `id` if it could join a flush batch as a neighbour: in the pool and
+    /// valid, dirty, in no batch, and with `old_only` in the LRU's old sublist. `pin` also pins
+    /// it for the flush (as `pin_for_flush`), under the same hash partition lock.
+    pub fn neighbor_for_flush(&self, id: PageId, old_only: bool, pin: bool) -> Option<FrameIdx> {
+        let inst = &self.instances[self.instance_of(id)];
+        let part = inst.partition(id).read();
+        let f = *part.get(&id)?;
+        let fr = self.frame(f);
+        let ok = fr.state.load(Ordering::Acquire) == VALID
+            && fr.oldest_modification.load(Ordering::Acquire) != 0
+            && !fr.in_flush.load(Ordering::Acquire)
+            && (!old_only || fr.is_old.load(Ordering::Relaxed));
+        if !ok || (pin && fr.in_flush.swap(true, Ordering::AcqRel)) {
+            return None;
+        }
+        if pin {
+            fr.pin.fetch_add(1, Ordering::AcqRel);
+        }
+        Some(f)
+    }
+
     /// Drops every page of `space` from the pool, discarding unflushed changes (the tablespace
     /// is being dropped). Waits for pins to go (flush batches finishing).
     pub fn evict_space(&self, space: u32) {
