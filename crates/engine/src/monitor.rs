@@ -4,9 +4,8 @@
 //!
 //! INVARIANTS
 //! - M1: every figure printed is read from a live counter or structure; a part InnoDB has and
-//!   this engine has not (change buffer, adaptive hash index, read-ahead, asynchronous I/O
-//!   threads) prints as InnoDB prints it when that part is off or empty, never a made-up
-//!   number.
+//!   this engine has not (change buffer, adaptive hash index) prints as InnoDB prints it when
+//!   that part is off or empty, never a made-up number.
 //! - M2: the per-second averages cover the time since the previous printout (or since start),
 //!   as InnoDB's do; `EngineStats::monitor_last` holds the previous sample.
 //! - M3: on an idle engine whose dirty pages are all flushed and whose checkpoint has caught up,
@@ -56,6 +55,9 @@ pub fn thread_lock_wait() -> std::time::Duration {
 pub struct Sample {
     at: Instant,
     pages_read: u64,
+    read_ahead: u64,
+    read_ahead_evicted: u64,
+    read_ahead_rnd: u64,
     pages_created: u64,
     pages_written: u64,
     made_young: u64,
@@ -77,7 +79,10 @@ pub(crate) fn sample(inner: &Inner) -> Sample {
     let l = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
     Sample {
         at: Instant::now(),
-        pages_read: bp.reads.get(),
+        pages_read: pages_read(&inner.bp.stats),
+        read_ahead: bp.read_ahead.get(),
+        read_ahead_evicted: bp.read_ahead_evicted.get(),
+        read_ahead_rnd: bp.read_ahead_rnd.get(),
         pages_created: bp.created.get(),
         pages_written: l(&inner.flush.stats.pages_flushed),
         made_young: bp.made_young.get(),
@@ -95,6 +100,17 @@ pub(crate) fn sample(inner: &Inner) -> Sample {
             st.rows.read.get(),
         ],
     }
+}
+
+/// Innodb_pages_read: every page read, by the thread that needed it or ahead of need.
+fn pages_read(st: &crate::buffer_pool::PoolStats) -> u64 {
+    st.reads.get() + st.read_ahead.get() + st.read_ahead_rnd.get()
+}
+
+/// Innodb_buffer_pool_reads: pages read because a thread needed them, and (as InnoDB counts
+/// them) the pages random read-ahead read.
+fn pool_reads(st: &crate::buffer_pool::PoolStats) -> u64 {
+    st.reads.get() + st.read_ahead_rnd.get()
 }
 
 /// "Pages flushed up to": the oldest modification still in the buffer pool, or the current
@@ -138,10 +154,22 @@ pub fn status_vars(inner: &Inner) -> Vec<(&'static str, String)> {
         ),
         ("Innodb_buffer_pool_pages_total", n(total)),
         (
+            "Innodb_buffer_pool_read_ahead",
+            n(bp.stats.read_ahead.get()),
+        ),
+        (
+            "Innodb_buffer_pool_read_ahead_evicted",
+            n(bp.stats.read_ahead_evicted.get()),
+        ),
+        (
+            "Innodb_buffer_pool_read_ahead_rnd",
+            n(bp.stats.read_ahead_rnd.get()),
+        ),
+        (
             "Innodb_buffer_pool_read_requests",
             n(bp.stats.read_requests.get()),
         ),
-        ("Innodb_buffer_pool_reads", n(bp.stats.reads.get())),
+        ("Innodb_buffer_pool_reads", n(pool_reads(&bp.stats))),
         ("Innodb_buffer_pool_wait_free", n(bp.stats.wait_free.get())),
         (
             "Innodb_buffer_pool_write_requests",
@@ -174,7 +202,7 @@ pub fn status_vars(inner: &Inner) -> Vec<(&'static str, String)> {
         ("Innodb_os_log_written", n(l(&log.os_log_written))),
         ("Innodb_page_size", n(page)),
         ("Innodb_pages_created", n(bp.stats.created.get())),
-        ("Innodb_pages_read", n(bp.stats.reads.get())),
+        ("Innodb_pages_read", n(pages_read(&bp.stats))),
         (
             "Innodb_pages_written",
             n(l(&inner.flush.stats.pages_flushed)),
@@ -406,11 +434,17 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
     );
 
     section(&mut o, "FILE I/O");
-    let _ = writeln!(
-        o,
-        "Synchronous I/O: page reads in the reading thread; page writes by {} page cleaner thread(s) through the doublewrite buffer",
-        inner.cfg.page_cleaners
-    );
+    // A thread that needs a page reads it itself; the I/O threads read ahead.
+    if inner.read_ahead.is_running() {
+        for (i, t) in inner.read_ahead.threads.iter().enumerate() {
+            let state = if t.load(Ordering::Relaxed) > 0 {
+                "doing file i/o"
+            } else {
+                "waiting for completed aio requests"
+            };
+            let _ = writeln!(o, "I/O thread {i} state: {state} (read thread)");
+        }
+    }
     let _ = writeln!(
         o,
         "{} OS file reads, {} OS file writes, {} OS fsyncs",
@@ -514,6 +548,13 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
     } else {
         let _ = writeln!(o, "No buffer pool page gets since the last printout");
     }
+    let _ = writeln!(
+        o,
+        "Pages read ahead {:.2}/s, evicted without access {:.2}/s, Random read ahead {:.2}/s",
+        rate(cur.read_ahead, prev.read_ahead),
+        rate(cur.read_ahead_evicted, prev.read_ahead_evicted),
+        rate(cur.read_ahead_rnd, prev.read_ahead_rnd)
+    );
     let _ = writeln!(o, "LRU len: {lru}, unzip_LRU len: 0");
     if n_inst > 1 {
         section(&mut o, "INDIVIDUAL BUFFER POOL INFO");
@@ -663,17 +704,19 @@ pub fn metrics(inner: &Inner) -> Vec<Metric> {
         comment,
     };
     vec![
-        m("buffer_pool_reads", "buffer", "status_counter", bp.stats.reads.get(), "Number of reads directly from disk (innodb_buffer_pool_reads)"),
+        m("buffer_pool_reads", "buffer", "status_counter", pool_reads(&bp.stats), "Number of reads directly from disk (innodb_buffer_pool_reads)"),
         m("buffer_pool_read_requests", "buffer", "status_counter", bp.stats.read_requests.get(), "Number of logical read requests (innodb_buffer_pool_read_requests)"),
         m("buffer_pool_write_requests", "buffer", "status_counter", bp.stats.write_requests.get(), "Number of write requests (innodb_buffer_pool_write_requests)"),
         m("buffer_pool_wait_free", "buffer", "status_counter", bp.stats.wait_free.get(), "Number of times waited for free buffer (innodb_buffer_pool_wait_free)"),
+        m("buffer_pool_read_ahead", "buffer", "status_counter", bp.stats.read_ahead.get(), "Number of pages read as read ahead (innodb_buffer_pool_read_ahead)"),
+        m("buffer_pool_read_ahead_evicted", "buffer", "status_counter", bp.stats.read_ahead_evicted.get(), "Read-ahead pages evicted without being accessed (innodb_buffer_pool_read_ahead_evicted)"),
         m("buffer_pool_size", "server", "value", bp.n_frames() as u64 * bp.page_size() as u64, "Server buffer pool size (all buffer pools) in bytes"),
         m("buffer_pool_pages_total", "buffer", "value", bp.n_frames() as u64, "Total buffer pool size in pages (innodb_buffer_pool_pages_total)"),
         m("buffer_pool_pages_data", "buffer", "value", bp.n_data() as u64, "Buffer pages containing data (innodb_buffer_pool_pages_data)"),
         m("buffer_pool_pages_dirty", "buffer", "value", bp.n_dirty() as u64, "Buffer pages currently dirty (innodb_buffer_pool_pages_dirty)"),
         m("buffer_pool_pages_free", "buffer", "value", bp.n_free() as u64, "Buffer pages currently free (innodb_buffer_pool_pages_free)"),
         m("buffer_pages_created", "buffer_page_io", "counter", bp.stats.created.get(), "Number of pages created"),
-        m("buffer_pages_read", "buffer_page_io", "counter", bp.stats.reads.get(), "Number of pages read"),
+        m("buffer_pages_read", "buffer_page_io", "counter", pages_read(&bp.stats), "Number of pages read"),
         m("buffer_pages_written", "buffer_page_io", "counter", l(&inner.flush.stats.pages_flushed), "Number of pages written"),
         m("buffer_flush_batch_total_pages", "buffer", "counter", l(&inner.flush.stats.pages_flushed), "Total pages flushed as part of flush batch"),
         m("buffer_LRU_batch_flush_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Lru as usize]), "Total pages flushed as part of LRU batches"),
@@ -751,7 +794,7 @@ pub fn pool_stats(inner: &Inner) -> Vec<PoolStat> {
                     [
                         st.made_young.get(),
                         st.made_not_young.get(),
-                        st.reads.get(),
+                        pages_read(st),
                         st.created.get(),
                         inner.flush.stats.pages_flushed.load(Ordering::Relaxed),
                         st.read_requests.get(),

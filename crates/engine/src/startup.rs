@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use innoxide_io::FileSystem;
 
+use crate::buffer_pool::read_ahead::ReadAhead;
 use crate::buffer_pool::{BufferPool, Geometry};
 use crate::config::{EngineConfig, Tunables};
 use crate::dict::{self, Dict};
@@ -165,6 +166,7 @@ fn build_inner(
         fs,
         fil,
         bp,
+        read_ahead: ReadAhead::new(cfg.read_io_threads),
         log,
         dblwr,
         flush: FlushState::new(end_lsn),
