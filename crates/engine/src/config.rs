@@ -35,6 +35,9 @@ pub struct EngineConfig {
     pub purge_threads: usize,
     /// `innodb_read_io_threads` (default 4, 1..64): threads serving read-ahead requests.
     pub read_io_threads: usize,
+    /// `innodb_write_io_threads` (default 4, 1..64): threads issuing a flush batch's home
+    /// writes in parallel.
+    pub write_io_threads: usize,
     /// `innodb_buffer_pool_dump_at_shutdown` (default ON): write `ib_buffer_pool` at shutdown.
     pub buffer_pool_dump_at_shutdown: bool,
     /// `innodb_buffer_pool_load_at_startup` (default ON): read the pages it lists in the
@@ -142,6 +145,7 @@ impl EngineConfig {
             recovery_threads: cores.max(2),
             purge_threads: 4,
             read_io_threads: 4,
+            write_io_threads: 4,
             buffer_pool_dump_at_shutdown: true,
             buffer_pool_load_at_startup: true,
             buffer_pool_dump_pct: 25,
@@ -193,6 +197,9 @@ impl EngineConfig {
         }
         if self.read_io_threads == 0 || self.read_io_threads > 64 {
             return Err("innodb_read_io_threads must be between 1 and 64".into());
+        }
+        if self.write_io_threads == 0 || self.write_io_threads > 64 {
+            return Err("innodb_write_io_threads must be between 1 and 64".into());
         }
         if self.log_buffer_size < 64 * 1024 {
             return Err("innodb_log_buffer_size must be at least 64 KiB".into());

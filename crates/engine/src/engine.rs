@@ -23,6 +23,7 @@ use crate::config::{EngineConfig, Tunables};
 use crate::dict::Dict;
 use crate::doublewrite::Doublewrite;
 use crate::error::{Error, Result};
+use crate::flush::write_threads::WriteThreads;
 use crate::flush::FlushState;
 use crate::page;
 use crate::purge::PurgeStats;
@@ -70,6 +71,8 @@ pub struct Inner {
     pub log: Log,
     pub dblwr: Doublewrite,
     pub flush: FlushState,
+    /// The write threads of flush batches (innodb_write_io_threads).
+    pub write_threads: WriteThreads,
     pub dict: Dict,
     pub trx: TrxSys,
     pub purge_stats: PurgeStats,

@@ -434,16 +434,35 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
     );
 
     section(&mut o, "FILE I/O");
-    // A thread that needs a page reads it itself; the I/O threads read ahead.
-    if inner.read_ahead.is_running() {
-        for (i, t) in inner.read_ahead.threads.iter().enumerate() {
-            let state = if t.load(Ordering::Relaxed) > 0 {
+    // A thread that needs a page reads it itself; the read threads read ahead, the write
+    // threads write flush batches home. Each thread's figure is the pages it has in hand.
+    let busy = |t: &std::sync::atomic::AtomicU32| t.load(Ordering::Relaxed);
+    let reads: Vec<u32> = inner.read_ahead.threads.iter().map(busy).collect();
+    let writes: Vec<u32> = inner.write_threads.threads.iter().map(busy).collect();
+    let kinds = [
+        (inner.read_ahead.is_running(), &reads, "read thread"),
+        (inner.write_threads.is_running(), &writes, "write thread"),
+    ];
+    let mut n = 0;
+    for (running, pending, kind) in kinds {
+        for &p in pending.iter().filter(|_| running) {
+            let state = if p > 0 {
                 "doing file i/o"
             } else {
                 "waiting for completed aio requests"
             };
-            let _ = writeln!(o, "I/O thread {i} state: {state} (read thread)");
+            let _ = writeln!(o, "I/O thread {n} state: {state} ({kind})");
+            n += 1;
         }
+    }
+    if n > 0 {
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(
+            o,
+            "Pending normal aio reads: [{}] , aio writes: [{}] ,",
+            list(&reads),
+            list(&writes)
+        );
     }
     let _ = writeln!(
         o,

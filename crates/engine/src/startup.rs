@@ -27,6 +27,7 @@ use crate::dict::{self, Dict};
 use crate::doublewrite::{self, Doublewrite};
 use crate::engine::{EngineStats, Inner};
 use crate::error::{Error, Result};
+use crate::flush::write_threads::WriteThreads;
 use crate::flush::FlushState;
 use crate::mach::read_u32;
 use crate::purge::PurgeStats;
@@ -170,6 +171,7 @@ fn build_inner(
         log,
         dblwr,
         flush: FlushState::new(end_lsn),
+        write_threads: WriteThreads::new(cfg.write_io_threads),
         dict: Dict::new(),
         trx: trx_sys,
         purge_stats: PurgeStats::default(),

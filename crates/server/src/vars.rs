@@ -407,7 +407,8 @@ pub const VARS: &[VarDef] = &[
     v("innodb_strict_mode", Both, Kind::Bool, false, Def::Bool(true)),
     eng("innodb_thread_concurrency", G, u(0, 1000), true, Def::UInt(0), Tun::ThreadConcurrency),
     v("innodb_version", G, TEXT, false, Def::Startup),
-    v("innodb_write_io_threads", G, RO_U, false, Def::UInt(0)),
+    // The write threads of flush batches (engine flush::write_threads).
+    v("innodb_write_io_threads", G, u(1, 64), false, Def::Startup),
     // SQL layer: the next INSERT's auto-increment value (SessionVars::take_insert_id).
     v("insert_id", S, u(0, u64::MAX), true, Def::NoDefault),
     // Protocol layer: the session's wait_timeout is set from it for CLIENT_INTERACTIVE.
@@ -614,6 +615,7 @@ const INNODB_PAGE_CLEANERS: usize = idx("innodb_page_cleaners");
 const INNODB_PAGE_SIZE: usize = idx("innodb_page_size");
 const INNODB_PURGE_THREADS: usize = idx("innodb_purge_threads");
 const INNODB_READ_IO_THREADS: usize = idx("innodb_read_io_threads");
+const INNODB_WRITE_IO_THREADS: usize = idx("innodb_write_io_threads");
 const INNODB_VERSION: usize = idx("innodb_version");
 const INSERT_ID: usize = idx("insert_id");
 const INTERACTIVE_TIMEOUT: usize = idx("interactive_timeout");
@@ -1351,6 +1353,10 @@ impl Registry {
             (
                 INNODB_READ_IO_THREADS,
                 VarValue::UInt(cfg.read_io_threads as u64),
+            ),
+            (
+                INNODB_WRITE_IO_THREADS,
+                VarValue::UInt(cfg.write_io_threads as u64),
             ),
             (INNODB_VERSION, VarValue::Str(version_number.into())),
             (PORT, VarValue::UInt(opts.port.into())),
@@ -2097,6 +2103,7 @@ mod tests {
             ("innodb_random_read_ahead", "OFF"),
             ("innodb_read_ahead_threshold", "56"),
             ("innodb_read_io_threads", "4"),
+            ("innodb_write_io_threads", "4"),
             ("innodb_io_capacity", "200"),
             ("innodb_io_capacity_max", "2000"),
             ("innodb_lock_wait_timeout", "50"),

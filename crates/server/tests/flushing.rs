@@ -1,5 +1,6 @@
 //! Page flushing knobs seen from a real server (issue #5, "every knob it shows must really
-//! act"): innodb_flush_neighbors.
+//! act"): innodb_flush_neighbors, and the I/O threads (innodb_read_io_threads,
+//! innodb_write_io_threads) as the monitor lists them.
 
 mod common;
 
@@ -104,4 +105,41 @@ fn flush_neighbors_writes_the_contiguous_dirty_pages_with_each_page() {
         "neighbours written {total} in {calls} calls, of {together} pages: {m:?}"
     );
     assert_eq!(m["buffer_flush_neighbor_pages"], total / calls, "{m:?}");
+}
+
+/// innodb_read_io_threads and innodb_write_io_threads are static and start that many threads,
+/// which the monitor's FILE I/O section lists as InnoDB lists its I/O threads.
+#[test]
+fn io_threads_are_started_and_listed() {
+    let s = start_with(
+        false,
+        &["--innodb-read-io-threads=2", "--innodb-write-io-threads=3"],
+    );
+    let mut c = connect(&s);
+    let n: (u64, u64) = c
+        .query_first("SELECT @@innodb_read_io_threads, @@innodb_write_io_threads")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, (2, 3));
+    for v in ["innodb_read_io_threads", "innodb_write_io_threads"] {
+        let e = c.query_drop(format!("SET GLOBAL {v} = 4")).unwrap_err();
+        assert!(e.to_string().contains("1238"), "{v}: {e}");
+    }
+    let (_, _, text): (String, String, String) =
+        c.query_first("SHOW ENGINE INNODB STATUS").unwrap().unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("I/O thread "))
+        .collect();
+    let want: Vec<String> = (0..5)
+        .map(|i| {
+            let kind = if i < 2 { "read" } else { "write" };
+            format!("I/O thread {i} state: waiting for completed aio requests ({kind} thread)")
+        })
+        .collect();
+    assert_eq!(lines, want, "{text}");
+    assert!(
+        text.contains("Pending normal aio reads: [0, 0] , aio writes: [0, 0, 0] ,"),
+        "{text}"
+    );
 }

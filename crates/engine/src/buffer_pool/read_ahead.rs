@@ -356,16 +356,19 @@ mod tests {
     use std::thread::JoinHandle;
     use std::time::Instant;
 
-    use innoxide_io::SimFs;
+    use innoxide_io::{Fault, FaultKind, FaultOp, SimFs};
 
     use super::*;
-    use crate::{ColumnDef, ColumnKind, Engine, EngineConfig, TableDef, Value};
+    use crate::{ColumnDef, ColumnKind, Engine, EngineConfig, KeyBound, TableDef, Value};
 
     /// A table of about 280 leaves in key order on a simulated disk, then the engine opened
     /// again with a cold pool of 2,048 pages of 16 KiB (areas of 64), taking read-ahead
     /// requests. Returns the table's space.
     fn cold(random: bool, threshold: u32) -> (Engine, SpaceId) {
-        let fs = Arc::new(SimFs::new(3));
+        cold_on(Arc::new(SimFs::new(3)), random, threshold)
+    }
+
+    fn cold_on(fs: Arc<SimFs>, random: bool, threshold: u32) -> (Engine, SpaceId) {
         let cfg = || {
             let mut c = EngineConfig::new("/data");
             c.buffer_pool_size = 2048 * 16384;
@@ -478,6 +481,49 @@ mod tests {
         let reads = inner.bp.stats.reads.get();
         touch(&engine, space, 128..192);
         assert_eq!(inner.bp.stats.reads.get(), reads);
+    }
+
+    /// A full scan of the table after a cold start on a disk whose tablespace reads take 2 ms
+    /// each: its time, the pages the scanning thread read, the pages read ahead.
+    fn cold_scan_with_read_latency(threshold: u32) -> (Duration, u64, u64) {
+        let fs = Arc::new(SimFs::new(3));
+        let (engine, _) = cold_on(fs.clone(), false, threshold);
+        let th = io_thread(&engine);
+        let latency = FaultKind::Latency(Duration::from_millis(2));
+        fs.inject(
+            Fault::new(FaultOp::Read, 1, latency)
+                .persistent()
+                .on_path(".ibd"),
+        );
+        let st = &engine.inner().bp.stats;
+        let reads = st.reads.get();
+        let t = engine.table("test/ra").unwrap();
+        let mut trx = engine.begin();
+        let start = Instant::now();
+        let rows = trx
+            .scan(&t, None, KeyBound::Unbounded, KeyBound::Unbounded, true)
+            .unwrap()
+            .count();
+        let took = start.elapsed();
+        assert_eq!(rows, 4000);
+        trx.commit().unwrap();
+        let out = (took, st.reads.get() - reads, st.read_ahead.get());
+        stop(engine, th);
+        out
+    }
+
+    #[test]
+    fn with_read_latency_read_ahead_shortens_a_cold_scan() {
+        let (off, off_reads, _) = cold_scan_with_read_latency(0);
+        let (on, on_reads, ahead) = cold_scan_with_read_latency(56);
+        eprintln!(
+            "cold scan, 2 ms a read: threshold 0 {off:?} ({off_reads} pages read by the scan), \
+             56 {on:?} ({on_reads} by the scan, {ahead} read ahead)"
+        );
+        assert!(off_reads > 250, "{off_reads}");
+        assert!(ahead > off_reads / 2, "{ahead} of {off_reads} read ahead");
+        // The scan reads the first extent itself; the CPU of a debug build adds to both.
+        assert!(on * 3 < off * 2, "with read-ahead {on:?}, without {off:?}");
     }
 
     #[test]

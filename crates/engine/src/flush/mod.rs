@@ -29,6 +29,11 @@
 //!   the async checkpoint point, so the log writer never needs to wait for space while a thread
 //!   holds page latches.
 //!
+//! WRITE THREADS (innodb_write_io_threads, `write_threads`): once the doublewrite copy is
+//! synced, the batch's home writes go out in parallel, one per run, and the batch waits for all
+//! of them before it syncs the tablespaces; a failed one fails the batch and stops every later
+//! write (fail-stop).
+//!
 //! LATCHING: a batch only tries page S latches (never waits for one: the holder may be a thread
 //! waiting for this very flush to free a frame), one at a time, for the copy; the area mutex is
 //! held across the I/O. Assembling a batch looks neighbours up in the page hash (a partition's
@@ -37,6 +42,7 @@
 
 pub mod neighbors;
 pub mod policy;
+pub mod write_threads;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -238,7 +244,7 @@ impl Inner {
             max_lsn = max_lsn.max(lsn);
             batch.push((f, fr.page_id(), lsn));
         }
-        let res = self.write_batch(&staged, &batch, max_lsn, area);
+        let res = self.write_batch(&mut staged, &batch, max_lsn, area);
         drop(staged);
         let n = batch.len();
         for &(f, _, lsn) in &batch {
@@ -341,7 +347,7 @@ impl Inner {
 
     fn write_batch(
         &self,
-        staged: &[u8],
+        staged: &mut Vec<u8>,
         batch: &[(FrameIdx, PageId, Lsn)],
         max_lsn: Lsn,
         area: usize,
@@ -352,8 +358,9 @@ impl Inner {
         let ps = self.bp.page_size();
         self.log.write_up_to(max_lsn, true)?; // I1
         self.dblwr.write(&self.fil, area, staged, batch.len())?;
-        // Home writes, coalescing runs of consecutive pages of one space.
+        // Home writes, one per run of consecutive pages of one space, on the write threads.
         let mut i = 0;
+        let mut runs = Vec::new();
         let mut spaces = Vec::new();
         while i < batch.len() {
             let id = batch[i].1;
@@ -365,14 +372,18 @@ impl Inner {
                 j += 1;
             }
             if let Some(sp) = self.fil.get(id.space) {
-                self.fil
-                    .write_pages(&sp, id.page, &staged[i * ps..j * ps])?;
                 if !spaces.iter().any(|s: &Arc<_>| Arc::ptr_eq(s, &sp)) {
-                    spaces.push(sp);
+                    spaces.push(sp.clone());
                 }
+                runs.push(write_threads::HomeWrite {
+                    space: sp,
+                    first: id.page,
+                    range: i * ps..j * ps,
+                });
             }
             i = j;
         }
+        self.write_home(staged, runs)?;
         for sp in &spaces {
             self.fil.sync(sp)?;
         }
@@ -634,22 +645,28 @@ mod tests {
     use std::collections::BTreeSet;
     use std::sync::atomic::Ordering;
     use std::sync::Arc;
+    use std::thread::JoinHandle;
+    use std::time::{Duration, Instant};
 
-    use innoxide_io::SimFs;
+    use innoxide_io::{Fault, FaultKind, FaultOp, SimFs};
 
     use super::Caller;
-    use crate::buffer_pool::LatchMode;
+    use crate::buffer_pool::{FrameIdx, LatchMode};
+    use crate::error::Error;
+    use crate::page;
     use crate::types::{PageId, PageNo};
     use crate::{ColumnDef, ColumnKind, Engine, EngineConfig, TableDef, Value};
 
-    /// An engine on a simulated disk with 16 KiB pages (64-page extents) and a pool of 1,024
-    /// pages (flush areas of 64), no background threads, holding a table of about 280 leaves
-    /// that were written back and then all changed again. Returns the table's space.
-    fn dirty_table() -> (Engine, u32) {
+    /// An engine on simulated disk `fs` with 16 KiB pages (64-page extents), a pool of 1,024
+    /// pages (flush areas of 64), `write_threads` write threads (not started) and no
+    /// background threads, holding a table of about 280 leaves that were written back and then
+    /// all changed again. Returns the table's space.
+    fn dirty_table_on(fs: Arc<SimFs>, write_threads: usize) -> (Engine, u32) {
         let mut c = EngineConfig::new("/data");
         c.buffer_pool_size = 1024 * 16384;
         c.background_threads = false;
-        let engine = Engine::open_with(c, Arc::new(SimFs::new(7))).unwrap();
+        c.write_io_threads = write_threads;
+        let engine = Engine::open_with(c, fs).unwrap();
         let t = engine
             .create_table(TableDef::new(
                 "test/n",
@@ -676,6 +693,10 @@ mod tests {
         }
         trx.commit().unwrap();
         (engine, t.space)
+    }
+
+    fn dirty_table() -> (Engine, u32) {
+        dirty_table_on(Arc::new(SimFs::new(7)), 4)
     }
 
     /// The dirty pages of `space`.
@@ -768,5 +789,124 @@ mod tests {
         assert!(after.range(low..low + 64).next().is_none());
         assert!(after.contains(&(low - 1)) && after.contains(&(low + 64)));
         assert_eq!(before.len() - after.len(), in_extent.len());
+    }
+
+    /// Starts the engine's write threads.
+    fn start_write_threads(engine: &Engine) -> Vec<JoinHandle<()>> {
+        let wt = &engine.inner().write_threads;
+        wt.start();
+        (0..wt.threads.len())
+            .map(|slot| {
+                let inner = engine.inner().clone();
+                std::thread::spawn(move || super::write_threads::run(&inner, slot))
+            })
+            .collect()
+    }
+
+    fn stop_write_threads(engine: &Engine, threads: Vec<JoinHandle<()>>) {
+        engine.inner().write_threads.stop();
+        for t in threads {
+            t.join().unwrap();
+        }
+    }
+
+    /// Sixteen dirty pages two apart (sixteen runs, so sixteen home writes), and their frames.
+    fn sixteen_runs(engine: &Engine, space: u32) -> Vec<(PageId, FrameIdx)> {
+        let d = dirty(engine, space);
+        let p = victim(&d);
+        (0..16)
+            .map(|k| {
+                let id = PageId::new(space, p - 16 + 2 * k);
+                let f = engine.inner().bp.peek_pin(id).unwrap();
+                engine.inner().bp.unpin(f);
+                (id, f)
+            })
+            .collect()
+    }
+
+    /// The time one batch of sixteen runs takes with `threads` write threads on a disk whose
+    /// tablespace writes take 20 ms each; checks that every page went home.
+    fn batch_of_sixteen_runs(threads: usize) -> Duration {
+        let fs = Arc::new(SimFs::new(7));
+        let (engine, space) = dirty_table_on(fs.clone(), threads);
+        let inner = engine.inner().clone();
+        let writers = start_write_threads(&engine);
+        let pages = sixteen_runs(&engine, space);
+        let frames: Vec<FrameIdx> = pages.iter().map(|&(_, f)| f).collect();
+        let latency = FaultKind::Latency(Duration::from_millis(20));
+        fs.inject(
+            Fault::new(FaultOp::Write, 1, latency)
+                .persistent()
+                .on_path(".ibd"),
+        );
+        let t = Instant::now();
+        let r = inner
+            .flush_victims(&frames, false, 0, Caller::Background)
+            .unwrap();
+        let took = t.elapsed();
+        assert_eq!((r.victims, r.pages), (16, 16));
+        let mut home = vec![0u8; inner.bp.page_size()];
+        for &(id, f) in &pages {
+            let fr = inner.bp.frame(f);
+            assert_eq!(fr.oldest_modification.load(Ordering::Acquire), 0, "{id}");
+            inner.fil.read_page(id, &mut home).unwrap();
+            assert!(page::verify(&home, id).is_ok());
+            assert_eq!(
+                page::lsn(&home),
+                fr.newest_modification.load(Ordering::Acquire)
+            );
+        }
+        stop_write_threads(&engine, writers);
+        took
+    }
+
+    #[test]
+    fn a_batchs_home_writes_overlap_on_the_write_threads() {
+        let one = batch_of_sixteen_runs(1);
+        let four = batch_of_sixteen_runs(4);
+        eprintln!("16 home writes of 20 ms: 1 write thread {one:?}, 4 write threads {four:?}");
+        assert!(one >= Duration::from_millis(320), "{one:?}");
+        assert!(four * 2 < one, "4 threads {four:?}, 1 thread {one:?}");
+    }
+
+    #[test]
+    fn a_failed_home_write_fails_its_batch_and_stops_every_later_write() {
+        let fs = Arc::new(SimFs::new(7));
+        let (engine, space) = dirty_table_on(fs.clone(), 4);
+        let inner = engine.inner().clone();
+        let writers = start_write_threads(&engine);
+        let pages = sixteen_runs(&engine, space);
+        let frames: Vec<FrameIdx> = pages.iter().map(|&(_, f)| f).collect();
+        let latency = FaultKind::Latency(Duration::from_millis(20));
+        fs.inject(
+            Fault::new(FaultOp::Write, 1, latency)
+                .persistent()
+                .on_path(".ibd"),
+        );
+        fs.inject(Fault::new(FaultOp::Write, 3, FaultKind::Eio).on_path(".ibd"));
+        let written = || inner.fil.stats.writes.load(Ordering::Relaxed);
+        let before = written();
+        let e = inner
+            .flush_victims(&frames, false, 0, Caller::Background)
+            .err()
+            .expect("the batch fails");
+        assert!(matches!(e, Error::Io { .. }), "the write's own error: {e}");
+        assert!(inner.failed.load(Ordering::Acquire));
+        // The doublewrite copy and the home writes issued before the failure was known.
+        let home = written() - before - 1;
+        assert!(home < 16, "{home} home writes after a failure");
+        for &(id, f) in &pages {
+            let fr = inner.bp.frame(f);
+            let dirty = fr.oldest_modification.load(Ordering::Acquire) != 0;
+            assert!(dirty, "{id} was marked clean in a failed batch");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let after = written();
+        assert!(matches!(
+            inner.flush_victims(&frames, false, 0, Caller::Background),
+            Err(Error::PreviousIo)
+        ));
+        assert_eq!(written(), after, "a write after fail-stop");
+        stop_write_threads(&engine, writers);
     }
 }
