@@ -111,6 +111,11 @@ pub struct EngineConfig {
     pub recovery_threads: usize,
     /// `innodb_purge_threads` (default 4, 1..32).
     pub purge_threads: usize,
+    /// `innodb_read_io_threads` (default 4, 1..64): threads serving read-ahead requests.
+    pub read_io_threads: usize,
+    /// `innodb_write_io_threads` (default 4, 1..64): threads issuing a flush batch's home
+    /// writes in parallel.
+    pub write_io_threads: usize,
     /// `innodb_buffer_pool_dump_at_shutdown` (default ON): write `ib_buffer_pool` at shutdown.
     pub buffer_pool_dump_at_shutdown: bool,
     /// `innodb_buffer_pool_load_at_startup` (default ON): read the pages it lists in the
@@ -139,6 +144,15 @@ pub struct TunableValues {
     pub old_blocks_pct: u32,
     pub old_blocks_time: u32,
     pub lru_scan_depth: u32,
+    /// innodb_flush_neighbors: 0 flushes a page alone, 1 also its contiguous dirty
+    /// neighbours in its extent, 2 every dirty page of its extent.
+    pub flush_neighbors: u8,
+    /// innodb_read_ahead_threshold (0..64): pages of an extent accessed in order that make
+    /// linear read-ahead read the next one; 0 turns linear read-ahead off, as in InnoDB.
+    pub read_ahead_threshold: u32,
+    /// innodb_random_read_ahead: an extent with 13 recently used pages in the pool is read
+    /// whole.
+    pub random_read_ahead: bool,
     /// innodb_lock_wait_timeout, seconds.
     pub lock_wait_timeout: u64,
     /// innodb_rollback_on_timeout (static in MySQL): a lock wait timeout rolls back the whole
@@ -175,6 +189,9 @@ impl Default for TunableValues {
             old_blocks_pct: 37,
             old_blocks_time: 1000,
             lru_scan_depth: 1024,
+            flush_neighbors: 0,
+            read_ahead_threshold: 56,
+            random_read_ahead: false,
             lock_wait_timeout: 50,
             rollback_on_timeout: false,
             deadlock_detect: true,
@@ -207,6 +224,8 @@ impl EngineConfig {
             open_files: DEFAULT_OPEN_FILES,
             recovery_threads: cores.max(2),
             purge_threads: 4,
+            read_io_threads: 4,
+            write_io_threads: 4,
             buffer_pool_dump_at_shutdown: true,
             buffer_pool_load_at_startup: true,
             buffer_pool_dump_pct: 25,
@@ -256,6 +275,12 @@ impl EngineConfig {
         if self.purge_threads == 0 || self.purge_threads > 32 {
             return Err("innodb_purge_threads must be between 1 and 32".into());
         }
+        if self.read_io_threads == 0 || self.read_io_threads > 64 {
+            return Err("innodb_read_io_threads must be between 1 and 64".into());
+        }
+        if self.write_io_threads == 0 || self.write_io_threads > 64 {
+            return Err("innodb_write_io_threads must be between 1 and 64".into());
+        }
         if self.log_buffer_size < 64 * 1024 {
             return Err("innodb_log_buffer_size must be at least 64 KiB".into());
         }
@@ -282,6 +307,9 @@ pub struct Tunables {
     pub old_blocks_pct: AtomicU32,
     pub old_blocks_time: AtomicU32,
     pub lru_scan_depth: AtomicU32,
+    pub flush_neighbors: AtomicU8,
+    pub read_ahead_threshold: AtomicU32,
+    pub random_read_ahead: AtomicBool,
     pub lock_wait_timeout: AtomicU64,
     pub rollback_on_timeout: AtomicBool,
     pub deadlock_detect: std::sync::Arc<AtomicBool>,
@@ -312,6 +340,9 @@ impl Tunables {
             old_blocks_pct: AtomicU32::new(v.old_blocks_pct),
             old_blocks_time: AtomicU32::new(v.old_blocks_time),
             lru_scan_depth: AtomicU32::new(v.lru_scan_depth),
+            flush_neighbors: AtomicU8::new(v.flush_neighbors.min(2)),
+            read_ahead_threshold: AtomicU32::new(v.read_ahead_threshold.min(64)),
+            random_read_ahead: AtomicBool::new(v.random_read_ahead),
             lock_wait_timeout: AtomicU64::new(v.lock_wait_timeout),
             rollback_on_timeout: AtomicBool::new(v.rollback_on_timeout),
             deadlock_detect: std::sync::Arc::new(AtomicBool::new(v.deadlock_detect)),

@@ -6,7 +6,9 @@
 //!
 //! INVARIANTS
 //! - I1: `fix` returns a frame pinned and latched in the requested mode whose bytes are the
-//!   verified current image of the page (buffer_pool I5, page I2).
+//!   verified current image of the page (buffer_pool I5, page I2). At a page's first access
+//!   since it came into the pool it may start read-ahead (buffer_pool::read_ahead), which
+//!   never waits.
 //! - I2: after `fail_stop`, no page or log byte is written again until the engine is reopened.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,11 +17,13 @@ use std::time::Duration;
 
 use innoxide_io::FileSystem;
 
+use crate::buffer_pool::read_ahead::ReadAhead;
 use crate::buffer_pool::{BufferPool, FrameIdx, Install, LatchMode};
 use crate::config::{EngineConfig, Tunables};
 use crate::dict::Dict;
 use crate::doublewrite::Doublewrite;
 use crate::error::{Error, Result};
+use crate::flush::write_threads::WriteThreads;
 use crate::flush::FlushState;
 use crate::page;
 use crate::purge::PurgeStats;
@@ -62,9 +66,13 @@ pub struct Inner {
     pub fs: Arc<dyn FileSystem>,
     pub fil: Fil,
     pub bp: BufferPool,
+    /// Read-ahead requests and the I/O threads' state (innodb_read_io_threads).
+    pub read_ahead: ReadAhead,
     pub log: Log,
     pub dblwr: Doublewrite,
     pub flush: FlushState,
+    /// The write threads of flush batches (innodb_write_io_threads).
+    pub write_threads: WriteThreads,
     pub dict: Dict,
     pub trx: TrxSys,
     pub purge_stats: PurgeStats,
@@ -130,6 +138,12 @@ impl Inner {
             tracing::error!("InnoDB: Database page corruption on disk: page {id}: {d}");
             return Err(Error::corrupted(id.space, id.page, d.to_string()));
         }
+        self.check_page_lsn(id, buf);
+        Ok(())
+    }
+
+    /// Reports a page read from disk whose LSN is beyond the log's end (a sign of a lost log).
+    pub fn check_page_lsn(&self, id: PageId, buf: &[u8]) {
         let lsn = page::lsn(buf);
         let sys = self.log.lsn();
         if lsn > sys {
@@ -139,16 +153,32 @@ impl Inner {
                  Current system log sequence number {sys}."
             );
         }
-        Ok(())
     }
 
     /// Pins and latches a page, reading it if it is not in the pool (I1).
     pub fn fix(&self, id: PageId, mode: LatchMode) -> Result<FrameIdx> {
+        self.fix_as(id, mode, true)
+    }
+
+    /// Reads a page into the pool if it is not there, as a buffer pool load does: the page is
+    /// not accessed (its first access, which read-ahead watches, is still to come).
+    pub fn load_page(&self, id: PageId) -> Result<()> {
+        let f = self.fix_as(id, LatchMode::S, false)?;
+        self.bp.unlatch(f, LatchMode::S);
+        self.bp.unpin(f);
+        Ok(())
+    }
+
+    /// `fix`; `access`: the caller uses the page (read-ahead looks at first accesses).
+    fn fix_as(&self, id: PageId, mode: LatchMode, access: bool) -> Result<FrameIdx> {
         loop {
             if let Some(f) = self.bp.lookup_pin(id) {
                 self.bp.latch(f, mode);
                 if self.bp.is_valid(f) {
                     self.bp.on_access(f);
+                    if access && self.bp.note_first_access(f) {
+                        self.read_ahead_after_access(id, f, false);
+                    }
                     return Ok(f);
                 }
                 // The read into this frame failed; retry (and report the error ourselves).
@@ -171,6 +201,9 @@ impl Inner {
                         self.bp.downgrade(f);
                     }
                     self.bp.on_access(f);
+                    if access && self.bp.note_first_access(f) {
+                        self.read_ahead_after_access(id, f, true);
+                    }
                     return Ok(f);
                 }
                 Err(e) => {

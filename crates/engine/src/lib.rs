@@ -134,6 +134,20 @@ impl Engine {
         }
         let inner = self.inner.clone();
         th.push(spawn("master", move || master(&inner)));
+        self.inner.write_threads.start();
+        for slot in 0..self.inner.write_threads.threads.len() {
+            let inner = self.inner.clone();
+            th.push(spawn(&format!("io_write_{slot}"), move || {
+                flush::write_threads::run(&inner, slot)
+            }));
+        }
+        self.inner.read_ahead.start();
+        for slot in 0..self.inner.read_ahead.threads.len() {
+            let inner = self.inner.clone();
+            th.push(spawn(&format!("io_read_{slot}"), move || {
+                buffer_pool::read_ahead::run(&inner, slot)
+            }));
+        }
         if self.inner.cfg.buffer_pool_load_at_startup {
             let inner = self.inner.clone();
             th.push(spawn("buf_load", move || {
@@ -424,6 +438,8 @@ impl Engine {
 
     fn stop_threads(&self) {
         self.inner.shutting_down.store(true, Ordering::Release);
+        self.inner.read_ahead.stop();
+        self.inner.write_threads.stop();
         self.inner.flush.wake_cleaners();
         self.inner.trx.wake_all_purge();
         for h in self.threads.lock().drain(..) {

@@ -4,9 +4,8 @@
 //!
 //! INVARIANTS
 //! - M1: every figure printed is read from a live counter or structure; a part InnoDB has and
-//!   this engine has not (change buffer, adaptive hash index, read-ahead, asynchronous I/O
-//!   threads) prints as InnoDB prints it when that part is off or empty, never a made-up
-//!   number.
+//!   this engine has not (change buffer, adaptive hash index) prints as InnoDB prints it when
+//!   that part is off or empty, never a made-up number.
 //! - M2: the per-second averages cover the time since the previous printout (or since start),
 //!   as InnoDB's do; `EngineStats::monitor_last` holds the previous sample.
 //! - M3: on an idle engine whose dirty pages are all flushed and whose checkpoint has caught up,
@@ -56,6 +55,9 @@ pub fn thread_lock_wait() -> std::time::Duration {
 pub struct Sample {
     at: Instant,
     pages_read: u64,
+    read_ahead: u64,
+    read_ahead_evicted: u64,
+    read_ahead_rnd: u64,
     pages_created: u64,
     pages_written: u64,
     made_young: u64,
@@ -77,7 +79,10 @@ pub(crate) fn sample(inner: &Inner) -> Sample {
     let l = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
     Sample {
         at: Instant::now(),
-        pages_read: bp.reads.get(),
+        pages_read: pages_read(&inner.bp.stats),
+        read_ahead: bp.read_ahead.get(),
+        read_ahead_evicted: bp.read_ahead_evicted.get(),
+        read_ahead_rnd: bp.read_ahead_rnd.get(),
         pages_created: bp.created.get(),
         pages_written: l(&inner.flush.stats.pages_flushed),
         made_young: bp.made_young.get(),
@@ -95,6 +100,17 @@ pub(crate) fn sample(inner: &Inner) -> Sample {
             st.rows.read.get(),
         ],
     }
+}
+
+/// Innodb_pages_read: every page read, by the thread that needed it or ahead of need.
+fn pages_read(st: &crate::buffer_pool::PoolStats) -> u64 {
+    st.reads.get() + st.read_ahead.get() + st.read_ahead_rnd.get()
+}
+
+/// Innodb_buffer_pool_reads: pages read because a thread needed them, and (as InnoDB counts
+/// them) the pages random read-ahead read.
+fn pool_reads(st: &crate::buffer_pool::PoolStats) -> u64 {
+    st.reads.get() + st.read_ahead_rnd.get()
 }
 
 /// "Pages flushed up to": the oldest modification still in the buffer pool, or the current
@@ -138,10 +154,22 @@ pub fn status_vars(inner: &Inner) -> Vec<(&'static str, String)> {
         ),
         ("Innodb_buffer_pool_pages_total", n(total)),
         (
+            "Innodb_buffer_pool_read_ahead",
+            n(bp.stats.read_ahead.get()),
+        ),
+        (
+            "Innodb_buffer_pool_read_ahead_evicted",
+            n(bp.stats.read_ahead_evicted.get()),
+        ),
+        (
+            "Innodb_buffer_pool_read_ahead_rnd",
+            n(bp.stats.read_ahead_rnd.get()),
+        ),
+        (
             "Innodb_buffer_pool_read_requests",
             n(bp.stats.read_requests.get()),
         ),
-        ("Innodb_buffer_pool_reads", n(bp.stats.reads.get())),
+        ("Innodb_buffer_pool_reads", n(pool_reads(&bp.stats))),
         ("Innodb_buffer_pool_wait_free", n(bp.stats.wait_free.get())),
         (
             "Innodb_buffer_pool_write_requests",
@@ -171,7 +199,7 @@ pub fn status_vars(inner: &Inner) -> Vec<(&'static str, String)> {
         ("Innodb_os_log_written", n(l(&log.os_log_written))),
         ("Innodb_page_size", n(page)),
         ("Innodb_pages_created", n(bp.stats.created.get())),
-        ("Innodb_pages_read", n(bp.stats.reads.get())),
+        ("Innodb_pages_read", n(pages_read(&bp.stats))),
         (
             "Innodb_pages_written",
             n(l(&inner.flush.stats.pages_flushed)),
@@ -408,11 +436,36 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
     );
 
     section(&mut o, "FILE I/O");
-    let _ = writeln!(
-        o,
-        "Synchronous I/O: page reads in the reading thread; page writes by {} page cleaner thread(s) through the doublewrite buffer",
-        inner.cfg.page_cleaners
-    );
+    // A thread that needs a page reads it itself; the read threads read ahead, the write
+    // threads write flush batches home. Each thread's figure is the pages it has in hand.
+    let busy = |t: &std::sync::atomic::AtomicU32| t.load(Ordering::Relaxed);
+    let reads: Vec<u32> = inner.read_ahead.threads.iter().map(busy).collect();
+    let writes: Vec<u32> = inner.write_threads.threads.iter().map(busy).collect();
+    let kinds = [
+        (inner.read_ahead.is_running(), &reads, "read thread"),
+        (inner.write_threads.is_running(), &writes, "write thread"),
+    ];
+    let mut n = 0;
+    for (running, pending, kind) in kinds {
+        for &p in pending.iter().filter(|_| running) {
+            let state = if p > 0 {
+                "doing file i/o"
+            } else {
+                "waiting for completed aio requests"
+            };
+            let _ = writeln!(o, "I/O thread {n} state: {state} ({kind})");
+            n += 1;
+        }
+    }
+    if n > 0 {
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(
+            o,
+            "Pending normal aio reads: [{}] , aio writes: [{}] ,",
+            list(&reads),
+            list(&writes)
+        );
+    }
     let _ = writeln!(
         o,
         "{} OS file reads, {} OS file writes, {} OS fsyncs",
@@ -525,6 +578,13 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
     } else {
         let _ = writeln!(o, "No buffer pool page gets since the last printout");
     }
+    let _ = writeln!(
+        o,
+        "Pages read ahead {:.2}/s, evicted without access {:.2}/s, Random read ahead {:.2}/s",
+        rate(cur.read_ahead, prev.read_ahead),
+        rate(cur.read_ahead_evicted, prev.read_ahead_evicted),
+        rate(cur.read_ahead_rnd, prev.read_ahead_rnd)
+    );
     let _ = writeln!(o, "LRU len: {lru}, unzip_LRU len: 0");
     if n_inst > 1 {
         section(&mut o, "INDIVIDUAL BUFFER POOL INFO");
@@ -649,7 +709,8 @@ fn pool_lines(o: &mut String, size: u64, free: u64, lru: u64, old: u64, dirty: u
 pub struct Metric {
     pub name: &'static str,
     pub subsystem: &'static str,
-    /// InnoDB's TYPE: "value" (a level), "status_counter" or "counter" (a running total).
+    /// InnoDB's TYPE: "value" (a level), "status_counter" or "counter" (a running total),
+    /// "set_owner"/"set_member" (a total and the figures derived from it).
     pub kind: &'static str,
     pub count: u64,
     pub comment: &'static str,
@@ -673,23 +734,28 @@ pub fn metrics(inner: &Inner) -> Vec<Metric> {
         comment,
     };
     vec![
-        m("buffer_pool_reads", "buffer", "status_counter", bp.stats.reads.get(), "Number of reads directly from disk (innodb_buffer_pool_reads)"),
+        m("buffer_pool_reads", "buffer", "status_counter", pool_reads(&bp.stats), "Number of reads directly from disk (innodb_buffer_pool_reads)"),
         m("buffer_pool_read_requests", "buffer", "status_counter", bp.stats.read_requests.get(), "Number of logical read requests (innodb_buffer_pool_read_requests)"),
         m("buffer_pool_write_requests", "buffer", "status_counter", bp.stats.write_requests.get(), "Number of write requests (innodb_buffer_pool_write_requests)"),
         m("buffer_pool_wait_free", "buffer", "status_counter", bp.stats.wait_free.get(), "Number of times waited for free buffer (innodb_buffer_pool_wait_free)"),
+        m("buffer_pool_read_ahead", "buffer", "status_counter", bp.stats.read_ahead.get(), "Number of pages read as read ahead (innodb_buffer_pool_read_ahead)"),
+        m("buffer_pool_read_ahead_evicted", "buffer", "status_counter", bp.stats.read_ahead_evicted.get(), "Read-ahead pages evicted without being accessed (innodb_buffer_pool_read_ahead_evicted)"),
         m("buffer_pool_size", "server", "value", bp.n_frames() as u64 * bp.page_size() as u64, "Server buffer pool size (all buffer pools) in bytes"),
         m("buffer_pool_pages_total", "buffer", "value", bp.n_frames() as u64, "Total buffer pool size in pages (innodb_buffer_pool_pages_total)"),
         m("buffer_pool_pages_data", "buffer", "value", bp.n_data() as u64, "Buffer pages containing data (innodb_buffer_pool_pages_data)"),
         m("buffer_pool_pages_dirty", "buffer", "value", bp.n_dirty() as u64, "Buffer pages currently dirty (innodb_buffer_pool_pages_dirty)"),
         m("buffer_pool_pages_free", "buffer", "value", bp.n_free() as u64, "Buffer pages currently free (innodb_buffer_pool_pages_free)"),
         m("buffer_pages_created", "buffer_page_io", "counter", bp.stats.created.get(), "Number of pages created"),
-        m("buffer_pages_read", "buffer_page_io", "counter", bp.stats.reads.get(), "Number of pages read"),
+        m("buffer_pages_read", "buffer_page_io", "counter", pages_read(&bp.stats), "Number of pages read"),
         m("buffer_pages_written", "buffer_page_io", "counter", l(&inner.flush.stats.pages_flushed), "Number of pages written"),
         m("buffer_flush_batch_total_pages", "buffer", "counter", l(&inner.flush.stats.pages_flushed), "Total pages flushed as part of flush batch"),
         m("buffer_LRU_batch_flush_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Lru as usize]), "Total pages flushed as part of LRU batches"),
         m("buffer_flush_adaptive_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Adaptive as usize]), "Total pages flushed as part of adaptive flushing"),
         m("buffer_flush_background_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Background as usize]), "Total pages flushed as part of background batches"),
         m("buffer_flush_sync_total_pages", "buffer", "counter", l(&inner.flush.stats.pages[Caller::Sync as usize]), "Total pages flushed as part of sync batches"),
+        m("buffer_flush_neighbor_total_pages", "buffer", "set_owner", l(&inner.flush.stats.neighbor_pages), "Total neighbors flushed as part of neighbor flush"),
+        m("buffer_flush_neighbor", "buffer", "set_member", l(&inner.flush.stats.neighbor_calls), "Number of times neighbors flushing is invoked"),
+        m("buffer_flush_neighbor_pages", "buffer", "set_member", l(&inner.flush.stats.neighbor_pages).checked_div(l(&inner.flush.stats.neighbor_calls)).unwrap_or(0), "Pages queued as a neighbor batch"),
         m("os_data_reads", "os", "status_counter", l(&fil.reads), "Number of reads initiated (innodb_data_reads)"),
         m("os_data_writes", "os", "status_counter", l(&fil.writes), "Number of writes initiated (innodb_data_writes)"),
         m("os_data_fsyncs", "os", "status_counter", l(&fil.fsyncs), "Number of fsync() calls (innodb_data_fsyncs)"),
@@ -758,7 +824,7 @@ pub fn pool_stats(inner: &Inner) -> Vec<PoolStat> {
                     [
                         st.made_young.get(),
                         st.made_not_young.get(),
-                        st.reads.get(),
+                        pages_read(st),
                         st.created.get(),
                         inner.flush.stats.pages_flushed.load(Ordering::Relaxed),
                         st.read_requests.get(),

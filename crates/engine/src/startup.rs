@@ -20,12 +20,14 @@ use std::sync::Arc;
 
 use innoxide_io::FileSystem;
 
+use crate::buffer_pool::read_ahead::ReadAhead;
 use crate::buffer_pool::{BufferPool, Geometry};
 use crate::config::{EngineConfig, Tunables};
 use crate::dict::{self, Dict};
 use crate::doublewrite::{self, Doublewrite};
 use crate::engine::{EngineStats, Inner};
 use crate::error::{Error, Result};
+use crate::flush::write_threads::WriteThreads;
 use crate::flush::FlushState;
 use crate::mach::read_u32;
 use crate::purge::PurgeStats;
@@ -171,9 +173,11 @@ fn build_inner(
         fs,
         fil,
         bp,
+        read_ahead: ReadAhead::new(cfg.read_io_threads),
         log,
         dblwr,
         flush: FlushState::new(end_lsn),
+        write_threads: WriteThreads::new(cfg.write_io_threads),
         dict: Dict::new(),
         trx: trx_sys,
         purge_stats: PurgeStats::default(),

@@ -108,6 +108,8 @@ const DOUBLEWRITE: usize = idx("innodb_doublewrite");
 const FLUSH_METHOD: usize = idx("innodb_flush_method");
 const OPEN_FILES: usize = idx("innodb_open_files");
 const PURGE_THREADS: usize = idx("innodb_purge_threads");
+const READ_IO_THREADS: usize = idx("innodb_read_io_threads");
+const WRITE_IO_THREADS: usize = idx("innodb_write_io_threads");
 const DUMP_AT_SHUTDOWN: usize = idx("innodb_buffer_pool_dump_at_shutdown");
 const DUMP_PCT: usize = idx("innodb_buffer_pool_dump_pct");
 const LOAD_AT_STARTUP: usize = idx("innodb_buffer_pool_load_at_startup");
@@ -373,6 +375,8 @@ pub fn startup_default(i: usize) -> Option<VarValue> {
         FLUSH_METHOD => u(vars::flush_method_index(e.flush_method)),
         OPEN_FILES => u(e.open_files as u64),
         PURGE_THREADS => u(e.purge_threads as u64),
+        READ_IO_THREADS => u(e.read_io_threads as u64),
+        WRITE_IO_THREADS => u(e.write_io_threads as u64),
         DUMP_AT_SHUTDOWN => Some(VarValue::Bool(e.buffer_pool_dump_at_shutdown)),
         DUMP_PCT => u(e.buffer_pool_dump_pct.into()),
         LOAD_AT_STARTUP => Some(VarValue::Bool(e.buffer_pool_load_at_startup)),
@@ -771,6 +775,8 @@ impl Options {
             .ok_or_else(|| format!("innodb_flush_method={method} is not supported"))?;
         c.open_files = self.usize_of(OPEN_FILES)?;
         c.purge_threads = self.usize_of(PURGE_THREADS)?;
+        c.read_io_threads = self.usize_of(READ_IO_THREADS)?;
+        c.write_io_threads = self.usize_of(WRITE_IO_THREADS)?;
         c.buffer_pool_dump_at_shutdown = self.u64_of(DUMP_AT_SHUTDOWN) != 0;
         c.buffer_pool_dump_pct = u32::try_from(self.u64_of(DUMP_PCT)).unwrap_or(100);
         c.buffer_pool_load_at_startup = self.u64_of(LOAD_AT_STARTUP) != 0;

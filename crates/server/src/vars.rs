@@ -185,6 +185,9 @@ pub enum Tun {
     OldBlocksPct,
     OldBlocksTime,
     LruScanDepth,
+    FlushNeighbors,
+    ReadAheadThreshold,
+    RandomReadAhead,
     LockWaitTimeout,
     RollbackOnTimeout,
     DeadlockDetect,
@@ -374,8 +377,9 @@ pub const VARS: &[VarDef] = &[
     // Engine (tablespace/file.rs, redo/file.rs): how data and log files are opened and
     // synced (EngineConfig::flush_method). littlesync and nosync are refused (`supported`).
     v("innodb_flush_method", G, Kind::Enum(FLUSH_METHOD_NAMES), false, Def::Startup),
-    // Page cleaners write the pages they pick, never their neighbours (MySQL 8.0's default).
-    v("innodb_flush_neighbors", G, u(0, 2), false, Def::UInt(0)),
+    // Engine (flush::neighbors): 1 flushes a page's contiguous dirty neighbours in its extent
+    // with it, 2 every dirty page of the extent.
+    eng("innodb_flush_neighbors", G, u(0, 2), true, Def::UInt(0), Tun::FlushNeighbors),
     eng("innodb_io_capacity", G, u(100, u64::MAX), true, Def::UInt(200), Tun::IoCapacity),
     eng("innodb_io_capacity_max", G, u(100, u64::MAX), true, Def::UInt(2000), Tun::IoCapacityMax),
     // Global: the engine's default; session: SQL layer calls Trx::set_lock_wait_timeout with
@@ -398,9 +402,12 @@ pub const VARS: &[VarDef] = &[
     v("innodb_page_cleaners", G, u(1, 64), false, Def::Startup),
     v("innodb_page_size", G, u(4096, 65536), false, Def::Startup),
     v("innodb_purge_threads", G, u(1, 32), false, Def::Startup),
-    // No I/O threads: a page is read by the thread that needs it, and written by the page
-    // cleaner (or user thread) that flushes it.
-    v("innodb_read_io_threads", G, RO_U, false, Def::UInt(0)),
+    // Engine (buffer_pool::read_ahead): random read-ahead, and linear read-ahead's threshold
+    // (0 turns it off, as in InnoDB's code).
+    eng("innodb_random_read_ahead", G, Kind::Bool, true, Def::Bool(false), Tun::RandomReadAhead),
+    eng("innodb_read_ahead_threshold", G, u(0, 64), true, Def::UInt(56), Tun::ReadAheadThreshold),
+    // The I/O threads serving read-ahead requests; a thread that needs a page reads it itself.
+    v("innodb_read_io_threads", G, u(1, 64), false, Def::Startup),
     // Static in MySQL too.
     eng("innodb_rollback_on_timeout", G, Kind::Bool, false, Def::Bool(false), Tun::RollbackOnTimeout),
     // MariaDB's variable (session and global there); engine-wide here.
@@ -416,7 +423,8 @@ pub const VARS: &[VarDef] = &[
     v("innodb_strict_mode", Both, Kind::Bool, true, Def::Bool(true)),
     eng("innodb_thread_concurrency", G, u(0, 1000), true, Def::UInt(0), Tun::ThreadConcurrency),
     v("innodb_version", G, TEXT, false, Def::Startup),
-    v("innodb_write_io_threads", G, RO_U, false, Def::UInt(0)),
+    // The write threads of flush batches (engine flush::write_threads).
+    v("innodb_write_io_threads", G, u(1, 64), false, Def::Startup),
     // SQL layer: the next INSERT's auto-increment value (SessionVars::take_insert_id).
     v("insert_id", S, u(0, u64::MAX), true, Def::NoDefault),
     // Protocol layer: the session's wait_timeout is set from it for CLIENT_INTERACTIVE.
@@ -625,6 +633,8 @@ const INNODB_LOG_FILES_IN_GROUP: usize = idx("innodb_log_files_in_group");
 const INNODB_PAGE_CLEANERS: usize = idx("innodb_page_cleaners");
 const INNODB_PAGE_SIZE: usize = idx("innodb_page_size");
 const INNODB_PURGE_THREADS: usize = idx("innodb_purge_threads");
+const INNODB_READ_IO_THREADS: usize = idx("innodb_read_io_threads");
+const INNODB_WRITE_IO_THREADS: usize = idx("innodb_write_io_threads");
 const INNODB_VERSION: usize = idx("innodb_version");
 const INSERT_ID: usize = idx("insert_id");
 const INTERACTIVE_TIMEOUT: usize = idx("interactive_timeout");
@@ -774,6 +784,9 @@ pub fn tun_seed(t: &mut innoxide_engine::TunableValues, b: Tun, v: &VarValue) {
         Tun::OldBlocksPct => t.old_blocks_pct = n32,
         Tun::OldBlocksTime => t.old_blocks_time = n32,
         Tun::LruScanDepth => t.lru_scan_depth = n32,
+        Tun::FlushNeighbors => t.flush_neighbors = u8::try_from(n).unwrap_or(0),
+        Tun::ReadAheadThreshold => t.read_ahead_threshold = n32,
+        Tun::RandomReadAhead => t.random_read_ahead = on,
         Tun::LockWaitTimeout => t.lock_wait_timeout = n,
         Tun::RollbackOnTimeout => t.rollback_on_timeout = on,
         Tun::DeadlockDetect => t.deadlock_detect = on,
@@ -1188,6 +1201,9 @@ fn tun_get(t: &Tunables, b: Tun) -> VarValue {
         Tun::OldBlocksPct => UInt(t.old_blocks_pct.load(Relaxed).into()),
         Tun::OldBlocksTime => UInt(t.old_blocks_time.load(Relaxed).into()),
         Tun::LruScanDepth => UInt(t.lru_scan_depth.load(Relaxed).into()),
+        Tun::FlushNeighbors => UInt(t.flush_neighbors.load(Relaxed).into()),
+        Tun::ReadAheadThreshold => UInt(t.read_ahead_threshold.load(Relaxed).into()),
+        Tun::RandomReadAhead => Bool(t.random_read_ahead.load(Relaxed)),
         Tun::LockWaitTimeout => UInt(t.lock_wait_timeout.load(Relaxed)),
         Tun::RollbackOnTimeout => Bool(t.rollback_on_timeout.load(Relaxed)),
         Tun::DeadlockDetect => Bool(t.deadlock_detect.load(Relaxed)),
@@ -1219,6 +1235,11 @@ fn tun_set(t: &Tunables, b: Tun, v: &VarValue) {
         Tun::OldBlocksPct => t.old_blocks_pct.store(n32, Relaxed),
         Tun::OldBlocksTime => t.old_blocks_time.store(n32, Relaxed),
         Tun::LruScanDepth => t.lru_scan_depth.store(n32, Relaxed),
+        Tun::FlushNeighbors => t
+            .flush_neighbors
+            .store(u8::try_from(n).unwrap_or(0), Relaxed),
+        Tun::ReadAheadThreshold => t.read_ahead_threshold.store(n32, Relaxed),
+        Tun::RandomReadAhead => t.random_read_ahead.store(on, Relaxed),
         Tun::LockWaitTimeout => t.lock_wait_timeout.store(n, Relaxed),
         Tun::RollbackOnTimeout => t.rollback_on_timeout.store(on, Relaxed),
         Tun::DeadlockDetect => t.deadlock_detect.store(on, Relaxed),
@@ -1378,6 +1399,14 @@ impl Registry {
             (
                 INNODB_PURGE_THREADS,
                 VarValue::UInt(cfg.purge_threads as u64),
+            ),
+            (
+                INNODB_READ_IO_THREADS,
+                VarValue::UInt(cfg.read_io_threads as u64),
+            ),
+            (
+                INNODB_WRITE_IO_THREADS,
+                VarValue::UInt(cfg.write_io_threads as u64),
             ),
             (INNODB_VERSION, VarValue::Str(version_number.into())),
             (PORT, VarValue::UInt(opts.port.into())),
@@ -2135,6 +2164,11 @@ mod tests {
             ("innodb_buffer_pool_size", "134217728"),
             ("innodb_deadlock_detect", "ON"),
             ("innodb_flush_log_at_trx_commit", "1"),
+            ("innodb_flush_neighbors", "0"),
+            ("innodb_random_read_ahead", "OFF"),
+            ("innodb_read_ahead_threshold", "56"),
+            ("innodb_read_io_threads", "4"),
+            ("innodb_write_io_threads", "4"),
             ("innodb_io_capacity", "200"),
             ("innodb_io_capacity_max", "2000"),
             ("innodb_lock_wait_timeout", "50"),

@@ -275,7 +275,8 @@ fn innodb_status_golden_and_idle_lsn() {
     c.query_drop("UPDATE d.t SET v = 'y' WHERE id < 50")
         .unwrap();
     let text = innodb_status(&mut c);
-    let masked = mask(&text);
+    // An I/O thread's state depends on the moment, like the numbers.
+    let masked = mask(&text).replace("doing file i/o", "waiting for completed aio requests");
     let golden =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/status/innodb_status.golden");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

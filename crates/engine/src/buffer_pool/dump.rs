@@ -12,7 +12,8 @@
 //! - D4: the load stops when the engine shuts down.
 //!
 //! Latches: the dump takes each instance's LRU mutex alone, for the time of a walk over its
-//! list; the load fixes one page at a time with an S latch and releases it at once.
+//! list; the load fixes one page at a time with an S latch and releases it at once. A loaded
+//! page is not accessed: read-ahead waits for its first real access.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -20,7 +21,6 @@ use std::time::SystemTime;
 
 use crate::latch::Mutex;
 
-use crate::buffer_pool::LatchMode;
 use crate::engine::Inner;
 use crate::error::Result;
 use crate::types::PageId;
@@ -195,12 +195,8 @@ pub fn load(inner: &Inner) -> Result<u64> {
             skipped += 1;
             continue;
         }
-        match inner.fix(id, LatchMode::S) {
-            Ok(f) => {
-                inner.bp.unlatch(f, LatchMode::S);
-                inner.bp.unpin(f);
-                done += 1;
-            }
+        match inner.load_page(id) {
+            Ok(()) => done += 1,
             Err(e) if e.is_fatal() => {
                 set(Phase::Failed(e.to_string()));
                 return Err(e);

@@ -27,6 +27,10 @@
 //! reached under a pin and latch, which a withdrawn frame cannot get (I2, I6).
 //! A frame has a reader/writer latch guarding its bytes, a pin count that keeps it from being
 //! evicted, and the LSNs of its oldest and newest unflushed change.
+//! READ-AHEAD (`read_ahead`, InnoDB's buf0rea): each frame records the order of its page's first
+//! access since it came into the pool (`note_first_access`, from `Inner::fix`); linear and
+//! random read-ahead look at those of an area and queue reads that the I/O threads
+//! (innodb_read_io_threads) serve into free frames only, installing pages as any reader does.
 //!
 //! INVARIANTS
 //! - I1: a frame is in its instance's page hash iff it holds a page (state VALID or READING);
@@ -49,6 +53,9 @@
 //! LATCHING (acquisition order, outermost first)
 //! page latches (tree order, see btree) -> log mutex -> flush-list mutex;
 //! LRU mutex -> hash partition lock. No page latch is awaited while holding any mutex here.
+//! An I/O thread holds the X latches of the frames it installed for a read while it takes the
+//! LRU mutex and hash partition locks for the next ones (as a reader holds its page's); the
+//! read-ahead queue mutex is a leaf.
 //!
 //! WAIT ACCOUNTING (sync_stats): the LRU and flush-list mutexes and the hash partitions count
 //! their contended acquisitions; a contended page latch is counted per (space, index id) in
@@ -56,6 +63,7 @@
 
 pub mod dump;
 mod lists;
+pub mod read_ahead;
 pub mod resize;
 
 use std::alloc::{self, Layout};
@@ -142,6 +150,12 @@ pub struct Frame {
     is_old: AtomicBool,
     first_access_ms: AtomicU32,
     young_clock: AtomicU64,
+    /// Order of the page's first access since it came into the pool (0: none yet), from the
+    /// pool's `access_clock`; linear read-ahead compares these (InnoDB: access_time).
+    first_access: AtomicU64,
+    /// Read by read-ahead and not accessed since: evicted so, it counts in
+    /// Innodb_buffer_pool_read_ahead_evicted.
+    read_ahead: AtomicBool,
     /// A flush batch holds this frame (pinned) and will write its copy.
     pub in_flush: AtomicBool,
 }
@@ -159,6 +173,8 @@ impl Frame {
             is_old: AtomicBool::new(false),
             first_access_ms: AtomicU32::new(0),
             young_clock: AtomicU64::new(0),
+            first_access: AtomicU64::new(0),
+            read_ahead: AtomicBool::new(false),
             in_flush: AtomicBool::new(false),
         }
     }
@@ -321,8 +337,14 @@ impl Instance {
 pub struct PoolStats {
     /// Innodb_buffer_pool_read_requests
     pub read_requests: Counter,
-    /// Innodb_buffer_pool_reads
+    /// Pages a thread that needed them read (Innodb_buffer_pool_reads, with read_ahead_rnd).
     pub reads: Counter,
+    /// Pages read by linear read-ahead (Innodb_buffer_pool_read_ahead).
+    pub read_ahead: Counter,
+    /// Pages read by random read-ahead (Innodb_buffer_pool_read_ahead_rnd).
+    pub read_ahead_rnd: Counter,
+    /// Read-ahead pages evicted without an access (Innodb_buffer_pool_read_ahead_evicted).
+    pub read_ahead_evicted: Counter,
     /// Innodb_buffer_pool_wait_free
     pub wait_free: Counter,
     /// pages made young / not young
@@ -414,6 +436,8 @@ pub struct BufferPool {
     chunk_layout: Layout,
     instances: Box<[Instance]>,
     epoch: Instant,
+    /// Numbers first accesses (`Frame::first_access`) in order.
+    access_clock: AtomicU64,
     tun: Arc<Tunables>,
     pub stats: PoolStats,
     /// Contended page latch acquisitions by (space, index id) (sync_stats).
@@ -426,6 +450,17 @@ impl Drop for BufferPool {
             c.release(self.chunk_layout);
         }
     }
+}
+
+/// What a frame is installed for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// A page being created: VALID at once, its creator's access its first.
+    New,
+    /// A page a thread needs, read by that thread.
+    Read,
+    /// A page read ahead of need by an I/O thread.
+    ReadAhead,
 }
 
 /// Outcome of trying to install a frame for a page that was not in the pool.
@@ -491,6 +526,7 @@ impl BufferPool {
             chunk_layout,
             instances,
             epoch: Instant::now(),
+            access_clock: AtomicU64::new(0),
             tun,
             stats: PoolStats::default(),
             latch_waits: KeyedWaits::default(),
@@ -660,6 +696,12 @@ impl BufferPool {
         Some(f)
     }
 
+    /// Whether `id` is in the pool (valid or being read).
+    pub fn contains(&self, id: PageId) -> bool {
+        let inst = &self.instances[self.instance_of(id)];
+        inst.partition(id).read().contains_key(&id)
+    }
+
     /// Pins `id`'s frame only if present and clean-or-dirty valid; used by flush and checks.
     pub fn peek_pin(&self, id: PageId) -> Option<FrameIdx> {
         let inst = &self.instances[self.instance_of(id)];
@@ -720,6 +762,9 @@ impl BufferPool {
         });
         inst.freed_clock.fetch_add(1, Ordering::Relaxed);
         self.stats.evicted.inc();
+        if fr.read_ahead.swap(false, Ordering::Relaxed) {
+            self.stats.read_ahead_evicted.inc();
+        }
         true
     }
 
@@ -768,6 +813,11 @@ impl BufferPool {
         self.instances[inst_idx].lru.lock().free.len()
     }
 
+    /// A frame from an instance's free list, evicting nothing (read-ahead: RA2).
+    pub fn take_free(&self, inst_idx: usize) -> Option<FrameIdx> {
+        self.instances[inst_idx].lru.lock().free.pop()
+    }
+
     /// Returns an unused frame to the free list.
     pub fn release_free_frame(&self, inst_idx: usize, f: FrameIdx) {
         let inst = &self.instances[inst_idx];
@@ -778,6 +828,17 @@ impl BufferPool {
     /// frame is X-latched, pinned once and in the page hash. `new_page` marks it VALID at once
     /// (a page being created, not read).
     pub fn install(&self, id: PageId, f: FrameIdx, new_page: bool) -> Install {
+        self.install_as(id, f, if new_page { Fill::New } else { Fill::Read })
+    }
+
+    /// `install` for a page read ahead of need (not counted as a read: the reader counts it
+    /// by kind once read).
+    pub fn install_read_ahead(&self, id: PageId, f: FrameIdx) -> Install {
+        self.install_as(id, f, Fill::ReadAhead)
+    }
+
+    fn install_as(&self, id: PageId, f: FrameIdx, fill: Fill) -> Install {
+        let new_page = fill == Fill::New;
         let ii = self.instance_of(id);
         let inst = &self.instances[ii];
         let fr = &self.frame(f);
@@ -796,18 +857,93 @@ impl BufferPool {
                 .store(if new_page { VALID } else { READING }, Ordering::Release);
             fr.modify_clock.fetch_add(1, Ordering::Relaxed);
             fr.first_access_ms.store(0, Ordering::Relaxed);
+            let first = if new_page { self.next_access() } else { 0 };
+            fr.first_access.store(first, Ordering::Relaxed);
+            fr.read_ahead
+                .store(fill == Fill::ReadAhead, Ordering::Relaxed);
+            fr.young_clock
+                .store(inst.freed_clock.load(Ordering::Relaxed), Ordering::Relaxed);
             part.insert(id, f);
         }
         let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
         inst.lru.lock().lru.insert_old(f, pct, &mut |x, v| {
             self.frame(x).is_old.store(v, Ordering::Relaxed)
         });
-        if new_page {
-            self.stats.created.inc();
-        } else {
-            self.stats.reads.inc();
+        match fill {
+            Fill::New => self.stats.created.inc(),
+            Fill::Read => self.stats.reads.inc(),
+            Fill::ReadAhead => {}
         }
         Install::Installed
+    }
+
+    fn next_access(&self) -> u64 {
+        self.access_clock.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Records an access to a frame the caller holds pinned and latched; true if it is the
+    /// first since the page came into the pool (linear read-ahead then looks at its area).
+    pub fn note_first_access(&self, f: FrameIdx) -> bool {
+        let fr = self.frame(f);
+        if fr.first_access.load(Ordering::Relaxed) != 0 {
+            return false;
+        }
+        // Readers holding S latches may race here; the first stamp wins.
+        let first = self.next_access();
+        if fr
+            .first_access
+            .compare_exchange(0, first, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        fr.read_ahead.store(false, Ordering::Relaxed);
+        true
+    }
+
+    /// For each page `low..high` of `space`: the order of its first access, if it is in the
+    /// pool and was accessed (linear read-ahead).
+    pub fn first_accesses(&self, space: u32, low: u32, high: u32) -> Vec<Option<u64>> {
+        (low..high)
+            .map(|p| {
+                let id = PageId::new(space, p);
+                let inst = &self.instances[self.instance_of(id)];
+                let part = inst.partition(id).read();
+                let f = *part.get(&id)?;
+                let first = self.frame(f).first_access.load(Ordering::Relaxed);
+                (first != 0).then_some(first)
+            })
+            .collect()
+    }
+
+    /// How many pages `low..high` of `space` are in the pool, were accessed, and were made
+    /// young (or came in) less than a quarter of the young sublist's evictions ago (random
+    /// read-ahead; InnoDB: buf_page_is_accessed and buf_page_peek_if_young).
+    pub fn recently_used(&self, space: u32, low: u32, high: u32) -> usize {
+        (low..high)
+            .filter(|&p| {
+                let id = PageId::new(space, p);
+                let inst = &self.instances[self.instance_of(id)];
+                let part = inst.partition(id).read();
+                let Some(&f) = part.get(&id) else {
+                    return false;
+                };
+                let fr = self.frame(f);
+                fr.first_access.load(Ordering::Relaxed) != 0
+                    && inst
+                        .freed_clock
+                        .load(Ordering::Relaxed)
+                        .saturating_sub(fr.young_clock.load(Ordering::Relaxed))
+                        <= self.young_quarter(inst)
+            })
+            .count()
+    }
+
+    /// Evictions after which a young page is moved to the head again: a quarter of the young
+    /// sublist.
+    fn young_quarter(&self, inst: &Instance) -> u64 {
+        let pct = u64::from(self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95));
+        u64::from(inst.n_frames()) * (100 - pct) / 400
     }
 
     /// The read into an installed frame succeeded.
@@ -872,8 +1008,7 @@ impl BufferPool {
             // A young page moves to the head only once a quarter of the young sublist has been
             // evicted since it was last moved, so hot pages cost no mutex.
             let clock = inst.freed_clock.load(Ordering::Relaxed);
-            let pct = u64::from(self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95));
-            let young_quarter = u64::from(inst.n_frames()) * (100 - pct) / 400;
+            let young_quarter = self.young_quarter(inst);
             if clock.saturating_sub(fr.young_clock.load(Ordering::Relaxed)) > young_quarter {
                 self.make_young(inst, f);
             }
@@ -1080,6 +1215,27 @@ impl BufferPool {
         }
         fr.pin.fetch_add(1, Ordering::AcqRel);
         true
+    }
+
+    /// The frame holding `id` if it could join a flush batch as a neighbour: in the pool and
+    /// valid, dirty, in no batch, and with `old_only` in the LRU's old sublist. `pin` also pins
+    /// it for the flush (as `pin_for_flush`), under the same hash partition lock.
+    pub fn neighbor_for_flush(&self, id: PageId, old_only: bool, pin: bool) -> Option<FrameIdx> {
+        let inst = &self.instances[self.instance_of(id)];
+        let part = inst.partition(id).read();
+        let f = *part.get(&id)?;
+        let fr = self.frame(f);
+        let ok = fr.state.load(Ordering::Acquire) == VALID
+            && fr.oldest_modification.load(Ordering::Acquire) != 0
+            && !fr.in_flush.load(Ordering::Acquire)
+            && (!old_only || fr.is_old.load(Ordering::Relaxed));
+        if !ok || (pin && fr.in_flush.swap(true, Ordering::AcqRel)) {
+            return None;
+        }
+        if pin {
+            fr.pin.fetch_add(1, Ordering::AcqRel);
+        }
+        Some(f)
     }
 
     /// Drops every page of `space` from the pool, discarding unflushed changes (the tablespace

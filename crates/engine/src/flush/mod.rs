@@ -4,11 +4,20 @@
 //! OVERVIEW
 //! A batch copies each page under a short S latch (writers never wait for I/O), makes the redo
 //! durable up to the newest copied LSN, writes the copies to a doublewrite area and syncs it,
-//! writes them home (coalescing neighbours), syncs the tablespaces, and only then marks the
-//! frames clean if they did not change meanwhile. Page cleaners (`innodb_page_cleaners`) run
-//! batches from the flush-list tail (adaptive flushing, `policy`) and from the LRU tail (so user
-//! threads find free frames); the master thread writes checkpoints and, for
-//! `innodb_flush_log_at_trx_commit` 0/2, flushes the log once per `innodb_flush_log_at_timeout`.
+//! writes them home (coalescing runs of consecutive pages), syncs the tablespaces, and only then
+//! marks the frames clean if they did not change meanwhile. Page cleaners
+//! (`innodb_page_cleaners`) run batches from the flush-list tail (adaptive flushing, `policy`)
+//! and from the LRU tail (so user threads find free frames); the master thread writes
+//! checkpoints and, for `innodb_flush_log_at_trx_commit` 0/2, flushes the log once per
+//! `innodb_flush_log_at_timeout`.
+//!
+//! NEIGHBOURS (innodb_flush_neighbors, `neighbors`): a page taken from the flush list or the
+//! LRU tail (a victim) brings the dirty pages of its extent that `neighbors::select` picks into
+//! the same batch, so they share its redo flush, doublewrite write and home write (I1, I2 hold
+//! for them as for any page). Only victims count against a flush-list batch's page budget
+//! (io_capacity): a victim and its contiguous neighbours go home in one write. InnoDB counts
+//! neighbours against the budget too; here SET GLOBAL innodb_flush_neighbors=1 makes an idle
+//! server write back many more pages a second at the same innodb_io_capacity.
 //!
 //! INVARIANTS
 //! - I1 (write-ahead): a page copy reaches any file only after `log.flushed_lsn >=` its LSN.
@@ -20,11 +29,20 @@
 //!   the async checkpoint point, so the log writer never needs to wait for space while a thread
 //!   holds page latches.
 //!
+//! WRITE THREADS (innodb_write_io_threads, `write_threads`): once the doublewrite copy is
+//! synced, the batch's home writes go out in parallel, one per run, and the batch waits for all
+//! of them before it syncs the tablespaces; a failed one fails the batch and stops every later
+//! write (fail-stop).
+//!
 //! LATCHING: a batch only tries page S latches (never waits for one: the holder may be a thread
 //! waiting for this very flush to free a frame), one at a time, for the copy; the area mutex is
-//! held across the I/O. `sync_mutex` serialises synchronous flushes by user threads.
+//! held across the I/O. Assembling a batch looks neighbours up in the page hash (a partition's
+//! read lock at a time) before the area mutex is taken, with no page latch held. `sync_mutex`
+//! serialises synchronous flushes by user threads.
 
+pub mod neighbors;
 pub mod policy;
+pub mod write_threads;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -92,6 +110,29 @@ pub struct FlushStats {
     pub pages: [AtomicU64; N_CALLERS],
     /// Innodb_buffer_pool_pages_flushed
     pub pages_flushed: AtomicU64,
+    /// Neighbours written with their victims (INNODB_METRICS buffer_flush_neighbor_total_pages).
+    pub neighbor_pages: AtomicU64,
+    /// Victims written with at least one neighbour (buffer_flush_neighbor).
+    pub neighbor_calls: AtomicU64,
+}
+
+/// The frames pinned for one batch: victims, each followed by the neighbours it brought.
+#[derive(Default)]
+struct Batch {
+    frames: Vec<FrameIdx>,
+    /// Per frame: the position in `frames` of the victim it came with; None for a victim.
+    came_with: Vec<Option<usize>>,
+}
+
+/// What flushing a list of victims did.
+#[derive(Default, Clone, Copy)]
+struct Flushed {
+    /// Victims pinned into a batch (a victim being freed or already in a batch is not).
+    pinned: usize,
+    /// Victims written.
+    victims: usize,
+    /// Pages written, victims and neighbours.
+    pages: usize,
 }
 
 /// Redo and page rates sampled by the page cleaner.
@@ -152,10 +193,20 @@ impl Inner {
     /// one batch through doublewrite area `area`. Returns the pages written.
     pub fn flush_frames(
         &self,
-        mut frames: Vec<FrameIdx>,
+        frames: Vec<FrameIdx>,
         area: usize,
         caller: Caller,
     ) -> Result<usize> {
+        Ok(self.write_frames(frames, area, caller)?.len())
+    }
+
+    /// `flush_frames`, returning the frames written (each was unpinned).
+    fn write_frames(
+        &self,
+        mut frames: Vec<FrameIdx>,
+        area: usize,
+        caller: Caller,
+    ) -> Result<Vec<FrameIdx>> {
         debug_assert!(frames.len() <= DBLWR_AREA_PAGES as usize);
         let ps = self.bp.page_size();
         frames.sort_by_key(|&f| self.bp.frame(f).page_id());
@@ -193,7 +244,7 @@ impl Inner {
             max_lsn = max_lsn.max(lsn);
             batch.push((f, fr.page_id(), lsn));
         }
-        let res = self.write_batch(&staged, &batch, max_lsn, area);
+        let res = self.write_batch(&mut staged, &batch, max_lsn, area);
         drop(staged);
         let n = batch.len();
         for &(f, _, lsn) in &batch {
@@ -208,12 +259,95 @@ impl Inner {
         st.calls[caller.idx()].fetch_add(1, Ordering::Relaxed);
         st.pages[caller.idx()].fetch_add(n as u64, Ordering::Relaxed);
         st.pages_flushed.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
+        Ok(batch.into_iter().map(|(f, _, _)| f).collect())
+    }
+
+    /// Pins victims, in order, each followed by its neighbours (innodb_flush_neighbors; with
+    /// `lru` only neighbours in the LRU's old sublist, as InnoDB: they are soon evicted), until
+    /// the batch holds DBLWR_AREA_PAGES frames. Returns the batch and how many victims it
+    /// consumed (at least one): the others stay on their list for the next batch.
+    fn assemble(&self, victims: &[FrameIdx], lru: bool) -> (Batch, usize) {
+        let cap = DBLWR_AREA_PAGES as usize;
+        let mode = self.tun.flush_neighbors.load(Ordering::Relaxed);
+        let area = neighbors::flush_area(self.bp.page_size(), self.bp.n_frames());
+        let mut b = Batch::default();
+        let mut used = 0;
+        for &v in victims {
+            if b.frames.len() >= cap {
+                break;
+            }
+            used += 1;
+            if !self.bp.pin_for_flush(v) {
+                continue;
+            }
+            let at = b.frames.len();
+            b.frames.push(v);
+            b.came_with.push(None);
+            if mode == 0 {
+                continue;
+            }
+            // Pinned: the frame keeps its page.
+            let id = self.bp.frame(v).page_id();
+            let near = |p| PageId::new(id.space, p);
+            let picked = neighbors::select(id.page, area, mode, |p| {
+                self.bp.neighbor_for_flush(near(p), lru, false).is_some()
+            });
+            for p in picked {
+                if b.frames.len() >= cap {
+                    break;
+                }
+                if let Some(f) = self.bp.neighbor_for_flush(near(p), lru, true) {
+                    b.frames.push(f);
+                    b.came_with.push(Some(at));
+                }
+            }
+        }
+        (b, used)
+    }
+
+    /// Flushes `victims` with their neighbours, in as many batches as they need.
+    fn flush_victims(
+        &self,
+        victims: &[FrameIdx],
+        lru: bool,
+        area: usize,
+        caller: Caller,
+    ) -> Result<Flushed> {
+        let mut out = Flushed::default();
+        let mut rest = victims;
+        while !rest.is_empty() {
+            let (b, used) = self.assemble(rest, lru);
+            rest = &rest[used..];
+            if b.frames.is_empty() {
+                continue;
+            }
+            out.pinned += b.came_with.iter().filter(|c| c.is_none()).count();
+            let written = self.write_frames(b.frames.clone(), area, caller)?;
+            let mut brought = vec![0u64; b.frames.len()];
+            for (i, f) in b.frames.iter().enumerate() {
+                if !written.contains(f) {
+                    continue;
+                }
+                out.pages += 1;
+                match b.came_with[i] {
+                    None => out.victims += 1,
+                    Some(v) => brought[v] += 1,
+                }
+            }
+            let st = &self.flush.stats;
+            let calls = brought.iter().filter(|&&n| n > 0).count() as u64;
+            if calls > 0 {
+                st.neighbor_calls.fetch_add(calls, Ordering::Relaxed);
+                st.neighbor_pages
+                    .fetch_add(brought.iter().sum(), Ordering::Relaxed);
+            }
+        }
+        Ok(out)
     }
 
     fn write_batch(
         &self,
-        staged: &[u8],
+        staged: &mut Vec<u8>,
         batch: &[(FrameIdx, PageId, Lsn)],
         max_lsn: Lsn,
         area: usize,
@@ -224,8 +358,9 @@ impl Inner {
         let ps = self.bp.page_size();
         self.log.write_up_to(max_lsn, true)?; // I1
         self.dblwr.write(&self.fil, area, staged, batch.len())?;
-        // Home writes, coalescing runs of consecutive pages of one space.
+        // Home writes, one per run of consecutive pages of one space, on the write threads.
         let mut i = 0;
+        let mut runs = Vec::new();
         let mut spaces = Vec::new();
         while i < batch.len() {
             let id = batch[i].1;
@@ -237,14 +372,18 @@ impl Inner {
                 j += 1;
             }
             if let Some(sp) = self.fil.get(id.space) {
-                self.fil
-                    .write_pages(&sp, id.page, &staged[i * ps..j * ps])?;
                 if !spaces.iter().any(|s: &Arc<_>| Arc::ptr_eq(s, &sp)) {
-                    spaces.push(sp);
+                    spaces.push(sp.clone());
                 }
+                runs.push(write_threads::HomeWrite {
+                    space: sp,
+                    first: id.page,
+                    range: i * ps..j * ps,
+                });
             }
             i = j;
         }
+        self.write_home(staged, runs)?;
         for sp in &spaces {
             self.fil.sync(sp)?;
         }
@@ -252,7 +391,8 @@ impl Inner {
     }
 
     /// Flushes up to `max` pages with oldest_modification below `lsn_limit` from the flush
-    /// lists of the given instances (oldest first). Returns pages written.
+    /// lists of the given instances (oldest first), with their neighbours (which `max` does not
+    /// count). Returns the pages written, neighbours included.
     pub fn flush_list_batch(
         &self,
         instances: &[usize],
@@ -262,6 +402,7 @@ impl Inner {
         caller: Caller,
     ) -> Result<usize> {
         let mut done = 0;
+        let mut pages = 0;
         let per_batch = DBLWR_AREA_PAGES as usize;
         loop {
             let mut cand = Vec::new();
@@ -275,13 +416,14 @@ impl Inner {
                     break;
                 }
             }
-            cand.retain(|&f| self.bp.pin_for_flush(f));
-            if cand.is_empty() {
-                return Ok(done);
+            let r = self.flush_victims(&cand, false, area, caller)?;
+            if r.pinned == 0 {
+                return Ok(pages);
             }
-            done += self.flush_frames(cand, area, caller)?;
+            done += r.victims;
+            pages += r.pages;
             if done >= max {
-                return Ok(done);
+                return Ok(pages);
             }
         }
     }
@@ -299,15 +441,7 @@ impl Inner {
         let need = want.saturating_sub(self.bp.free_len(ii));
         let mut cand = Vec::new();
         self.bp.lru_tail_dirty(ii, depth, need, &mut cand);
-        let mut written = 0;
-        for chunk in cand.chunks(DBLWR_AREA_PAGES as usize) {
-            let frames: Vec<FrameIdx> = chunk
-                .iter()
-                .copied()
-                .filter(|&f| self.bp.pin_for_flush(f))
-                .collect();
-            written += self.flush_frames(frames, area, Caller::Lru)?;
-        }
+        let written = self.flush_victims(&cand, true, area, Caller::Lru)?.pages;
         self.bp.replenish_free(ii, want, depth);
         Ok(written)
     }
@@ -512,5 +646,276 @@ impl Inner {
         }
         self.checkpoint()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    use std::thread::JoinHandle;
+    use std::time::{Duration, Instant};
+
+    use innoxide_io::{Fault, FaultKind, FaultOp, SimFs};
+
+    use super::Caller;
+    use crate::buffer_pool::{FrameIdx, LatchMode};
+    use crate::error::Error;
+    use crate::page;
+    use crate::types::{PageId, PageNo};
+    use crate::{ColumnDef, ColumnKind, Engine, EngineConfig, TableDef, Value};
+
+    /// An engine on simulated disk `fs` with 16 KiB pages (64-page extents), a pool of 1,024
+    /// pages (flush areas of 64), `write_threads` write threads (not started) and no
+    /// background threads, holding a table of about 280 leaves that were written back and then
+    /// all changed again. Returns the table's space.
+    fn dirty_table_on(fs: Arc<SimFs>, write_threads: usize) -> (Engine, u32) {
+        let mut c = EngineConfig::new("/data");
+        c.buffer_pool_size = 1024 * 16384;
+        c.background_threads = false;
+        c.write_io_threads = write_threads;
+        let engine = Engine::open_with(c, fs).unwrap();
+        let t = engine
+            .create_table(TableDef::new(
+                "test/n",
+                vec![
+                    ColumnDef::new("id", ColumnKind::BIGINT),
+                    ColumnDef::new("v", ColumnKind::Var { max_len: 1000 }),
+                ],
+                Some(vec![0]),
+            ))
+            .unwrap();
+        for chunk in 0..40i64 {
+            let mut trx = engine.begin();
+            for i in chunk * 100..(chunk + 1) * 100 {
+                trx.insert(&t, &[Value::Int(i), Value::Bytes(vec![1; 1000])])
+                    .unwrap();
+            }
+            trx.commit().unwrap();
+        }
+        engine.flush_and_checkpoint().unwrap();
+        let mut trx = engine.begin();
+        for i in 0..4000i64 {
+            trx.update(&t, &[Value::Int(i)], &[(1, Value::Bytes(vec![2; 1000]))])
+                .unwrap();
+        }
+        trx.commit().unwrap();
+        (engine, t.space)
+    }
+
+    fn dirty_table() -> (Engine, u32) {
+        dirty_table_on(Arc::new(SimFs::new(7)), 4)
+    }
+
+    /// The dirty pages of `space`.
+    fn dirty(engine: &Engine, space: u32) -> BTreeSet<PageNo> {
+        let bp = &engine.inner().bp;
+        let mut frames = Vec::new();
+        bp.flush_list_tail(0, u64::MAX, usize::MAX, &mut frames);
+        frames
+            .into_iter()
+            .map(|f| bp.frame(f).page_id())
+            .filter(|id| id.space == space)
+            .map(|id| id.page)
+            .collect()
+    }
+
+    /// Flushes `page` as a victim of a flush-list batch under innodb_flush_neighbors `mode`.
+    fn flush_victim(engine: &Engine, space: u32, page: PageNo, mode: u8) -> usize {
+        let inner = engine.inner();
+        inner.tun.flush_neighbors.store(mode, Ordering::Relaxed);
+        let f = inner.bp.peek_pin(PageId::new(space, page)).unwrap();
+        inner.bp.unpin(f);
+        inner
+            .flush_victims(&[f], false, 0, Caller::Background)
+            .unwrap()
+            .pages
+    }
+
+    /// A victim with at least 20 dirty pages on both sides within its extent, in an extent
+    /// whose neighbours on both sides hold dirty pages next to it.
+    fn victim(d: &BTreeSet<PageNo>) -> PageNo {
+        let run = |p: PageNo| (p - 20..=p + 20).all(|q| d.contains(&q));
+        (1..6)
+            .map(|e| e * 64 + 32)
+            .find(|&p| {
+                let low = p - p % 64;
+                run(p) && d.contains(&(low - 1)) && d.contains(&(low + 64))
+            })
+            .unwrap_or_else(|| panic!("no long dirty run in {d:?}"))
+    }
+
+    #[test]
+    fn neighbours_are_the_contiguous_dirty_run_within_the_extent_and_skip_latched_pages() {
+        let (engine, space) = dirty_table();
+        let inner = engine.inner();
+        let d = dirty(&engine, space);
+        let p = victim(&d);
+        let low = p - p % 64;
+        // A gap at p + 6 (written alone, mode 0), a page latched by another thread at p + 3.
+        assert_eq!(flush_victim(&engine, space, p + 6, 0), 1);
+        let held = inner.fix(PageId::new(space, p + 3), LatchMode::X).unwrap();
+        let before = dirty(&engine, space);
+        let written = flush_victim(&engine, space, p, 1);
+        inner.bp.unlatch(held, LatchMode::X);
+        inner.bp.unpin(held);
+        let after = dirty(&engine, space);
+        let cleaned: BTreeSet<PageNo> = before.difference(&after).copied().collect();
+        // Down to the first clean page or the extent's start, up to the gap.
+        let mut start = p;
+        while start > low && before.contains(&(start - 1)) {
+            start -= 1;
+        }
+        let want: BTreeSet<PageNo> = (start..=p + 5).filter(|&q| q != p + 3).collect();
+        assert_eq!(cleaned, want, "victim {p}, extent {low}..{}", low + 63);
+        assert_eq!(written, want.len());
+        assert!(after.contains(&(p + 3)), "the latched page was written");
+        assert!(after.contains(&(p + 7)), "the run went past the gap");
+        assert!(after.contains(&(low - 1)), "the run left the extent");
+        let st = &inner.flush.stats;
+        assert_eq!(st.neighbor_calls.load(Ordering::Relaxed), 1);
+        assert_eq!(
+            st.neighbor_pages.load(Ordering::Relaxed),
+            want.len() as u64 - 1
+        );
+    }
+
+    #[test]
+    fn mode_2_takes_every_dirty_page_of_the_extent_and_mode_0_none() {
+        let (engine, space) = dirty_table();
+        let d = dirty(&engine, space);
+        let p = victim(&d);
+        let low = p - p % 64;
+        // Gaps do not stop mode 2.
+        assert_eq!(flush_victim(&engine, space, p + 2, 0), 1);
+        assert_eq!(flush_victim(&engine, space, p - 2, 0), 1);
+        let before = dirty(&engine, space);
+        let in_extent: BTreeSet<PageNo> = before.range(low..low + 64).copied().collect();
+        let written = flush_victim(&engine, space, p, 2);
+        let after = dirty(&engine, space);
+        assert_eq!(written, in_extent.len());
+        assert!(after.range(low..low + 64).next().is_none());
+        assert!(after.contains(&(low - 1)) && after.contains(&(low + 64)));
+        assert_eq!(before.len() - after.len(), in_extent.len());
+    }
+
+    /// Starts the engine's write threads.
+    fn start_write_threads(engine: &Engine) -> Vec<JoinHandle<()>> {
+        let wt = &engine.inner().write_threads;
+        wt.start();
+        (0..wt.threads.len())
+            .map(|slot| {
+                let inner = engine.inner().clone();
+                std::thread::spawn(move || super::write_threads::run(&inner, slot))
+            })
+            .collect()
+    }
+
+    fn stop_write_threads(engine: &Engine, threads: Vec<JoinHandle<()>>) {
+        engine.inner().write_threads.stop();
+        for t in threads {
+            t.join().unwrap();
+        }
+    }
+
+    /// Sixteen dirty pages two apart (sixteen runs, so sixteen home writes), and their frames.
+    fn sixteen_runs(engine: &Engine, space: u32) -> Vec<(PageId, FrameIdx)> {
+        let d = dirty(engine, space);
+        let p = victim(&d);
+        (0..16)
+            .map(|k| {
+                let id = PageId::new(space, p - 16 + 2 * k);
+                let f = engine.inner().bp.peek_pin(id).unwrap();
+                engine.inner().bp.unpin(f);
+                (id, f)
+            })
+            .collect()
+    }
+
+    /// The time one batch of sixteen runs takes with `threads` write threads on a disk whose
+    /// tablespace writes take 20 ms each; checks that every page went home.
+    fn batch_of_sixteen_runs(threads: usize) -> Duration {
+        let fs = Arc::new(SimFs::new(7));
+        let (engine, space) = dirty_table_on(fs.clone(), threads);
+        let inner = engine.inner().clone();
+        let writers = start_write_threads(&engine);
+        let pages = sixteen_runs(&engine, space);
+        let frames: Vec<FrameIdx> = pages.iter().map(|&(_, f)| f).collect();
+        let latency = FaultKind::Latency(Duration::from_millis(20));
+        fs.inject(
+            Fault::new(FaultOp::Write, 1, latency)
+                .persistent()
+                .on_path(".ibd"),
+        );
+        let t = Instant::now();
+        let r = inner
+            .flush_victims(&frames, false, 0, Caller::Background)
+            .unwrap();
+        let took = t.elapsed();
+        assert_eq!((r.victims, r.pages), (16, 16));
+        let mut home = vec![0u8; inner.bp.page_size()];
+        for &(id, f) in &pages {
+            let fr = inner.bp.frame(f);
+            assert_eq!(fr.oldest_modification.load(Ordering::Acquire), 0, "{id}");
+            inner.fil.read_page(id, &mut home).unwrap();
+            assert!(page::verify(&home, id).is_ok());
+            assert_eq!(
+                page::lsn(&home),
+                fr.newest_modification.load(Ordering::Acquire)
+            );
+        }
+        stop_write_threads(&engine, writers);
+        took
+    }
+
+    #[test]
+    fn a_batchs_home_writes_overlap_on_the_write_threads() {
+        let one = batch_of_sixteen_runs(1);
+        let four = batch_of_sixteen_runs(4);
+        eprintln!("16 home writes of 20 ms: 1 write thread {one:?}, 4 write threads {four:?}");
+        assert!(one >= Duration::from_millis(320), "{one:?}");
+        assert!(four * 2 < one, "4 threads {four:?}, 1 thread {one:?}");
+    }
+
+    #[test]
+    fn a_failed_home_write_fails_its_batch_and_stops_every_later_write() {
+        let fs = Arc::new(SimFs::new(7));
+        let (engine, space) = dirty_table_on(fs.clone(), 4);
+        let inner = engine.inner().clone();
+        let writers = start_write_threads(&engine);
+        let pages = sixteen_runs(&engine, space);
+        let frames: Vec<FrameIdx> = pages.iter().map(|&(_, f)| f).collect();
+        let latency = FaultKind::Latency(Duration::from_millis(20));
+        fs.inject(
+            Fault::new(FaultOp::Write, 1, latency)
+                .persistent()
+                .on_path(".ibd"),
+        );
+        fs.inject(Fault::new(FaultOp::Write, 3, FaultKind::Eio).on_path(".ibd"));
+        let written = || inner.fil.stats.writes.load(Ordering::Relaxed);
+        let before = written();
+        let e = inner
+            .flush_victims(&frames, false, 0, Caller::Background)
+            .err()
+            .expect("the batch fails");
+        assert!(matches!(e, Error::Io { .. }), "the write's own error: {e}");
+        assert!(inner.failed.load(Ordering::Acquire));
+        // The doublewrite copy and the home writes issued before the failure was known.
+        let home = written() - before - 1;
+        assert!(home < 16, "{home} home writes after a failure");
+        for &(id, f) in &pages {
+            let fr = inner.bp.frame(f);
+            let dirty = fr.oldest_modification.load(Ordering::Acquire) != 0;
+            assert!(dirty, "{id} was marked clean in a failed batch");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let after = written();
+        assert!(matches!(
+            inner.flush_victims(&frames, false, 0, Caller::Background),
+            Err(Error::PreviousIo)
+        ));
+        assert_eq!(written(), after, "a write after fail-stop");
+        stop_write_threads(&engine, writers);
     }
 }

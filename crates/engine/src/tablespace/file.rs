@@ -575,6 +575,30 @@ impl Fil {
         Ok(())
     }
 
+    /// Reads consecutive pages starting at `first` with one read (read-ahead); pages past the
+    /// end of the file read as zeros (I2).
+    pub fn read_pages_in(&self, sp: &Space, first: PageNo, buf: &mut [u8]) -> Result<()> {
+        let off = u64::from(first) * self.page_size as u64;
+        let len = sp
+            .file
+            .len()
+            .map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, false))?;
+        let n = usize::try_from(len.saturating_sub(off))
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
+        let n = n - n % self.page_size;
+        buf[n..].fill(0);
+        if n == 0 {
+            return Ok(());
+        }
+        sp.file
+            .read_at(&mut buf[..n], off)
+            .map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, false))?;
+        self.stats.reads.fetch_add(1, Ordering::Relaxed);
+        self.stats.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
     /// Writes whole pages starting at `first` (several consecutive pages in one call).
     pub fn write_pages(&self, sp: &Arc<Space>, first: PageNo, buf: &[u8]) -> Result<()> {
         self.check_writable()?;

@@ -38,6 +38,14 @@ pub fn bitmap_span(page_size: usize) -> u32 {
     ((page_size - FSP_BITMAP - 8) * 8) as u32
 }
 
+/// Pages in an extent (InnoDB's FSP_EXTENT_SIZE): 1 MiB of pages up to 16 KiB pages, then 64
+/// pages (2 MiB at 32 KiB, 4 MiB at 64 KiB). Allocation here uses bitmaps, not extent
+/// descriptors; the extent is the aligned group of pages that neighbour flushing and
+/// read-ahead work on.
+pub fn extent_pages(page_size: usize) -> u32 {
+    ((1 << 20) / page_size).max(64) as u32
+}
+
 /// FSP_FLAGS for a page size.
 pub fn flags_for(page_size: usize) -> u32 {
     page_size.trailing_zeros() | (FORMAT_VERSION << 8)

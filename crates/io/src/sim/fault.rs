@@ -2,6 +2,7 @@
 
 use std::io;
 use std::path::Path;
+use std::time::Duration;
 
 /// Which operation a [`Fault`] targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,6 +42,18 @@ pub enum FaultKind {
     /// [`crate::SECTOR_SIZE`] (possibly nothing), is written, then the call fails with
     /// `ErrorKind::WriteZero`.
     ShortWrite,
+    /// `read_at`, `write_at` and `sync_data` only: the call first waits this long, outside the
+    /// file system's lock (calls from several threads wait at the same time, as on a device
+    /// with many queues), then runs as if there were no fault. Only time changes: results,
+    /// counters other than `faults_fired`, crash images and the error faults' counts are what
+    /// they would be without it.
+    Latency(Duration),
+}
+
+impl FaultKind {
+    pub(super) fn is_latency(self) -> bool {
+        matches!(self, FaultKind::Latency(_))
+    }
 }
 
 /// A fault to inject into a [`SimFs`](super::SimFs) with
@@ -87,6 +100,9 @@ impl Fault {
         if self.kind == FaultKind::ShortWrite && op != FaultOp::Write {
             return false;
         }
+        if self.kind.is_latency() && !matches!(op, FaultOp::Read | FaultOp::Write | FaultOp::Sync) {
+            return false;
+        }
         if self.op != FaultOp::Any && self.op != op {
             return false;
         }
@@ -111,5 +127,6 @@ pub(super) fn fault_error(kind: FaultKind) -> io::Error {
         FaultKind::Eio => io::Error::from_raw_os_error(libc::EIO),
         FaultKind::Enospc => io::Error::from_raw_os_error(libc::ENOSPC),
         FaultKind::ShortWrite => io::Error::new(io::ErrorKind::WriteZero, "short write"),
+        FaultKind::Latency(_) => unreachable!("a latency fault is not an error"),
     }
 }

@@ -39,6 +39,8 @@
 //! - Directories cannot be renamed (`Unsupported`); the engine only renames files.
 //! - Paths are used as given (compared by components, as `Path` does); `/` and the empty
 //!   path (the parent of a relative single-component path) always exist as directories.
+//! - Latency faults ([`FaultKind::Latency`]) make `read_at`, `write_at` and `sync_data` wait
+//!   before they run, with the lock released; they change timing only.
 //! - Faults: only the operations named by [`FaultOp`] can fault; metadata queries (`len`,
 //!   `exists`, `is_dir`, `read_dir`, `create_dir_all`, `remove_dir`) never do. A handle
 //!   matches `path_contains` by the path it was opened or created with; a rename matches
@@ -280,12 +282,26 @@ impl State {
         Ok(())
     }
 
-    /// Counts the call against every matching fault; returns the kind of the first (in
+    /// Counts the call against every matching error fault; returns the kind of the first (in
     /// injection order) that fires. One-shot faults that fired are disarmed.
     fn fault(&mut self, op: FaultOp, paths: &[&Path]) -> Option<FaultKind> {
+        self.fire(op, paths, false)
+    }
+
+    /// The same for latency faults: the delay the call must wait, if one fires.
+    fn latency(&mut self, op: FaultOp, paths: &[&Path]) -> Option<std::time::Duration> {
+        match self.fire(op, paths, true)? {
+            FaultKind::Latency(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// `fault` (`latency` false) or `latency`: each counts only the faults of its sort, so
+    /// latency faults leave the error faults' counts alone.
+    fn fire(&mut self, op: FaultOp, paths: &[&Path], latency: bool) -> Option<FaultKind> {
         let mut fired: Option<(usize, FaultKind)> = None;
         for (i, armed) in self.faults.iter_mut().enumerate() {
-            if !armed.fault.matches(op, paths) {
+            if armed.fault.kind.is_latency() != latency || !armed.fault.matches(op, paths) {
                 continue;
             }
             armed.seen += 1;
@@ -861,8 +877,19 @@ struct SimFile {
     flags: OpenFlags,
 }
 
+impl SimFile {
+    /// Waits out a latency fault on `op`, with the lock released.
+    fn delay(&self, op: FaultOp) {
+        let d = self.shared.lock().latency(op, &[&self.path]);
+        if let Some(d) = d {
+            std::thread::sleep(d);
+        }
+    }
+}
+
 impl File for SimFile {
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.delay(FaultOp::Read);
         let mut st = self.shared.lock();
         st.alive()?;
         st.fail_on_fault(FaultOp::Read, &[&self.path])?;
@@ -886,6 +913,7 @@ impl File for SimFile {
     }
 
     fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        self.delay(FaultOp::Write);
         let mut st = self.shared.lock();
         st.alive()?;
         match st.fault(FaultOp::Write, &[&self.path]) {
@@ -904,6 +932,7 @@ impl File for SimFile {
     }
 
     fn sync_data(&self) -> io::Result<()> {
+        self.delay(FaultOp::Sync);
         let mut st = self.shared.lock();
         st.begin_sync()?;
         st.fail_on_fault(FaultOp::Sync, &[&self.path])?;

@@ -567,6 +567,50 @@ fn fault_fires_on_nth_matching_call_only() {
 }
 
 #[test]
+fn latency_delays_matching_calls_and_changes_nothing_else() {
+    use std::time::{Duration, Instant};
+    let fs = setup();
+    let slow = fs.create(p("/db/t.ibd")).unwrap();
+    let fast = fs.create(p("/db/ib_logfile0")).unwrap();
+    let d = Duration::from_millis(100);
+    fs.inject(
+        Fault::new(FaultOp::Write, 1, FaultKind::Latency(d))
+            .persistent()
+            .on_path(".ibd"),
+    );
+    // An error fault counts only its own calls: the latency fault does not disturb it.
+    fs.inject(Fault::new(FaultOp::Write, 2, FaultKind::Eio).on_path(".ibd"));
+    let t = Instant::now();
+    slow.write_at(b"a", 0).unwrap();
+    assert!(t.elapsed() >= d);
+    assert_eq!(
+        slow.write_at(b"b", 1).unwrap_err().raw_os_error(),
+        Some(libc::EIO)
+    );
+    slow.write_at(b"c", 1).unwrap();
+    fast.write_at(b"x", 0).unwrap();
+    let mut buf = [0u8; 2];
+    let t = Instant::now();
+    slow.read_at(&mut buf, 0).unwrap();
+    assert_eq!(&buf, b"ac");
+    assert!(t.elapsed() < d, "reads are not delayed");
+    assert_eq!(fs.stats().writes, 3);
+    // Calls of several threads wait at the same time.
+    let (a, b) = (slow.clone(), slow.clone());
+    let t = Instant::now();
+    let h = std::thread::spawn(move || a.write_at(b"1", 2).unwrap());
+    b.write_at(b"2", 3).unwrap();
+    h.join().unwrap();
+    assert!(
+        t.elapsed() < d * 2,
+        "{:?} for two writes at once",
+        t.elapsed()
+    );
+    assert_eq!(fs.file_bytes("/db/t.ibd").unwrap(), b"ac12");
+    check_invariants(&fs);
+}
+
+#[test]
 fn persistent_fault_and_clear() {
     let fs = setup();
     let f = fs.create(p("/db/a")).unwrap();
