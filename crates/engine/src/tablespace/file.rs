@@ -577,25 +577,26 @@ impl Fil {
 
     /// Reads consecutive pages starting at `first` with one read (read-ahead); pages past the
     /// end of the file read as zeros (I2).
-    pub fn read_pages_in(&self, sp: &Space, first: PageNo, buf: &mut [u8]) -> Result<()> {
+    pub fn read_pages_in(&self, sp: &Arc<Space>, first: PageNo, buf: &mut [u8]) -> Result<()> {
         let off = u64::from(first) * self.page_size as u64;
-        let len = sp
-            .file
-            .len()
-            .map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, false))?;
-        let n = usize::try_from(len.saturating_sub(off))
-            .unwrap_or(usize::MAX)
-            .min(buf.len());
-        let n = n - n % self.page_size;
-        buf[n..].fill(0);
-        if n == 0 {
-            return Ok(());
+        let ps = self.page_size;
+        let read = self.with_file(sp, |f| {
+            let len = f.len()?;
+            let n = usize::try_from(len.saturating_sub(off))
+                .unwrap_or(usize::MAX)
+                .min(buf.len());
+            let n = n - n % ps;
+            buf[n..].fill(0);
+            if n > 0 {
+                f.read_at(&mut buf[..n], off)?;
+            }
+            Ok(n)
+        })?;
+        let n = read.map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, false))?;
+        if n > 0 {
+            self.stats.reads.fetch_add(1, Ordering::Relaxed);
+            self.stats.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
         }
-        sp.file
-            .read_at(&mut buf[..n], off)
-            .map_err(|e| self.io_error(&self.abs(&sp.rel_path()), e, false))?;
-        self.stats.reads.fetch_add(1, Ordering::Relaxed);
-        self.stats.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
         Ok(())
     }
 
