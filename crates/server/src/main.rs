@@ -1,6 +1,7 @@
 //! `innoxide`: the server. It opens (or initialises) a data directory with the storage engine,
 //! loads the SQL catalog, listens for MySQL clients on TCP and a Unix socket (one thread per
-//! connection), and shuts down cleanly (flush + checkpoint) on SIGTERM or SIGINT, like mysqld.
+//! connection, kept for the next one by the thread cache), and shuts down cleanly (flush +
+//! checkpoint) on SIGTERM or SIGINT, like mysqld.
 
 mod catalog;
 mod conn;
@@ -12,6 +13,7 @@ mod privs;
 mod profile;
 mod slowlog;
 mod status;
+mod thread_cache;
 mod tls;
 mod vars;
 
@@ -139,8 +141,10 @@ fn main() -> anyhow::Result<()> {
         (None, None) => None,
         _ => anyhow::bail!("TLS needs both ssl_cert and ssl_key"),
     };
+    let threads = Arc::new(thread_cache::ThreadCache::new(vars.thread_cache_size()));
     let server = Arc::new(exec::Server {
         catalog,
+        threads: threads.clone(),
         vars,
         next_conn_id: AtomicU32::new(1),
         sessions: innoxide_engine::latch::Mutex::new(std::collections::HashMap::new()),
@@ -192,6 +196,8 @@ fn main() -> anyhow::Result<()> {
     for l in listeners {
         let _ = l.join();
     }
+    // Threads waiting in the thread cache exit; those still serving exit when they are done.
+    threads.shutdown();
     if !opts.socket.is_empty() {
         let _ = std::fs::remove_file(&opts.socket);
     }

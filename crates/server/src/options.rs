@@ -699,6 +699,13 @@ impl Options {
             }
             Some(_) => {}
         }
+        // thread_cache_size not set: sized from max_connections, as mysqld sizes it.
+        for i in vars::AUTOSIZED {
+            if self.get(i).is_none() {
+                let v = vars::autosized_default(i, |j| self.u64_of(j));
+                self.values[i] = v;
+            }
+        }
         // At most one page cleaner per buffer pool instance, as InnoDB adjusts it.
         let (pc, inst) = (
             self.u64_of(PAGE_CLEANERS),

@@ -9,9 +9,12 @@
 //! - S2: every statement a client sends counts once in Questions and once in one Com_*
 //!   counter, including each statement of a multi-statement query; COM_PING and
 //!   COM_STATISTICS count in Com_admin_commands / Com_show_status only, as in mysqld.
+//! - S3: the thread cache's counters (Threads_cached, Threads_created; thread_cache.rs) are
+//!   the server's: SESSION shows the global values.
 //!
-//! No latches: the global counters are striped (engine `Counter`), the session's are
-//! atomics only its connection thread writes.
+//! The counters take no latch: the global ones are striped (engine `Counter`), the session's
+//! are atomics only its connection thread writes. Threads_cached is read under the thread
+//! cache's mutex, Threads_connected and Threads_running under the session map's (leaves).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -499,10 +502,9 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
             "Ssl_version",
             s.tls.as_ref().map_or(String::new(), |t| t.version.clone()),
         ),
-        // One thread per connection, none kept for reuse (no thread cache).
-        ("Threads_cached", n(0)),
+        ("Threads_cached", n(srv.threads.cached())),
         ("Threads_connected", n(connected)),
-        ("Threads_created", n(load(&srv.connections))),
+        ("Threads_created", n(srv.threads.created())),
         ("Threads_running", n(running)),
         ("Uptime", n(uptime)),
         ("Uptime_since_flush_status", n(since_flush)),

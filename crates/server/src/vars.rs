@@ -488,8 +488,9 @@ pub const VARS: &[VarDef] = &[
     v("table_definition_cache", G, RO_U, false, Def::UInt(524_288)),
     v("table_open_cache", G, RO_U, false, Def::UInt(524_288)),
     v("table_open_cache_instances", G, RO_U, false, Def::UInt(1)),
-    // One thread per connection, ended when it closes: no thread is cached.
-    v("thread_cache_size", G, RO_U, false, Def::UInt(0)),
+    // thread_cache.rs: threads kept waiting for the next connection; autosized at start to
+    // min(8 + max_connections / 100, 100).
+    v("thread_cache_size", G, u(0, 16384), true, Def::UInt(9)),
     // Times are UTC throughout (NOW(), TIMESTAMP columns): SYSTEM and +00:00 are accepted,
     // other zones are refused by `supported` until conversions exist.
     v("time_zone", Both, Kind::Str(StrCheck::TimeZone), true, Def::Str("SYSTEM")),
@@ -639,6 +640,20 @@ const TRANSACTION_READ_ONLY: usize = idx("transaction_read_only");
 const VERSION_COMPILE_MACHINE: usize = idx("version_compile_machine");
 const VERSION_COMPILE_OS: usize = idx("version_compile_os");
 const WAIT_TIMEOUT: usize = idx("wait_timeout");
+const THREAD_CACHE_SIZE: usize = idx("thread_cache_size");
+
+/// The defaults MySQL 8.0 sizes from other variables at start, when no option sets them:
+/// thread_cache_size = min(8 + max_connections / 100, 100) (9 with the default). `value`
+/// gives the start-up value of another row. `SET GLOBAL x = DEFAULT` takes them too.
+pub fn autosized_default(i: usize, value: impl Fn(usize) -> u64) -> Option<VarValue> {
+    match i {
+        THREAD_CACHE_SIZE => Some(VarValue::UInt((8 + value(MAX_CONNECTIONS) / 100).min(100))),
+        _ => None,
+    }
+}
+
+/// The rows `autosized_default` sizes.
+pub const AUTOSIZED: [usize; 1] = [THREAD_CACHE_SIZE];
 
 /// How a start-up option may set a variable (V5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1222,6 +1237,8 @@ fn dir_text(p: &std::path::Path) -> String {
 pub struct Registry {
     /// Global values of [`Binding::Registry`] rows, indexed like [`VARS`] (other slots Null).
     globals: RwLock<Vec<VarValue>>,
+    /// The defaults sized at start ([`autosized_default`]), for `SET GLOBAL x = DEFAULT`.
+    autosized: Vec<(usize, VarValue)>,
     tun: Arc<Tunables>,
     /// Starts an online resize of the buffer pool (the engine's `resize_buffer_pool`): returns
     /// the size the pool will have, or InnoDB's message. Unset, innodb_buffer_pool_size is
@@ -1347,8 +1364,13 @@ impl Registry {
             let f = cfg.datadir.join(format!("{}-slow.log", host_name()));
             g[SLOW_QUERY_LOG_FILE] = VarValue::Str(f.to_string_lossy().into_owned());
         }
+        let autosized = AUTOSIZED
+            .iter()
+            .filter_map(|&i| autosized_default(i, |j| as_u64(&g[j])).map(|v| (i, v)))
+            .collect();
         Registry {
             globals: RwLock::new(g),
+            autosized,
             tun: tunables,
             pool_resizer: OnceLock::new(),
         }
@@ -1483,7 +1505,8 @@ impl Registry {
             let mut g = self.globals.write();
             let (val, warnings) = match value {
                 VarInput::Default => (
-                    compiled_default(d).ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name]))?,
+                    self.global_default(i)
+                        .ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name]))?,
                     Vec::new(),
                 ),
                 ref v => convert(i, v)?,
@@ -1526,6 +1549,14 @@ impl Registry {
             s.vals[i] = val;
             Ok(warnings)
         }
+    }
+
+    /// What `SET GLOBAL x = DEFAULT` sets: the default sized at start, else the compiled one.
+    fn global_default(&self, i: usize) -> Option<VarValue> {
+        (self.autosized.iter())
+            .find(|(j, _)| *j == i)
+            .map(|(_, v)| v.clone())
+            .or_else(|| compiled_default(&VARS[i]))
     }
 
     /// Cross-variable checks of SET GLOBAL (under the write lock): innodb_io_capacity may not
@@ -1618,7 +1649,8 @@ impl Registry {
         let d = &VARS[i];
         match d.default {
             Def::Startup => Ok(external(d, self.global_stored(&self.globals.read(), i))),
-            _ => compiled_default(d)
+            _ => self
+                .global_default(i)
                 .map(|v| external(d, v))
                 .ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name])),
         }
@@ -1704,6 +1736,11 @@ impl Registry {
     /// max_prepared_stmt_count in force (one more statement is error 1461).
     pub fn max_prepared_stmt_count(&self) -> u64 {
         self.global_u64(MAX_PREPARED_STMT_COUNT)
+    }
+
+    /// thread_cache_size in force (the thread cache's size: thread_cache.rs).
+    pub fn thread_cache_size(&self) -> u64 {
+        self.global_u64(THREAD_CACHE_SIZE)
     }
 }
 
@@ -2044,6 +2081,42 @@ mod tests {
         }
     }
 
+    /// Issue #5: thread_cache_size is sized from max_connections when no option sets it, as
+    /// mysqld sizes it, and DEFAULT gives the sized value back.
+    #[test]
+    fn the_thread_cache_is_sized_as_mysqld_sizes_it() {
+        let opts = Options::from_args(&[
+            "--datadir",
+            "/tmp/innoxide-vars-test",
+            "--max-connections=1000",
+        ])
+        .unwrap();
+        let cfg = opts.engine_config().unwrap();
+        let r = Registry::new(&opts, &cfg, Arc::new(Tunables::new(&cfg.tunables)));
+        let mut s = r.new_session(1);
+        assert_eq!(text(&r, &s, "thread_cache_size"), "18");
+        let g = VarScope::Global;
+        set(&r, &mut s, "thread_cache_size", g, VarInput::Int(0)).unwrap();
+        assert_eq!(r.thread_cache_size(), 0);
+        set(&r, &mut s, "thread_cache_size", g, VarInput::Default).unwrap();
+        assert_eq!(r.thread_cache_size(), 18);
+        assert_eq!(
+            set(
+                &r,
+                &mut s,
+                "thread_cache_size",
+                VarScope::Session,
+                VarInput::Int(4)
+            ),
+            Err(1229)
+        );
+        // Set by an option, the value is kept as given.
+        let opts = Options::from_args(&["--thread-cache-size=3"]).unwrap();
+        let cfg = opts.engine_config().unwrap();
+        let r = Registry::new(&opts, &cfg, Arc::new(Tunables::new(&cfg.tunables)));
+        assert_eq!(r.thread_cache_size(), 3);
+    }
+
     #[test]
     fn defaults_are_mysql_80s() {
         let (r, _) = registry();
@@ -2099,6 +2172,7 @@ mod tests {
             ),
             ("sql_safe_updates", "OFF"),
             ("sql_select_limit", "18446744073709551615"),
+            ("thread_cache_size", "9"),
             ("time_zone", "SYSTEM"),
             ("transaction_isolation", "REPEATABLE-READ"),
             ("tx_isolation", "REPEATABLE-READ"),

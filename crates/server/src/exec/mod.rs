@@ -76,6 +76,8 @@ const MAX_DEF_RETRIES: u32 = 64;
 /// What every session shares.
 pub struct Server {
     pub catalog: Arc<Catalog>,
+    /// Connection threads waiting for the next connection (thread_cache_size).
+    pub threads: Arc<crate::thread_cache::ThreadCache>,
     pub vars: Registry,
     pub next_conn_id: AtomicU32,
     /// Connection id → what PROCESSLIST and KILL need of it. This lock is taken at connect,
@@ -897,14 +899,26 @@ impl Session {
                     let w = self.server.vars.set(&mut self.vars, name, *scope, input)?;
                     self.add_var_warnings(w);
                     self.trigger(name)?;
-                    if name.eq_ignore_ascii_case("mandatory_roles") {
-                        let roles = self.server.vars.mandatory_roles().unwrap_or_default();
-                        self.server.catalog.set_mandatory_roles(roles)?;
-                    }
+                    self.apply_global(name)?;
                 }
             }
         }
         Ok(Output::ok(0))
+    }
+
+    /// After a SET of a global variable whose value another part of the server keeps and
+    /// acts on: hands it the new value (the registry's is the one shown, vars.rs V1).
+    fn apply_global(&self, name: &str) -> Result<(), SqlError> {
+        let srv = &self.server;
+        match name.to_ascii_lowercase().as_str() {
+            "mandatory_roles" => {
+                let roles = srv.vars.mandatory_roles().unwrap_or_default();
+                srv.catalog.set_mandatory_roles(roles)?;
+            }
+            "thread_cache_size" => srv.threads.set_size(srv.vars.thread_cache_size()),
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The variables that are actions (innodb_buffer_pool_dump_now, _load_now, _load_abort):
