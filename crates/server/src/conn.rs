@@ -345,6 +345,8 @@ impl Conn {
             }
             self.flush()?;
             if let Some(s) = &self.session {
+                // Tables a command opened outside a statement (COM_STMT_PREPARE) go back too.
+                s.close_tables();
                 s.set_state("Sleep", "");
             }
         }
@@ -723,13 +725,14 @@ impl Conn {
                 let srv = &self.server;
                 let up = srv.started.elapsed().as_secs();
                 let q = srv.status.questions();
+                let tc = srv.catalog.cache_status();
                 let text = format!(
                     "Uptime: {up}  Threads: {}  Questions: {q}  Slow queries: {}  Opens: {}  Flush tables: {}  Open tables: {}  Queries per second avg: {:.3}",
                     srv.sessions.lock().len(),
                     srv.slow_queries.load(Ordering::Relaxed),
-                    srv.catalog.opened(),
+                    tc.opened_tables,
                     srv.flushes.load(Ordering::Relaxed),
-                    srv.catalog.open_tables(),
+                    tc.open_tables,
                     q as f64 / up.max(1) as f64
                 );
                 self.send(text.as_bytes());

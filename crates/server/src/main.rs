@@ -13,6 +13,7 @@ mod privs;
 mod profile;
 mod slowlog;
 mod status;
+mod table_cache;
 mod thread_cache;
 mod tls;
 mod vars;
@@ -120,11 +121,17 @@ fn main() -> anyhow::Result<()> {
             r.trx_prepared
         );
     }
+    let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
+    let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    let sizes = catalog::CacheSizes {
+        instances: size(vars.table_open_cache_instances()),
+        open_tables: size(vars.table_open_cache()),
+        definitions: size(vars.table_definition_cache()),
+    };
     let catalog = Arc::new(
-        catalog::Catalog::open(engine.clone())
+        catalog::Catalog::open(engine.clone(), sizes)
             .map_err(|e| anyhow::anyhow!("loading the catalog: {e}"))?,
     );
-    let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
     let mandatory = vars
         .mandatory_roles()
         .ok_or_else(|| anyhow::anyhow!("mandatory_roles: not a list of role names"))?;

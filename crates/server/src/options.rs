@@ -699,7 +699,8 @@ impl Options {
             }
             Some(_) => {}
         }
-        // thread_cache_size not set: sized from max_connections, as mysqld sizes it.
+        // thread_cache_size and table_definition_cache not set: sized from max_connections
+        // and table_open_cache, as mysqld sizes them.
         for i in vars::AUTOSIZED {
             if self.get(i).is_none() {
                 let v = vars::autosized_default(i, |j| self.u64_of(j));

@@ -9,8 +9,10 @@
 //! - S2: every statement a client sends counts once in Questions and once in one Com_*
 //!   counter, including each statement of a multi-statement query; COM_PING and
 //!   COM_STATISTICS count in Com_admin_commands / Com_show_status only, as in mysqld.
-//! - S3: the thread cache's counters (Threads_cached, Threads_created; thread_cache.rs) are
-//!   the server's: SESSION shows the global values.
+//! - S3: the table caches' counters (Open_tables, Opened_tables, Table_open_cache_*,
+//!   Open_table_definitions, Opened_table_definitions; table_cache.rs T5) and the thread
+//!   cache's (Threads_cached, Threads_created; thread_cache.rs) are the server's: SESSION
+//!   shows the global values.
 //!
 //! The counters take no latch: the global ones are striped (engine `Counter`), the session's
 //! are atomics only its connection thread writes. Threads_cached is read under the thread
@@ -466,6 +468,7 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
             .count();
         (list.len() as u64, running as u64)
     };
+    let tc = srv.catalog.cache_status();
     let uptime = srv.started.elapsed().as_secs();
     let since_flush = if global {
         uptime
@@ -487,8 +490,10 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
         ("Created_tmp_tables", n(load(&srv.tmp_tables))),
         ("Flush_commands", n(load(&srv.flushes))),
         ("Max_used_connections", n(load(&g.max_used_connections))),
-        ("Open_tables", n(srv.catalog.open_tables() as u64)),
-        ("Opened_tables", n(srv.catalog.opened())),
+        ("Open_table_definitions", n(tc.open_definitions)),
+        ("Open_tables", n(tc.open_tables)),
+        ("Opened_table_definitions", n(tc.opened_definitions)),
+        ("Opened_tables", n(tc.opened_tables)),
         ("Prepared_stmt_count", n(load(&srv.prepared))),
         ("Queries", n(questions)),
         ("Questions", n(questions)),
@@ -502,6 +507,9 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
             "Ssl_version",
             s.tls.as_ref().map_or(String::new(), |t| t.version.clone()),
         ),
+        ("Table_open_cache_hits", n(tc.hits)),
+        ("Table_open_cache_misses", n(tc.misses)),
+        ("Table_open_cache_overflows", n(tc.overflows)),
         ("Threads_cached", n(srv.threads.cached())),
         ("Threads_connected", n(connected)),
         ("Threads_created", n(srv.threads.created())),

@@ -483,11 +483,15 @@ pub const VARS: &[VarDef] = &[
     v("ssl_key", G, TEXT, false, Def::Startup),
     v("super_read_only", G, Kind::Bool, false, Def::Bool(false)),
     v("system_time_zone", G, TEXT, false, Def::Startup),
-    // The catalog keeps every table definition it has opened, in one map: no limit (the
-    // largest values MySQL allows) and one instance.
-    v("table_definition_cache", G, RO_U, false, Def::UInt(524_288)),
-    v("table_open_cache", G, RO_U, false, Def::UInt(524_288)),
-    v("table_open_cache_instances", G, RO_U, false, Def::UInt(1)),
+    // table_cache.rs: the table descriptions kept (least recently used unreferenced ones
+    // go beyond it); autosized at start to min(400 + table_open_cache / 2, 2000).
+    v("table_definition_cache", G, u(400, 524_288), true, Def::UInt(2000)),
+    // table_cache.rs: tables kept open, table_open_cache / table_open_cache_instances per
+    // instance (least recently used unused ones go beyond it).
+    v("table_open_cache", G, u(1, 524_288), true, Def::UInt(4000)),
+    // Static (STATIC_OPTIONS): the table open cache's instances; a session uses instance
+    // connection id % instances.
+    v("table_open_cache_instances", G, u(1, 64), false, Def::UInt(16)),
     // thread_cache.rs: threads kept waiting for the next connection; autosized at start to
     // min(8 + max_connections / 100, 100).
     v("thread_cache_size", G, u(0, 16384), true, Def::UInt(9)),
@@ -640,20 +644,27 @@ const TRANSACTION_READ_ONLY: usize = idx("transaction_read_only");
 const VERSION_COMPILE_MACHINE: usize = idx("version_compile_machine");
 const VERSION_COMPILE_OS: usize = idx("version_compile_os");
 const WAIT_TIMEOUT: usize = idx("wait_timeout");
+const TABLE_DEFINITION_CACHE: usize = idx("table_definition_cache");
+const TABLE_OPEN_CACHE: usize = idx("table_open_cache");
+const TABLE_OPEN_CACHE_INSTANCES: usize = idx("table_open_cache_instances");
 const THREAD_CACHE_SIZE: usize = idx("thread_cache_size");
 
 /// The defaults MySQL 8.0 sizes from other variables at start, when no option sets them:
-/// thread_cache_size = min(8 + max_connections / 100, 100) (9 with the default). `value`
-/// gives the start-up value of another row. `SET GLOBAL x = DEFAULT` takes them too.
+/// thread_cache_size = min(8 + max_connections / 100, 100) and table_definition_cache =
+/// min(400 + table_open_cache / 2, 2000) (9 and 2000 with the defaults). `value` gives the
+/// start-up value of another row. `SET GLOBAL x = DEFAULT` takes them too.
 pub fn autosized_default(i: usize, value: impl Fn(usize) -> u64) -> Option<VarValue> {
     match i {
         THREAD_CACHE_SIZE => Some(VarValue::UInt((8 + value(MAX_CONNECTIONS) / 100).min(100))),
+        TABLE_DEFINITION_CACHE => Some(VarValue::UInt(
+            (400 + value(TABLE_OPEN_CACHE) / 2).min(2000),
+        )),
         _ => None,
     }
 }
 
 /// The rows `autosized_default` sizes.
-pub const AUTOSIZED: [usize; 1] = [THREAD_CACHE_SIZE];
+pub const AUTOSIZED: [usize; 2] = [THREAD_CACHE_SIZE, TABLE_DEFINITION_CACHE];
 
 /// How a start-up option may set a variable (V5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -700,6 +711,7 @@ const STATIC_OPTIONS: &[&str] = &[
     "innodb_rollback_on_timeout",
     "performance_schema",
     "secure_file_priv",
+    "table_open_cache_instances",
 ];
 
 /// Option names that differ from their variable's.
@@ -1742,6 +1754,21 @@ impl Registry {
     pub fn thread_cache_size(&self) -> u64 {
         self.global_u64(THREAD_CACHE_SIZE)
     }
+
+    /// table_open_cache in force (table_cache.rs).
+    pub fn table_open_cache(&self) -> u64 {
+        self.global_u64(TABLE_OPEN_CACHE)
+    }
+
+    /// table_definition_cache in force (table_cache.rs).
+    pub fn table_definition_cache(&self) -> u64 {
+        self.global_u64(TABLE_DEFINITION_CACHE)
+    }
+
+    /// table_open_cache_instances, set at start (table_cache.rs).
+    pub fn table_open_cache_instances(&self) -> u64 {
+        self.global_u64(TABLE_OPEN_CACHE_INSTANCES)
+    }
 }
 
 fn now_secs() -> f64 {
@@ -2081,25 +2108,45 @@ mod tests {
         }
     }
 
-    /// Issue #5: thread_cache_size is sized from max_connections when no option sets it, as
-    /// mysqld sizes it, and DEFAULT gives the sized value back.
+    /// Issue #5: thread_cache_size and table_definition_cache are sized from max_connections
+    /// and table_open_cache when no option sets them, as mysqld sizes them, and DEFAULT
+    /// gives the sized value back; table_open_cache_instances is static.
     #[test]
-    fn the_thread_cache_is_sized_as_mysqld_sizes_it() {
+    fn caches_are_sized_as_mysqld_sizes_them() {
         let opts = Options::from_args(&[
             "--datadir",
             "/tmp/innoxide-vars-test",
             "--max-connections=1000",
+            "--table-open-cache=500",
         ])
         .unwrap();
         let cfg = opts.engine_config().unwrap();
         let r = Registry::new(&opts, &cfg, Arc::new(Tunables::new(&cfg.tunables)));
         let mut s = r.new_session(1);
         assert_eq!(text(&r, &s, "thread_cache_size"), "18");
+        assert_eq!(text(&r, &s, "table_definition_cache"), "650");
         let g = VarScope::Global;
         set(&r, &mut s, "thread_cache_size", g, VarInput::Int(0)).unwrap();
+        set(&r, &mut s, "table_definition_cache", g, VarInput::Int(100)).unwrap();
         assert_eq!(r.thread_cache_size(), 0);
+        // Clamped to MySQL's range (400..524288) with warning 1292.
+        assert_eq!(r.table_definition_cache(), 400);
         set(&r, &mut s, "thread_cache_size", g, VarInput::Default).unwrap();
-        assert_eq!(r.thread_cache_size(), 18);
+        set(&r, &mut s, "table_definition_cache", g, VarInput::Default).unwrap();
+        assert_eq!(
+            (r.thread_cache_size(), r.table_definition_cache()),
+            (18, 650)
+        );
+        assert_eq!(
+            set(
+                &r,
+                &mut s,
+                "table_open_cache_instances",
+                g,
+                VarInput::Int(4)
+            ),
+            Err(1238)
+        );
         assert_eq!(
             set(
                 &r,
@@ -2111,10 +2158,14 @@ mod tests {
             Err(1229)
         );
         // Set by an option, the value is kept as given.
-        let opts = Options::from_args(&["--thread-cache-size=3"]).unwrap();
+        let opts = Options::from_args(&["--thread-cache-size=3", "--table-open-cache-instances=4"])
+            .unwrap();
         let cfg = opts.engine_config().unwrap();
         let r = Registry::new(&opts, &cfg, Arc::new(Tunables::new(&cfg.tunables)));
-        assert_eq!(r.thread_cache_size(), 3);
+        assert_eq!(
+            (r.thread_cache_size(), r.table_open_cache_instances()),
+            (3, 4)
+        );
     }
 
     #[test]
@@ -2172,6 +2223,9 @@ mod tests {
             ),
             ("sql_safe_updates", "OFF"),
             ("sql_select_limit", "18446744073709551615"),
+            ("table_definition_cache", "2000"),
+            ("table_open_cache", "4000"),
+            ("table_open_cache_instances", "16"),
             ("thread_cache_size", "9"),
             ("time_zone", "SYSTEM"),
             ("transaction_isolation", "REPEATABLE-READ"),
