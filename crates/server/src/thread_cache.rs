@@ -86,12 +86,17 @@ impl ThreadCache {
             }
             job
         };
-        let cache = self.clone();
-        std::thread::Builder::new()
-            .name("connection".into())
-            .spawn(move || cache.run(job))?;
+        // Counted first: the new thread may answer its client (SHOW STATUS included) before
+        // `spawn` returns here.
         self.created.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        let cache = self.clone();
+        let r = std::thread::Builder::new()
+            .name("connection".into())
+            .spawn(move || cache.run(job));
+        if r.is_err() {
+            self.created.fetch_sub(1, Ordering::Relaxed);
+        }
+        r.map(drop)
     }
 
     /// A connection thread: its first job, then whatever `wait_for_work` hands it.
