@@ -10,8 +10,14 @@
 //! every privilege for each existing account (what they could do until then).
 //!
 //! INVARIANTS
-//! - C1: `tables` caches the parsed description of engine tables; every DDL statement goes
-//!   through this module and drops the cache entry of each table it touches before it returns.
+//! - C1: `tables` caches the parsed descriptions of engine tables (the table definition
+//!   cache) and the tables sessions have open (the table open cache), within
+//!   table_definition_cache and table_open_cache (table_cache.rs T1-T5); every DDL statement
+//!   goes through this module and drops the cache entries of each table it touches before it
+//!   returns. A description is also checked against the engine on every use (a table DDL
+//!   replaced has its `dropped` flag set), so one cached by a load that raced with the DDL is
+//!   never handed out. Scans of every table (`fk_map`, `names_in_db`) read the engine's
+//!   definitions without filling the caches.
 //! - C2: a table without a primary key gets a hidden `DB_ROW_ID` BIGINT UNSIGNED column as its
 //!   primary key (filled from the table's auto-increment counter), so every row has a key the
 //!   executor can update or delete by. It is never shown.
@@ -26,10 +32,12 @@
 //!
 //! - C4: `grants` is what `mysql/innoxide_grants` holds, replaced as a whole (and
 //!   `grants_version` bumped) after each change, under `ddl`.
-//! - C5: `stats` keeps the last statistics computed for each engine table (by id) with the
-//!   table's `modified` count at that time. They are computed again for ANALYZE TABLE and,
-//!   with innodb_stats_auto_recalc, when more than a tenth of the rows they counted changed
-//!   since (InnoDB's rule); entries of dropped tables go when the next entry is stored.
+//! - C5: a table's description keeps the last statistics computed for it (`SqlTable::stats`)
+//!   with the table's `modified` count at that time, so they go with it when the table
+//!   definition cache evicts it (InnoDB keeps them in its dict_table_t). They are computed
+//!   again for ANALYZE TABLE and, with innodb_stats_auto_recalc, when more than a tenth of the
+//!   rows they counted changed since (InnoDB's rule), and after the description is loaded
+//!   again.
 //!
 //! - C7: `fk_map` is None or what every table's foreign keys say; every DDL statement drops
 //!   it (through `invalidate`, `drop_database` or `flush_tables`) and the next use builds it
@@ -37,9 +45,12 @@
 //! - C6: `views` holds every row of `mysql/innoxide_views`, parsed, and changes only after
 //!   the row changed (under `ddl`); a name is a table's or a view's in a database, never both.
 //!
-//! LOCKING: `ddl` serialises DDL and account changes; `fk_map` is taken before `tables` (to
-//! build it); the `dbs`/`tables`/`grants`/`stats`/`views` maps are leaves (never held across an engine call: statistics are computed without `stats`).
+//! LOCKING: `ddl` serialises DDL and account changes; `fk_map` is taken before the engine's
+//! dictionary (to build it); the `dbs`/`grants`/`views` maps, the table caches' mutexes
+//! (table_cache.rs) and a description's `stats` are leaves (never held across an engine call:
+//! statistics and descriptions are computed without them).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -50,6 +61,8 @@ use innoxide_engine::{ColumnDef, ColumnKind, Engine, KeyBound, Table, TableDef, 
 use innoxide_sql::error::*;
 use innoxide_sql::types::SqlType;
 use serde::{Deserialize, Serialize};
+
+use crate::table_cache::{CacheStatus, Definition, TableCache};
 
 pub const HIDDEN_ROW_ID: &str = "DB_ROW_ID";
 /// Tables whose name starts with this are ALTER TABLE's work tables (MySQL's `#sql-`
@@ -178,6 +191,29 @@ pub struct SqlTable {
     pub auto_inc: Option<(usize, Arc<Mutex<AutoInc>>)>,
     /// Some column is generated (so most writes need not look at each column).
     pub has_generated: bool,
+    /// C5: the last statistics computed, None until the first.
+    stats: RwLock<Option<StatsEntry>>,
+}
+
+impl Definition for SqlTable {
+    fn is_current(&self) -> bool {
+        !self.table.dropped.load(Ordering::Acquire)
+    }
+}
+
+/// The tables a session's statement has open (MySQL's THD::open_tables): each holds one use
+/// of an entry of the session's table open cache instance until `Catalog::close_tables`.
+pub struct OpenTables {
+    instance: usize,
+    held: RefCell<Vec<(Arc<SqlTable>, u32)>>,
+}
+
+/// table_open_cache_instances, table_open_cache and table_definition_cache at start.
+#[derive(Clone, Copy, Debug)]
+pub struct CacheSizes {
+    pub instances: usize,
+    pub open_tables: usize,
+    pub definitions: usize,
 }
 
 /// How far past the largest value handed out the persisted AUTO_INCREMENT mark is raised at a
@@ -328,9 +364,8 @@ pub struct UserInfo {
 pub struct Catalog {
     pub engine: Arc<Engine>,
     dbs: RwLock<BTreeMap<String, DbInfo>>,
-    tables: RwLock<HashMap<String, Arc<SqlTable>>>,
-    /// Table descriptions loaded (Opened_tables).
-    opened: AtomicU64,
+    /// C1, by `db/name`.
+    tables: TableCache<SqlTable>,
     /// AUTO_INCREMENT counters by engine table id (C3), kept across reloads of descriptions.
     counters: Mutex<HashMap<u64, Arc<Mutex<AutoInc>>>>,
     pub ddl: Mutex<()>,
@@ -339,8 +374,6 @@ pub struct Catalog {
     grants_version: AtomicU64,
     /// mandatory_roles as last set (privs.rs P4); those that exist go into `grants`.
     mandatory: RwLock<Vec<crate::privs::AuthId>>,
-    /// C5
-    stats: RwLock<HashMap<u64, StatsEntry>>,
     /// C6, by `db/name`.
     views: RwLock<HashMap<String, Arc<SqlView>>>,
     /// `views` is not empty.
@@ -352,7 +385,6 @@ pub struct Catalog {
 }
 
 struct StatsEntry {
-    table: Arc<Table>,
     stats: Arc<TableStats>,
     modified_at: u64,
     /// A session is computing newer figures.
@@ -394,14 +426,12 @@ fn var(n: u32) -> ColumnKind {
 
 impl Catalog {
     /// Loads databases; creates the system tables in a new data directory.
-    pub fn open(engine: Arc<Engine>) -> Result<Catalog, SqlError> {
+    pub fn open(engine: Arc<Engine>, sizes: CacheSizes) -> Result<Catalog, SqlError> {
         let c = Catalog {
             engine,
             dbs: RwLock::new(BTreeMap::new()),
-            tables: RwLock::new(HashMap::new()),
-            opened: AtomicU64::new(0),
+            tables: TableCache::new(sizes.instances, sizes.open_tables, sizes.definitions),
             counters: Mutex::new(HashMap::new()),
-            stats: RwLock::new(HashMap::new()),
             ddl: Mutex::new(()),
             grants: RwLock::new(Arc::default()),
             grants_version: AtomicU64::new(0),
@@ -839,7 +869,7 @@ impl Catalog {
         for t in self.table_names(name) {
             let full = format!("{name}/{t}");
             self.engine.drop_table(&full).map_err(engine_error)?;
-            self.tables.write().remove(&full);
+            self.tables.forget(&full);
         }
         for v in self.view_names(name) {
             self.drop_view(name, &v)?;
@@ -879,7 +909,8 @@ impl Catalog {
         v
     }
 
-    /// The table `db.name` (C1: cached until DDL touches it).
+    /// The description of table `db.name`, through the table definition cache (C1), for
+    /// what reads a table's definition without opening it (DDL, SHOW, information_schema).
     pub fn table(&self, db: &str, name: &str) -> Result<Arc<SqlTable>, SqlError> {
         // What a SELECT reads of these is computed (exec/accounts.rs U2): they are not
         // tables to change.
@@ -887,44 +918,93 @@ impl Catalog {
             return Err(SqlError::new(ER_OPEN_AS_READONLY, &[&name]));
         }
         let full = format!("{db}/{name}");
-        if let Some(t) = self.tables.read().get(&full) {
-            if !t.table.dropped.load(std::sync::atomic::Ordering::Acquire) {
-                return Ok(t.clone());
-            }
+        self.tables.definition(&full, || self.load(db, name, &full))
+    }
+
+    /// Opens table `db.name` for the statement `opened` belongs to, through the session's
+    /// table open cache instance (C1): a table the statement already has open is handed out
+    /// again without a cache lookup. Held until `close_tables`.
+    pub fn open_table(
+        &self,
+        db: &str,
+        name: &str,
+        opened: &OpenTables,
+    ) -> Result<Arc<SqlTable>, SqlError> {
+        if is_account_table(db, name) {
+            return Err(SqlError::new(ER_OPEN_AS_READONLY, &[&name]));
         }
+        let again = (opened.held.borrow().iter())
+            .find(|(t, _)| t.name == name && t.db == db && t.is_current())
+            .map(|(t, _)| t.clone());
+        if let Some(t) = again {
+            return Ok(t);
+        }
+        let full = format!("{db}/{name}");
+        let o = self
+            .tables
+            .open(opened.instance, &full, || self.load(db, name, &full))?;
+        opened.held.borrow_mut().push((o.def.clone(), o.slot));
+        Ok(o.def)
+    }
+
+    /// The tables of connection `id`'s statements (its table open cache instance).
+    pub fn open_tables_for(&self, id: u32) -> OpenTables {
+        OpenTables {
+            instance: self.tables.instance_of(id),
+            held: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The statement ended: its tables go back to the table open cache (the list keeps its
+    /// room for the next statement).
+    pub fn close_tables(&self, opened: &OpenTables) {
+        let mut held = opened.held.borrow_mut();
+        if !held.is_empty() {
+            self.tables
+                .release(opened.instance, held.iter().map(|(_, slot)| *slot));
+            held.clear();
+        }
+    }
+
+    /// A table's description read from the engine (a cache miss).
+    fn load(&self, db: &str, name: &str, full: &str) -> Result<SqlTable, SqlError> {
         // A table of a missing database is a missing table (1146), as in MySQL 8.0.
         if !self.dbs.read().contains_key(db) {
             return Err(SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]));
         }
         let et = self
             .engine
-            .table(&full)
+            .table(full)
             .map_err(|_| SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]))?;
-        let st = Arc::new(self.describe(db, name, et)?);
-        self.opened.fetch_add(1, Ordering::Relaxed);
-        self.tables.write().insert(full, st.clone());
-        Ok(st)
+        self.describe(db, name, et)
     }
 
-    /// Table descriptions loaded since the start (Opened_tables).
-    pub fn opened(&self) -> u64 {
-        self.opened.load(Ordering::Relaxed)
+    /// Open_tables, Opened_tables, Table_open_cache_*, Open_table_definitions,
+    /// Opened_table_definitions.
+    pub fn cache_status(&self) -> CacheStatus {
+        self.tables.status()
     }
 
-    /// Table descriptions cached (Open_tables).
-    pub fn open_tables(&self) -> usize {
-        self.tables.read().len()
+    /// SET GLOBAL table_open_cache.
+    pub fn set_table_open_cache(&self, n: u64) {
+        self.tables
+            .set_open_limit(usize::try_from(n).unwrap_or(usize::MAX));
     }
 
-    /// FLUSH TABLES: forgets every cached description (the next use reloads it). A table's
-    /// auto-increment counter is reloaded from its largest value.
+    /// SET GLOBAL table_definition_cache.
+    pub fn set_table_definition_cache(&self, n: u64) {
+        self.tables
+            .set_def_limit(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+
+    /// FLUSH TABLES: forgets every cached description and every unused open table (the next
+    /// use loads them again; tables in use go when their statements end).
     pub fn flush_tables(&self) {
         let _g = self.ddl.lock();
-        self.tables.write().clear();
+        self.tables.flush();
         self.forget_fk_map();
     }
 
-    /// Forgets the cached description of a table (C1).
     /// The statistics of `t` (C5): `auto_recalc` and `sample` are innodb_stats_auto_recalc and
     /// innodb_stats_persistent_sample_pages; `force` computes them now (ANALYZE TABLE).
     pub fn table_stats(
@@ -935,7 +1015,7 @@ impl Catalog {
     ) -> Result<Arc<TableStats>, SqlError> {
         let now = t.table.modified.load(Ordering::Relaxed);
         if !force {
-            if let Some(e) = self.stats.read().get(&t.table.id) {
+            if let Some(e) = t.stats.read().as_ref() {
                 let changed = now.wrapping_sub(e.modified_at);
                 // Due: one session computes them again; the others keep the old figures.
                 if !auto_recalc
@@ -950,28 +1030,23 @@ impl Catalog {
         let st = match self.engine.table_stats(&t.table, sample) {
             Ok(st) => Arc::new(st),
             Err(e) => {
-                if let Some(old) = self.stats.read().get(&t.table.id) {
+                if let Some(old) = t.stats.read().as_ref() {
                     old.busy.store(false, Ordering::Release);
                 }
                 return Err(engine_error(e));
             }
         };
-        let mut m = self.stats.write();
-        m.retain(|_, e| !e.table.dropped.load(Ordering::Relaxed));
-        m.insert(
-            t.table.id,
-            StatsEntry {
-                table: t.table.clone(),
-                stats: st.clone(),
-                modified_at: now,
-                busy: AtomicBool::new(false),
-            },
-        );
+        *t.stats.write() = Some(StatsEntry {
+            stats: st.clone(),
+            modified_at: now,
+            busy: AtomicBool::new(false),
+        });
         Ok(st)
     }
 
+    /// Forgets the cached description of a table and its open entries (C1).
     pub fn invalidate(&self, db: &str, name: &str) {
-        self.tables.write().remove(&format!("{db}/{name}"));
+        self.tables.forget(&format!("{db}/{name}"));
         self.forget_fk_map();
     }
 
@@ -980,23 +1055,35 @@ impl Catalog {
         *self.fk_map.write() = None;
     }
 
-    /// The names `of` gives for each table of `db` but `except`, lower-case (constraint
-    /// names are unique in a database).
+    /// The names `of` gives for the description of each table of `db` but `except`,
+    /// lower-case (constraint names are unique in a database). Read from the engine's
+    /// definitions, not through the caches (C1).
     pub fn names_in_db(
         &self,
         db: &str,
         except: &str,
-        of: impl Fn(&SqlTable) -> Vec<String>,
+        of: impl Fn(&TableMeta) -> Vec<String>,
     ) -> Vec<String> {
         let mut out = Vec::new();
         for name in self.table_names(db) {
             if name != except {
-                if let Ok(t) = self.table(db, &name) {
-                    out.extend(of(&t).iter().map(|n| n.to_lowercase()));
+                if let Ok(m) = self.stored_meta(db, &name) {
+                    out.extend(of(&m).iter().map(|n| n.to_lowercase()));
                 }
             }
         }
         out
+    }
+
+    /// The SQL layer's options of table `db.name` as the engine's definition holds them,
+    /// without a description (C1).
+    fn stored_meta(&self, db: &str, name: &str) -> Result<TableMeta, SqlError> {
+        let full = format!("{db}/{name}");
+        let t = self
+            .engine
+            .table(&full)
+            .map_err(|_| SqlError::new(ER_NO_SUCH_TABLE, &[&db, &name]))?;
+        meta_of(db, name, &t)
     }
 
     /// Whether some table may be referenced by a foreign key (C7; false: none is).
@@ -1018,10 +1105,10 @@ impl Catalog {
         let mut map = FkMap::default();
         for d in self.databases() {
             for name in self.table_names(&d.name) {
-                let Ok(t) = self.table(&d.name, &name) else {
+                let Ok(meta) = self.stored_meta(&d.name, &name) else {
                     continue;
                 };
-                for (i, fk) in t.meta.foreign_keys.iter().enumerate() {
+                for (i, fk) in meta.foreign_keys.iter().enumerate() {
                     map.by_parent
                         .entry(format!("{}/{}", fk.parent_db, fk.parent_table))
                         .or_default()
@@ -1037,16 +1124,7 @@ impl Catalog {
     }
 
     fn describe(&self, db: &str, name: &str, table: Arc<Table>) -> Result<SqlTable, SqlError> {
-        let meta: TableMeta = if table.def.options.is_empty() {
-            TableMeta::default()
-        } else {
-            serde_json::from_str(&table.def.options).map_err(|e| {
-                SqlError::new(
-                    ER_INTERNAL_ERROR,
-                    &[&format!("description of {db}.{name}: {e}")],
-                )
-            })?
-        };
+        let meta = meta_of(db, name, &table)?;
         let mut columns = Vec::with_capacity(table.def.columns.len());
         for (i, c) in table.def.columns.iter().enumerate() {
             let ty = SqlType::from_persisted(&c.sql_type).ok_or_else(|| {
@@ -1083,6 +1161,7 @@ impl Catalog {
             meta,
             auto_inc,
             has_generated,
+            stats: RwLock::new(None),
         })
     }
 
@@ -1666,6 +1745,19 @@ fn grant_row(host: &str, user: &str, db: &str, tbl: &str, bits: u64) -> [Value; 
         Value::from(tbl),
         Value::UInt(bits),
     ]
+}
+
+/// The SQL layer's options of an engine table (JSON in `TableDef::options`).
+fn meta_of(db: &str, name: &str, table: &Table) -> Result<TableMeta, SqlError> {
+    if table.def.options.is_empty() {
+        return Ok(TableMeta::default());
+    }
+    serde_json::from_str(&table.def.options).map_err(|e| {
+        SqlError::new(
+            ER_INTERNAL_ERROR,
+            &[&format!("description of {db}.{name}: {e}")],
+        )
+    })
 }
 
 /// True for an engine name `db/#sql-...` (see TEMP_PREFIX).

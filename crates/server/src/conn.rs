@@ -350,6 +350,8 @@ impl Conn {
             // Idle before the client hears the end of the command, so a PROCESSLIST or
             // INNODB_TRX it reads next never shows the finished statement as running.
             if let Some(s) = &self.session {
+                // Tables a command opened outside a statement (COM_STMT_PREPARE) go back too.
+                s.close_tables();
                 s.set_state("Sleep", "");
             }
             self.flush()?;
@@ -729,13 +731,14 @@ impl Conn {
                 let srv = &self.server;
                 let up = srv.started.elapsed().as_secs();
                 let q = srv.status.questions();
+                let tc = srv.catalog.cache_status();
                 let text = format!(
                     "Uptime: {up}  Threads: {}  Questions: {q}  Slow queries: {}  Opens: {}  Flush tables: {}  Open tables: {}  Queries per second avg: {:.3}",
                     srv.sessions.lock().len(),
                     srv.slow_queries.load(Ordering::Relaxed),
-                    srv.catalog.opened(),
+                    tc.opened_tables,
                     srv.flushes.load(Ordering::Relaxed),
-                    srv.catalog.open_tables(),
+                    tc.open_tables,
                     q as f64 / up.max(1) as f64
                 );
                 self.send(text.as_bytes());

@@ -1,6 +1,7 @@
 //! `innoxide`: the server. It opens (or initialises) a data directory with the storage engine,
 //! loads the SQL catalog, listens for MySQL clients on TCP and a Unix socket (one thread per
-//! connection), and shuts down cleanly (flush + checkpoint) on SIGTERM or SIGINT, like mysqld.
+//! connection, kept for the next one by the thread cache), and shuts down cleanly (flush +
+//! checkpoint) on SIGTERM or SIGINT, like mysqld.
 
 mod catalog;
 mod conn;
@@ -12,6 +13,8 @@ mod privs;
 mod profile;
 mod slowlog;
 mod status;
+mod table_cache;
+mod thread_cache;
 mod tls;
 mod vars;
 
@@ -165,11 +168,17 @@ fn main() -> anyhow::Result<()> {
             r.trx_prepared
         );
     }
+    let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
+    let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    let sizes = catalog::CacheSizes {
+        instances: size(vars.table_open_cache_instances()),
+        open_tables: size(vars.table_open_cache()),
+        definitions: size(vars.table_definition_cache()),
+    };
     let catalog = Arc::new(
-        catalog::Catalog::open(engine.clone())
+        catalog::Catalog::open(engine.clone(), sizes)
             .map_err(|e| anyhow::anyhow!("loading the catalog: {e}"))?,
     );
-    let vars = vars::Registry::new(&opts, &engine.inner().cfg, engine.inner().tun.clone());
     let mandatory = vars
         .mandatory_roles()
         .ok_or_else(|| anyhow::anyhow!("mandatory_roles: not a list of role names"))?;
@@ -186,8 +195,10 @@ fn main() -> anyhow::Result<()> {
         (None, None) => None,
         _ => anyhow::bail!("TLS needs both ssl_cert and ssl_key"),
     };
+    let threads = Arc::new(thread_cache::ThreadCache::new(vars.thread_cache_size()));
     let server = Arc::new(exec::Server {
         catalog,
+        threads: threads.clone(),
         vars,
         next_conn_id: AtomicU32::new(1),
         sessions: innoxide_engine::latch::Mutex::new(std::collections::HashMap::new()),
@@ -239,6 +250,8 @@ fn main() -> anyhow::Result<()> {
     for l in listeners {
         let _ = l.join();
     }
+    // Threads waiting in the thread cache exit; those still serving exit when they are done.
+    threads.shutdown();
     if !opts.socket.is_empty() {
         let _ = std::fs::remove_file(&opts.socket);
     }

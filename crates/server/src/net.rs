@@ -1,10 +1,18 @@
 //! Listeners: TCP (--bind-address, --port) and a Unix socket (--socket); one thread per
-//! connection. Clients on the socket or from 127.0.0.1/::1 are local ('localhost' accounts).
+//! connection, a cached one when the thread cache has one (thread_cache.rs). Clients on the
+//! socket or from 127.0.0.1/::1 are local ('localhost' accounts).
 //!
-//! INVARIANT: an accept loop never blocks on a client; each connection's thread owns its
-//! stream and its session, and a panic-free error in one connection never touches another.
-//! The listeners are non-blocking and wait in poll(2), so a new client is accepted at once
-//! and `stop` is seen within [`STOP_CHECK`].
+//! INVARIANTS
+//! - L1: an accept loop never blocks on a client; each connection's thread owns its stream
+//!   and its session while it serves it, and a panic-free error in one connection never
+//!   touches another. The listeners are non-blocking and wait in poll(2), so a new client is
+//!   accepted at once and `stop` is seen within [`STOP_CHECK`].
+//! - L2: a thread that served a connection keeps nothing of it when it goes back to the
+//!   thread cache: `serve` drops the connection (session, statements, socket, server handle)
+//!   and [`forget_connection`] resets the thread-locals a session sets (the error log's
+//!   connection id, the session time zone, GET_LOCK's statement context). What stays is not
+//!   session state: the allocator's thread heap, the regex cache of compiled patterns, the
+//!   engine's per-thread counter stripes.
 
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
@@ -39,14 +47,21 @@ fn serve(server: Arc<Server>, io: Box<dyn Stream>, host: String, local: bool) {
     if let Err(e) = c.run() {
         tracing::debug!("connection ended: {e}");
     }
+    drop(c);
+    forget_connection();
+}
+
+/// L2: the thread-locals a connection's statements set go back to a new thread's values.
+fn forget_connection() {
+    crate::errlog::set_connection(0);
+    innoxide_sql::types::set_session_tz(innoxide_sql::types::tz::Tz::default());
+    crate::exec::userlock::leave();
 }
 
 fn spawn_conn(server: &Arc<Server>, io: Box<dyn Stream>, host: String, local: bool) {
-    let server = server.clone();
-    let r = std::thread::Builder::new()
-        .name("connection".into())
-        .spawn(move || serve(server, io, host, local));
-    if let Err(e) = r {
+    let s = server.clone();
+    let job = Box::new(move || serve(s, io, host, local));
+    if let Err(e) = server.threads.dispatch(job) {
         tracing::error!("cannot start a connection thread: {e}");
     }
 }

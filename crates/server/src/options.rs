@@ -107,6 +107,7 @@ const LOG_BUFFER_SIZE: usize = idx("innodb_log_buffer_size");
 const DOUBLEWRITE: usize = idx("innodb_doublewrite");
 const FLUSH_METHOD: usize = idx("innodb_flush_method");
 const OPEN_FILES: usize = idx("innodb_open_files");
+const TABLE_OPEN_CACHE: usize = idx("table_open_cache");
 const PURGE_THREADS: usize = idx("innodb_purge_threads");
 const READ_IO_THREADS: usize = idx("innodb_read_io_threads");
 const WRITE_IO_THREADS: usize = idx("innodb_write_io_threads");
@@ -707,6 +708,14 @@ impl Options {
             }
             Some(_) => {}
         }
+        // thread_cache_size and table_definition_cache not set: sized from max_connections
+        // and table_open_cache, as mysqld sizes them.
+        for i in vars::AUTOSIZED {
+            if self.get(i).is_none() {
+                let v = vars::autosized_default(i, |j| self.u64_of(j));
+                self.values[i] = v;
+            }
+        }
         // At most one page cleaner per buffer pool instance, as InnoDB adjusts it.
         let (pc, inst) = (
             self.u64_of(PAGE_CLEANERS),
@@ -773,7 +782,12 @@ impl Options {
             .unwrap_or_default();
         c.flush_method = innoxide_engine::FlushMethod::from_name(method)
             .ok_or_else(|| format!("innodb_flush_method={method} is not supported"))?;
-        c.open_files = self.usize_of(OPEN_FILES)?;
+        // MySQL 8.0 sizes innodb_open_files as the larger of 300 and table_open_cache.
+        c.open_files = if self.get(OPEN_FILES).is_some() {
+            self.usize_of(OPEN_FILES)?
+        } else {
+            self.usize_of(TABLE_OPEN_CACHE)?.max(300)
+        };
         c.purge_threads = self.usize_of(PURGE_THREADS)?;
         c.read_io_threads = self.usize_of(READ_IO_THREADS)?;
         c.write_io_threads = self.usize_of(WRITE_IO_THREADS)?;

@@ -9,9 +9,14 @@
 //! - S2: every statement a client sends counts once in Questions and once in one Com_*
 //!   counter, including each statement of a multi-statement query; COM_PING and
 //!   COM_STATISTICS count in Com_admin_commands / Com_show_status only, as in mysqld.
+//! - S3: the table caches' counters (Open_tables, Opened_tables, Table_open_cache_*,
+//!   Open_table_definitions, Opened_table_definitions; table_cache.rs T5) and the thread
+//!   cache's (Threads_cached, Threads_created; thread_cache.rs) are the server's: SESSION
+//!   shows the global values.
 //!
-//! No latches: the global counters are striped (engine `Counter`), the session's are
-//! atomics only its connection thread writes.
+//! The counters take no latch: the global ones are striped (engine `Counter`), the session's
+//! are atomics only its connection thread writes. Threads_cached is read under the thread
+//! cache's mutex, Threads_connected and Threads_running under the session map's (leaves).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -463,6 +468,7 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
             .count();
         (list.len() as u64, running as u64)
     };
+    let tc = srv.catalog.cache_status();
     let uptime = srv.started.elapsed().as_secs();
     let since_flush = if global {
         uptime
@@ -484,8 +490,10 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
         ("Created_tmp_tables", n(load(&srv.tmp_tables))),
         ("Flush_commands", n(load(&srv.flushes))),
         ("Max_used_connections", n(load(&g.max_used_connections))),
-        ("Open_tables", n(srv.catalog.open_tables() as u64)),
-        ("Opened_tables", n(srv.catalog.opened())),
+        ("Open_table_definitions", n(tc.open_definitions)),
+        ("Open_tables", n(tc.open_tables)),
+        ("Opened_table_definitions", n(tc.opened_definitions)),
+        ("Opened_tables", n(tc.opened_tables)),
         ("Prepared_stmt_count", n(load(&srv.prepared))),
         ("Queries", n(questions)),
         ("Questions", n(questions)),
@@ -499,10 +507,12 @@ pub fn rows(s: &Session, global: bool) -> Vec<(String, String)> {
             "Ssl_version",
             s.tls.as_ref().map_or(String::new(), |t| t.version.clone()),
         ),
-        // One thread per connection, none kept for reuse (no thread cache).
-        ("Threads_cached", n(0)),
+        ("Table_open_cache_hits", n(tc.hits)),
+        ("Table_open_cache_misses", n(tc.misses)),
+        ("Table_open_cache_overflows", n(tc.overflows)),
+        ("Threads_cached", n(srv.threads.cached())),
         ("Threads_connected", n(connected)),
-        ("Threads_created", n(load(&srv.connections))),
+        ("Threads_created", n(srv.threads.created())),
         ("Threads_running", n(running)),
         ("Uptime", n(uptime)),
         ("Uptime_since_flush_status", n(since_flush)),

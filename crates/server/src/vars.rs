@@ -507,13 +507,18 @@ pub const VARS: &[VarDef] = &[
     v("ssl_key", G, TEXT, false, Def::Startup),
     v("super_read_only", G, Kind::Bool, false, Def::Bool(false)),
     v("system_time_zone", G, TEXT, false, Def::Startup),
-    // The catalog keeps every table definition it has opened, in one map: no limit (the
-    // largest values MySQL allows) and one instance.
-    v("table_definition_cache", G, RO_U, false, Def::UInt(524_288)),
-    v("table_open_cache", G, RO_U, false, Def::UInt(524_288)),
-    v("table_open_cache_instances", G, RO_U, false, Def::UInt(1)),
-    // One thread per connection, ended when it closes: no thread is cached.
-    v("thread_cache_size", G, RO_U, false, Def::UInt(0)),
+    // table_cache.rs: the table descriptions kept (least recently used unreferenced ones
+    // go beyond it); autosized at start to min(400 + table_open_cache / 2, 2000).
+    v("table_definition_cache", G, u(400, 524_288), true, Def::UInt(2000)),
+    // table_cache.rs: tables kept open, table_open_cache / table_open_cache_instances per
+    // instance (least recently used unused ones go beyond it).
+    v("table_open_cache", G, u(1, 524_288), true, Def::UInt(4000)),
+    // Static (STATIC_OPTIONS): the table open cache's instances; a session uses instance
+    // connection id % instances.
+    v("table_open_cache_instances", G, u(1, 64), false, Def::UInt(16)),
+    // thread_cache.rs: threads kept waiting for the next connection; autosized at start to
+    // min(8 + max_connections / 100, 100).
+    v("thread_cache_size", G, u(0, 16384), true, Def::UInt(9)),
     // Times are UTC throughout (NOW(), TIMESTAMP columns): SYSTEM and +00:00 are accepted,
     // other zones are refused by `supported` until conversions exist.
     v("time_zone", Both, Kind::Str(StrCheck::TimeZone), true, Def::Str("SYSTEM")),
@@ -669,6 +674,27 @@ const TRANSACTION_READ_ONLY: usize = idx("transaction_read_only");
 const VERSION_COMPILE_MACHINE: usize = idx("version_compile_machine");
 const VERSION_COMPILE_OS: usize = idx("version_compile_os");
 const WAIT_TIMEOUT: usize = idx("wait_timeout");
+const TABLE_DEFINITION_CACHE: usize = idx("table_definition_cache");
+const TABLE_OPEN_CACHE: usize = idx("table_open_cache");
+const TABLE_OPEN_CACHE_INSTANCES: usize = idx("table_open_cache_instances");
+const THREAD_CACHE_SIZE: usize = idx("thread_cache_size");
+
+/// The defaults MySQL 8.0 sizes from other variables at start, when no option sets them:
+/// thread_cache_size = min(8 + max_connections / 100, 100) and table_definition_cache =
+/// min(400 + table_open_cache / 2, 2000) (9 and 2000 with the defaults). `value` gives the
+/// start-up value of another row. `SET GLOBAL x = DEFAULT` takes them too.
+pub fn autosized_default(i: usize, value: impl Fn(usize) -> u64) -> Option<VarValue> {
+    match i {
+        THREAD_CACHE_SIZE => Some(VarValue::UInt((8 + value(MAX_CONNECTIONS) / 100).min(100))),
+        TABLE_DEFINITION_CACHE => Some(VarValue::UInt(
+            (400 + value(TABLE_OPEN_CACHE) / 2).min(2000),
+        )),
+        _ => None,
+    }
+}
+
+/// The rows `autosized_default` sizes.
+pub const AUTOSIZED: [usize; 2] = [THREAD_CACHE_SIZE, TABLE_DEFINITION_CACHE];
 
 /// How a start-up option may set a variable (V5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -716,6 +742,7 @@ const STATIC_OPTIONS: &[&str] = &[
     "innodb_rollback_on_timeout",
     "performance_schema",
     "secure_file_priv",
+    "table_open_cache_instances",
 ];
 
 /// Option names that differ from their variable's.
@@ -1286,6 +1313,8 @@ fn dir_text(p: &std::path::Path) -> String {
 pub struct Registry {
     /// Global values of [`Binding::Registry`] rows, indexed like [`VARS`] (other slots Null).
     globals: RwLock<Vec<VarValue>>,
+    /// The defaults sized at start ([`autosized_default`]), for `SET GLOBAL x = DEFAULT`.
+    autosized: Vec<(usize, VarValue)>,
     tun: Arc<Tunables>,
     /// innodb_autoinc_lock_mode (static), read by every INSERT without the lock of `globals`.
     autoinc_lock_mode: u8,
@@ -1427,8 +1456,13 @@ impl Registry {
             g[SLOW_QUERY_LOG_FILE] = VarValue::Str(f.to_string_lossy().into_owned());
         }
         let autoinc_lock_mode = as_u64(&g[AUTOINC_LOCK_MODE]).min(2) as u8;
+        let autosized = AUTOSIZED
+            .iter()
+            .filter_map(|&i| autosized_default(i, |j| as_u64(&g[j])).map(|v| (i, v)))
+            .collect();
         Registry {
             globals: RwLock::new(g),
+            autosized,
             tun: tunables,
             autoinc_lock_mode,
             pool_resizer: OnceLock::new(),
@@ -1569,7 +1603,8 @@ impl Registry {
             let mut g = self.globals.write();
             let (val, warnings) = match value {
                 VarInput::Default => (
-                    compiled_default(d).ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name]))?,
+                    self.global_default(i)
+                        .ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name]))?,
                     Vec::new(),
                 ),
                 ref v => convert(i, v)?,
@@ -1612,6 +1647,14 @@ impl Registry {
             s.vals[i] = val;
             Ok(warnings)
         }
+    }
+
+    /// What `SET GLOBAL x = DEFAULT` sets: the default sized at start, else the compiled one.
+    fn global_default(&self, i: usize) -> Option<VarValue> {
+        (self.autosized.iter())
+            .find(|(j, _)| *j == i)
+            .map(|(_, v)| v.clone())
+            .or_else(|| compiled_default(&VARS[i]))
     }
 
     /// Cross-variable checks of SET GLOBAL (under the write lock): innodb_io_capacity may not
@@ -1704,7 +1747,8 @@ impl Registry {
         let d = &VARS[i];
         match d.default {
             Def::Startup => Ok(external(d, self.global_stored(&self.globals.read(), i))),
-            _ => compiled_default(d)
+            _ => self
+                .global_default(i)
                 .map(|v| external(d, v))
                 .ok_or_else(|| SqlError::new(ER_NO_DEFAULT, &[&d.name])),
         }
@@ -1790,6 +1834,26 @@ impl Registry {
     /// max_prepared_stmt_count in force (one more statement is error 1461).
     pub fn max_prepared_stmt_count(&self) -> u64 {
         self.global_u64(MAX_PREPARED_STMT_COUNT)
+    }
+
+    /// thread_cache_size in force (the thread cache's size: thread_cache.rs).
+    pub fn thread_cache_size(&self) -> u64 {
+        self.global_u64(THREAD_CACHE_SIZE)
+    }
+
+    /// table_open_cache in force (table_cache.rs).
+    pub fn table_open_cache(&self) -> u64 {
+        self.global_u64(TABLE_OPEN_CACHE)
+    }
+
+    /// table_definition_cache in force (table_cache.rs).
+    pub fn table_definition_cache(&self) -> u64 {
+        self.global_u64(TABLE_DEFINITION_CACHE)
+    }
+
+    /// table_open_cache_instances, set at start (table_cache.rs).
+    pub fn table_open_cache_instances(&self) -> u64 {
+        self.global_u64(TABLE_OPEN_CACHE_INSTANCES)
     }
 }
 
@@ -2138,6 +2202,66 @@ mod tests {
         }
     }
 
+    /// Issue #5: thread_cache_size and table_definition_cache are sized from max_connections
+    /// and table_open_cache when no option sets them, as mysqld sizes them, and DEFAULT
+    /// gives the sized value back; table_open_cache_instances is static.
+    #[test]
+    fn caches_are_sized_as_mysqld_sizes_them() {
+        let opts = Options::from_args(&[
+            "--datadir",
+            "/tmp/innoxide-vars-test",
+            "--max-connections=1000",
+            "--table-open-cache=500",
+        ])
+        .unwrap();
+        let cfg = opts.engine_config().unwrap();
+        let r = Registry::new(&opts, &cfg, Arc::new(Tunables::new(&cfg.tunables)));
+        let mut s = r.new_session(1);
+        assert_eq!(text(&r, &s, "thread_cache_size"), "18");
+        assert_eq!(text(&r, &s, "table_definition_cache"), "650");
+        let g = VarScope::Global;
+        set(&r, &mut s, "thread_cache_size", g, VarInput::Int(0)).unwrap();
+        set(&r, &mut s, "table_definition_cache", g, VarInput::Int(100)).unwrap();
+        assert_eq!(r.thread_cache_size(), 0);
+        // Clamped to MySQL's range (400..524288) with warning 1292.
+        assert_eq!(r.table_definition_cache(), 400);
+        set(&r, &mut s, "thread_cache_size", g, VarInput::Default).unwrap();
+        set(&r, &mut s, "table_definition_cache", g, VarInput::Default).unwrap();
+        assert_eq!(
+            (r.thread_cache_size(), r.table_definition_cache()),
+            (18, 650)
+        );
+        assert_eq!(
+            set(
+                &r,
+                &mut s,
+                "table_open_cache_instances",
+                g,
+                VarInput::Int(4)
+            ),
+            Err(1238)
+        );
+        assert_eq!(
+            set(
+                &r,
+                &mut s,
+                "thread_cache_size",
+                VarScope::Session,
+                VarInput::Int(4)
+            ),
+            Err(1229)
+        );
+        // Set by an option, the value is kept as given.
+        let opts = Options::from_args(&["--thread-cache-size=3", "--table-open-cache-instances=4"])
+            .unwrap();
+        let cfg = opts.engine_config().unwrap();
+        let r = Registry::new(&opts, &cfg, Arc::new(Tunables::new(&cfg.tunables)));
+        assert_eq!(
+            (r.thread_cache_size(), r.table_open_cache_instances()),
+            (3, 4)
+        );
+    }
+
     #[test]
     fn defaults_are_mysql_80s() {
         let (r, _) = registry();
@@ -2198,6 +2322,10 @@ mod tests {
             ),
             ("sql_safe_updates", "OFF"),
             ("sql_select_limit", "18446744073709551615"),
+            ("table_definition_cache", "2000"),
+            ("table_open_cache", "4000"),
+            ("table_open_cache_instances", "16"),
+            ("thread_cache_size", "9"),
             ("time_zone", "SYSTEM"),
             ("transaction_isolation", "REPEATABLE-READ"),
             ("tx_isolation", "REPEATABLE-READ"),

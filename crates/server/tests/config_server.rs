@@ -153,7 +153,7 @@ fn option_file_values_are_in_force_and_static_ones_refuse_set() {
         "SET GLOBAL innodb_page_size = 4096",
         "SET GLOBAL innodb_buffer_pool_chunk_size = 33554432",
         "SET GLOBAL innodb_log_file_size = 8388608",
-        "SET GLOBAL table_open_cache = 10",
+        "SET GLOBAL table_open_cache_instances = 4",
     ] {
         match c.query_drop(stmt) {
             Err(mysql::Error::MySqlError(e)) => {

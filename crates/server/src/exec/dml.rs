@@ -8,7 +8,7 @@
 //!   condition holds on the version locked.
 //! - D3: a prepared UPDATE or DELETE compiles its WHERE, ORDER BY and assignments once
 //!   (`ChangePlan`) and runs that again while the session compiles the same way and the table
-//!   is the one the catalog hands out (prepared.rs P3); the access path and LIMIT are chosen
+//!   is the engine's table the catalog hands out (prepared.rs P3); the access path and LIMIT are chosen
 //!   at each execution from the parameters, as a kept SELECT's are (select.rs P1).
 //! - AI1 (innodb_autoinc_lock_mode 0): an INSERT into a table with an AUTO_INCREMENT column
 //!   takes the table's AUTO-INC lock (the engine's, released at the statement's end) before
@@ -278,7 +278,7 @@ impl Session {
         let db = self.db_of(&ins.table)?;
         // Privileges held on some columns only (access.rs A3): checked on the columns below.
         let by_column = self.check_table_or_columns(&db, &ins.table.name, need)?;
-        let t = self.server.catalog.table(&db, &ins.table.name)?;
+        let t = self.open_table(&db, &ins.table.name)?;
         let check = self.compile_check(check, &t)?;
         let constraints = self.table_checks(&t)?;
         let cols: Vec<usize> = if ins.columns.is_empty() {
@@ -814,7 +814,7 @@ impl Session {
                 self.profiler.stage("optimizing");
                 let start = self.compile_start();
                 let db = self.db_of(table)?;
-                let t = self.server.catalog.table(&db, &table.name)?;
+                let t = self.open_table(&db, &table.name)?;
                 let name = alias.unwrap_or(&t.name).to_string();
                 let index_use = super::select::IndexUse::resolve(&t, hints, &name)?;
                 let scope = vec![ScopeTable::of_table(&t, &name, 0)];
@@ -880,14 +880,15 @@ impl Session {
         Ok(plan)
     }
 
-    /// True if `plan` may run again: the session compiles as it did and the table is the one
-    /// the catalog hands out (DDL replaces it).
+    /// True if `plan` may run again: the session compiles as it did and the table is the
+    /// engine's table the catalog hands out (DDL replaces it; a description loaded again
+    /// after the table definition cache evicted it describes the same table).
     fn change_plan_valid(&mut self, plan: &ChangePlan, params: &[Datum]) -> Result<bool, SqlError> {
         if !self.basis_holds(&plan.basis, params) {
             return Ok(false);
         }
         let t = &plan.table;
-        if !Arc::ptr_eq(&self.server.catalog.table(&t.db, &t.name)?, t) {
+        if !Arc::ptr_eq(&self.open_table(&t.db, &t.name)?.table, &t.table) {
             self.reprepared();
             return Ok(false);
         }

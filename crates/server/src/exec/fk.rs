@@ -22,8 +22,9 @@
 //!   definitions are rewritten to the new names by the same atomic engine step that renames
 //!   (`renamed_parent_options`, engine `rename_tables_with_options`).
 //!
-//! Latch order: the catalog's `fk_map` (then `tables`), released before any engine call;
-//! row locks through the session's transaction.
+//! Latch order: the catalog's `fk_map` (then the engine's dictionary maps, to build it) and
+//! the table caches' mutexes (leaves), released before any engine call; row locks through the
+//! session's transaction.
 
 use std::sync::Arc;
 
@@ -209,8 +210,8 @@ impl Session {
         let cat = self.server.catalog.clone();
         let checks = self.vars.foreign_key_checks();
         let mut taken: Vec<String> = existing.iter().map(|f| f.name.to_lowercase()).collect();
-        taken.extend(cat.names_in_db(db, table, |t| {
-            t.meta.foreign_keys.iter().map(|f| f.name.clone()).collect()
+        taken.extend(cat.names_in_db(db, table, |m| {
+            m.foreign_keys.iter().map(|f| f.name.clone()).collect()
         }));
         let mut out: Vec<NewFk> = Vec::new();
         let mut made: Vec<Vec<usize>> = indexes.to_vec();
@@ -334,7 +335,6 @@ impl Session {
         if t.meta.foreign_keys.is_empty() || !self.vars.foreign_key_checks() {
             return Ok(());
         }
-        let cat = self.server.catalog.clone();
         for fk in &t.meta.foreign_keys {
             let Some(key) = key_values(t, &fk.columns, new) else {
                 continue;
@@ -348,7 +348,7 @@ impl Session {
                     &[&format!("`{}`.`{}`, {}", t.db, t.name, fk_text(fk, &t.db))],
                 )
             };
-            let Ok(p) = cat.table(&fk.parent_db, &fk.parent_table) else {
+            let Ok(p) = self.open_table(&fk.parent_db, &fk.parent_table) else {
                 return Err(fails());
             };
             let Some(pcols) = positions(&p, &fk.parent_columns) else {
@@ -387,7 +387,7 @@ impl Session {
             return Err(SqlError::new(ER_FK_DEPTH_EXCEEDED, &[&MAX_DEPTH]));
         }
         for (cdb, cname, i) in children.clone() {
-            let child = cat.table(&cdb, &cname)?;
+            let child = self.open_table(&cdb, &cname)?;
             let Some(fk) = child.meta.foreign_keys.get(i).cloned() else {
                 continue;
             };

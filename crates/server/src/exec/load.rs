@@ -257,7 +257,7 @@ impl Session {
             Box::new(open(&path, &ld.file)?)
         };
         let db = self.db_of(&ld.table)?;
-        let t = self.server.catalog.table(&db, &ld.table.name)?;
+        let t = self.open_table(&db, &ld.table.name)?;
         // The fields' targets (the table's columns when none are named).
         let targets: Vec<LoadTarget> = if ld.targets.is_empty() {
             (t.visible())

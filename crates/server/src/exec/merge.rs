@@ -434,7 +434,7 @@ impl Session {
                 {
                     return Ok(None);
                 }
-                if let Ok(t) = cat.table(&db, &name.name) {
+                if let Ok(t) = self.open_table(&db, &name.name) {
                     let cols = t.visible().map(|(_, c)| c.name.clone()).collect();
                     return Ok(Some(Leaf::Kept(shown, cols)));
                 }
@@ -477,7 +477,7 @@ impl Session {
         let Ok(db) = self.db_of(name) else {
             return false;
         };
-        cat.table(&db, &name.name).is_err() && cat.view(&db, &name.name).is_some()
+        self.open_table(&db, &name.name).is_err() && cat.view(&db, &name.name).is_some()
     }
 
     /// The view `table` names, merged under `alias` for a change of its base table (G6); None
@@ -493,7 +493,7 @@ impl Session {
             return Ok(None);
         }
         let db = self.db_of(table)?;
-        if cat.table(&db, &table.name).is_ok() {
+        if self.open_table(&db, &table.name).is_ok() {
             return Ok(None);
         }
         let Some(v) = cat.view(&db, &table.name) else {
@@ -703,7 +703,7 @@ impl Session {
         {
             return None;
         }
-        let t: Arc<SqlTable> = self.server.catalog.table(&db, &name.name).ok()?;
+        let t: Arc<SqlTable> = self.open_table(&db, &name.name).ok()?;
         if view
             && self
                 .check_table(&db, &name.name, crate::privs::SELECT)

@@ -12,6 +12,10 @@
 //! - X2: no engine transaction outlives its statement unless `in_trx`.
 //! - X3: warnings of the previous statement are kept until the next statement that uses a
 //!   table or produces warnings (SHOW WARNINGS itself keeps them).
+//! - X4: the tables a statement reads or changes are opened through `open_table`, which holds
+//!   each (one use of the session's table open cache entry, catalog C1) until the outermost
+//!   `execute` ends, the connection finishes the command, or the session ends; DDL, SHOW and
+//!   information_schema read descriptions through `Catalog::table` without opening them.
 //!
 //! LATCH ORDER: `Server::sessions` (the connection map) before a `SessionInfo::state`; a
 //! statement locks only its own session's state (at its start and end), never the map.
@@ -76,6 +80,8 @@ const MAX_DEF_RETRIES: u32 = 64;
 /// What every session shares.
 pub struct Server {
     pub catalog: Arc<Catalog>,
+    /// Connection threads waiting for the next connection (thread_cache_size).
+    pub threads: Arc<crate::thread_cache::ThreadCache>,
     pub vars: Registry,
     pub next_conn_id: AtomicU32,
     /// Connection id → what PROCESSLIST and KILL need of it. This lock is taken at connect,
@@ -334,6 +340,10 @@ pub struct Session {
     gen_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Generated)>,
     /// The statement's compiled expression defaults, likewise (ddl/generated.rs N5).
     default_cache: Vec<(Arc<crate::catalog::SqlTable>, ddl::Generated)>,
+    /// The tables the running statement opened (X4).
+    opened: crate::catalog::OpenTables,
+    /// `execute` calls in progress (a statement runs others: EXECUTE, DEFINER rights).
+    depth: u32,
 }
 
 /// An enclosing query's scope, as a subquery in it is compiled or run, in one of three ways:
@@ -422,6 +432,7 @@ impl Session {
         });
         server.sessions.lock().insert(id, shown.clone());
         let active_roles = roles::login_roles(&server, user, account_host);
+        let opened = server.catalog.open_tables_for(id);
         Session {
             server,
             id,
@@ -476,6 +487,8 @@ impl Session {
             frames: Vec::new(),
             stmt_params: Vec::new(),
             stmt_seq: 0,
+            opened,
+            depth: 0,
         }
     }
 
@@ -560,8 +573,35 @@ impl Session {
         Ok(())
     }
 
-    /// Runs one statement with MySQL's statement and transaction rules.
+    /// Runs one statement with MySQL's statement and transaction rules; the outermost one
+    /// closes the tables it opened when it ends (X4).
     pub fn execute(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
+        self.depth += 1;
+        let r = self.run_statement(stmt, params);
+        self.depth -= 1;
+        if self.depth == 0 {
+            self.close_tables();
+        }
+        r
+    }
+
+    /// Opens table `db.name` for the running statement (through the session's table open
+    /// cache instance, X4).
+    pub(crate) fn open_table(
+        &self,
+        db: &str,
+        name: &str,
+    ) -> Result<Arc<crate::catalog::SqlTable>, SqlError> {
+        self.server.catalog.open_table(db, name, &self.opened)
+    }
+
+    /// The tables the statement (or a command outside statements: COM_STMT_PREPARE, COM_FIELD_LIST)
+    /// opened go back to the table open cache (X4).
+    pub fn close_tables(&self) {
+        self.server.catalog.close_tables(&self.opened);
+    }
+
+    fn run_statement(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
         if let Some(s) = self.with_current_user(stmt) {
             return self.execute(&s, params);
         }
@@ -910,14 +950,32 @@ impl Session {
                     let w = self.server.vars.set(&mut self.vars, name, *scope, input)?;
                     self.add_var_warnings(w);
                     self.trigger(name)?;
-                    if name.eq_ignore_ascii_case("mandatory_roles") {
-                        let roles = self.server.vars.mandatory_roles().unwrap_or_default();
-                        self.server.catalog.set_mandatory_roles(roles)?;
-                    }
+                    self.apply_global(name)?;
                 }
             }
         }
         Ok(Output::ok(0))
+    }
+
+    /// After a SET of a global variable whose value another part of the server keeps and
+    /// acts on: hands it the new value (the registry's is the one shown, vars.rs V1).
+    fn apply_global(&self, name: &str) -> Result<(), SqlError> {
+        let srv = &self.server;
+        match name.to_ascii_lowercase().as_str() {
+            "mandatory_roles" => {
+                let roles = srv.vars.mandatory_roles().unwrap_or_default();
+                srv.catalog.set_mandatory_roles(roles)?;
+            }
+            "thread_cache_size" => srv.threads.set_size(srv.vars.thread_cache_size()),
+            "table_open_cache" => srv
+                .catalog
+                .set_table_open_cache(srv.vars.table_open_cache()),
+            "table_definition_cache" => srv
+                .catalog
+                .set_table_definition_cache(srv.vars.table_definition_cache()),
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The variables that are actions (innodb_buffer_pool_dump_now, _load_now, _load_abort):
@@ -1381,6 +1439,7 @@ impl Drop for Session {
         self.server.sessions.lock().remove(&self.id);
         self.server.named_locks.release_all(self.id);
         self.unlock_all_tables();
+        self.close_tables();
     }
 }
 

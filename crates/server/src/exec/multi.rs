@@ -130,7 +130,7 @@ impl Session {
         let by_column = self.check_table_or_columns(&db, &name.name, need)?;
         Ok(Target {
             alias: shown.clone(),
-            table: self.server.catalog.table(&db, &name.name)?,
+            table: self.open_table(&db, &name.name)?,
             sets: Vec::new(),
             by_column,
         })
@@ -153,7 +153,7 @@ impl Session {
         let mut found = None;
         for (alias, name) in &bases {
             let db = self.db_of(name)?;
-            let t = self.server.catalog.table(&db, &name.name)?;
+            let t = self.open_table(&db, &name.name)?;
             if t.column(col).is_some() {
                 if found.is_some() {
                     return Err(SqlError::new(ER_NON_UNIQ_ERROR, &[&col, &"field list"]));

@@ -10,8 +10,9 @@
 //!
 //! - P3: a statement keeps the plan of its SELECT, UPDATE or DELETE between executions
 //!   (`KeptPlan`; select.rs P3, dml.rs D3): a kept plan runs again only while
-//!   `Session::basis_holds` finds its `PlanBasis` unchanged and its tables are the ones the
-//!   catalog hands out.
+//!   `Session::basis_holds` finds its `PlanBasis` unchanged and its tables are the engine's
+//!   tables of the descriptions the catalog hands out (a description loaded again after the
+//!   table definition cache evicted it describes the same table: no new plan).
 //!
 //! Latch order: none of its own (the session is single-threaded).
 

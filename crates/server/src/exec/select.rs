@@ -1955,7 +1955,7 @@ impl Session {
                         scope.push(st);
                         continue;
                     }
-                    let t = match self.server.catalog.table(&db, &name.name) {
+                    let t = match self.open_table(&db, &name.name) {
                         Ok(t) => t,
                         Err(e) => match self.server.catalog.view(&db, &name.name) {
                             Some(v) if e.code == ER_NO_SUCH_TABLE.code => {
@@ -3498,7 +3498,8 @@ impl Session {
 
 impl Session {
     /// True if `plan` may run again as it is: the session still compiles the same way and
-    /// every table is the one it was made for (else DDL changed it: Com_stmt_reprepare);
+    /// every table is the engine's table it was made for (else DDL changed it:
+    /// Com_stmt_reprepare; a description loaded again after an eviction is the same table);
     /// the privileges are checked again, as each execution does.
     fn plan_valid(&mut self, plan: &SelectPlan, params: &[Datum]) -> Result<bool, SqlError> {
         if !self.basis_holds(&plan.basis, params) {
@@ -3515,7 +3516,7 @@ impl Session {
             if self.check_table_or_columns(db, name, crate::privs::SELECT)? != 0 {
                 self.check_read_columns(st, &plan.used)?;
             }
-            if !Arc::ptr_eq(&self.server.catalog.table(db, name)?, t) {
+            if !Arc::ptr_eq(&self.open_table(db, name)?.table, &t.table) {
                 self.reprepared();
                 return Ok(false);
             }

@@ -272,7 +272,7 @@ impl Session {
         {
             return Ok(None);
         }
-        let Ok(table) = self.server.catalog.table(&db, &name.name) else {
+        let Ok(table) = self.open_table(&db, &name.name) else {
             return Ok(None);
         };
         let inner = Inner {

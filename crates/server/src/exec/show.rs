@@ -2231,7 +2231,7 @@ impl Session {
             // REPLACE, nothing read from it), then the rows of the SELECT it reads, if any.
             Statement::Insert(ins) => {
                 let db = self.db_of(&ins.table)?;
-                let t = self.server.catalog.table(&db, &ins.table.name)?;
+                let t = self.open_table(&db, &ins.table.name)?;
                 let mut r = vec![n(1), s(if ins.replace { "REPLACE" } else { "INSERT" })];
                 r.push(s(&t.name));
                 r.push(Datum::Null);
@@ -2283,7 +2283,7 @@ impl Session {
         }
         for (name, alias, hints) in &tables {
             let db = self.db_of(name)?;
-            let t = self.server.catalog.table(&db, &name.name)?;
+            let t = self.open_table(&db, &name.name)?;
             let index_use = super::select::IndexUse::resolve(&t, hints, alias)?;
             let needs = super::select::PathNeeds {
                 used: None,

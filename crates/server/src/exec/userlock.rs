@@ -1,7 +1,9 @@
 //! User-level named locks (GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK,
 //! RELEASE_ALL_LOCKS) and SLEEP: the functions that wait, so they need the session running the
 //! statement (its connection id and its KILL QUERY flag). Session::execute installs that in a
-//! thread-local (a connection's statements all run on its own thread) before a statement runs.
+//! thread-local (a connection's statements all run on its own thread) before a statement runs;
+//! `leave` clears it when the connection ends, before the thread cache gives the thread to
+//! another connection (net.rs L2).
 //! (MySQL: item_func.cc's user locks, backed by the metadata lock subsystem.)
 //!
 //! INVARIANTS
@@ -62,6 +64,11 @@ pub fn enter(conn_id: u32, interrupt: &Arc<AtomicBool>, locks: &Arc<NamedLocks>)
             });
         }
     });
+}
+
+/// Forgets the session this thread ran statements for (its connection ended; net.rs L2).
+pub fn leave() {
+    CTX.with(|c| *c.borrow_mut() = None);
 }
 
 fn ctx() -> Result<StmtCtx, SqlError> {

@@ -198,8 +198,8 @@ impl Session {
         }
         let cat = self.server.catalog.clone();
         let mut taken: Vec<String> = existing.iter().map(|c| c.name.to_lowercase()).collect();
-        taken.extend(cat.names_in_db(db, table, |t| {
-            t.meta.checks.iter().map(|c| c.name.clone()).collect()
+        taken.extend(cat.names_in_db(db, table, |m| {
+            m.checks.iter().map(|c| c.name.clone()).collect()
         }));
         let scope = [ScopeTable {
             name: table.to_string(),
