@@ -316,7 +316,9 @@ impl Conn {
     pub fn run(&mut self) -> std::io::Result<()> {
         let server = self.server.clone();
         let g = &server.status;
-        if server.sessions.lock().len() >= server.vars.max_connections() as usize {
+        // MySQL's rule: max_connections + 1 connections, the last one kept for an account
+        // with SUPER (checked once the account is known, in `handshake`).
+        if server.sessions.lock().len() > server.vars.max_connections() as usize {
             g.max_connection_errors.fetch_add(1, Ordering::Relaxed);
             let e = SqlError::new(ER_CON_COUNT_ERROR, &[]);
             self.send(&result::err_packet(e.code, e.state, &e.message));
@@ -430,6 +432,22 @@ impl Conn {
             &self.host,
             self.io.closer(),
         );
+        // The connection past max_connections is for an account with SUPER only (MySQL's
+        // CONNECTION_ADMIN or SUPER).
+        let others = self.server.sessions.lock().len().saturating_sub(1);
+        if others >= self.server.vars.max_connections() as usize
+            && !s.holds_globally(crate::privs::SUPER)
+        {
+            drop(s);
+            self.server
+                .status
+                .max_connection_errors
+                .fetch_add(1, Ordering::Relaxed);
+            let e = SqlError::new(ER_CON_COUNT_ERROR, &[]);
+            self.send(&result::err_packet(e.code, e.state, &e.message));
+            self.flush()?;
+            return Ok(false);
+        }
         s.client_found_rows = self.caps & CLIENT_FOUND_ROWS != 0;
         // The handshake's collation sets the connection character set, as SET NAMES (an id
         // the server does not know keeps the default).

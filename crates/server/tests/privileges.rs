@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{connect, start, start_in, Server};
+use common::{connect, start, start_in, start_with, Server};
 use mysql::prelude::Queryable;
 
 fn as_user(s: &Server, user: &str, pw: &str, db: Option<&str>) -> Result<mysql::Conn, u16> {
@@ -795,4 +795,41 @@ fn column_privileges_as_mysql() {
         .unwrap()
         .unwrap();
     assert_eq!(n, 0);
+}
+
+/// max_connections as MySQL's: that many connections for any account and one more for an
+/// account with SUPER; past that 1040 (Too many connections), each refusal counted in
+/// Connection_errors_max_connections, and a closed connection makes room again.
+#[test]
+fn max_connections_keeps_the_last_connection_for_super() {
+    let s = start_with(false, &["--max-connections=2"]);
+    let mut root = connect(&s);
+    root.query_drop("CREATE USER 'u'@'%' IDENTIFIED BY 'pw'")
+        .unwrap();
+    let u1 = as_user(&s, "u", "pw", None).unwrap();
+    // Two open: the third is for SUPER only.
+    assert_eq!(as_user(&s, "u", "pw", None).err(), Some(1040));
+    let mut extra = as_user(&s, "root", "", None).unwrap();
+    let count: u64 = extra.query_first("SELECT 1").unwrap().unwrap();
+    assert_eq!(count, 1);
+    // Three open: nobody else.
+    assert_eq!(as_user(&s, "root", "", None).err(), Some(1040));
+    assert_eq!(as_user(&s, "u", "pw", None).err(), Some(1040));
+    let (_, refused): (String, u64) = root
+        .query_first("SHOW GLOBAL STATUS LIKE 'Connection_errors_max_connections'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(refused, 3);
+    drop(u1);
+    drop(extra);
+    // The server notices the closed connections on its own time.
+    let mut again = None;
+    for _ in 0..200 {
+        if let Ok(c) = as_user(&s, "u", "pw", None) {
+            again = Some(c);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(again.is_some(), "no room after two connections closed");
 }

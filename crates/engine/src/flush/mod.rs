@@ -558,7 +558,7 @@ impl Inner {
         let budget = if per_sec == 0 {
             0.0
         } else {
-            *credit + per_sec as f64 * dt.as_secs_f64().clamp(0.001, 1.0)
+            *credit + per_sec as f64 * dt.as_secs_f64().min(1.0)
         };
         let pages = budget.floor() as u64;
         *credit = budget - pages as f64;

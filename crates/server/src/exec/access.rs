@@ -47,7 +47,7 @@ impl Session {
     }
 
     /// Whether the account holds all of `need` globally (the common case: one comparison).
-    fn holds_globally(&mut self, need: u64) -> bool {
+    pub(crate) fn holds_globally(&mut self, need: u64) -> bool {
         self.privs().global & need == need
     }
 
