@@ -1084,19 +1084,31 @@ impl BufferPool {
 
     /// Drops every page of `space` from the pool, discarding unflushed changes (the tablespace
     /// is being dropped). Waits for pins to go (flush batches finishing).
+    ///
+    /// A frame listed here may be evicted and take a page of another space before its turn
+    /// comes: each is pinned first, under its hash partition and only if it still holds the
+    /// listed page (a pinned frame keeps its page, I2), so only the dropped space's changes are
+    /// discarded.
     pub fn evict_space(&self, space: u32) {
         for inst in self.instances.iter() {
             let mut victims = Vec::new();
             for part in inst.hash.iter() {
                 for (id, &f) in part.read().iter() {
                     if id.space == space {
-                        victims.push(f);
+                        victims.push((*id, f));
                     }
                 }
             }
-            for f in victims {
+            for (id, f) in victims {
                 let fr = &self.frame(f);
-                while fr.pin.load(Ordering::Acquire) != 0 {
+                {
+                    let part = inst.partition(id).read();
+                    if part.get(&id) != Some(&f) {
+                        continue;
+                    }
+                    fr.pin.fetch_add(1, Ordering::AcqRel);
+                }
+                while fr.pin.load(Ordering::Acquire) != 1 {
                     std::thread::yield_now();
                 }
                 {
@@ -1106,9 +1118,10 @@ impl BufferPool {
                         fr.oldest_modification.store(0, Ordering::Release);
                     }
                 }
+                self.unpin(f);
                 let mut g = inst.lru.lock();
                 let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
-                if self.try_evict_locked(inst, &mut g, f, pct) {
+                if fr.page_id() == id && self.try_evict_locked(inst, &mut g, f, pct) {
                     inst.push_free(&mut g, f);
                 }
             }
