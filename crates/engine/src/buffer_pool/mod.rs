@@ -144,6 +144,12 @@ pub struct Frame {
     young_clock: AtomicU64,
     /// A flush batch holds this frame (pinned) and will write its copy.
     pub in_flush: AtomicBool,
+    /// Adaptive hash index bookkeeping (btree::adaptive_hash), a heuristic only: the id of
+    /// the index whose records were hashed from this page (0: none), and, packed, the number
+    /// of key fields hashed (high 16 bits) and the searches that landed here since the page
+    /// came in or was hashed (low 16 bits). Reset when the frame takes another page.
+    pub ahi_index: AtomicU64,
+    pub ahi_info: AtomicU32,
 }
 
 impl Frame {
@@ -160,6 +166,8 @@ impl Frame {
             first_access_ms: AtomicU32::new(0),
             young_clock: AtomicU64::new(0),
             in_flush: AtomicBool::new(false),
+            ahi_index: AtomicU64::new(0),
+            ahi_info: AtomicU32::new(0),
         }
     }
     pub fn page_id(&self) -> PageId {
@@ -796,6 +804,8 @@ impl BufferPool {
                 .store(if new_page { VALID } else { READING }, Ordering::Release);
             fr.modify_clock.fetch_add(1, Ordering::Relaxed);
             fr.first_access_ms.store(0, Ordering::Relaxed);
+            fr.ahi_index.store(0, Ordering::Relaxed);
+            fr.ahi_info.store(0, Ordering::Relaxed);
             part.insert(id, f);
         }
         let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
