@@ -106,6 +106,7 @@ const LOG_FILES_IN_GROUP: usize = idx("innodb_log_files_in_group");
 const LOG_BUFFER_SIZE: usize = idx("innodb_log_buffer_size");
 const DOUBLEWRITE: usize = idx("innodb_doublewrite");
 const PURGE_THREADS: usize = idx("innodb_purge_threads");
+const AHI_PARTS: usize = idx("innodb_adaptive_hash_index_parts");
 const DUMP_AT_SHUTDOWN: usize = idx("innodb_buffer_pool_dump_at_shutdown");
 const DUMP_PCT: usize = idx("innodb_buffer_pool_dump_pct");
 const LOAD_AT_STARTUP: usize = idx("innodb_buffer_pool_load_at_startup");
@@ -369,6 +370,7 @@ pub fn startup_default(i: usize) -> Option<VarValue> {
         LOG_BUFFER_SIZE => u(e.log_buffer_size as u64),
         DOUBLEWRITE => Some(VarValue::Bool(e.doublewrite)),
         PURGE_THREADS => u(e.purge_threads as u64),
+        AHI_PARTS => u(e.adaptive_hash_index_parts as u64),
         DUMP_AT_SHUTDOWN => Some(VarValue::Bool(e.buffer_pool_dump_at_shutdown)),
         DUMP_PCT => u(e.buffer_pool_dump_pct.into()),
         LOAD_AT_STARTUP => Some(VarValue::Bool(e.buffer_pool_load_at_startup)),
@@ -760,6 +762,7 @@ impl Options {
         c.log_buffer_size = self.usize_of(LOG_BUFFER_SIZE)?;
         c.doublewrite = self.u64_of(DOUBLEWRITE) != 0;
         c.purge_threads = self.usize_of(PURGE_THREADS)?;
+        c.adaptive_hash_index_parts = self.usize_of(AHI_PARTS)?;
         c.buffer_pool_dump_at_shutdown = self.u64_of(DUMP_AT_SHUTDOWN) != 0;
         c.buffer_pool_dump_pct = u32::try_from(self.u64_of(DUMP_PCT)).unwrap_or(100);
         c.buffer_pool_load_at_startup = self.u64_of(LOAD_AT_STARTUP) != 0;
