@@ -34,6 +34,9 @@
 //! removed when records or pages change: a stale entry fails the check below and is replaced
 //! by the search that then descends. DROP TABLE / DROP INDEX (and so TRUNCATE and table
 //! rebuilds, which drop the old table) sweep the index's entries out; OFF empties every part.
+//! After FAIL_LIMIT failed guesses in a row on an index (its leaves are not in the pool, or
+//! not hashed yet), each thread tries one search in SAMPLE_EVERY until a guess succeeds again,
+//! so a workload the hash cannot serve pays little for it.
 //!
 //! THE CHECK (why a guess that passes gives the position a descent gives)
 //! A leaf's records are a run of consecutive records of its index (btree I1, I3) and change
@@ -91,6 +94,9 @@ use super::{search_page, Bound, Index, Intent, Level, Path};
 const BUILD_LIMIT: u32 = 100;
 /// Votes a search of another shape takes away.
 const SHAPE_PENALTY: u32 = 4;
+/// After this many failed guesses in a row, a thread tries one search in SAMPLE_EVERY.
+const FAIL_LIMIT: u32 = 16;
+const SAMPLE_EVERY: u32 = 16;
 /// A leaf is hashed once more than n_recs / PAGE_BUILD_LIMIT searches landed on it
 /// (InnoDB's BTR_SEARCH_PAGE_BUILD_LIMIT).
 const PAGE_BUILD_LIMIT: usize = 16;
@@ -197,6 +203,8 @@ pub struct IndexInfo {
     /// The shape being voted on (key fields) in the high 16 bits, its votes in the low 16.
     /// Updated with plain loads and stores: a lost vote only delays a decision.
     votes: AtomicU32,
+    /// Guesses failed in a row (saturating at FAIL_LIMIT), updated the same way.
+    failures: AtomicU32,
 }
 
 impl Clone for IndexInfo {
@@ -218,7 +226,40 @@ impl std::fmt::Debug for IndexInfo {
     }
 }
 
+thread_local! {
+    /// This thread's xorshift state for choosing which searches try again while their
+    /// index's guesses keep failing (at random, not every n-th: a workload alternating two
+    /// kinds of keys would always sample the same kind).
+    static SAMPLER: std::cell::Cell<u32> = const { std::cell::Cell::new(0x9E37_79B9) };
+}
+
 impl IndexInfo {
+    /// False while the index's guesses keep failing, except for one search in SAMPLE_EVERY
+    /// of this thread's, which tries again (InnoDB's last_hash_succ, with a way back).
+    fn worth_a_guess(&self) -> bool {
+        if self.failures.load(AtOrd::Relaxed) < FAIL_LIMIT {
+            return true;
+        }
+        SAMPLER.with(|c| {
+            let mut x = c.get();
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            c.set(x);
+            x.is_multiple_of(SAMPLE_EVERY)
+        })
+    }
+
+    /// Records a guess's outcome.
+    fn guessed(&self, hit: bool) {
+        let f = self.failures.load(AtOrd::Relaxed);
+        if hit && f != 0 {
+            self.failures.store(0, AtOrd::Relaxed);
+        } else if !hit && f < FAIL_LIMIT {
+            self.failures.store(f + 1, AtOrd::Relaxed);
+        }
+    }
+
     /// Counts a search of `n` key fields; true if searches of that shape use the hash.
     fn vote(&self, n: usize) -> bool {
         let v = self.votes.load(AtOrd::Relaxed);
@@ -518,39 +559,55 @@ pub(super) fn probe(
         return Probe::Descend(None);
     }
     let fold = fold_key(idx, key, n);
-    let Some(cell) = inner.ahi.get(fold) else {
-        return Probe::Descend(Some(fold));
-    };
-    if cell.tag != tag_of(idx.id) {
+    if !idx.ahi.worth_a_guess() {
         return Probe::Descend(Some(fold));
     }
+    let path = guess(mtr, idx, key, n, bound, intent, fold);
+    idx.ahi.guessed(path.is_some());
+    match path {
+        Some(path) => {
+            inner.ahi.stats.searches.inc();
+            Probe::Hit(path)
+        }
+        None => Probe::Descend(Some(fold)),
+    }
+}
+
+/// The hash's guess for `key`, latched, if THE CHECK proves it.
+fn guess(
+    mtr: &mut Mtr<'_>,
+    idx: &Index,
+    key: &Tuple,
+    n: usize,
+    bound: Bound,
+    intent: Intent,
+    fold: u64,
+) -> Option<Path> {
+    let cell = mtr
+        .inner()
+        .ahi
+        .get(fold)
+        .filter(|c| c.tag == tag_of(idx.id))?;
     let mode = if intent == Intent::Read {
         LatchMode::S
     } else {
         LatchMode::X
     };
-    let Some(r) = mtr.try_get(PageId::new(idx.space, cell.page), mode) else {
-        return Probe::Descend(Some(fold));
+    let r = mtr.try_get(PageId::new(idx.space, cell.page), mode)?;
+    let Some(slot) = position(idx, mtr.page(r), key, n, bound, cell.slot as usize) else {
+        mtr.release(r);
+        return None;
     };
-    match position(idx, mtr.page(r), key, n, bound, cell.slot as usize) {
-        Some(slot) => {
-            inner.ahi.stats.searches.inc();
-            Probe::Hit(Path {
-                levels: vec![Level {
-                    page: r,
-                    slot,
-                    left: None,
-                    right: None,
-                    far_left: None,
-                }],
-                from_root: false,
-            })
-        }
-        None => {
-            mtr.release(r);
-            Probe::Descend(Some(fold))
-        }
-    }
+    Some(Path {
+        levels: vec![Level {
+            page: r,
+            slot,
+            left: None,
+            right: None,
+            far_left: None,
+        }],
+        from_root: false,
+    })
 }
 
 /// The search position on guessed page `p`, if THE CHECK proves it.
@@ -682,6 +739,19 @@ mod tests {
         }
         assert_eq!(info.votes.load(AtOrd::Relaxed) >> 16, 2);
         assert!(!info.vote(2));
+    }
+
+    #[test]
+    fn failing_guesses_are_tried_one_in_sixteen_until_one_succeeds() {
+        let info = IndexInfo::default();
+        for _ in 0..FAIL_LIMIT {
+            assert!(info.worth_a_guess());
+            info.guessed(false);
+        }
+        let tried = (0..1600).filter(|_| info.worth_a_guess()).count();
+        assert!((50..200).contains(&tried), "{tried} of 1600 tried");
+        info.guessed(true);
+        assert!((0..20).all(|_| info.worth_a_guess()));
     }
 
     #[test]
