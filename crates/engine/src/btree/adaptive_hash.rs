@@ -9,10 +9,13 @@
 //! innodb_adaptive_hash_index_parts parts, each an array of 64-byte buckets of four cells and
 //! a latch for its writers. An entry goes into its bucket's cell of the same fold, else a free
 //! cell, else over one of the four (taken in turn): a set-associative cache whose memory is
-//! bounded by construction, with no chains and no free list. The size follows InnoDB's:
-//! buffer pool bytes / 512 cells in all (one per 64 pointers' worth of pool), split evenly
-//! among the parts, fixed at startup; a part's array is allocated at its first entry and kept
-//! while the engine is open (InnoDB too keeps its cell array when the index is switched off).
+//! bounded by construction, with no chains and no free list. The size follows from the buffer
+//! pool's as InnoDB's does, but InnoDB's pool / 512 cells head chains whose nodes come from
+//! the pool, while a cell here holds one entry: buffer pool bytes / 256 cells in all (16 bytes
+//! each, so 1/16 of the pool's size at most; a pool full of sysbench rows holds about one row
+//! per 200 bytes, so its leaves' records fill about 80% of the cells), split evenly among the
+//! parts, fixed at startup. A part's array is allocated at its first entry and kept while the
+//! engine is open (InnoDB too keeps its cell array when the index is switched off).
 //! SHOW ENGINE INNODB STATUS counts as "node heap buffers" the 16 KiB stretches of a part that
 //! hold entries.
 //!
@@ -291,7 +294,7 @@ impl AdaptiveHash {
     /// A table of `n_parts` parts sized for a buffer pool of `pool_bytes` (module comment).
     pub fn new(n_parts: usize, pool_bytes: u64) -> Self {
         let n_parts = n_parts.max(1);
-        let cells = usize::try_from(pool_bytes / 512).unwrap_or(usize::MAX);
+        let cells = usize::try_from(pool_bytes / 256).unwrap_or(usize::MAX);
         let buckets = (cells / WAYS / n_parts).clamp(16, u32::MAX as usize);
         AdaptiveHash {
             parts: (0..n_parts)
