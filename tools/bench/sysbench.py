@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sysbench 1.0 against innoxide, and side by side with MariaDB 10.11.
 
-Five commands:
+Six commands:
 
 check     Issue #4's acceptance run. Prepares the sbtest tables, runs every OLTP workload
           (oltp_read_write, oltp_read_only, oltp_point_select, oltp_write_only,
@@ -34,6 +34,16 @@ redo      Redo bytes per transaction of each writing workload (the LSN's advance
           --events transactions, one client thread, after a warm-up), with --mariadb for
           MariaDB too: how much log each change costs, and so how soon the log fills and
           the checkpoint makes the page cleaners flush.
+
+ahi       innodb_adaptive_hash_index's effect: oltp_point_select (or --workloads) at each
+          thread count on innoxide with its adaptive hash index ON and OFF (SET GLOBAL between
+          runs: one server, the same data) and, with --mariadb, on MariaDB with its adaptive
+          hash index ON (MariaDB 10.11's default is OFF). The configurations alternate run by
+          run, after the load's dirty pages are flushed; each measured run follows an unmeasured 5 s
+          one (the index builds again after ON).
+          Prints TPS, p95, the server's CPU time (user + system, from /proc) per transaction,
+          and the share of innoxide's searches the hash answered (INNODB_METRICS
+          adaptive_hash_searches against adaptive_hash_searches_btree, warm-up included).
 
 Both servers run with equivalent settings (tools/bench/servers.py: buffer pool, redo
 capacity, innodb_flush_log_at_trx_commit=1, doublewrite, page size), each on its own temporary
@@ -275,6 +285,93 @@ def cmd_compare(args):
     return 0
 
 
+def innoxide_metric(server, name):
+    out = server.sql("SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = '%s'" % name)
+    return int(out.strip())
+
+
+def cmd_ahi(args):
+    st = settings(args)
+    inno = InnoxideServer(args.innoxide, st)
+    servers = [inno]
+    configs = [("innoxide ON", inno, "ON"), ("innoxide OFF", inno, "OFF")]
+    if args.mariadb:
+        maria = MariadbServer(st, extra=["--innodb-adaptive-hash-index=ON"])
+        servers.append(maria)
+        configs.append(("MariaDB ON", maria, None))
+    workloads = args.workloads or ["oltp_point_select"]
+    threads = [int(t) for t in args.thread_list.split(",")]
+    rows = []
+    try:
+        for s in servers:
+            s.start()
+            log("%s: prepared in %.1f s" % (s.name, prepare(s, args)))
+        if args.mariadb and maria.sql("SELECT @@innodb_adaptive_hash_index").strip() != "1":
+            raise RunFailed("MariaDB's adaptive hash index is not ON")
+        # The load leaves dirty pages; their flushing would count in the first runs' CPU.
+        for s in servers:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                out = s.sql("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'").split()
+                if out and out[-1] == "0":
+                    break
+                time.sleep(1)
+        for w in workloads:
+            for i, t in enumerate(threads):
+                res = {}
+                for name, s, ahi in configs if i % 2 == 0 else configs[::-1]:
+                    if ahi is not None:
+                        s.sql("SET GLOBAL innodb_adaptive_hash_index = %s" % ahi)
+                        h0 = innoxide_metric(s, "adaptive_hash_searches")
+                        b0 = innoxide_metric(s, "adaptive_hash_searches_btree")
+                    extra = ["--threads=%d" % t, "--report-interval=0"]
+                    sysbench(s, args, w, "run", extra + ["--time=5"])  # warm-up, not measured
+                    c0 = cpu_seconds(s.pid)
+                    r = parse_run(sysbench(s, args, w, "run", extra + ["--time=%d" % args.time]))
+                    r["cpu_us"] = (cpu_seconds(s.pid) - c0) / max(r["transactions"], 1) * 1e6
+                    if r["reconnects"] or r["alerts"]:
+                        raise RunFailed("%s %s %d threads: %s" % (name, w, t, r))
+                    if ahi is not None:
+                        h = innoxide_metric(s, "adaptive_hash_searches") - h0
+                        b = innoxide_metric(s, "adaptive_hash_searches_btree") - b0
+                        r["hash_share"] = h / max(h + b, 1)
+                    res[name] = r
+                rows.append((w, t, res))
+                log(
+                    "%-18s %3d thr  " % (w, t)
+                    + " | ".join(
+                        "%s %9.1f tps p95 %6.2f cpu %6.1f us" % (n, res[n]["tps"], res[n]["p95"], res[n]["cpu_us"])
+                        for n, _, _ in configs
+                    )
+                    + " | hash share ON %.3f OFF %.3f" % (res["innoxide ON"]["hash_share"], res["innoxide OFF"]["hash_share"])
+                )
+        for s in servers:
+            consistency(s, args)
+    finally:
+        for s in servers:
+            s.stop()
+    names = [n for n, _, _ in configs]
+    lines = [
+        "| workload | threads | "
+        + " | ".join("%s TPS | %s p95 ms | %s CPU us/trx" % (n, n, n) for n in names)
+        + " | TPS ON/OFF | CPU ON/OFF | hash share ON |",
+        "|---|---:|" + "---:|---:|---:|" * len(names) + "---:|---:|---:|",
+    ]
+    for w, t, res in rows:
+        on, off = res["innoxide ON"], res["innoxide OFF"]
+        lines.append(
+            "| %s | %d | " % (w, t)
+            + " | ".join("%.1f | %.2f | %.1f" % (res[n]["tps"], res[n]["p95"], res[n]["cpu_us"]) for n in names)
+            + " | %.3f | %.3f | %.3f |" % (on["tps"] / off["tps"], on["cpu_us"] / off["cpu_us"], on["hash_share"])
+        )
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table + "\n")
+    return 0
+
+
 QUERY_KINDS = ["point-selects", "simple-ranges", "sum-ranges", "order-ranges", "distinct-ranges"]
 
 
@@ -425,7 +522,7 @@ def cmd_methods(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("check", "compare", "cpu", "methods", "redo", "trx-cpu"):
+    for name in ("check", "compare", "cpu", "methods", "redo", "trx-cpu", "ahi"):
         c = sub.add_parser(name)
         c.add_argument("--innoxide", default="target/release/innoxide", help="the innoxide binary")
         c.add_argument("--tables", type=int, default=4, help="sbtest tables (default 4)")
@@ -451,9 +548,13 @@ def main():
     c.add_argument("--mariadb", action="store_true", help="run MariaDB with the same methods too")
     c.add_argument("--threads", type=int, default=16, help="sysbench threads (default 16)")
     c.add_argument("--methods", default="fsync,O_DIRECT", help="innodb_flush_method values")
-    c = sub.choices["compare"]
-    c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
-    c.add_argument("--markdown", help="also write the table to this file")
+    for name in ("compare", "ahi"):
+        c = sub.choices[name]
+        c.add_argument("--thread-list", default="1,16,64", help="thread counts (default 1,16,64)")
+        c.add_argument("--markdown", help="also write the table to this file")
+    sub.choices["ahi"].add_argument(
+        "--mariadb", action="store_true", help="also MariaDB with its adaptive hash index ON"
+    )
     args = p.parse_args()
     try:
         run = {
@@ -463,6 +564,7 @@ def main():
             "methods": cmd_methods,
             "redo": cmd_redo,
             "trx-cpu": cmd_trx_cpu,
+            "ahi": cmd_ahi,
         }[args.command]
         return run(args)
     except (RunFailed, ServerError) as e:

@@ -96,6 +96,11 @@ pub struct EngineArgs {
           value_parser = value_parser!(u8).range(0..=2))]
     trx_commit: u8,
 
+    /// innodb_adaptive_hash_index: point lookups try the adaptive hash index first.
+    /// "--adaptive-hash-index false" measures searches from the root only.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set)]
+    adaptive_hash_index: bool,
+
     /// Rows per transaction in the load phase. (The measured inserts always use 1 row per
     /// commit and 100 rows per commit.)
     #[arg(long, value_name = "N", default_value_t = 1000)]
@@ -393,6 +398,7 @@ fn write_json(
         ("trx_commit", Json::Num(f64::from(args.trx_commit))),
         ("insert_batch", Json::Num(args.insert_batch as f64)),
         ("load_threads", Json::Num(args.load_threads as f64)),
+        ("adaptive_hash_index", Json::Bool(args.adaptive_hash_index)),
         ("log_file_mib", Json::Num(args.log_file_mib as f64)),
         ("seed", Json::Num(args.seed as f64)),
         ("check_scaling", Json::Bool(args.check_scaling)),
@@ -431,6 +437,7 @@ fn engine_config(args: &EngineArgs, dir: &Path) -> EngineConfig {
     cfg.log_files_in_group = 2;
     cfg.doublewrite = true;
     cfg.tunables.flush_log_at_trx_commit = args.trx_commit;
+    cfg.tunables.adaptive_hash_index = args.adaptive_hash_index;
     cfg
 }
 

@@ -213,6 +213,7 @@ pub fn lookups(
             l.m.seconds += secs;
             for o in &outs {
                 acc.hist.add(&o.hist).context("merge latency histograms")?;
+                l.cpu_ns += o.cpu_ns;
                 l.missing += o.missing;
                 l.wrong += o.wrong;
             }
@@ -227,9 +228,12 @@ pub fn lookups(
             .others_cores
             .map_or("unknown".to_string(), |c| format!("{c:.2} cores"));
         let rates: Vec<String> = l.round_rates.iter().map(|r| format!("{r:.0}")).collect();
+        let cpu = l
+            .cpu_us()
+            .map_or("unknown".to_string(), |c| format!("{c:.2} us"));
         println!(
-            "point lookups, {n} thread(s): {:.0}/s ({}); pool hit {:.2}% ({} reads / {} \
-             requests, {} made young); missing {}, wrong id {}; per round: {}; \
+            "point lookups, {n} thread(s): {:.0}/s ({}); CPU per lookup {cpu}; pool hit {:.2}% \
+             ({} reads / {} requests, {} made young); missing {}, wrong id {}; per round: {}; \
              other processes used {others}",
             l.m.per_sec(),
             l.m.latency.brief(),

@@ -112,9 +112,16 @@ pub struct Lookups {
     pub round_rates: Vec<f64>,
     /// Cores' worth of CPU that other processes (and the hypervisor's steal) took meanwhile.
     pub others_cores: Option<f64>,
+    /// CPU time the lookup threads used, summed.
+    pub cpu_ns: u64,
 }
 
 impl Lookups {
+    /// CPU microseconds per lookup (None without a measure).
+    pub fn cpu_us(&self) -> Option<f64> {
+        (self.cpu_ns > 0 && self.m.ops > 0).then(|| self.cpu_ns as f64 / self.m.ops as f64 / 1e3)
+    }
+
     /// Fraction of page requests served from the pool.
     pub fn hit_ratio(&self) -> f64 {
         if self.read_requests == 0 {
@@ -337,6 +344,10 @@ fn lookups_json(l: &Lookups) -> Json {
         ("bp_read_requests", Json::Num(l.read_requests as f64)),
         ("bp_hit_ratio", Json::Num(l.hit_ratio())),
         ("bp_made_young", Json::Num(l.made_young as f64)),
+        (
+            "cpu_us_per_lookup",
+            l.cpu_us().map_or(Json::Null, Json::Num),
+        ),
         (
             "other_processes_cores",
             l.others_cores.map_or(Json::Null, Json::Num),

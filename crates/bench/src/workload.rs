@@ -215,6 +215,8 @@ pub struct WorkerOut {
     pub error: Option<String>,
     /// When this worker saw the stop flag and finished its last operation.
     pub end: Instant,
+    /// CPU time the worker's thread used (lookups only; 0 when /proc does not tell).
+    pub cpu_ns: u64,
 }
 
 impl WorkerOut {
@@ -227,8 +229,17 @@ impl WorkerOut {
             max_id: None,
             error: None,
             end: Instant::now(),
+            cpu_ns: 0,
         })
     }
+}
+
+/// CPU time the calling thread has run, in nanoseconds (the first field of
+/// /proc/thread-self/schedstat): unlike a rate, it does not count the time other processes
+/// take the core away, so it measures the work itself on a shared machine.
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
 }
 
 /// Runs `work(thread_index, stop)` on `threads` threads that start together, lets them run for
@@ -277,6 +288,7 @@ pub fn lookup_worker(
     stop: &AtomicBool,
 ) -> Result<WorkerOut> {
     let mut out = WorkerOut::new()?;
+    let cpu0 = thread_cpu_ns();
     let mut rng = SmallRng::seed_from_u64(seed);
     let max = i64::try_from(rows).context("row count does not fit an i64")?;
     while !stop.load(Ordering::Relaxed) {
@@ -304,6 +316,9 @@ pub fn lookup_worker(
         }
     }
     out.end = Instant::now();
+    if let (Some(a), Some(b)) = (cpu0, thread_cpu_ns()) {
+        out.cpu_ns = b.saturating_sub(a);
+    }
     Ok(out)
 }
 

@@ -123,6 +123,9 @@ pub struct EngineConfig {
     pub buffer_pool_load_at_startup: bool,
     /// `innodb_buffer_pool_dump_pct` (default 25, 1..100): the part of each LRU list dumped.
     pub buffer_pool_dump_pct: u32,
+    /// `innodb_adaptive_hash_index_parts` (default 8, 1..512): the adaptive hash index's
+    /// partitions, each behind its own latch.
+    pub adaptive_hash_index_parts: usize,
     /// Start page cleaner and master threads. Deterministic tests turn this off and drive
     /// flushing and checkpoints themselves.
     pub background_threads: bool,
@@ -173,6 +176,8 @@ pub struct TunableValues {
     pub thread_concurrency: u64,
     /// innodb_concurrency_tickets: engine calls a thread makes before it queues again.
     pub concurrency_tickets: u64,
+    /// innodb_adaptive_hash_index: point searches try the adaptive hash index first.
+    pub adaptive_hash_index: bool,
 }
 
 impl Default for TunableValues {
@@ -201,6 +206,7 @@ impl Default for TunableValues {
             max_purge_lag_delay: 0,
             thread_concurrency: 0,
             concurrency_tickets: 5000,
+            adaptive_hash_index: true,
         }
     }
 }
@@ -229,6 +235,7 @@ impl EngineConfig {
             buffer_pool_dump_at_shutdown: true,
             buffer_pool_load_at_startup: true,
             buffer_pool_dump_pct: 25,
+            adaptive_hash_index_parts: 8,
             background_threads: true,
             tunables: TunableValues::default(),
         }
@@ -281,6 +288,9 @@ impl EngineConfig {
         if self.write_io_threads == 0 || self.write_io_threads > 64 {
             return Err("innodb_write_io_threads must be between 1 and 64".into());
         }
+        if self.adaptive_hash_index_parts == 0 || self.adaptive_hash_index_parts > 512 {
+            return Err("innodb_adaptive_hash_index_parts must be between 1 and 512".into());
+        }
         if self.log_buffer_size < 64 * 1024 {
             return Err("innodb_log_buffer_size must be at least 64 KiB".into());
         }
@@ -320,6 +330,9 @@ pub struct Tunables {
     pub max_purge_lag_delay: AtomicU64,
     pub thread_concurrency: AtomicU64,
     pub concurrency_tickets: AtomicU64,
+    /// Read by every search; SET GLOBAL goes through `Engine::set_adaptive_hash_index`, which
+    /// also frees the entries when it turns the index off.
+    pub adaptive_hash_index: AtomicBool,
 }
 
 fn milli(v: f64) -> u64 {
@@ -352,6 +365,7 @@ impl Tunables {
             max_purge_lag_delay: AtomicU64::new(v.max_purge_lag_delay),
             thread_concurrency: AtomicU64::new(v.thread_concurrency),
             concurrency_tickets: AtomicU64::new(v.concurrency_tickets.max(1)),
+            adaptive_hash_index: AtomicBool::new(v.adaptive_hash_index),
         }
     }
     /// The isolation level new transactions start with.

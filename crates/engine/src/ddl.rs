@@ -587,6 +587,10 @@ pub fn drop_table(inner: &Inner, name: &str) -> Result<()> {
     })?;
     t.dropped.store(true, Ordering::Release);
     inner.dict.remove(t.id);
+    let ids: Vec<u64> = std::iter::once(t.clustered.id)
+        .chain(t.secondary.iter().map(|s| s.index.id))
+        .collect();
+    inner.ahi.drop_indexes(&ids);
     inner.bp.evict_space(t.space);
     inner.fil.remove_space(t.space)?;
     tracing::info!("InnoDB: dropped table {name}");
@@ -1014,6 +1018,7 @@ pub fn drop_index(inner: &Inner, name: &str, index: &str) -> Result<()> {
     set_pending_root(inner, t.space, idx.root, true)?;
     write_meta(inner, &t, &meta)?;
     republish(inner, &t, &meta, None)?;
+    inner.ahi.drop_indexes(&[idx.id]);
     drop_tree(inner, &idx)?;
     set_pending_root(inner, t.space, idx.root, false)?;
     tracing::info!("InnoDB: dropped index {index} on {name}");

@@ -68,6 +68,8 @@ pub struct Inner {
     pub bp: BufferPool,
     /// Read-ahead requests and the I/O threads' state (innodb_read_io_threads).
     pub read_ahead: ReadAhead,
+    /// The adaptive hash index (btree::adaptive_hash).
+    pub ahi: crate::btree::adaptive_hash::AdaptiveHash,
     pub log: Log,
     pub dblwr: Doublewrite,
     pub flush: FlushState,
@@ -214,6 +216,21 @@ impl Inner {
         }
     }
 
+    /// Pins and latches a page only if it is in the pool, valid, and its latch is free now
+    /// (one try, no wait, no read): the adaptive hash index's guess.
+    pub fn try_fix(&self, id: PageId, mode: LatchMode) -> Option<FrameIdx> {
+        let f = self.bp.lookup_pin(id)?;
+        if self.bp.try_latch(f, mode) {
+            if self.bp.is_valid(f) {
+                self.bp.on_access(f);
+                return Some(f);
+            }
+            self.bp.unlatch(f, mode);
+        }
+        self.bp.unpin(f);
+        None
+    }
+
     /// Pins and X-latches the frame for a page being created; its bytes are not read (the caller
     /// initialises them). A stale cached image of a freed page is reused in place.
     pub fn fix_new(&self, id: PageId) -> Result<FrameIdx> {
@@ -221,6 +238,9 @@ impl Inner {
             if let Some(f) = self.bp.lookup_pin(id) {
                 self.bp.latch(f, LatchMode::X);
                 if self.bp.is_valid(f) {
+                    // The page starts again: nothing of it is hashed.
+                    self.bp.frame(f).ahi_index.store(0, Ordering::Relaxed);
+                    self.bp.frame(f).ahi_info.store(0, Ordering::Relaxed);
                     return Ok(f);
                 }
                 self.bp.unlatch(f, LatchMode::X);

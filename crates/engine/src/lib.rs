@@ -239,6 +239,12 @@ impl Engine {
             .has_requests(&crate::lock::LockKey::autoinc(t.id))
     }
 
+    /// SET GLOBAL innodb_adaptive_hash_index: OFF stops its use at once and frees its entries;
+    /// ON lets the searches build it again.
+    pub fn set_adaptive_hash_index(&self, on: bool) {
+        self.inner.ahi.switch(&self.inner.tun, on);
+    }
+
     /// Starts a transaction at the default isolation level (`transaction_isolation`).
     pub fn begin(&self) -> Trx {
         let mut state = trx::TrxState::new();

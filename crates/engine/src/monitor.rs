@@ -4,8 +4,8 @@
 //!
 //! INVARIANTS
 //! - M1: every figure printed is read from a live counter or structure; a part InnoDB has and
-//!   this engine has not (change buffer, adaptive hash index) prints as InnoDB prints it when
-//!   that part is off or empty, never a made-up number.
+//!   this engine has not (change buffer) prints as InnoDB prints it when that part is off or
+//!   empty, never a made-up number.
 //! - M2: the per-second averages cover the time since the previous printout (or since start),
 //!   as InnoDB's do; `EngineStats::monitor_last` holds the previous sample.
 //! - M3: on an idle engine whose dirty pages are all flushed and whose checkpoint has caught up,
@@ -69,6 +69,8 @@ pub struct Sample {
     bytes_read: u64,
     log_ios: u64,
     rows: [u64; 4],
+    hash_searches: u64,
+    btree_searches: u64,
 }
 
 pub(crate) fn sample(inner: &Inner) -> Sample {
@@ -99,6 +101,8 @@ pub(crate) fn sample(inner: &Inner) -> Sample {
             st.rows.deleted.get(),
             st.rows.read.get(),
         ],
+        hash_searches: inner.ahi.stats.searches.get(),
+        btree_searches: inner.ahi.stats.searches_btree.get(),
     }
 }
 
@@ -493,15 +497,26 @@ pub fn innodb_status(inner: &Inner, now: &str, session: SessionOf<'_>) -> String
     );
 
     section(&mut o, "INSERT BUFFER AND ADAPTIVE HASH INDEX");
-    // M1: no change buffer and no adaptive hash index (innodb_change_buffering=none,
-    // innodb_adaptive_hash_index=OFF): InnoDB prints an empty ibuf and no hash searches.
+    // M1: no change buffer (innodb_change_buffering=none): InnoDB prints an empty ibuf.
     let _ = writeln!(o, "Ibuf: size 1, free list len 0, seg size 2, 0 merges");
     let _ = writeln!(o, "merged operations:\n insert 0, delete mark 0, delete 0");
     let _ = writeln!(
         o,
         "discarded operations:\n insert 0, delete mark 0, delete 0"
     );
-    let _ = writeln!(o, "0.00 hash searches/s, {:.2} non-hash searches/s", 0.0);
+    for p in inner.ahi.part_sizes() {
+        let _ = writeln!(
+            o,
+            "Hash table size {}, node heap has {} buffer(s)",
+            p.cells, p.buffers
+        );
+    }
+    let _ = writeln!(
+        o,
+        "{:.2} hash searches/s, {:.2} non-hash searches/s",
+        rate(cur.hash_searches, prev.hash_searches),
+        rate(cur.btree_searches, prev.btree_searches)
+    );
 
     section(&mut o, "LOG");
     let lsn = inner.log.lsn();
@@ -726,6 +741,7 @@ pub fn metrics(inner: &Inner) -> Vec<Metric> {
     let locks = &inner.trx.locks.stats;
     let ps = &inner.purge_stats;
     let rows = &inner.stats.rows;
+    let ahi = &inner.ahi.stats;
     let m = |name, subsystem, kind, count, comment| Metric {
         name,
         subsystem,
@@ -781,6 +797,12 @@ pub fn metrics(inner: &Inner) -> Vec<Metric> {
         m("lock_row_lock_time", "lock", "status_counter", l(&locks.wait_ms), "Time spent in acquiring row locks, in milliseconds (innodb_row_lock_time)"),
         m("lock_row_lock_time_max", "lock", "value", l(&locks.max_wait_ms), "The maximum time to acquire a row lock, in milliseconds (innodb_row_lock_time_max)"),
         m("lock_row_lock_waits", "lock", "status_counter", l(&locks.waits), "Number of times a row lock had to be waited for (innodb_row_lock_waits)"),
+        m("adaptive_hash_searches", "adaptive_hash_index", "status_counter", ahi.searches.get(), "Number of successful searches using Adaptive Hash Index"),
+        m("adaptive_hash_searches_btree", "adaptive_hash_index", "status_counter", ahi.searches_btree.get(), "Number of searches using B-tree on an index search"),
+        m("adaptive_hash_pages_added", "adaptive_hash_index", "counter", ahi.pages_added.get(), "Number of index pages on which the Adaptive Hash Index is built"),
+        m("adaptive_hash_rows_added", "adaptive_hash_index", "counter", ahi.rows_added.get(), "Number of Adaptive Hash Index rows added"),
+        m("adaptive_hash_rows_removed", "adaptive_hash_index", "counter", ahi.rows_removed.get(), "Number of Adaptive Hash Index rows removed"),
+        m("adaptive_hash_rows_updated", "adaptive_hash_index", "counter", ahi.rows_updated.get(), "Number of Adaptive Hash Index rows updated"),
         m("dml_reads", "dml", "status_counter", rows.read.get(), "Number of rows read"),
         m("dml_inserts", "dml", "status_counter", rows.inserted.get(), "Number of rows inserted"),
         m("dml_deletes", "dml", "status_counter", rows.deleted.get(), "Number of rows deleted"),

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use innoxide_io::FileSystem;
 
+use crate::btree::adaptive_hash::AdaptiveHash;
 use crate::buffer_pool::read_ahead::ReadAhead;
 use crate::buffer_pool::{BufferPool, Geometry};
 use crate::config::{EngineConfig, Tunables};
@@ -167,6 +168,7 @@ fn build_inner(
     cfg.buffer_pool_size = geo.pool_bytes();
     cfg.buffer_pool_chunk_size = geo.chunk_bytes();
     let bp = BufferPool::new(geo, tun.clone());
+    let ahi = AdaptiveHash::new(cfg.adaptive_hash_index_parts, cfg.buffer_pool_size);
     let dblwr = Doublewrite::new(cfg.doublewrite, cfg.page_size);
     Inner {
         tun,
@@ -174,6 +176,7 @@ fn build_inner(
         fil,
         bp,
         read_ahead: ReadAhead::new(cfg.read_io_threads),
+        ahi,
         log,
         dblwr,
         flush: FlushState::new(end_lsn),

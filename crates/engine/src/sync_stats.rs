@@ -30,6 +30,7 @@
 //!   purge_sys            trx TrxSys::purge_heap (the purge queue)
 //!   purge_sys_latch      trx TrxSys::purge_view (rw)
 //!   dblwr_mutex          doublewrite areas, summed
+//!   btr_search_latch     btree::adaptive_hash parts (rw), summed
 //!   page latch index T.I buffer_pool frame latches, per (space, index id)
 //! ```
 //!
@@ -371,7 +372,7 @@ fn sum<'a>(stats: impl IntoIterator<Item = &'a WaitStat>) -> WaitSnapshot {
 /// waited first.
 pub fn wait_rows(inner: &Inner) -> Vec<WaitRow> {
     let bp = &inner.bp;
-    let fixed: [(&str, &str, Kind, WaitSnapshot); 12] = [
+    let fixed: [(&str, &str, Kind, WaitSnapshot); 13] = [
         (
             "buf_pool_LRU_mutex",
             "wait/synch/mutex/innodb/buf_pool_mutex",
@@ -443,6 +444,12 @@ pub fn wait_rows(inner: &Inner) -> Vec<WaitRow> {
             "wait/synch/mutex/innodb/dblwr_mutex",
             Kind::Mutex,
             sum(inner.dblwr.area_waits()),
+        ),
+        (
+            "btr_search_latch",
+            "wait/synch/rwlock/innodb/btr_search_latch",
+            Kind::RwLock,
+            sum(inner.ahi.part_waits()),
         ),
     ];
     let mut rows: Vec<WaitRow> = fixed

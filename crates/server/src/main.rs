@@ -190,6 +190,12 @@ fn main() -> anyhow::Result<()> {
         Some(e) => e.resize_buffer_pool(bytes),
         None => Err("the storage engine is shutting down".into()),
     });
+    let switch = Arc::downgrade(&engine);
+    vars.set_ahi_switch(move |on| {
+        if let Some(e) = switch.upgrade() {
+            e.set_adaptive_hash_index(on);
+        }
+    });
     let tls = match (&opts.ssl_cert, &opts.ssl_key) {
         (Some(cert), Some(key)) => Some(tls::load(cert, key).map_err(anyhow::Error::msg)?),
         (None, None) => None,

@@ -197,6 +197,7 @@ pub enum Tun {
     MaxPurgeLagDelay,
     ThreadConcurrency,
     ConcurrencyTickets,
+    AdaptiveHashIndex,
 }
 
 /// Where the global value lives.
@@ -340,8 +341,10 @@ pub const VARS: &[VarDef] = &[
     v("init_connect", G, TEXT, false, Def::Str("")),
     eng("innodb_adaptive_flushing", G, Kind::Bool, true, Def::Bool(true), Tun::AdaptiveFlushing),
     eng("innodb_adaptive_flushing_lwm", G, Kind::Double { min: 0.0, max: 70.0 }, true, Def::Double(10.0), Tun::AdaptiveFlushingLwm),
-    // Not implemented: there is no adaptive hash index (MySQL's default is ON).
-    v("innodb_adaptive_hash_index", G, Kind::Bool, false, Def::Bool(false)),
+    // Engine (btree::adaptive_hash): SET GLOBAL goes through Registry::set_ahi_switch, so
+    // OFF also frees the entries.
+    eng("innodb_adaptive_hash_index", G, Kind::Bool, true, Def::Bool(true), Tun::AdaptiveHashIndex),
+    v("innodb_adaptive_hash_index_parts", G, u(1, 512), false, Def::Startup),
     // SQL layer (dml.rs AI1-AI3): 0 "traditional", every insert holds the table's AUTO-INC
     // lock to its end; 1 "consecutive", only inserts of an unknown number of rows do (INSERT
     // ... SELECT, LOAD DATA), others reserve their values at once; 2 "interleaved" (MySQL
@@ -640,6 +643,7 @@ const INNODB_PAGE_SIZE: usize = idx("innodb_page_size");
 const INNODB_PURGE_THREADS: usize = idx("innodb_purge_threads");
 const INNODB_READ_IO_THREADS: usize = idx("innodb_read_io_threads");
 const INNODB_WRITE_IO_THREADS: usize = idx("innodb_write_io_threads");
+const INNODB_AHI_PARTS: usize = idx("innodb_adaptive_hash_index_parts");
 const INNODB_VERSION: usize = idx("innodb_version");
 const INSERT_ID: usize = idx("insert_id");
 const INTERACTIVE_TIMEOUT: usize = idx("interactive_timeout");
@@ -823,6 +827,7 @@ pub fn tun_seed(t: &mut innoxide_engine::TunableValues, b: Tun, v: &VarValue) {
         Tun::MaxPurgeLagDelay => t.max_purge_lag_delay = n,
         Tun::ThreadConcurrency => t.thread_concurrency = n,
         Tun::ConcurrencyTickets => t.concurrency_tickets = n.max(1),
+        Tun::AdaptiveHashIndex => t.adaptive_hash_index = on,
     }
 }
 
@@ -1240,6 +1245,7 @@ fn tun_get(t: &Tunables, b: Tun) -> VarValue {
         Tun::MaxPurgeLagDelay => UInt(t.max_purge_lag_delay.load(Relaxed)),
         Tun::ThreadConcurrency => UInt(t.thread_concurrency.load(Relaxed)),
         Tun::ConcurrencyTickets => UInt(t.concurrency_tickets.load(Relaxed)),
+        Tun::AdaptiveHashIndex => Bool(t.adaptive_hash_index.load(Relaxed)),
     }
 }
 
@@ -1276,6 +1282,7 @@ fn tun_set(t: &Tunables, b: Tun, v: &VarValue) {
         Tun::MaxPurgeLagDelay => t.max_purge_lag_delay.store(n, Relaxed),
         Tun::ThreadConcurrency => t.thread_concurrency.store(n, Relaxed),
         Tun::ConcurrencyTickets => t.concurrency_tickets.store(n.max(1), Relaxed),
+        Tun::AdaptiveHashIndex => t.adaptive_hash_index.store(on, Relaxed),
     }
 }
 
@@ -1322,9 +1329,13 @@ pub struct Registry {
     /// the size the pool will have, or InnoDB's message. Unset, innodb_buffer_pool_size is
     /// read-only.
     pool_resizer: OnceLock<PoolResizer>,
+    /// Turns the engine's adaptive hash index on or off (`Engine::set_adaptive_hash_index`,
+    /// which frees its entries when off). Unset, SET GLOBAL only stores the switch.
+    ahi_switch: OnceLock<AhiSwitch>,
 }
 
 type PoolResizer = Box<dyn Fn(u64) -> Result<u64, String> + Send + Sync>;
+type AhiSwitch = Box<dyn Fn(bool) + Send + Sync>;
 
 /// One connection's session values, indexed like [`VARS`]: dynamic rows with session scope
 /// hold a value, the others are unused (their reads go to the global value).
@@ -1437,6 +1448,10 @@ impl Registry {
                 INNODB_WRITE_IO_THREADS,
                 VarValue::UInt(cfg.write_io_threads as u64),
             ),
+            (
+                INNODB_AHI_PARTS,
+                VarValue::UInt(cfg.adaptive_hash_index_parts as u64),
+            ),
             (INNODB_VERSION, VarValue::Str(version_number.into())),
             (PORT, VarValue::UInt(opts.port.into())),
             (SOCKET, VarValue::Str(opts.socket.clone())),
@@ -1466,6 +1481,7 @@ impl Registry {
             tun: tunables,
             autoinc_lock_mode,
             pool_resizer: OnceLock::new(),
+            ahi_switch: OnceLock::new(),
         }
     }
 
@@ -1477,6 +1493,11 @@ impl Registry {
     /// Lets SET GLOBAL innodb_buffer_pool_size resize the pool through `f`.
     pub fn set_pool_resizer(&self, f: impl Fn(u64) -> Result<u64, String> + Send + Sync + 'static) {
         let _ = self.pool_resizer.set(Box::new(f));
+    }
+
+    /// Lets SET GLOBAL innodb_adaptive_hash_index switch the engine's index through `f`.
+    pub fn set_ahi_switch(&self, f: impl Fn(bool) + Send + Sync + 'static) {
+        let _ = self.ahi_switch.set(Box::new(f));
     }
 
     /// SET GLOBAL innodb_buffer_pool_size: starts the resize and gives the value to store (the
@@ -1617,9 +1638,12 @@ impl Registry {
                 val
             };
             let follow = partner_value(i, &val);
-            match d.binding {
-                Binding::Engine(t) => tun_set(&self.tun, t, &val),
-                Binding::Registry => g[i] = val,
+            match (d.binding, self.ahi_switch.get()) {
+                (Binding::Engine(Tun::AdaptiveHashIndex), Some(switch)) => {
+                    switch(as_u64(&val) != 0)
+                }
+                (Binding::Engine(t), _) => tun_set(&self.tun, t, &val),
+                (Binding::Registry, _) => g[i] = val,
             }
             if let Some((p, pv)) = follow {
                 g[p] = pv;

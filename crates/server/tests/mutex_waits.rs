@@ -106,6 +106,7 @@ fn mutex_waits_are_counted_and_shown() {
         "wait/synch/mutex/innodb/dblwr_mutex",
         "wait/synch/mutex/innodb/purge_sys_pq_mutex",
         "wait/synch/rwlock/innodb/dict_sys",
+        "wait/synch/rwlock/innodb/btr_search_latch",
     ] {
         assert!(ps.iter().any(|r| r.0 == want), "no {want} in {ps:?}");
     }

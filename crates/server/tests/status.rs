@@ -1123,3 +1123,146 @@ fn flush_log_at_timeout_spaces_the_fsyncs_of_trx_commit_2() {
         "timeout 3: {every_third} fsyncs in 6 s"
     );
 }
+
+/// INNODB_METRICS counter `name`.
+fn metric(c: &mut mysql::Conn, name: &str) -> u64 {
+    c.query_first(format!(
+        "SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = '{name}'"
+    ))
+    .unwrap()
+    .unwrap_or_else(|| panic!("no metric {name}"))
+}
+
+/// The monitor's "x hash searches/s, y non-hash searches/s" and its part lines.
+fn hash_rates(c: &mut mysql::Conn) -> (f64, f64, Vec<String>) {
+    let text = innodb_status(c);
+    let line = text
+        .lines()
+        .find(|l| l.ends_with(" non-hash searches/s"))
+        .unwrap_or_else(|| panic!("no hash searches line in\n{text}"));
+    let n: Vec<f64> = line
+        .split(|ch: char| ch == ',' || ch.is_whitespace())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let parts = text
+        .lines()
+        .filter(|l| l.starts_with("Hash table size "))
+        .map(str::to_string)
+        .collect();
+    (n[0], n[1], parts)
+}
+
+/// innodb_adaptive_hash_index (issue #5, SPEC 1): ON by default, repeated point selects are
+/// answered through the hash (INNODB_METRICS adaptive_hash_searches and the monitor's hash
+/// searches/s grow); SET GLOBAL OFF stops that at the next select, frees the entries (every
+/// part's node heap empty) and the selects count as non-hash searches; the results are the
+/// same either way; ON builds it again.
+#[test]
+fn adaptive_hash_index_serves_point_selects_and_set_global_off_stops_it() {
+    let s = start_with(false, &["--innodb-adaptive-hash-index-parts=4"]);
+    let mut c = connect(&s);
+    let vars: Vec<(String, String)> = c
+        .query("SHOW GLOBAL VARIABLES LIKE 'innodb_adaptive_hash_index%'")
+        .unwrap();
+    assert_eq!(
+        vars,
+        [
+            ("innodb_adaptive_hash_index".to_string(), "ON".to_string()),
+            ("innodb_adaptive_hash_index_parts".into(), "4".into())
+        ]
+    );
+    c.query_drop("CREATE DATABASE ah").unwrap();
+    c.query_drop("SET SESSION cte_max_recursion_depth = 10000")
+        .unwrap();
+    c.query_drop("CREATE TABLE ah.t (id INT PRIMARY KEY, c VARCHAR(100))")
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO ah.t WITH RECURSIVE seq (k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM seq \
+         WHERE k < 3000) SELECT k, CONCAT('row ', k, REPEAT('.', k % 50)) FROM seq",
+    )
+    .unwrap();
+    let select = |c: &mut mysql::Conn| -> Vec<String> {
+        (1..=3000)
+            .step_by(3)
+            .map(|id| {
+                c.exec_first::<String, _, _>("SELECT c FROM ah.t WHERE id = ?", (id,))
+                    .unwrap()
+                    .expect("row")
+            })
+            .collect()
+    };
+    // The first pass votes and hashes leaves; the second is served by the hash.
+    let first = select(&mut c);
+    hash_rates(&mut c);
+    let (h0, b0) = (
+        metric(&mut c, "adaptive_hash_searches"),
+        metric(&mut c, "adaptive_hash_searches_btree"),
+    );
+    assert_eq!(select(&mut c), first);
+    let (h1, b1) = (
+        metric(&mut c, "adaptive_hash_searches"),
+        metric(&mut c, "adaptive_hash_searches_btree"),
+    );
+    let (hash_rate, _, parts) = hash_rates(&mut c);
+    eprintln!(
+        "ON: {} hash, {} btree searches; {parts:?}",
+        h1 - h0,
+        b1 - b0
+    );
+    assert!(h1 - h0 >= 900, "{} hash searches for 1000 selects", h1 - h0);
+    assert!(hash_rate > 0.0);
+    assert_eq!(parts.len(), 4);
+    assert!(parts
+        .iter()
+        .any(|p| !p.ends_with("node heap has 0 buffer(s)")));
+    assert!(metric(&mut c, "adaptive_hash_pages_added") > 0);
+    assert!(metric(&mut c, "adaptive_hash_rows_added") > 0);
+
+    c.query_drop("SET GLOBAL innodb_adaptive_hash_index = OFF")
+        .unwrap();
+    let on: u64 = c
+        .query_first("SELECT @@global.innodb_adaptive_hash_index")
+        .unwrap()
+        .unwrap();
+    assert_eq!(on, 0);
+    let (_, _, parts) = hash_rates(&mut c);
+    assert!(
+        parts
+            .iter()
+            .all(|p| p.ends_with("node heap has 0 buffer(s)")),
+        "{parts:?}"
+    );
+    let (h2, b2) = (
+        metric(&mut c, "adaptive_hash_searches"),
+        metric(&mut c, "adaptive_hash_searches_btree"),
+    );
+    assert_eq!(select(&mut c), first);
+    let (h3, b3) = (
+        metric(&mut c, "adaptive_hash_searches"),
+        metric(&mut c, "adaptive_hash_searches_btree"),
+    );
+    let (hash_rate, non_hash_rate, _) = hash_rates(&mut c);
+    eprintln!("OFF: {} hash, {} btree searches", h3 - h2, b3 - b2);
+    assert_eq!(h3, h2, "hash searches while OFF");
+    assert!(b3 - b2 >= 1000);
+    assert_eq!(hash_rate, 0.0);
+    assert!(non_hash_rate > 0.0);
+    assert_eq!(
+        metric(&mut c, "adaptive_hash_rows_added"),
+        metric(&mut c, "adaptive_hash_rows_removed"),
+        "OFF removes every entry"
+    );
+
+    c.query_drop("SET GLOBAL innodb_adaptive_hash_index = ON")
+        .unwrap();
+    select(&mut c);
+    assert_eq!(select(&mut c), first);
+    let h4 = metric(&mut c, "adaptive_hash_searches");
+    assert!(h4 - h3 >= 900, "{} hash searches after ON", h4 - h3);
+    // Static: a SET is refused.
+    let e = c
+        .query_drop("SET GLOBAL innodb_adaptive_hash_index_parts = 2")
+        .unwrap_err();
+    assert!(e.to_string().contains("read only"), "{e}");
+    assert_eq!(s.panics(), Vec::<String>::new());
+}

@@ -29,7 +29,10 @@
 //! - Pessimistic operations latch a left sibling before the page, the page before its right
 //!   sibling, and the tablespace header (page 0) after all index pages.
 //! - Readers of a secondary index release its leaf before they look up the clustered index.
+//! - The adaptive hash index's guess (`adaptive_hash`) latches a leaf with no page held, by a
+//!   try only (never a wait), and leaves the thread holding that one leaf, as a descent does.
 
+pub mod adaptive_hash;
 pub mod blob;
 pub mod check;
 pub mod cursor;
@@ -65,6 +68,8 @@ pub struct Index {
     /// clustered index this is the primary key.
     pub n_unique: usize,
     pub clustered: bool,
+    /// The adaptive hash index's vote on this index's searches.
+    pub ahi: adaptive_hash::IndexInfo,
 }
 
 impl Index {
@@ -87,6 +92,7 @@ impl Index {
             node,
             n_unique,
             clustered,
+            ahi: adaptive_hash::IndexInfo::default(),
         }
     }
     pub fn root_id(&self) -> PageId {
@@ -278,7 +284,9 @@ fn safe_for_delete(mtr: &Mtr<'_>, p: &[u8], is_root: bool) -> bool {
 }
 
 /// Descends to the leaf for `key` with the given intent. `bound` selects the child rule (Lower:
-/// last node pointer < key; Upper: last <= key) and the leaf position.
+/// last node pointer < key; Upper: last <= key) and the leaf position. Read and ModifyLeaf
+/// searches try the adaptive hash index first, which may give the leaf directly (its module
+/// comment proves the position is the same).
 pub fn descend(
     mtr: &mut Mtr<'_>,
     idx: &Index,
@@ -286,8 +294,24 @@ pub fn descend(
     bound: Bound,
     intent: Intent,
 ) -> Result<Path> {
+    let fold = match intent {
+        Intent::Read | Intent::ModifyLeaf => {
+            match adaptive_hash::probe(mtr, idx, key, bound, intent) {
+                adaptive_hash::Probe::Hit(path) => return Ok(path),
+                adaptive_hash::Probe::Descend(fold) => fold,
+            }
+        }
+        Intent::TreeInsert | Intent::TreeDelete => None,
+    };
+    mtr.inner().ahi.stats.searches_btree.inc();
     match intent {
-        Intent::Read | Intent::ModifyLeaf => descend_optimistic(mtr, idx, key, bound, intent),
+        Intent::Read | Intent::ModifyLeaf => {
+            let path = descend_optimistic(mtr, idx, key, bound, intent)?;
+            if let Some(fold) = fold {
+                adaptive_hash::learn(mtr, idx, key, bound, fold, &path);
+            }
+            Ok(path)
+        }
         Intent::TreeInsert | Intent::TreeDelete => descend_tree(mtr, idx, key, bound, intent),
     }
 }

@@ -158,6 +158,12 @@ pub struct Frame {
     read_ahead: AtomicBool,
     /// A flush batch holds this frame (pinned) and will write its copy.
     pub in_flush: AtomicBool,
+    /// Adaptive hash index bookkeeping (btree::adaptive_hash), a heuristic only: the id of
+    /// the index whose records were hashed from this page (0: none), and, packed, the number
+    /// of key fields hashed (high 16 bits) and the searches that landed here since the page
+    /// came in or was hashed (low 16 bits). Reset when the frame takes another page.
+    pub ahi_index: AtomicU64,
+    pub ahi_info: AtomicU32,
 }
 
 impl Frame {
@@ -176,6 +182,8 @@ impl Frame {
             first_access: AtomicU64::new(0),
             read_ahead: AtomicBool::new(false),
             in_flush: AtomicBool::new(false),
+            ahi_index: AtomicU64::new(0),
+            ahi_info: AtomicU32::new(0),
         }
     }
     pub fn page_id(&self) -> PageId {
@@ -863,6 +871,8 @@ impl BufferPool {
                 .store(fill == Fill::ReadAhead, Ordering::Relaxed);
             fr.young_clock
                 .store(inst.freed_clock.load(Ordering::Relaxed), Ordering::Relaxed);
+            fr.ahi_index.store(0, Ordering::Relaxed);
+            fr.ahi_info.store(0, Ordering::Relaxed);
             part.insert(id, f);
         }
         let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
@@ -1240,19 +1250,31 @@ impl BufferPool {
 
     /// Drops every page of `space` from the pool, discarding unflushed changes (the tablespace
     /// is being dropped). Waits for pins to go (flush batches finishing).
+    ///
+    /// A frame listed here may be evicted and take a page of another space before its turn
+    /// comes: each is pinned first, under its hash partition and only if it still holds the
+    /// listed page (a pinned frame keeps its page, I2), so only the dropped space's changes are
+    /// discarded.
     pub fn evict_space(&self, space: u32) {
         for inst in self.instances.iter() {
             let mut victims = Vec::new();
             for part in inst.hash.iter() {
                 for (id, &f) in part.read().iter() {
                     if id.space == space {
-                        victims.push(f);
+                        victims.push((*id, f));
                     }
                 }
             }
-            for f in victims {
+            for (id, f) in victims {
                 let fr = &self.frame(f);
-                while fr.pin.load(Ordering::Acquire) != 0 {
+                {
+                    let part = inst.partition(id).read();
+                    if part.get(&id) != Some(&f) {
+                        continue;
+                    }
+                    fr.pin.fetch_add(1, Ordering::AcqRel);
+                }
+                while fr.pin.load(Ordering::Acquire) != 1 {
                     std::thread::yield_now();
                 }
                 {
@@ -1262,9 +1284,10 @@ impl BufferPool {
                         fr.oldest_modification.store(0, Ordering::Release);
                     }
                 }
+                self.unpin(f);
                 let mut g = inst.lru.lock();
                 let pct = self.tun.old_blocks_pct.load(Ordering::Relaxed).clamp(5, 95);
-                if self.try_evict_locked(inst, &mut g, f, pct) {
+                if fr.page_id() == id && self.try_evict_locked(inst, &mut g, f, pct) {
                     inst.push_free(&mut g, f);
                 }
             }

@@ -103,6 +103,16 @@ impl<'a> Mtr<'a> {
         Ok(self.push(f, id, mode))
     }
 
+    /// Fixes and latches a page only if it is in the buffer pool and its latch is free at once
+    /// (`Inner::try_fix`); None also when this mtr holds the page already.
+    pub fn try_get(&mut self, id: PageId, mode: LatchMode) -> Option<PageRef> {
+        if self.memo.iter().any(|s| s.id == id && !s.released) {
+            return None;
+        }
+        let f = self.inner.try_fix(id, mode)?;
+        Some(self.push(f, id, mode))
+    }
+
     /// Fixes a page being created (just allocated): X-latched and not read from disk. The caller
     /// initialises it (`page_init` / `index_init`) before any other use.
     pub fn get_new(&mut self, id: PageId) -> Result<PageRef> {
