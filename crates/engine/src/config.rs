@@ -116,13 +116,9 @@ pub struct EngineConfig {
     /// `innodb_write_io_threads` (default 4, 1..64): threads issuing a flush batch's home
     /// writes in parallel.
     pub write_io_threads: usize,
-    /// `innodb_buffer_pool_dump_at_shutdown` (default ON): write `ib_buffer_pool` at shutdown.
-    pub buffer_pool_dump_at_shutdown: bool,
     /// `innodb_buffer_pool_load_at_startup` (default ON): read the pages it lists in the
     /// background after startup.
     pub buffer_pool_load_at_startup: bool,
-    /// `innodb_buffer_pool_dump_pct` (default 25, 1..100): the part of each LRU list dumped.
-    pub buffer_pool_dump_pct: u32,
     /// `innodb_adaptive_hash_index_parts` (default 8, 1..512): the adaptive hash index's
     /// partitions, each behind its own latch.
     pub adaptive_hash_index_parts: usize,
@@ -178,6 +174,10 @@ pub struct TunableValues {
     pub concurrency_tickets: u64,
     /// innodb_adaptive_hash_index: point searches try the adaptive hash index first.
     pub adaptive_hash_index: bool,
+    /// `innodb_buffer_pool_dump_at_shutdown` (default ON): write `ib_buffer_pool` at shutdown.
+    pub buffer_pool_dump_at_shutdown: bool,
+    /// `innodb_buffer_pool_dump_pct` (default 25, 1..100): the part of each LRU list dumped.
+    pub buffer_pool_dump_pct: u32,
 }
 
 impl Default for TunableValues {
@@ -207,6 +207,8 @@ impl Default for TunableValues {
             thread_concurrency: 0,
             concurrency_tickets: 5000,
             adaptive_hash_index: true,
+            buffer_pool_dump_at_shutdown: true,
+            buffer_pool_dump_pct: 25,
         }
     }
 }
@@ -232,9 +234,7 @@ impl EngineConfig {
             purge_threads: 4,
             read_io_threads: 4,
             write_io_threads: 4,
-            buffer_pool_dump_at_shutdown: true,
             buffer_pool_load_at_startup: true,
-            buffer_pool_dump_pct: 25,
             adaptive_hash_index_parts: 8,
             background_threads: true,
             tunables: TunableValues::default(),
@@ -333,6 +333,9 @@ pub struct Tunables {
     /// Read by every search; SET GLOBAL goes through `Engine::set_adaptive_hash_index`, which
     /// also frees the entries when it turns the index off.
     pub adaptive_hash_index: AtomicBool,
+    /// Read at shutdown and by each dump.
+    pub buffer_pool_dump_at_shutdown: AtomicBool,
+    pub buffer_pool_dump_pct: AtomicU32,
 }
 
 fn milli(v: f64) -> u64 {
@@ -366,6 +369,8 @@ impl Tunables {
             thread_concurrency: AtomicU64::new(v.thread_concurrency),
             concurrency_tickets: AtomicU64::new(v.concurrency_tickets.max(1)),
             adaptive_hash_index: AtomicBool::new(v.adaptive_hash_index),
+            buffer_pool_dump_at_shutdown: AtomicBool::new(v.buffer_pool_dump_at_shutdown),
+            buffer_pool_dump_pct: AtomicU32::new(v.buffer_pool_dump_pct.clamp(1, 100)),
         }
     }
     /// The isolation level new transactions start with.

@@ -462,7 +462,7 @@ impl Engine {
         }
         let inner = self.inner.clone();
         self.threads.lock().push(spawn("buf_dump", move || {
-            let pct = inner.cfg.buffer_pool_dump_pct;
+            let pct = inner.tun.buffer_pool_dump_pct.load(Ordering::Relaxed);
             match buffer_pool::dump::dump(&inner, pct) {
                 Ok(n) => tracing::info!(
                     "InnoDB: Buffer pool(s) dump completed: {n} pages in {}",
@@ -531,8 +531,9 @@ impl Engine {
     /// Clean shutdown: stops background work, flushes every page, writes a checkpoint.
     pub fn shutdown(self) -> Result<()> {
         self.stop_threads();
-        if self.inner.cfg.buffer_pool_dump_at_shutdown {
-            let pct = self.inner.cfg.buffer_pool_dump_pct;
+        let tun = &self.inner.tun;
+        if tun.buffer_pool_dump_at_shutdown.load(Ordering::Relaxed) {
+            let pct = tun.buffer_pool_dump_pct.load(Ordering::Relaxed);
             match buffer_pool::dump::dump(&self.inner, pct) {
                 Ok(n) => tracing::info!(
                     "InnoDB: Buffer pool(s) dump completed: {n} pages in {}",

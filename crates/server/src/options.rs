@@ -112,8 +112,6 @@ const PURGE_THREADS: usize = idx("innodb_purge_threads");
 const READ_IO_THREADS: usize = idx("innodb_read_io_threads");
 const WRITE_IO_THREADS: usize = idx("innodb_write_io_threads");
 const AHI_PARTS: usize = idx("innodb_adaptive_hash_index_parts");
-const DUMP_AT_SHUTDOWN: usize = idx("innodb_buffer_pool_dump_at_shutdown");
-const DUMP_PCT: usize = idx("innodb_buffer_pool_dump_pct");
 const LOAD_AT_STARTUP: usize = idx("innodb_buffer_pool_load_at_startup");
 const IO_CAPACITY: usize = idx("innodb_io_capacity");
 const IO_CAPACITY_MAX: usize = idx("innodb_io_capacity_max");
@@ -380,8 +378,6 @@ pub fn startup_default(i: usize) -> Option<VarValue> {
         READ_IO_THREADS => u(e.read_io_threads as u64),
         WRITE_IO_THREADS => u(e.write_io_threads as u64),
         AHI_PARTS => u(e.adaptive_hash_index_parts as u64),
-        DUMP_AT_SHUTDOWN => Some(VarValue::Bool(e.buffer_pool_dump_at_shutdown)),
-        DUMP_PCT => u(e.buffer_pool_dump_pct.into()),
         LOAD_AT_STARTUP => Some(VarValue::Bool(e.buffer_pool_load_at_startup)),
         _ => vars::compiled_default_of(i),
     }
@@ -794,8 +790,6 @@ impl Options {
         c.read_io_threads = self.usize_of(READ_IO_THREADS)?;
         c.write_io_threads = self.usize_of(WRITE_IO_THREADS)?;
         c.adaptive_hash_index_parts = self.usize_of(AHI_PARTS)?;
-        c.buffer_pool_dump_at_shutdown = self.u64_of(DUMP_AT_SHUTDOWN) != 0;
-        c.buffer_pool_dump_pct = u32::try_from(self.u64_of(DUMP_PCT)).unwrap_or(100);
         c.buffer_pool_load_at_startup = self.u64_of(LOAD_AT_STARTUP) != 0;
         // The engine's dynamic settings start from the variables bound to them.
         for (i, d) in VARS.iter().enumerate() {

@@ -198,6 +198,8 @@ pub enum Tun {
     ThreadConcurrency,
     ConcurrencyTickets,
     AdaptiveHashIndex,
+    DumpAtShutdown,
+    DumpPct,
 }
 
 /// Where the global value lives.
@@ -350,15 +352,16 @@ pub const VARS: &[VarDef] = &[
     // ... SELECT, LOAD DATA), others reserve their values at once; 2 "interleaved" (MySQL
     // 8.0's default), no AUTO-INC lock. Static, as in MySQL.
     v("innodb_autoinc_lock_mode", G, u(0, 2), false, Def::UInt(2)),
-    // Engine (buffer_pool::dump): ib_buffer_pool is written at shutdown with the hottest
-    // innodb_buffer_pool_dump_pct of each LRU list and read back in the background at start.
-    // Dynamic in MySQL; set at start here.
+    // Engine (buffer_pool::dump): ib_buffer_pool is written at shutdown (when
+    // innodb_buffer_pool_dump_at_shutdown is ON then) with the hottest
+    // innodb_buffer_pool_dump_pct of each LRU list (as it is then) and read back in the
+    // background at start (load_at_startup: static, as in MySQL).
     v("innodb_buffer_pool_chunk_size", G, u(1 << 20, u64::MAX), false, Def::Startup),
-    v("innodb_buffer_pool_dump_at_shutdown", G, Kind::Bool, false, Def::Startup),
+    eng("innodb_buffer_pool_dump_at_shutdown", G, Kind::Bool, true, Def::Bool(true), Tun::DumpAtShutdown),
     // dump_now, load_now, load_abort are triggers (exec::Session::trigger): ON starts the
     // action in the background and the value reads OFF again, as in MySQL.
     v("innodb_buffer_pool_dump_now", G, Kind::Bool, true, Def::Bool(false)),
-    v("innodb_buffer_pool_dump_pct", G, u(1, 100), false, Def::Startup),
+    eng("innodb_buffer_pool_dump_pct", G, u(1, 100), true, Def::UInt(25), Tun::DumpPct),
     v("innodb_buffer_pool_instances", G, u(1, 64), false, Def::Startup),
     v("innodb_buffer_pool_load_abort", G, Kind::Bool, true, Def::Bool(false)),
     v("innodb_buffer_pool_load_at_startup", G, Kind::Bool, false, Def::Startup),
@@ -623,8 +626,6 @@ const PROFILING: usize = idx("profiling");
 const PROFILING_HISTORY_SIZE: usize = idx("profiling_history_size");
 const SLOW_QUERY_LOG: usize = idx("slow_query_log");
 const SLOW_QUERY_LOG_FILE: usize = idx("slow_query_log_file");
-const INNODB_BUFFER_POOL_DUMP_AT_SHUTDOWN: usize = idx("innodb_buffer_pool_dump_at_shutdown");
-const INNODB_BUFFER_POOL_DUMP_PCT: usize = idx("innodb_buffer_pool_dump_pct");
 const INNODB_BUFFER_POOL_INSTANCES: usize = idx("innodb_buffer_pool_instances");
 const INNODB_BUFFER_POOL_CHUNK_SIZE: usize = idx("innodb_buffer_pool_chunk_size");
 const INNODB_BUFFER_POOL_LOAD_AT_STARTUP: usize = idx("innodb_buffer_pool_load_at_startup");
@@ -828,6 +829,8 @@ pub fn tun_seed(t: &mut innoxide_engine::TunableValues, b: Tun, v: &VarValue) {
         Tun::ThreadConcurrency => t.thread_concurrency = n,
         Tun::ConcurrencyTickets => t.concurrency_tickets = n.max(1),
         Tun::AdaptiveHashIndex => t.adaptive_hash_index = on,
+        Tun::DumpAtShutdown => t.buffer_pool_dump_at_shutdown = on,
+        Tun::DumpPct => t.buffer_pool_dump_pct = n32,
     }
 }
 
@@ -1246,6 +1249,8 @@ fn tun_get(t: &Tunables, b: Tun) -> VarValue {
         Tun::ThreadConcurrency => UInt(t.thread_concurrency.load(Relaxed)),
         Tun::ConcurrencyTickets => UInt(t.concurrency_tickets.load(Relaxed)),
         Tun::AdaptiveHashIndex => Bool(t.adaptive_hash_index.load(Relaxed)),
+        Tun::DumpAtShutdown => Bool(t.buffer_pool_dump_at_shutdown.load(Relaxed)),
+        Tun::DumpPct => UInt(t.buffer_pool_dump_pct.load(Relaxed).into()),
     }
 }
 
@@ -1283,6 +1288,8 @@ fn tun_set(t: &Tunables, b: Tun, v: &VarValue) {
         Tun::ThreadConcurrency => t.thread_concurrency.store(n, Relaxed),
         Tun::ConcurrencyTickets => t.concurrency_tickets.store(n.max(1), Relaxed),
         Tun::AdaptiveHashIndex => t.adaptive_hash_index.store(on, Relaxed),
+        Tun::DumpAtShutdown => t.buffer_pool_dump_at_shutdown.store(on, Relaxed),
+        Tun::DumpPct => t.buffer_pool_dump_pct.store(n32, Relaxed),
     }
 }
 
@@ -1392,14 +1399,6 @@ impl Registry {
             (HOSTNAME, VarValue::Str(host_name())),
             (SSL_CERT, VarValue::Str(path_text(&opts.ssl_cert))),
             (SSL_KEY, VarValue::Str(path_text(&opts.ssl_key))),
-            (
-                INNODB_BUFFER_POOL_DUMP_AT_SHUTDOWN,
-                VarValue::Bool(cfg.buffer_pool_dump_at_shutdown),
-            ),
-            (
-                INNODB_BUFFER_POOL_DUMP_PCT,
-                VarValue::UInt(cfg.buffer_pool_dump_pct.into()),
-            ),
             (
                 INNODB_BUFFER_POOL_INSTANCES,
                 VarValue::UInt(cfg.buffer_pool_instances as u64),

@@ -682,15 +682,15 @@ fn adaptive_flushing_lwm_sets_where_flushing_for_the_redo_log_starts() {
     assert!(low >= 100, "lwm 5: only {low} pages flushed");
 }
 
-/// innodb_buffer_pool_dump_pct: the share of each LRU list the dump lists.
+/// innodb_buffer_pool_dump_pct (dynamic): the share of each LRU list the next dump lists.
 #[test]
 fn buffer_pool_dump_pct_sets_how_much_is_dumped() {
-    let dumped = |pct: &str| {
-        let s = start_with(false, &[&format!("--innodb-buffer-pool-dump-pct={pct}")]);
-        let mut c = connect(&s);
-        c.query_drop("CREATE DATABASE dp").unwrap();
-        fill(&mut c, "dp.t", 10_000);
-        let pages = global_status(&mut c, "Innodb_buffer_pool_pages_data");
+    let s = start_with(false, &["--innodb-buffer-pool-dump-pct=100"]);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE dp").unwrap();
+    fill(&mut c, "dp.t", 10_000);
+    let dumped = |c: &mut mysql::Conn| {
+        let pages = global_status(c, "Innodb_buffer_pool_pages_data");
         c.query_drop("SET GLOBAL innodb_buffer_pool_dump_now = ON")
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -708,8 +708,10 @@ fn buffer_pool_dump_pct_sets_how_much_is_dumped() {
         let file = std::fs::read_to_string(s.datadir().join("ib_buffer_pool")).unwrap();
         (file.lines().count() as u64, pages)
     };
-    let (all, pages_all) = dumped("100");
-    let (tenth, pages_tenth) = dumped("10");
+    let (all, pages_all) = dumped(&mut c);
+    c.query_drop("SET GLOBAL innodb_buffer_pool_dump_pct = 10")
+        .unwrap();
+    let (tenth, pages_tenth) = dumped(&mut c);
     eprintln!("dumped {all} of {pages_all} pages at 100%, {tenth} of {pages_tenth} at 10%");
     assert!(all * 10 >= pages_all * 9, "100%: {all} of {pages_all}");
     assert!(

@@ -547,6 +547,13 @@ fn buffer_pool_dump_at_shutdown_and_load_at_startup() {
     }
     let n: u64 = c.query_first("SELECT COUNT(*) FROM d.t").unwrap().unwrap();
     assert_eq!(n, 2000);
+    // Dynamic, as in MySQL: OFF when the server stops, no dump.
+    c.query_drop("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF")
+        .unwrap();
+    drop(c);
+    std::fs::remove_file(s.datadir().join("ib_buffer_pool")).unwrap();
+    let dir = s.stop_keep_dir(false);
+    assert!(!dir.path().join("ib_buffer_pool").exists());
 }
 
 /// Waits until the global status `var` starts with `prefix` (30 s at most).
