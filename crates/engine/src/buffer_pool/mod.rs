@@ -992,6 +992,17 @@ impl BufferPool {
     /// LRU bookkeeping after a page was latched (InnoDB: buf_page_make_young_if_needed).
     pub fn on_access(&self, f: FrameIdx) {
         let fr = &self.frame(f);
+        // The first access is stamped whatever the page's place (InnoDB's access_time): a page
+        // read into the old sublist may be in the young one by its first access (the boundary
+        // moved), and back in the old one later, where the window counts from that access.
+        let first = fr.first_access_ms.load(Ordering::Relaxed);
+        let stamped = if first == 0 {
+            let now = self.now_ms();
+            fr.first_access_ms.store(now, Ordering::Relaxed);
+            Some(now)
+        } else {
+            None
+        };
         let inst_idx = self.instance_of_frame(f);
         let inst = &self.instances[inst_idx];
         if inst.freed_clock.load(Ordering::Relaxed) == 0 {
@@ -1000,16 +1011,9 @@ impl BufferPool {
             return;
         }
         if fr.is_old.load(Ordering::Relaxed) {
-            let now = self.now_ms();
-            let first = fr.first_access_ms.load(Ordering::Relaxed);
             let window = self.tun.old_blocks_time.load(Ordering::Relaxed);
-            if first == 0 {
-                fr.first_access_ms.store(now, Ordering::Relaxed);
-                if window != 0 {
-                    self.stats.made_not_young.inc();
-                    return;
-                }
-            } else if now.wrapping_sub(first) < window {
+            let now = stamped.unwrap_or_else(|| self.now_ms());
+            if window != 0 && (first == 0 || now.wrapping_sub(first) < window) {
                 self.stats.made_not_young.inc();
                 return;
             }
