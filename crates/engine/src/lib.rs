@@ -32,6 +32,7 @@ pub mod doublewrite;
 pub mod engine;
 pub mod error;
 pub mod flush;
+pub mod io_queue;
 pub mod latch;
 pub mod lock;
 pub mod mach;
@@ -46,6 +47,8 @@ mod startup;
 pub mod stats;
 pub mod sync_stats;
 pub mod tablespace;
+#[cfg(test)]
+mod test_tables;
 pub mod trx;
 pub mod types;
 

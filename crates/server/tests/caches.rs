@@ -142,18 +142,25 @@ fn read_tables(c: &mut mysql::Conn, n: usize, mut check: impl FnMut()) {
     }
 }
 
-/// table_open_cache=10 (one instance): 50 tables read in turn keep at most 10 open, and
-/// every pass misses each; with room for all, a pass after the first only hits. FLUSH
-/// TABLES empties the caches, and SET GLOBAL evicts down to a smaller size at once.
-#[test]
-fn table_open_cache_bounds_the_tables_kept_open() {
+/// A server with table_open_cache=10 in one instance and 50 tables, with two connections:
+/// one to read tables, one to watch.
+fn fifty_tables_and_room_for_ten() -> (common::Server, mysql::Conn, mysql::Conn) {
     let s = start_with(
         false,
         &["--table-open-cache=10", "--table-open-cache-instances=1"],
     );
     let mut c = connect(&s);
-    let mut m = connect(&s);
+    let m = connect(&s);
     create_tables(&mut c, 50);
+    (s, c, m)
+}
+
+/// table_open_cache=10 (one instance): 50 tables read in turn keep at most 10 open, and
+/// every pass misses each; with room for all, a pass after the first only hits. FLUSH
+/// TABLES empties the caches, and SET GLOBAL evicts down to a smaller size at once.
+#[test]
+fn table_open_cache_bounds_the_tables_kept_open() {
+    let (_s, mut c, mut m) = fifty_tables_and_room_for_ten();
     c.query_drop("FLUSH TABLES").unwrap();
     for pass in 0..2 {
         let [_, opened, hits, misses, overflows, _] = tc(&mut m);
@@ -198,13 +205,7 @@ fn table_open_cache_bounds_the_tables_kept_open() {
 /// and is reused (a hit) once released.
 #[test]
 fn a_table_in_use_is_not_evicted() {
-    let s = start_with(
-        false,
-        &["--table-open-cache=10", "--table-open-cache-instances=1"],
-    );
-    let mut c = connect(&s);
-    let mut m = connect(&s);
-    create_tables(&mut c, 50);
+    let (s, mut c, mut m) = fifty_tables_and_room_for_ten();
     c.query_drop("CREATE TABLE d.held (id INT PRIMARY KEY)")
         .unwrap();
     c.query_drop("INSERT INTO d.held VALUES (1)").unwrap();

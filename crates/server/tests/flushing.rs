@@ -7,7 +7,7 @@ mod common;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use common::{connect, global_status, start_with};
+use common::{connect, fill, flushed_over, start_with};
 use mysql::prelude::Queryable;
 
 /// The neighbour-flushing rows of information_schema.INNODB_METRICS.
@@ -21,35 +21,13 @@ fn neighbor_metrics(c: &mut mysql::Conn) -> HashMap<String, u64> {
     .collect()
 }
 
-/// Pages written back over `secs` seconds, and the dirty pages left.
-fn flushed_over(c: &mut mysql::Conn, secs: u64) -> (u64, u64) {
-    let before = global_status(c, "Innodb_buffer_pool_pages_flushed");
-    std::thread::sleep(Duration::from_secs(secs));
-    (
-        global_status(c, "Innodb_buffer_pool_pages_flushed") - before,
-        global_status(c, "Innodb_buffer_pool_pages_dirty"),
-    )
-}
-
 /// An idle server writes innodb_io_capacity pages a second from its flush list. With
 /// innodb_flush_neighbors=1 (SET GLOBAL, at once) each of those pages takes the contiguous
 /// dirty pages of its extent with it, so a load that dirtied contiguous pages is written back
 /// many times faster at the same io_capacity, and the neighbour metrics count the extra pages.
 #[test]
 fn flush_neighbors_writes_the_contiguous_dirty_pages_with_each_page() {
-    let s = start_with(
-        false,
-        &[
-            "--innodb-buffer-pool-size=128M",
-            "--innodb-io-capacity=100",
-            "--innodb-max-dirty-pages-pct=90",
-            // Nothing else makes the cleaners flush: no dirty-page low-water mark, a redo log
-            // that the load does not bring near its checkpoint margins.
-            "--innodb-max-dirty-pages-pct-lwm=0",
-            "--innodb-log-file-size=64M",
-            "--innodb-adaptive-flushing-lwm=70",
-        ],
-    );
+    let s = start_with(false, common::IDLE_FLUSHING);
     let mut c = connect(&s);
     let mode: u64 = c
         .query_first("SELECT @@innodb_flush_neighbors")
@@ -57,15 +35,8 @@ fn flush_neighbors_writes_the_contiguous_dirty_pages_with_each_page() {
         .unwrap();
     assert_eq!(mode, 0, "MySQL 8.0's default");
     // Rows in key order fill consecutive leaf pages.
-    for q in [
-        "CREATE DATABASE nb",
-        "CREATE TABLE nb.t (id INT PRIMARY KEY, v VARCHAR(300))",
-        "SET SESSION cte_max_recursion_depth = 1000000",
-        "INSERT INTO nb.t WITH RECURSIVE seq (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq \
-         WHERE n < 150000) SELECT n, REPEAT('x', 250) FROM seq",
-    ] {
-        c.query_drop(q).unwrap();
-    }
+    c.query_drop("CREATE DATABASE nb").unwrap();
+    fill(&mut c, "nb.t", 150_000);
     // Let the cleaners see the server idle, then count: about 100 pages a second, alone.
     std::thread::sleep(Duration::from_secs(2));
     let (alone, dirty) = flushed_over(&mut c, 4);

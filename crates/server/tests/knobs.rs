@@ -12,23 +12,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{connect, global_status, start_with, text_rows};
+use common::{connect, fill, global_status, start_with, text_rows};
 use mysql::prelude::Queryable;
-
-/// Creates `db.t` (id, n, v VARCHAR(300)) with `rows` rows of about 260 bytes each.
-fn fill(c: &mut mysql::Conn, table: &str, rows: u64) {
-    c.query_drop(format!(
-        "CREATE TABLE {table} (id INT PRIMARY KEY, n INT, v VARCHAR(300))"
-    ))
-    .unwrap();
-    c.query_drop("SET SESSION cte_max_recursion_depth = 10000000")
-        .unwrap();
-    c.query_drop(format!(
-        "INSERT INTO {table} WITH RECURSIVE seq (k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM \
-         seq WHERE k < {rows}) SELECT k, k % 7, REPEAT('x', 250) FROM seq"
-    ))
-    .unwrap();
-}
 
 /// One column of information_schema.INNODB_BUFFER_POOL_STATS summed over the instances.
 fn pool_stat(c: &mut mysql::Conn, column: &str) -> u64 {

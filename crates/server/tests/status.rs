@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{connect, start, start_with};
+use common::{connect, fill, flushed_over, start, start_with};
 use mysql::prelude::Queryable;
 
 fn status(c: &mut mysql::Conn, scope: &str) -> HashMap<String, String> {
@@ -1021,45 +1021,15 @@ fn buffer_pool_resizes_online() {
     );
 }
 
-/// Pages the page cleaners flush in `secs` seconds, and the dirty pages left.
-fn flushed_over(c: &mut mysql::Conn, secs: u64) -> (u64, u64) {
-    let before = num(&status(c, "GLOBAL"), "Innodb_buffer_pool_pages_flushed");
-    std::thread::sleep(Duration::from_secs(secs));
-    let g = status(c, "GLOBAL");
-    (
-        num(&g, "Innodb_buffer_pool_pages_flushed") - before,
-        num(&g, "Innodb_buffer_pool_pages_dirty"),
-    )
-}
-
 /// innodb_io_capacity sets the rate an idle server writes its dirty pages back at (InnoDB
 /// flushes io_capacity pages a second when no redo is generated), and SET GLOBAL changes it
 /// at once.
 #[test]
 fn io_capacity_sets_the_idle_flushing_rate() {
-    let s = start_with(
-        false,
-        &[
-            "--innodb-buffer-pool-size=128M",
-            "--innodb-io-capacity=100",
-            "--innodb-max-dirty-pages-pct=90",
-            // Nothing else makes the cleaners flush: no dirty-page low-water mark, a redo log
-            // that the load does not bring near its checkpoint margins.
-            "--innodb-max-dirty-pages-pct-lwm=0",
-            "--innodb-log-file-size=64M",
-            "--innodb-adaptive-flushing-lwm=70",
-        ],
-    );
+    let s = start_with(false, common::IDLE_FLUSHING);
     let mut c = connect(&s);
-    for q in [
-        "CREATE DATABASE io",
-        "CREATE TABLE io.t (id INT PRIMARY KEY, v VARCHAR(300))",
-        "SET SESSION cte_max_recursion_depth = 1000000",
-        "INSERT INTO io.t WITH RECURSIVE seq (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq \
-         WHERE n < 150000) SELECT n, REPEAT('x', 250) FROM seq",
-    ] {
-        c.query_drop(q).unwrap();
-    }
+    c.query_drop("CREATE DATABASE io").unwrap();
+    fill(&mut c, "io.t", 150_000);
     // Let the cleaners see the server idle, then count: about 100 pages a second.
     std::thread::sleep(Duration::from_secs(2));
     let (slow, dirty) = flushed_over(&mut c, 4);

@@ -46,13 +46,11 @@
 //! installing thread to the I/O thread, which releases them after the read and never waits for
 //! a page latch.
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::buffer_pool::{FrameIdx, Install, LatchMode};
 use crate::engine::Inner;
-use crate::latch::{Condvar, Mutex};
+use crate::io_queue::IoQueue;
 use crate::page;
 use crate::tablespace::fsp::extent_pages;
 use crate::types::{PageId, PageNo, SpaceId, SYSTEM_SPACE};
@@ -65,7 +63,7 @@ pub enum Kind {
 }
 
 /// Pages of one space installed for read-ahead (X-latched, pinned, READING), in page order.
-struct Request {
+pub struct Request {
     space: SpaceId,
     kind: Kind,
     pages: Vec<(PageNo, FrameIdx)>,
@@ -73,46 +71,28 @@ struct Request {
 
 /// The request queue and the I/O threads' state.
 pub struct ReadAhead {
-    /// Protected by its mutex (a leaf), with `running`'s changes.
-    queue: Mutex<VecDeque<Request>>,
-    ready: Condvar,
+    /// The requests and the I/O threads (RA4 is the queue's Q1 and Q2).
+    io: IoQueue<Request>,
     /// Requests reserved and not yet read (RA1), and their bound.
     pending: AtomicUsize,
     cap: usize,
-    /// I/O threads are running (set by `start`, cleared by `stop` under the queue mutex).
-    running: AtomicBool,
-    /// Per I/O thread: the pages it is reading now (SHOW ENGINE INNODB STATUS).
-    pub threads: Box<[AtomicU32]>,
+}
+
+impl std::ops::Deref for ReadAhead {
+    type Target = IoQueue<Request>;
+    fn deref(&self) -> &IoQueue<Request> {
+        &self.io
+    }
 }
 
 impl ReadAhead {
     /// State for `threads` I/O threads (innodb_read_io_threads); nothing runs until `start`.
     pub fn new(threads: usize) -> Self {
         ReadAhead {
-            queue: Mutex::new(VecDeque::new()),
-            ready: Condvar::new(),
+            io: IoQueue::new(threads),
             pending: AtomicUsize::new(0),
             cap: 2 * threads.max(1),
-            running: AtomicBool::new(false),
-            threads: (0..threads).map(|_| AtomicU32::new(0)).collect(),
         }
-    }
-
-    /// The I/O threads are about to run: requests are taken from now on.
-    pub fn start(&self) {
-        let _q = self.queue.lock();
-        self.running.store(true, Ordering::Release);
-    }
-
-    /// Takes no more requests; the I/O threads read what is queued, then end (RA4).
-    pub fn stop(&self) {
-        let _q = self.queue.lock();
-        self.running.store(false, Ordering::Release);
-        self.ready.notify_all();
-    }
-
-    pub fn is_running(&self) -> bool {
-        self.running.load(Ordering::Acquire)
     }
 
     /// Reserves room for one request (RA1).
@@ -126,31 +106,6 @@ impl ReadAhead {
 
     fn release(&self) {
         self.pending.fetch_sub(1, Ordering::AcqRel);
-    }
-
-    /// Queues a request while the I/O threads run; hands it back otherwise (RA4).
-    fn submit(&self, r: Request) -> Result<(), Request> {
-        let mut q = self.queue.lock();
-        if !self.is_running() {
-            return Err(r);
-        }
-        q.push_back(r);
-        self.ready.notify_one();
-        Ok(())
-    }
-
-    /// The next request, waiting for one; None once stopped and empty (RA4).
-    fn next(&self) -> Option<Request> {
-        let mut q = self.queue.lock();
-        loop {
-            if let Some(r) = q.pop_front() {
-                return Some(r);
-            }
-            if !self.is_running() {
-                return None;
-            }
-            self.ready.wait_for(&mut q, Duration::from_secs(1));
-        }
     }
 }
 
@@ -354,12 +309,12 @@ fn serve(inner: &Inner, slot: usize, r: &Request, buf: &mut [u8]) {
 mod tests {
     use std::sync::Arc;
     use std::thread::JoinHandle;
-    use std::time::Instant;
+    use std::time::{Duration, Instant};
 
     use innoxide_io::{Fault, FaultKind, FaultOp, SimFs};
 
     use super::*;
-    use crate::{ColumnDef, ColumnKind, Engine, EngineConfig, KeyBound, TableDef, Value};
+    use crate::{Engine, EngineConfig, KeyBound};
 
     /// A table of about 280 leaves in key order on a simulated disk, then the engine opened
     /// again with a cold pool of 2,048 pages of 16 KiB (areas of 64), taking read-ahead
@@ -379,24 +334,7 @@ mod tests {
             c
         };
         let engine = Engine::open_with(cfg(), fs.clone()).unwrap();
-        let t = engine
-            .create_table(TableDef::new(
-                "test/ra",
-                vec![
-                    ColumnDef::new("id", ColumnKind::BIGINT),
-                    ColumnDef::new("v", ColumnKind::Var { max_len: 1000 }),
-                ],
-                Some(vec![0]),
-            ))
-            .unwrap();
-        for chunk in 0..40i64 {
-            let mut trx = engine.begin();
-            for i in chunk * 100..(chunk + 1) * 100 {
-                trx.insert(&t, &[Value::Int(i), Value::Bytes(vec![1; 1000])])
-                    .unwrap();
-            }
-            trx.commit().unwrap();
-        }
+        let t = crate::test_tables::kb_rows(&engine, "test/ra");
         engine.shutdown().unwrap();
         let engine = Engine::open_with(cfg(), fs).unwrap();
         engine.inner().read_ahead.start();

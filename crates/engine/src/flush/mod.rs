@@ -664,7 +664,7 @@ mod tests {
     use crate::error::Error;
     use crate::page;
     use crate::types::{PageId, PageNo};
-    use crate::{ColumnDef, ColumnKind, Engine, EngineConfig, TableDef, Value};
+    use crate::{Engine, EngineConfig, Value};
 
     /// An engine on simulated disk `fs` with 16 KiB pages (64-page extents), a pool of 1,024
     /// pages (flush areas of 64), `write_threads` write threads (not started) and no
@@ -676,24 +676,7 @@ mod tests {
         c.background_threads = false;
         c.write_io_threads = write_threads;
         let engine = Engine::open_with(c, fs).unwrap();
-        let t = engine
-            .create_table(TableDef::new(
-                "test/n",
-                vec![
-                    ColumnDef::new("id", ColumnKind::BIGINT),
-                    ColumnDef::new("v", ColumnKind::Var { max_len: 1000 }),
-                ],
-                Some(vec![0]),
-            ))
-            .unwrap();
-        for chunk in 0..40i64 {
-            let mut trx = engine.begin();
-            for i in chunk * 100..(chunk + 1) * 100 {
-                trx.insert(&t, &[Value::Int(i), Value::Bytes(vec![1; 1000])])
-                    .unwrap();
-            }
-            trx.commit().unwrap();
-        }
+        let t = crate::test_tables::kb_rows(&engine, "test/n");
         engine.flush_and_checkpoint().unwrap();
         let mut trx = engine.begin();
         for i in 0..4000i64 {
@@ -833,21 +816,46 @@ mod tests {
             .collect()
     }
 
-    /// The time one batch of sixteen runs takes with `threads` write threads on a disk whose
-    /// tablespace writes take 20 ms each; checks that every page went home.
-    fn batch_of_sixteen_runs(threads: usize) -> Duration {
+    /// A batch's setting: the disk, the engine, its write threads and the pages.
+    struct SlowBatch {
+        fs: Arc<SimFs>,
+        engine: Engine,
+        writers: Vec<JoinHandle<()>>,
+        pages: Vec<(PageId, FrameIdx)>,
+    }
+
+    /// `dirty_table_on` with `threads` write threads started, sixteen runs of dirty pages
+    /// pinned for a batch, and the disk's tablespace writes taking 20 ms each from now on.
+    fn sixteen_runs_on_a_slow_disk(threads: usize) -> SlowBatch {
         let fs = Arc::new(SimFs::new(7));
         let (engine, space) = dirty_table_on(fs.clone(), threads);
-        let inner = engine.inner().clone();
         let writers = start_write_threads(&engine);
         let pages = sixteen_runs(&engine, space);
-        let frames: Vec<FrameIdx> = pages.iter().map(|&(_, f)| f).collect();
         let latency = FaultKind::Latency(Duration::from_millis(20));
         fs.inject(
             Fault::new(FaultOp::Write, 1, latency)
                 .persistent()
                 .on_path(".ibd"),
         );
+        SlowBatch {
+            fs,
+            engine,
+            writers,
+            pages,
+        }
+    }
+
+    /// The time one batch of sixteen runs takes with `threads` write threads on a disk whose
+    /// tablespace writes take 20 ms each; checks that every page went home.
+    fn batch_of_sixteen_runs(threads: usize) -> Duration {
+        let SlowBatch {
+            engine,
+            writers,
+            pages,
+            ..
+        } = sixteen_runs_on_a_slow_disk(threads);
+        let inner = engine.inner().clone();
+        let frames: Vec<FrameIdx> = pages.iter().map(|&(_, f)| f).collect();
         let t = Instant::now();
         let r = inner
             .flush_victims(&frames, false, 0, Caller::Background)
@@ -880,18 +888,14 @@ mod tests {
 
     #[test]
     fn a_failed_home_write_fails_its_batch_and_stops_every_later_write() {
-        let fs = Arc::new(SimFs::new(7));
-        let (engine, space) = dirty_table_on(fs.clone(), 4);
+        let SlowBatch {
+            fs,
+            engine,
+            writers,
+            pages,
+        } = sixteen_runs_on_a_slow_disk(4);
         let inner = engine.inner().clone();
-        let writers = start_write_threads(&engine);
-        let pages = sixteen_runs(&engine, space);
         let frames: Vec<FrameIdx> = pages.iter().map(|&(_, f)| f).collect();
-        let latency = FaultKind::Latency(Duration::from_millis(20));
-        fs.inject(
-            Fault::new(FaultOp::Write, 1, latency)
-                .persistent()
-                .on_path(".ibd"),
-        );
         fs.inject(Fault::new(FaultOp::Write, 3, FaultKind::Eio).on_path(".ibd"));
         let written = || inner.fil.stats.writes.load(Ordering::Relaxed);
         let before = written();

@@ -22,14 +22,13 @@
 //! holding its doublewrite area mutex and no page latch; a write thread takes no latch but
 //! those two mutexes.
 
-use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::engine::Inner;
 use crate::error::{Error, Result};
+use crate::io_queue::IoQueue;
 use crate::latch::{Condvar, Mutex};
 use crate::tablespace::file::{Fil, Space};
 use crate::types::PageNo;
@@ -77,7 +76,7 @@ impl Completion {
     }
 }
 
-struct Job {
+pub struct Job {
     write: HomeWrite,
     staged: Arc<Vec<u8>>,
     batch: Arc<Completion>,
@@ -97,67 +96,20 @@ impl Job {
     }
 }
 
-/// The job queue and the write threads' state.
-pub struct WriteThreads {
-    /// Protected by its mutex (a leaf), with `running`'s changes.
-    queue: Mutex<VecDeque<Job>>,
-    ready: Condvar,
-    running: AtomicBool,
-    /// Per write thread: the pages it is writing now (SHOW ENGINE INNODB STATUS).
-    pub threads: Box<[AtomicU32]>,
+/// The job queue and the write threads' state (W3 is the queue's Q1 and Q2).
+pub struct WriteThreads(IoQueue<Job>);
+
+impl std::ops::Deref for WriteThreads {
+    type Target = IoQueue<Job>;
+    fn deref(&self) -> &IoQueue<Job> {
+        &self.0
+    }
 }
 
 impl WriteThreads {
     /// State for `threads` write threads (innodb_write_io_threads); none runs until `start`.
     pub fn new(threads: usize) -> Self {
-        WriteThreads {
-            queue: Mutex::new(VecDeque::new()),
-            ready: Condvar::new(),
-            running: AtomicBool::new(false),
-            threads: (0..threads).map(|_| AtomicU32::new(0)).collect(),
-        }
-    }
-
-    /// The write threads are about to run: batches queue their writes from now on.
-    pub fn start(&self) {
-        let _q = self.queue.lock();
-        self.running.store(true, Ordering::Release);
-    }
-
-    /// Queues no more jobs; the threads write what is queued, then end (W3).
-    pub fn stop(&self) {
-        let _q = self.queue.lock();
-        self.running.store(false, Ordering::Release);
-        self.ready.notify_all();
-    }
-
-    pub fn is_running(&self) -> bool {
-        self.running.load(Ordering::Acquire)
-    }
-
-    /// Queues a job while the threads run; hands it back otherwise (W3).
-    fn submit(&self, job: Job) -> std::result::Result<(), Job> {
-        let mut q = self.queue.lock();
-        if !self.is_running() {
-            return Err(job);
-        }
-        q.push_back(job);
-        self.ready.notify_one();
-        Ok(())
-    }
-
-    /// The next job, waiting for one; None once stopped and empty (W3).
-    fn next(&self) -> Option<Job> {
-        let mut q = self.queue.lock();
-        loop {
-            if let Some(j) = q.pop_front() {
-                return Some(j);
-            }
-            if !self.is_running() {
-                return None;
-            }
-            self.ready.wait_for(&mut q, Duration::from_secs(1));
-        }
+        WriteThreads(IoQueue::new(threads))
     }
 }
 

@@ -207,3 +207,43 @@ pub fn global_status(c: &mut mysql::Conn, name: &str) -> u64 {
         .unwrap();
     v.1
 }
+
+/// Creates `table` (id INT PRIMARY KEY, n INT, v VARCHAR(300)) with ids 1 to `rows` in key
+/// order, rows of about 260 bytes (n = id % 7): consecutive leaf pages.
+pub fn fill(c: &mut mysql::Conn, table: &str, rows: u64) {
+    use mysql::prelude::Queryable;
+    c.query_drop(format!(
+        "CREATE TABLE {table} (id INT PRIMARY KEY, n INT, v VARCHAR(300))"
+    ))
+    .unwrap();
+    c.query_drop("SET SESSION cte_max_recursion_depth = 10000000")
+        .unwrap();
+    c.query_drop(format!(
+        "INSERT INTO {table} WITH RECURSIVE seq (k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM \
+         seq WHERE k < {rows}) SELECT k, k % 7, REPEAT('x', 250) FROM seq"
+    ))
+    .unwrap();
+}
+
+/// Pages written back over `secs` seconds (Innodb_buffer_pool_pages_flushed), and the dirty
+/// pages left.
+pub fn flushed_over(c: &mut mysql::Conn, secs: u64) -> (u64, u64) {
+    let before = global_status(c, "Innodb_buffer_pool_pages_flushed");
+    std::thread::sleep(Duration::from_secs(secs));
+    (
+        global_status(c, "Innodb_buffer_pool_pages_flushed") - before,
+        global_status(c, "Innodb_buffer_pool_pages_dirty"),
+    )
+}
+
+/// Options under which only the idle rate makes the page cleaners flush: a 128M pool,
+/// innodb_io_capacity 100, a 90% dirty-page limit, no dirty-page low-water mark, and a redo
+/// log a load of some 40 MB does not bring near its checkpoint margins.
+pub const IDLE_FLUSHING: &[&str] = &[
+    "--innodb-buffer-pool-size=128M",
+    "--innodb-io-capacity=100",
+    "--innodb-max-dirty-pages-pct=90",
+    "--innodb-max-dirty-pages-pct-lwm=0",
+    "--innodb-log-file-size=64M",
+    "--innodb-adaptive-flushing-lwm=70",
+];
