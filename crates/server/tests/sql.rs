@@ -357,6 +357,40 @@ fn warnings_are_counted_and_shown() {
         ),
         1366
     );
+    // Storage engines as MySQL 8.0: one MySQL has is made InnoDB with a warning; a name no
+    // engine has is 1286 under NO_ENGINE_SUBSTITUTION (the default), else two warnings.
+    c.query_drop("CREATE TABLE m (id INT) ENGINE=MyISAM")
+        .unwrap();
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    let using_innodb = |t: &str| {
+        (
+            "Warning".to_string(),
+            1266,
+            format!("Using storage engine InnoDB for table '{t}'"),
+        )
+    };
+    assert_eq!(w, vec![using_innodb("m")]);
+    assert_eq!(
+        code(
+            c.query_drop("CREATE TABLE f (id INT) ENGINE=Nope")
+                .unwrap_err()
+        ),
+        1286
+    );
+    c.query_drop("SET sql_mode = ''").unwrap();
+    c.query_drop("CREATE TABLE f (id INT) ENGINE=Nope").unwrap();
+    let w: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(
+        w,
+        vec![
+            (
+                "Warning".to_string(),
+                1286,
+                "Unknown storage engine 'Nope'".to_string()
+            ),
+            using_innodb("f")
+        ]
+    );
 }
 
 #[test]

@@ -195,6 +195,28 @@ fn engine_column(name: &str, ty: &SqlType, nullable: bool) -> ColumnDef {
     cd
 }
 
+/// The storage engines of MySQL 8.0 and MariaDB 10.11 besides InnoDB: a table asking for one
+/// is made InnoDB with a warning; any other name is unknown (1286).
+const MYSQL_ENGINES: &[&str] = &[
+    "MyISAM",
+    "MEMORY",
+    "HEAP",
+    "CSV",
+    "ARCHIVE",
+    "BLACKHOLE",
+    "MRG_MYISAM",
+    "MERGE",
+    "FEDERATED",
+    "EXAMPLE",
+    "NDB",
+    "NDBCLUSTER",
+    "Aria",
+    "ROCKSDB",
+    "SEQUENCE",
+    "SPIDER",
+    "CONNECT",
+];
+
 impl Session {
     pub(crate) fn ddl(&mut self, stmt: &Statement, params: &[Datum]) -> Result<Output, SqlError> {
         let cat = self.server.catalog.clone();
@@ -581,6 +603,20 @@ impl Session {
         }
         if let Some(e) = &ct.options.engine {
             if !e.eq_ignore_ascii_case("innodb") {
+                // As MySQL: a name no MySQL engine has is error 1286 under
+                // NO_ENGINE_SUBSTITUTION, else a warning; an engine MySQL has (MyISAM from a
+                // dump, ...) is made InnoDB with warning 1266.
+                let known = MYSQL_ENGINES.iter().any(|k| k.eq_ignore_ascii_case(e));
+                if !known {
+                    let no_subst = self.vars.sql_mode().0 & types::SqlMode::NO_ENGINE_SUBSTITUTION;
+                    if no_subst != 0 {
+                        return Err(SqlError::new(ER_UNKNOWN_STORAGE_ENGINE, &[e]));
+                    }
+                    self.note(
+                        types::Level::Warning,
+                        SqlError::new(ER_UNKNOWN_STORAGE_ENGINE, &[e]),
+                    );
+                }
                 self.note(
                     types::Level::Warning,
                     SqlError::new(ER_WARN_USING_OTHER_HANDLER, &[&"InnoDB", &ct.name.name]),
