@@ -277,6 +277,11 @@ def cmd_compare(args):
             "| %s | %d | %.1f | %.2f | %.1f | %.2f | %.2f |"
             % (w, t, a["tps"], a["p95"], b["tps"], b["p95"], a["tps"] / b["tps"])
         )
+    return emit_table(lines, args)
+
+
+def emit_table(lines, args):
+    """Prints a markdown table's lines and, with --markdown, writes them to that file too."""
     table = "\n".join(lines)
     print(table)
     if args.markdown:
@@ -364,12 +369,7 @@ def cmd_ahi(args):
             + " | ".join("%.1f | %.2f | %.1f" % (res[n]["tps"], res[n]["p95"], res[n]["cpu_us"]) for n in names)
             + " | %.3f | %.3f | %.3f |" % (on["tps"] / off["tps"], on["cpu_us"] / off["cpu_us"], on["hash_share"])
         )
-    table = "\n".join(lines)
-    print(table)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(table + "\n")
-    return 0
+    return emit_table(lines, args)
 
 
 QUERY_KINDS = ["point-selects", "simple-ranges", "sum-ranges", "order-ranges", "distinct-ranges"]

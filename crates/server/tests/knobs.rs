@@ -360,30 +360,9 @@ fn pages_by(c: &mut mysql::Conn, caller: &str) -> u64 {
 #[test]
 fn adaptive_flushing_flushes_ahead_of_the_redo_log() {
     let run = |adaptive: &str| {
-        let s = start_with(
-            false,
-            &[
-                "--innodb-buffer-pool-size=128M",
-                "--innodb-max-dirty-pages-pct-lwm=0",
-                "--innodb-log-file-size=8M",
-                &format!("--innodb-adaptive-flushing={adaptive}"),
-            ],
-        );
-        let mut c = connect(&s);
-        c.query_drop("CREATE DATABASE af").unwrap();
-        fill(&mut c, "af.t", 40_000);
+        let (_s, mut c) = small_log_server(&[&format!("--innodb-adaptive-flushing={adaptive}")]);
         // Rewrite every row's long column over and over for 6 s: about 40 MB of redo a pass.
-        let start = Instant::now();
-        let mut from = 0;
-        while start.elapsed() < Duration::from_secs(6) {
-            c.exec_drop(
-                "UPDATE af.t SET v = REPEAT(CHAR(97 + n), 250), n = (n + 1) % 20 WHERE id \
-                 BETWEEN ? AND ?",
-                (from, from + 999),
-            )
-            .unwrap();
-            from = (from + 1_000) % 40_000;
-        }
+        rewrite_for(&mut c, "d.t", 40_000, 6);
         let age = global_status(&mut c, "Innodb_checkpoint_age");
         (
             pages_by(&mut c, "redolog"),
@@ -587,6 +566,22 @@ fn max_purge_lag_delays_writes_while_history_grows() {
     assert!(!delay_line.starts_with("DML Delay: 0 "), "{delay_line}");
 }
 
+/// A server whose 2 x 8M redo log a writer fills in seconds (a 128M pool, no dirty-page
+/// low-water mark), started with `options` too, holding d.t: 40,000 rows (`fill`).
+fn small_log_server(options: &[&str]) -> (common::Server, mysql::Conn) {
+    let mut all = vec![
+        "--innodb-buffer-pool-size=128M",
+        "--innodb-max-dirty-pages-pct-lwm=0",
+        "--innodb-log-file-size=8M",
+    ];
+    all.extend_from_slice(options);
+    let s = start_with(false, &all);
+    let mut c = connect(&s);
+    c.query_drop("CREATE DATABASE d").unwrap();
+    fill(&mut c, "d.t", 40_000);
+    (s, c)
+}
+
 /// Rewrites rows of `table` (filled by `fill` with `rows` rows) for `secs` seconds: about 300
 /// bytes of redo per row.
 fn rewrite_for(c: &mut mysql::Conn, table: &str, rows: u64, secs: u64) {
@@ -610,21 +605,12 @@ fn rewrite_for(c: &mut mysql::Conn, table: &str, rows: u64, secs: u64) {
 #[test]
 fn io_capacity_max_caps_flushing_for_the_redo_log() {
     let run = |max: &str| {
-        let s = start_with(
-            false,
-            &[
-                "--innodb-buffer-pool-size=128M",
-                "--innodb-max-dirty-pages-pct-lwm=0",
-                "--innodb-log-file-size=8M",
-                "--innodb-io-capacity=100",
-                &format!("--innodb-io-capacity-max={max}"),
-            ],
-        );
-        let mut c = connect(&s);
-        c.query_drop("CREATE DATABASE cm").unwrap();
-        fill(&mut c, "cm.t", 40_000);
+        let (_s, mut c) = small_log_server(&[
+            "--innodb-io-capacity=100",
+            &format!("--innodb-io-capacity-max={max}"),
+        ]);
         let before = pages_by(&mut c, "redolog");
-        rewrite_for(&mut c, "cm.t", 40_000, 6);
+        rewrite_for(&mut c, "d.t", 40_000, 6);
         pages_by(&mut c, "redolog") - before
     };
     let low = run("100");
